@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the programs the end-to-end tests drive, into .cache/bin (idempotent):
+# kubectl from Debian's kubernetes-client package. Needs Debian's package lists;
+# as root it refreshes them when a download fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=.cache/bin
+mkdir -p "$bin"
+
+fetch_deb() { # package, file inside it, destination name
+  local pkg=$1 path=$2 name=$3
+  [ -x "$bin/$name" ] && return 0
+  local tmp
+  tmp=$(mktemp -d)
+  if ! (cd "$tmp" && apt-get download "$pkg" >/dev/null 2>&1); then
+    if [ "$(id -u)" = 0 ]; then apt-get update -qq >/dev/null; fi
+    (cd "$tmp" && apt-get download "$pkg" >/dev/null)
+  fi
+  dpkg -x "$tmp"/*.deb "$tmp/root"
+  cp "$tmp/root/$path" "$bin/$name"
+  rm -rf "$tmp"
+  echo "installed $name from Debian's $pkg into $bin"
+}
+
+fetch_deb kubernetes-client usr/bin/kubectl kubectl

@@ -1,0 +1,391 @@
+/**
+ * The watch cache of one resource: the current objects in memory plus a ring of
+ * recent events, fed by a single storage watch on the resource's key prefix.
+ *
+ * It serves get, list (latest, or an exact revision still inside the ring's
+ * window, with limit and a start key) and watch (from any revision inside the
+ * window; older ones get TooOldRevisionError, which the API maps to 410).
+ * Objects are decoded once, when their event arrives; every watcher receives the
+ * same event object, whose `memo` lets the HTTP layer serialize it once.
+ */
+import { SortedKeys } from '../util/sorted-keys.js';
+import { inRange, prefixEnd } from '../storage/keys.js';
+import type { KeyValue, Storage, WatchEvent, WatchHandle } from '../storage/types.js';
+import { EventRing } from './event-ring.js';
+import { SlowWatcherError, TooLargeRevisionError, TooOldRevisionError } from './errors.js';
+
+export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface CacheEntry<T> {
+  key: string;
+  /** The mod revision of this state of the object. */
+  revision: number;
+  object: T;
+}
+
+export interface CacheEvent<T> {
+  type: CacheEventType;
+  key: string;
+  /** The event's revision; for DELETED, the revision of the delete. */
+  revision: number;
+  /** The new state; for DELETED, the last state. */
+  object: T;
+  prevObject?: T;
+  prevRevision?: number;
+  /** Serializations of this event, shared by every watcher (keyed by the HTTP layer). */
+  memo: Map<string, unknown>;
+}
+
+/** Turns a stored key-value into the cached object; must not throw. */
+export type Decoder<T> = (kv: KeyValue) => T;
+
+export interface CacheListOptions<T> {
+  /** A narrower key prefix inside the cache's prefix, such as one namespace. */
+  prefix?: string;
+  /** The exact revision to list at (absent: the latest). */
+  revision?: number;
+  /** Start at this key (inclusive): a continue position. */
+  startKey?: string;
+  limit?: number;
+  filter?: (object: T) => boolean;
+}
+
+export interface CacheListResult<T> {
+  items: CacheEntry<T>[];
+  revision: number;
+  /** Keys remain after lastKey. */
+  more: boolean;
+  /** The last key examined, for a continue token. */
+  lastKey?: string;
+  /** Keys after lastKey, when no filter was used. */
+  remaining?: number;
+}
+
+export interface CacheWatchSink<T> {
+  /** Returns false when the watcher cannot take more; it is then dropped with SlowWatcherError. */
+  onEvent(type: CacheEventType, event: CacheEvent<T>): boolean;
+  onBookmark?(revision: number): boolean;
+  onClose(error?: Error): void;
+}
+
+export interface CacheWatchOptions<T> {
+  /** Send events after this revision; absent: first the current objects as ADDED, then live events. */
+  afterRevision?: number;
+  prefix?: string;
+  filter?: (object: T) => boolean;
+  bookmarks?: boolean;
+}
+
+export interface CacheWatcher {
+  close(): void;
+}
+
+export interface WatchCacheOptions {
+  /** Events kept for watch resumption and past-revision lists. */
+  capacity?: number;
+  bookmarkIntervalMs?: number;
+}
+
+interface Watcher<T> {
+  start: string;
+  end: string;
+  filter?: (object: T) => boolean;
+  bookmarks: boolean;
+  sink: CacheWatchSink<T>;
+  closed: boolean;
+}
+
+export class WatchCache<T> {
+  private readonly entries = new Map<string, CacheEntry<T>>();
+  private sorted = new SortedKeys();
+  private readonly watchers = new Set<Watcher<T>>();
+  private ring: EventRing<CacheEvent<T>>;
+  private revision = 0;
+  private handle?: WatchHandle;
+  private waiters: Array<{ revision: number; resolve: () => void }> = [];
+  private bookmarkTimer?: NodeJS.Timeout;
+  private stopped = false;
+  private ready?: Promise<void>;
+
+  constructor(
+    private readonly storage: Storage,
+    readonly prefix: string,
+    private readonly decode: Decoder<T>,
+    private readonly options: WatchCacheOptions = {},
+  ) {
+    this.ring = new EventRing(options.capacity ?? 10_000, 0);
+  }
+
+  /** List the prefix and start watching it; resolves when the cache can serve. */
+  start(): Promise<void> {
+    this.ready ??= this.load();
+    return this.ready;
+  }
+
+  get currentRevision(): number {
+    return this.revision;
+  }
+
+  /** The oldest revision a watch or list may start from. */
+  get oldestRevision(): number {
+    return this.ring.startRevision;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): CacheEntry<T> | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Resolve once the cache has seen every write up to `revision`, or fail after timeoutMs. */
+  async waitUntilFresh(revision: number, timeoutMs = 3000): Promise<void> {
+    if (this.revision >= revision) return;
+    await new Promise<void>((resolve, reject) => {
+      const waiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new TooLargeRevisionError(revision, this.revision));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** A consistent read: wait until the cache has everything the store has committed. */
+  async sync(): Promise<void> {
+    await this.waitUntilFresh(await this.storage.currentRevision());
+  }
+
+  list(options: CacheListOptions<T> = {}): CacheListResult<T> {
+    const prefix = options.prefix ?? this.prefix;
+    const start = options.startKey && options.startKey > prefix ? options.startKey : prefix;
+    const end = prefixEnd(prefix);
+    const revision = options.revision ?? this.revision;
+    if (revision > this.revision) throw new TooLargeRevisionError(revision, this.revision);
+    if (revision < this.ring.startRevision) throw new TooOldRevisionError(revision, this.ring.startRevision);
+    const { keys, lookup } = revision === this.revision ? this.current() : this.snapshotAt(revision);
+    let i = lowerBound(keys, start);
+    const limit = options.limit ?? 0;
+    const items: CacheEntry<T>[] = [];
+    let lastKey: string | undefined;
+    for (; i < keys.length; i++) {
+      const key = keys[i];
+      if (end !== '' && key >= end) break;
+      const entry = lookup(key);
+      if (!entry) continue;
+      if (limit > 0 && items.length >= limit) break;
+      lastKey = key;
+      if (!options.filter || options.filter(entry.object)) items.push(entry);
+    }
+    const endIdx = end === '' ? keys.length : lowerBound(keys, end);
+    let remaining = endIdx - i;
+    if (revision !== this.revision) for (let j = i; j < endIdx; j++) if (!lookup(keys[j])) remaining--;
+    return {
+      items,
+      revision,
+      more: remaining > 0,
+      lastKey,
+      remaining: options.filter ? undefined : remaining,
+    };
+  }
+
+  watch(options: CacheWatchOptions<T>, sink: CacheWatchSink<T>): CacheWatcher {
+    const prefix = options.prefix ?? this.prefix;
+    const w: Watcher<T> = {
+      start: prefix,
+      end: prefixEnd(prefix),
+      filter: options.filter,
+      bookmarks: options.bookmarks ?? false,
+      sink,
+      closed: false,
+    };
+    const after = options.afterRevision;
+    if (after !== undefined && after < this.ring.startRevision) {
+      throw new TooOldRevisionError(after, this.ring.startRevision);
+    }
+    const backlog: CacheEvent<T>[] =
+      after === undefined
+        ? this.list({ prefix }).items.map((e) => ({ type: 'ADDED', key: e.key, revision: e.revision, object: e.object, memo: new Map() }))
+        : this.ring.after(after).filter((e) => inRange(e.key, w.start, w.end));
+    this.watchers.add(w);
+    for (const e of backlog) if (!this.dispatch(w, e)) break;
+    return { close: () => this.dropWatcher(w) };
+  }
+
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.handle?.close();
+    if (this.bookmarkTimer) clearInterval(this.bookmarkTimer);
+    for (const w of [...this.watchers]) this.dropWatcher(w);
+  }
+
+  private async load(): Promise<void> {
+    const { kvs, revision } = await this.storage.range(this.prefix);
+    for (const kv of kvs) this.put({ key: kv.key, revision: kv.modRevision, object: this.decode(kv) });
+    this.revision = revision;
+    this.ring.reset(revision);
+    this.handle = this.storage.watch(this.prefix, revision, {
+      onEvents: (events) => this.apply(events),
+      onProgress: (rev) => this.advance(rev),
+      onError: (err) => this.restart(err),
+    });
+    const interval = this.options.bookmarkIntervalMs ?? 60_000;
+    if (interval > 0 && !this.bookmarkTimer) {
+      this.bookmarkTimer = setInterval(() => this.sendBookmarks(), interval);
+      this.bookmarkTimer.unref();
+    }
+  }
+
+  /** The storage watch ended (backend restart, compaction): drop watchers and list again. */
+  private restart(err: Error): void {
+    this.handle = undefined;
+    for (const w of [...this.watchers]) this.dropWatcher(w, err);
+    if (this.stopped) return;
+    this.entries.clear();
+    this.sorted = new SortedKeys();
+    this.ready = new Promise<void>((resolve) => {
+      const retry = () =>
+        this.load().then(resolve, () => {
+          if (!this.stopped) setTimeout(retry, 1000).unref();
+        });
+      retry();
+    });
+  }
+
+  private apply(events: WatchEvent[]): void {
+    for (const e of events) {
+      const event = this.toCacheEvent(e);
+      if (event.type === 'DELETED') {
+        this.entries.delete(event.key);
+        this.sorted.delete(event.key);
+      } else {
+        this.put({ key: event.key, revision: event.revision, object: event.object });
+      }
+      this.ring.push(event);
+      this.revision = event.revision;
+      for (const w of this.watchers) if (inRange(event.key, w.start, w.end)) this.dispatch(w, event);
+    }
+    this.releaseWaiters();
+  }
+
+  private advance(revision: number): void {
+    if (revision > this.revision) this.revision = revision;
+    this.releaseWaiters();
+  }
+
+  private releaseWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const due = this.waiters.filter((w) => w.revision <= this.revision);
+    if (due.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.revision > this.revision);
+    for (const w of due) w.resolve();
+  }
+
+  private toCacheEvent(e: WatchEvent): CacheEvent<T> {
+    const prev = e.prevKv;
+    const prevObject = prev ? this.entries.get(prev.key)?.object ?? this.decode(prev) : undefined;
+    if (e.type === 'DELETE') {
+      // Kubernetes sends the last state of a deleted object, at the delete's revision.
+      const last = prev ? this.decode({ ...prev, modRevision: e.kv.modRevision }) : prevObject!;
+      return { type: 'DELETED', key: e.kv.key, revision: e.kv.modRevision, object: last, prevObject, prevRevision: prev?.modRevision, memo: new Map() };
+    }
+    return {
+      type: prev ? 'MODIFIED' : 'ADDED',
+      key: e.kv.key,
+      revision: e.kv.modRevision,
+      object: this.decode(e.kv),
+      prevObject,
+      prevRevision: prev?.modRevision,
+      memo: new Map(),
+    };
+  }
+
+  private put(entry: CacheEntry<T>): void {
+    if (!this.entries.has(entry.key)) this.sorted.add(entry.key);
+    this.entries.set(entry.key, entry);
+  }
+
+  /** Send one event to one watcher, turning it into what that watcher's filter sees. */
+  private dispatch(w: Watcher<T>, event: CacheEvent<T>): boolean {
+    if (w.closed) return false;
+    let type: CacheEventType | undefined = event.type;
+    if (w.filter) {
+      const now = w.filter(event.object);
+      if (event.type === 'DELETED') type = now ? 'DELETED' : undefined;
+      else {
+        // A change that moves an object into or out of a selector is an ADDED or DELETED for that watcher.
+        const before = event.prevObject !== undefined && w.filter(event.prevObject);
+        if (now) type = before ? 'MODIFIED' : 'ADDED';
+        else type = before ? 'DELETED' : undefined;
+      }
+    }
+    if (!type) return true;
+    if (w.sink.onEvent(type, event)) return true;
+    this.dropWatcher(w, new SlowWatcherError());
+    return false;
+  }
+
+  private sendBookmarks(): void {
+    for (const w of this.watchers) {
+      if (w.bookmarks && w.sink.onBookmark && !w.sink.onBookmark(this.revision)) this.dropWatcher(w, new SlowWatcherError());
+    }
+  }
+
+  private dropWatcher(w: Watcher<T>, error?: Error): void {
+    if (w.closed) return;
+    w.closed = true;
+    this.watchers.delete(w);
+    w.sink.onClose(error);
+  }
+
+  private current(): { keys: readonly string[]; lookup: (key: string) => CacheEntry<T> | undefined } {
+    return { keys: this.sorted.keys(), lookup: (key) => this.entries.get(key) };
+  }
+
+  /** The objects as they were at `revision`, undoing the ring's later events. */
+  private snapshotAt(revision: number): { keys: readonly string[]; lookup: (key: string) => CacheEntry<T> | undefined } {
+    const before = new Map<string, CacheEntry<T> | undefined>();
+    for (const e of this.ring.after(revision)) {
+      if (before.has(e.key)) continue;
+      before.set(e.key, e.type === 'ADDED' || e.prevObject === undefined ? undefined : { key: e.key, revision: e.prevRevision!, object: e.prevObject });
+    }
+    const current = this.sorted.keys();
+    const gone = [...before.keys()].filter((k) => !this.entries.has(k)).sort();
+    return {
+      keys: gone.length === 0 ? current : mergeSorted(current, gone),
+      lookup: (key) => (before.has(key) ? before.get(key) : this.entries.get(key)),
+    };
+  }
+}
+
+function lowerBound(keys: readonly string[], start: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(a[i] < b[j] ? a[i++] : b[j++]);
+  while (i < a.length) out.push(a[i++]);
+  while (j < b.length) out.push(b[j++]);
+  return out;
+}

@@ -1,0 +1,308 @@
+/**
+ * LogStore: the `Storage` interface over a `DurableLog` (memory or sqlite).
+ *
+ * The process is the only writer, so compare-and-swap checks and revision
+ * numbers are decided here, in memory, and the log only has to persist rows.
+ * Writes that arrive together are group-committed: queued, checked in order,
+ * appended in one transaction (one fsync), and only then acknowledged. Watchers
+ * are told right after the commit, before the writers' promises resolve, so a
+ * client that sees its write acknowledged finds it in every watch cache.
+ */
+import {
+  CompactedError,
+  ConflictError,
+  FutureRevisionError,
+  KeyExistsError,
+  KeyNotFoundError,
+  StorageUnavailableError,
+} from './errors.js';
+import { inRange, prefixEnd } from './keys.js';
+import type { DurableLog, LogRow } from './log.js';
+import type {
+  DeleteResult,
+  KeyValue,
+  RangeOptions,
+  RangeResult,
+  Storage,
+  WatchEvent,
+  WatchHandle,
+  WatchListener,
+} from './types.js';
+import { SortedKeys } from '../util/sorted-keys.js';
+
+type WriteOp =
+  | { kind: 'create'; key: string; value: string; done: Settle<KeyValue> }
+  | { kind: 'update'; key: string; value: string; expected: number; done: Settle<KeyValue> }
+  | { kind: 'delete'; key: string; expected?: number; done: Settle<DeleteResult> };
+
+interface Settle<T> {
+  resolve(v: T): void;
+  reject(e: Error): void;
+}
+
+interface Watcher {
+  start: string;
+  end: string;
+  listener: WatchListener;
+  closed: boolean;
+}
+
+export interface LogStoreOptions {
+  /** Background compaction period in ms (0: off). Each run compacts to the revision seen at the previous run. */
+  compactIntervalMs?: number;
+  /** Revisions always kept by background compaction. */
+  compactMinRetain?: number;
+}
+
+const COMPACT_BATCH = 1000;
+
+export class LogStore implements Storage {
+  private revision: number;
+  private compactRevision: number;
+  private readonly live = new Map<string, KeyValue>();
+  private readonly sorted = new SortedKeys();
+  private readonly watchers = new Set<Watcher>();
+  private queue: WriteOp[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private compactTimer?: NodeJS.Timeout;
+  private compacting?: Promise<void>;
+
+  constructor(private readonly log: DurableLog, options: LogStoreOptions = {}) {
+    const loaded = log.load();
+    this.revision = loaded.revision;
+    this.compactRevision = loaded.compactRevision;
+    for (const kv of loaded.live) {
+      this.live.set(kv.key, kv);
+      this.sorted.add(kv.key);
+    }
+    const interval = options.compactIntervalMs ?? 0;
+    if (interval > 0) this.startBackgroundCompaction(interval, options.compactMinRetain ?? 1000);
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    this.assertOpen();
+    return this.live.get(key);
+  }
+
+  async range(prefix: string, options: RangeOptions = {}): Promise<RangeResult> {
+    this.assertOpen();
+    const end = prefixEnd(prefix);
+    const start = options.startKey && options.startKey > prefix ? options.startKey : prefix;
+    const limit = options.limit ?? 0;
+    const revision = options.revision || this.revision;
+    if (revision > this.revision) throw new FutureRevisionError(revision, this.revision);
+    if (revision < this.compactRevision) throw new CompactedError(revision, this.compactRevision);
+    if (revision < this.revision) {
+      const { kvs, count } = this.log.rangeAt(start, end, revision, limit);
+      return { kvs, count, revision, more: count > kvs.length };
+    }
+    const keys = this.sorted.keys();
+    const from = this.sorted.lowerBound(start);
+    const to = end === '' ? keys.length : this.sorted.lowerBound(end);
+    const count = Math.max(0, to - from);
+    const n = limit > 0 ? Math.min(limit, count) : count;
+    const kvs = new Array<KeyValue>(n);
+    for (let i = 0; i < n; i++) kvs[i] = this.live.get(keys[from + i])!;
+    return { kvs, count, revision, more: count > n };
+  }
+
+  create(key: string, value: string): Promise<KeyValue> {
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'create', key, value, done: { resolve, reject } }));
+  }
+
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    return new Promise((resolve, reject) =>
+      this.enqueue({ kind: 'update', key, value, expected: expectedModRevision, done: { resolve, reject } }),
+    );
+  }
+
+  delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
+    return new Promise((resolve, reject) =>
+      this.enqueue({ kind: 'delete', key, expected: expectedModRevision, done: { resolve, reject } }),
+    );
+  }
+
+  watch(prefix: string, afterRevision: number, listener: WatchListener): WatchHandle {
+    const watcher: Watcher = { start: prefix, end: prefixEnd(prefix), listener, closed: false };
+    const handle = { close: () => this.unwatch(watcher) };
+    if (this.closed) {
+      queueMicrotask(() => listener.onError(new StorageUnavailableError('storage is closed')));
+      return handle;
+    }
+    if (afterRevision < this.compactRevision) {
+      const err = new CompactedError(afterRevision, this.compactRevision);
+      queueMicrotask(() => listener.onError(err));
+      return handle;
+    }
+    // History and registration happen in the same tick: no write can slip between them.
+    const history = afterRevision < this.revision ? this.log.eventsAfter(watcher.start, watcher.end, afterRevision) : [];
+    this.watchers.add(watcher);
+    if (history.length > 0) this.deliver(watcher, history, this.revision);
+    return handle;
+  }
+
+  async currentRevision(): Promise<number> {
+    this.assertOpen();
+    return this.revision;
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen();
+    if (revision > this.revision) throw new FutureRevisionError(revision, this.revision);
+    while (this.compacting) await this.compacting;
+    if (revision <= this.compactRevision) return;
+    this.compacting = this.compactInBatches(revision);
+    try {
+      await this.compacting;
+    } finally {
+      this.compacting = undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.compactTimer) clearInterval(this.compactTimer);
+    if (this.queue.length > 0) this.flush();
+    while (this.compacting) await this.compacting.catch(() => undefined);
+    this.closed = true;
+    for (const w of [...this.watchers]) {
+      this.unwatch(w);
+      w.listener.onError(new StorageUnavailableError('storage is closed'));
+    }
+    this.log.close();
+  }
+
+  private async compactInBatches(target: number): Promise<void> {
+    while (this.compactRevision < target && !this.closed) {
+      const to = Math.min(target, this.compactRevision + COMPACT_BATCH);
+      this.log.compact(this.compactRevision, to);
+      this.compactRevision = to;
+      if (to < target) await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  private startBackgroundCompaction(intervalMs: number, minRetain: number): void {
+    let seen = this.revision;
+    this.compactTimer = setInterval(() => {
+      const target = Math.min(seen, this.revision - minRetain);
+      seen = this.revision;
+      if (target > this.compactRevision) this.compact(target).catch(() => undefined);
+    }, intervalMs);
+    this.compactTimer.unref();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StorageUnavailableError('storage is closed');
+  }
+
+  private enqueue(op: WriteOp): void {
+    if (this.closed) {
+      op.done.reject(new StorageUnavailableError('storage is closed'));
+      return;
+    }
+    this.queue.push(op);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      // setImmediate, not a microtask: lets pending I/O add its writes to this batch.
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Check every queued write in order, persist the ones that pass in one append, then answer all. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const ops = this.queue;
+    this.queue = [];
+    if (ops.length === 0) return;
+    const staged = new Map<string, KeyValue | undefined>();
+    const current = (key: string) => (staged.has(key) ? staged.get(key) : this.live.get(key));
+    const rows: LogRow[] = [];
+    const events: WatchEvent[] = [];
+    const outcomes: Array<() => void> = [];
+    let rev = this.revision;
+    for (const op of ops) {
+      const cur = current(op.key);
+      if (op.kind === 'create') {
+        if (cur) {
+          outcomes.push(() => op.done.reject(new KeyExistsError(op.key, cur)));
+          continue;
+        }
+        rev++;
+        const kv: KeyValue = { key: op.key, value: op.value, createRevision: rev, modRevision: rev };
+        rows.push({ revision: rev, key: op.key, created: true, deleted: false, createRevision: rev, prevRevision: 0, value: op.value });
+        events.push({ type: 'PUT', kv });
+        staged.set(op.key, kv);
+        outcomes.push(() => op.done.resolve(kv));
+        continue;
+      }
+      if (!cur) {
+        outcomes.push(() => op.done.reject(new KeyNotFoundError(op.key)));
+        continue;
+      }
+      if (op.expected !== undefined && op.expected !== cur.modRevision) {
+        const expected = op.expected;
+        outcomes.push(() => op.done.reject(new ConflictError(op.key, expected, cur)));
+        continue;
+      }
+      rev++;
+      const base = { revision: rev, key: op.key, created: false, createRevision: cur.createRevision, prevRevision: cur.modRevision };
+      if (op.kind === 'update') {
+        const kv: KeyValue = { key: op.key, value: op.value, createRevision: cur.createRevision, modRevision: rev };
+        rows.push({ ...base, deleted: false, value: op.value });
+        events.push({ type: 'PUT', kv, prevKv: cur });
+        staged.set(op.key, kv);
+        outcomes.push(() => op.done.resolve(kv));
+      } else {
+        const revision = rev;
+        rows.push({ ...base, deleted: true, value: '' });
+        events.push({ type: 'DELETE', kv: { key: op.key, value: '', createRevision: cur.createRevision, modRevision: rev }, prevKv: cur });
+        staged.set(op.key, undefined);
+        outcomes.push(() => op.done.resolve({ prevKv: cur, revision }));
+      }
+    }
+    if (rows.length > 0) {
+      try {
+        this.log.append(rows);
+      } catch (e) {
+        const err = new StorageUnavailableError(`storage write failed: ${(e as Error).message}`);
+        for (const op of ops) op.done.reject(err);
+        return;
+      }
+      this.revision = rev;
+      for (const [key, kv] of staged) {
+        if (kv) {
+          if (!this.live.has(key)) this.sorted.add(key);
+          this.live.set(key, kv);
+        } else if (this.live.delete(key)) {
+          this.sorted.delete(key);
+        }
+      }
+      this.broadcast(events);
+    }
+    for (const settle of outcomes) settle();
+  }
+
+  private broadcast(events: WatchEvent[]): void {
+    for (const w of this.watchers) {
+      const mine = w.start === '' && w.end === '' ? events : events.filter((e) => inRange(e.kv.key, w.start, w.end));
+      this.deliver(w, mine, this.revision);
+    }
+  }
+
+  private deliver(w: Watcher, events: WatchEvent[], revision: number): void {
+    try {
+      if (events.length > 0) w.listener.onEvents(events);
+      if (!w.closed) w.listener.onProgress?.(revision);
+    } catch (e) {
+      // A listener that throws loses its watch rather than breaking the store.
+      this.unwatch(w);
+      w.listener.onError(e as Error);
+    }
+  }
+
+  private unwatch(w: Watcher): void {
+    w.closed = true;
+    this.watchers.delete(w);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The durable half of a log-structured store (kine's model): every write is an
+ * appended row carrying its revision, tombstones mark deletes, and a row points
+ * at the row it supersedes. `LogStore` keeps the live keys in memory and asks a
+ * `DurableLog` only to persist rows and to answer questions about history.
+ */
+import type { KeyValue, WatchEvent } from './types.js';
+
+export interface LogRow {
+  revision: number;
+  key: string;
+  created: boolean;
+  deleted: boolean;
+  createRevision: number;
+  /** The revision of the row this one supersedes (0 when the key was absent). */
+  prevRevision: number;
+  /** '' for tombstones. */
+  value: string;
+}
+
+export interface LoadedLog {
+  revision: number;
+  compactRevision: number;
+  live: KeyValue[];
+}
+
+export interface DurableLog {
+  /** Read what is stored: the current revision, the compact revision and every live key. */
+  load(): LoadedLog;
+  /** Persist rows atomically; when this returns they survive a crash. */
+  append(rows: LogRow[]): void;
+  /** Live keys in [start, end) as of revision, from startKey on, sorted, at most limit (0: all). */
+  rangeAt(start: string, end: string, revision: number, limit: number): { kvs: KeyValue[]; count: number };
+  /** Every event in [start, end) with a revision after afterRevision, in order, with previous values. */
+  eventsAfter(start: string, end: string, afterRevision: number): WatchEvent[];
+  /** Drop history in (fromRevision, toRevision] that the state at toRevision does not need. */
+  compact(fromRevision: number, toRevision: number): void;
+  close(): void;
+}
+
+/** The watch event a row stands for, given the row it superseded. */
+export function rowToEvent(row: LogRow, prev: LogRow | undefined): WatchEvent {
+  const prevKv = prev && !prev.deleted ? rowToKeyValue(prev) : undefined;
+  if (row.deleted) {
+    return {
+      type: 'DELETE',
+      kv: { key: row.key, value: '', createRevision: row.createRevision, modRevision: row.revision },
+      prevKv,
+    };
+  }
+  return { type: 'PUT', kv: rowToKeyValue(row), prevKv };
+}
+
+export function rowToKeyValue(row: LogRow): KeyValue {
+  return { key: row.key, value: row.value, createRevision: row.createRevision, modRevision: row.revision };
+}

@@ -1,0 +1,80 @@
+/**
+ * The storage contract: an MVCC key-value store shaped like etcd v3.
+ *
+ * One global revision counter; every write gets the next revision. A key's
+ * `modRevision` is the revision of its last write and becomes the object's
+ * `metadata.resourceVersion`. Every mutation is a compare-and-swap: create
+ * fails if the key exists, update and (optionally) delete check the expected
+ * mod revision. Backends: memory (tests), sqlite (embedded default), etcd.
+ */
+
+export interface KeyValue {
+  key: string;
+  /** The stored bytes, as a string (JSON for API objects). */
+  value: string;
+  createRevision: number;
+  modRevision: number;
+}
+
+export type WatchEventType = 'PUT' | 'DELETE';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  /** The key's new state; for DELETE, `value` is '' and `modRevision` is the delete's revision. */
+  kv: KeyValue;
+  /** The key's state before this event, when it existed. */
+  prevKv?: KeyValue;
+}
+
+export interface RangeOptions {
+  /** Read the state as of this revision (0 or absent: the current one). */
+  revision?: number;
+  /** At most this many keys (0 or absent: no limit). */
+  limit?: number;
+  /** Start at this key (inclusive) instead of the prefix's first key: a continue position. */
+  startKey?: string;
+}
+
+export interface RangeResult {
+  kvs: KeyValue[];
+  /** The revision the range was read at. */
+  revision: number;
+  /** More keys follow the last one returned. */
+  more: boolean;
+  /** How many keys lie in [startKey, end of prefix) at that revision, returned or not. */
+  count: number;
+}
+
+export interface DeleteResult {
+  /** The key's state just before the delete. */
+  prevKv: KeyValue;
+  /** The revision of the delete. */
+  revision: number;
+}
+
+export interface WatchListener {
+  /** Events in revision order, each after the watch's start revision. */
+  onEvents(events: WatchEvent[]): void;
+  /** The store has committed everything up to this revision (whether or not it touched the prefix). */
+  onProgress?(revision: number): void;
+  /** The watch has ended with an error (compacted, backend gone); no more calls follow. */
+  onError(err: Error): void;
+}
+
+export interface WatchHandle {
+  close(): void;
+}
+
+export interface Storage {
+  get(key: string): Promise<KeyValue | undefined>;
+  range(prefix: string, options?: RangeOptions): Promise<RangeResult>;
+  create(key: string, value: string): Promise<KeyValue>;
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
+  delete(key: string, expectedModRevision?: number): Promise<DeleteResult>;
+  /** Deliver every event under prefix with a revision greater than afterRevision, then live ones. */
+  watch(prefix: string, afterRevision: number, listener: WatchListener): WatchHandle;
+  currentRevision(): Promise<number>;
+  /** Discard history before `revision`; reads and watches at or after it keep working. */
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,194 @@
+/** The watch cache against the memory and sqlite backends. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, it } from 'node:test';
+import { TooLargeRevisionError, TooOldRevisionError, SlowWatcherError } from '../../src/cache/errors.js';
+import { WatchCache, type CacheEvent, type CacheEventType } from '../../src/cache/watch-cache.js';
+import { openStorage, type Storage } from '../../src/storage/index.js';
+
+interface Obj {
+  name: string;
+  labels: Record<string, string>;
+  rv: number;
+}
+const decode = (kv: { key: string; value: string; modRevision: number }): Obj => ({ ...JSON.parse(kv.value), rv: kv.modRevision });
+const val = (name: string, labels: Record<string, string> = {}) => JSON.stringify({ name, labels });
+
+interface Seen {
+  type: CacheEventType;
+  event: CacheEvent<Obj>;
+}
+
+function recorder() {
+  const seen: Seen[] = [];
+  const bookmarks: number[] = [];
+  let closed: Error | undefined | 'open' = 'open';
+  return {
+    seen,
+    bookmarks,
+    closed: () => closed,
+    sink: {
+      onEvent: (type: CacheEventType, event: CacheEvent<Obj>) => (seen.push({ type, event }), true),
+      onBookmark: (rev: number) => (bookmarks.push(rev), true),
+      onClose: (e?: Error) => (closed = e),
+    },
+  };
+}
+
+async function until(cond: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const backends: Array<[string, () => { storage: Storage; cleanup(): void }]> = [
+  ['memory', () => ({ storage: openStorage({ kind: 'memory' }), cleanup: () => {} })],
+  [
+    'sqlite',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kapi-cache-'));
+      return { storage: openStorage({ kind: 'sqlite', path: join(dir, 'db') }), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  ],
+];
+
+for (const [name, make] of backends) {
+  describe(`watch cache on ${name}`, () => {
+    let cleanups: Array<() => unknown> = [];
+    const setup = async (options = {}) => {
+      const { storage, cleanup } = make();
+      const cache = new WatchCache<Obj>(storage, '/registry/things/', decode, options);
+      cleanups.push(cleanup, () => storage.close(), () => cache.stop());
+      return { storage, cache };
+    };
+    afterEach(async () => {
+      for (const c of cleanups.reverse()) await c();
+      cleanups = [];
+    });
+
+    it('loads what is stored and follows writes, decoding each object once', async () => {
+      const { storage } = make();
+      let decodes = 0;
+      await storage.create('/registry/things/ns1/b', val('b'));
+      await storage.create('/registry/other/x', val('x'));
+      const cache = new WatchCache<Obj>(storage, '/registry/things/', (kv) => (decodes++, decode(kv)));
+      cleanups.push(() => storage.close(), () => cache.stop());
+      await cache.start();
+      assert.equal(cache.size, 1);
+      const a = await storage.create('/registry/things/ns1/a', val('a'));
+      assert.equal(cache.get('/registry/things/ns1/a')?.object.name, 'a', 'an acknowledged write is already cached');
+      assert.equal(cache.currentRevision, a.modRevision);
+      cache.list();
+      cache.list();
+      assert.equal(decodes, 2);
+    });
+
+    it('lists sorted, by namespace prefix, with limit, start key and remaining count', async () => {
+      const { storage, cache } = await setup();
+      await cache.start();
+      for (const k of ['ns2/a', 'ns1/c', 'ns1/a', 'ns1/b']) await storage.create(`/registry/things/${k}`, val(k));
+      const all = cache.list();
+      assert.deepEqual(all.items.map((e) => e.object.name), ['ns1/a', 'ns1/b', 'ns1/c', 'ns2/a']);
+      assert.equal(all.revision, await storage.currentRevision());
+      const ns1 = cache.list({ prefix: '/registry/things/ns1/', limit: 2 });
+      assert.deepEqual(ns1.items.map((e) => e.object.name), ['ns1/a', 'ns1/b']);
+      assert.equal(ns1.more, true);
+      assert.equal(ns1.remaining, 1);
+      const rest = cache.list({ prefix: '/registry/things/ns1/', limit: 2, startKey: ns1.lastKey + '\x00' });
+      assert.deepEqual(rest.items.map((e) => e.object.name), ['ns1/c']);
+      assert.equal(rest.more, false);
+      const filtered = cache.list({ filter: (o) => o.name.endsWith('a') });
+      assert.deepEqual(filtered.items.map((e) => e.object.name), ['ns1/a', 'ns2/a']);
+      assert.equal(filtered.remaining, undefined);
+    });
+
+    it('lists at a past revision inside the window, and refuses one before it', async () => {
+      const { storage, cache } = await setup({ capacity: 4 });
+      await cache.start();
+      const start = cache.currentRevision;
+      const a = await storage.create('/registry/things/a', val('a1'));
+      await storage.create('/registry/things/b', val('b1'));
+      const mid = await storage.currentRevision();
+      await storage.update('/registry/things/a', val('a2'), a.modRevision);
+      await storage.delete('/registry/things/b');
+      await storage.create('/registry/things/c', val('c1'));
+      const past = cache.list({ revision: mid });
+      assert.deepEqual(past.items.map((e) => [e.object.name, e.revision]), [['a1', a.modRevision], ['b1', mid]]);
+      assert.equal(past.revision, mid);
+      const page = cache.list({ revision: mid, limit: 1 });
+      assert.equal(page.more, true);
+      assert.throws(() => cache.list({ revision: start }), TooOldRevisionError, 'the ring holds 4 events: 5 writes pushed the window past start');
+      assert.throws(() => cache.list({ revision: cache.currentRevision + 10 }), TooLargeRevisionError);
+    });
+
+    it('watches from a revision, from scratch (initial ADDED events), and refuses a too-old revision', async () => {
+      const { storage, cache } = await setup({ capacity: 3 });
+      await cache.start();
+      const a = await storage.create('/registry/things/a', val('a1'));
+      const fromA = recorder();
+      cache.watch({ afterRevision: a.modRevision }, fromA.sink);
+      const fresh = recorder();
+      cache.watch({}, fresh.sink);
+      await storage.update('/registry/things/a', val('a2'), a.modRevision);
+      await storage.delete('/registry/things/a');
+      assert.deepEqual(fromA.seen.map((s) => [s.type, s.event.object.name]), [['MODIFIED', 'a2'], ['DELETED', 'a2']]);
+      assert.equal(fromA.seen[1].event.revision, await storage.currentRevision(), 'a DELETED event carries the delete revision');
+      assert.equal(fromA.seen[1].event.object.rv, await storage.currentRevision());
+      assert.deepEqual(fresh.seen.map((s) => [s.type, s.event.object.name]), [['ADDED', 'a1'], ['MODIFIED', 'a2'], ['DELETED', 'a2']]);
+      assert.equal(fromA.seen[0].event, fresh.seen[1].event, 'every watcher gets the same event object');
+      await storage.create('/registry/things/b', val('b'));
+      await storage.create('/registry/things/c', val('c'));
+      assert.throws(() => cache.watch({ afterRevision: a.modRevision }, recorder().sink), TooOldRevisionError);
+    });
+
+    it('turns selector transitions into ADDED and DELETED for a filtered watcher', async () => {
+      const { storage, cache } = await setup();
+      await cache.start();
+      const w = recorder();
+      cache.watch({ afterRevision: cache.currentRevision, filter: (o) => o.labels.app === 'web' }, w.sink);
+      const x = await storage.create('/registry/things/x', val('x', { app: 'db' }));
+      const x2 = await storage.update('/registry/things/x', val('x', { app: 'web' }), x.modRevision);
+      const x3 = await storage.update('/registry/things/x', val('x', { app: 'web', v: '2' }), x2.modRevision);
+      await storage.update('/registry/things/x', val('x', { app: 'db' }), x3.modRevision);
+      assert.deepEqual(w.seen.map((s) => s.type), ['ADDED', 'MODIFIED', 'DELETED']);
+    });
+
+    it('drops a watcher that cannot keep up, and sends bookmarks to those who asked', async () => {
+      const { storage, cache } = await setup({ bookmarkIntervalMs: 20 });
+      await cache.start();
+      let taken = 0;
+      let closedWith: Error | undefined;
+      cache.watch({}, { onEvent: () => ++taken < 2, onClose: (e) => (closedWith = e) });
+      const b = recorder();
+      cache.watch({ bookmarks: true }, b.sink);
+      for (let i = 0; i < 4; i++) await storage.create(`/registry/things/${i}`, val(String(i)));
+      assert.ok(closedWith instanceof SlowWatcherError);
+      assert.equal(taken, 2);
+      assert.equal(cache.watcherCount, 1);
+      await until(() => b.bookmarks.length > 0, 'a bookmark');
+      assert.equal(b.bookmarks[0], cache.currentRevision);
+    });
+
+    it('waits for freshness, and times out past the current revision', async () => {
+      const { storage, cache } = await setup();
+      await cache.start();
+      await storage.create('/registry/unrelated', val('u'));
+      await cache.sync();
+      assert.equal(cache.currentRevision, await storage.currentRevision(), 'progress advances the cache without events of its own');
+      await assert.rejects(cache.waitUntilFresh(cache.currentRevision + 5, 50), TooLargeRevisionError);
+    });
+
+    it('closes its watchers when stopped', async () => {
+      const { cache } = await setup();
+      await cache.start();
+      const w = recorder();
+      cache.watch({}, w.sink);
+      cache.stop();
+      assert.equal(w.closed(), undefined);
+    });
+  });
+}
