@@ -1,0 +1,117 @@
+/**
+ * Field errors as apimachinery's util/validation/field renders them: the path,
+ * the error type's text, the bad value (bare numbers and booleans, quoted
+ * strings, JSON for composites, "null" for nil) and an optional detail.
+ */
+
+export type FieldErrorType =
+  | 'FieldValueNotFound'
+  | 'FieldValueRequired'
+  | 'FieldValueDuplicate'
+  | 'FieldValueInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueForbidden'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
+  | 'InternalError'
+  | 'FieldValueTypeInvalid';
+
+const TYPE_TEXT: Record<FieldErrorType, string> = {
+  FieldValueNotFound: 'Not found',
+  FieldValueRequired: 'Required value',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueInvalid: 'Invalid value',
+  FieldValueNotSupported: 'Unsupported value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
+  InternalError: 'Internal error',
+  FieldValueTypeInvalid: 'Invalid value',
+};
+
+/** Marks a bad value that must not be printed (field.Error's omitValue). */
+export const OMIT_VALUE: unique symbol = Symbol('omit value');
+
+export interface FieldError {
+  type: FieldErrorType;
+  field: string;
+  badValue?: unknown;
+  detail?: string;
+}
+
+/** The error's text without the field path (a `details.causes[].message`). */
+export function fieldErrorBody(e: FieldError): string {
+  let s = TYPE_TEXT[e.type];
+  const valueless =
+    e.type === 'FieldValueRequired' ||
+    e.type === 'FieldValueForbidden' ||
+    e.type === 'FieldValueTooLong' ||
+    e.type === 'InternalError' ||
+    e.badValue === OMIT_VALUE;
+  if (!valueless) s += `: ${renderValue(e.badValue)}`;
+  if (e.detail) s += `: ${e.detail}`;
+  return s;
+}
+
+/** `<field>: <body>` */
+export function fieldErrorString(e: FieldError): string {
+  return `${e.field}: ${fieldErrorBody(e)}`;
+}
+
+/** Several errors as Go's aggregate prints them: one bare, more in brackets, duplicates removed. */
+export function aggregateMessage(errors: FieldError[]): string {
+  const texts = [...new Set(errors.map(fieldErrorString))];
+  return texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
+}
+
+function renderValue(v: unknown): string {
+  if (v === null || v === undefined) return '"null"';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return jsonish(v);
+}
+
+function jsonish(v: unknown): string {
+  try {
+    return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? Number(x) : x)) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** Builders named like apimachinery's field.Required, field.Invalid, ... */
+export const field = {
+  required: (path: string, detail?: string): FieldError => ({ type: 'FieldValueRequired', field: path, detail }),
+  invalid: (path: string, value: unknown, detail?: string): FieldError => ({ type: 'FieldValueInvalid', field: path, badValue: value, detail }),
+  notSupported: (path: string, value: unknown, supported: string[]): FieldError => ({
+    type: 'FieldValueNotSupported',
+    field: path,
+    badValue: value,
+    detail: supported.length ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : undefined,
+  }),
+  forbidden: (path: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field: path, detail }),
+  duplicate: (path: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: path, badValue: value }),
+  notFound: (path: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field: path, badValue: value }),
+  tooLong: (path: string, _value: unknown, max: number): FieldError => ({
+    type: 'FieldValueTooLong',
+    field: path,
+    detail: max >= 0 ? `may not be more than ${max} bytes` : 'value is too long',
+  }),
+  tooMany: (path: string, actual: number, max: number): FieldError => ({
+    type: 'FieldValueTooMany',
+    field: path,
+    badValue: actual >= 0 ? actual : OMIT_VALUE,
+    detail: `must have at most ${max} items`,
+  }),
+  typeInvalid: (path: string, value: unknown, detail: string): FieldError => ({ type: 'FieldValueTypeInvalid', field: path, badValue: value, detail }),
+  internal: (path: string, err: string): FieldError => ({ type: 'InternalError', field: path, detail: err }),
+};
+
+/** Join path segments the way field.Path prints them: `a.b[0][key]`. */
+export function childPath(parent: string, name: string): string {
+  return parent ? `${parent}.${name}` : name;
+}
+
+export function indexPath(parent: string, i: number | string): string {
+  return `${parent}[${i}]`;
+}
