@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.kapi/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.kapi/**', '.out/**', '.cache/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

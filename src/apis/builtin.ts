@@ -1,0 +1,68 @@
+/**
+ * The built-in resources kapi serves as plain stored objects, with upstream's
+ * names, scopes, short names, categories and verbs, so that generic tools and
+ * test frameworks find what they expect. No controllers act on them.
+ */
+import type { ResourceNames, Strategy } from '../registry/types.js';
+
+export interface BuiltinResource {
+  version: string;
+  names: ResourceNames;
+  verbs: string[];
+  status?: boolean;
+  strategy?: Strategy;
+}
+
+const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const NO_COLLECTION = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+
+function res(
+  group: string,
+  version: string,
+  resource: string,
+  kind: string,
+  namespaced: boolean,
+  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; strategy?: Strategy } = {},
+): BuiltinResource {
+  return {
+    version,
+    names: {
+      group,
+      resource,
+      singular: kind.toLowerCase(),
+      kind,
+      listKind: `${kind}List`,
+      namespaced,
+      shortNames: extra.shortNames,
+      categories: extra.categories,
+    },
+    verbs: extra.verbs ?? ALL_VERBS,
+    status: extra.status,
+    strategy: extra.strategy,
+  };
+}
+
+/** Workloads keep metadata.generation moving with their spec, as upstream's strategies do. */
+const workload: Strategy = { generation: 'spec', resetFieldsOnMainEndpoint: ['status'], allowUnconditionalUpdate: true };
+const plain: Strategy = { allowUnconditionalUpdate: true };
+
+export const BUILTIN_RESOURCES: BuiltinResource[] = [
+  res('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'], strategy: plain }),
+  res('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], strategy: plain }),
+  res('', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: plain }),
+  res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'], strategy: plain }),
+  res('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
+  res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'], returnDeletedObject: true } }),
+  res('', 'v1', 'podtemplates', 'PodTemplate', true, { strategy: plain }),
+  res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, strategy: workload }),
+  res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
+  res('', 'v1', 'secrets', 'Secret', true, { strategy: plain }),
+  res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'], strategy: plain }),
+  res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
+  res('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ['all'], status: true, strategy: workload }),
+  res('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ['all'], status: true, strategy: workload }),
+  res('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ['all'], status: true, strategy: workload }),
+  res('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ['all'], status: true, strategy: workload }),
+  res('coordination.k8s.io', 'v1', 'leases', 'Lease', true, { strategy: plain }),
+  res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: plain }),
+];

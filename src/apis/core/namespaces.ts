@@ -1,0 +1,47 @@
+/**
+ * core/v1 Namespace: phase Active on create, the `kubernetes` finalizer in
+ * spec, and the NamespaceLifecycle admission check that refuses objects in a
+ * namespace that does not exist or is being terminated.
+ */
+import { errors } from '../../machinery/status.js';
+import type { RestStore } from '../../registry/store.js';
+import type { KObject, Strategy } from '../../registry/types.js';
+import type { HandlerContext } from '../../server/handlers/context.js';
+import type { BuiltinResource } from '../builtin.js';
+
+export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+const namespaceStrategy: Strategy = {
+  allowUnconditionalUpdate: true,
+  resetFieldsOnMainEndpoint: ['status'],
+  prepareForCreate(obj: KObject) {
+    obj.status = { phase: 'Active' };
+    obj.spec = { ...(obj.spec ?? {}), finalizers: ['kubernetes'] };
+  },
+};
+
+export const NAMESPACES: BuiltinResource = {
+  version: 'v1',
+  names: { group: '', resource: 'namespaces', singular: 'namespace', kind: 'Namespace', listKind: 'NamespaceList', namespaced: false, shortNames: ['ns'] },
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  status: true,
+  strategy: namespaceStrategy,
+};
+
+/** NamespaceLifecycle: creation of namespaced objects needs an existing, active namespace. */
+export function namespaceLifecycle(namespaces: RestStore) {
+  return async (ctx: HandlerContext, obj: KObject | undefined): Promise<void> => {
+    const { info, endpoint } = ctx;
+    if (info.verb !== 'create' || !endpoint.names.namespaced || info.namespace === undefined) return;
+    const ns = await namespaces.get(undefined, info.namespace);
+    if (ns.status?.phase === 'Terminating' || ns.metadata?.deletionTimestamp) {
+      const err = errors.forbidden(
+        { group: endpoint.group, resource: endpoint.names.resource },
+        obj?.metadata?.name ?? '',
+        `unable to create new content in namespace ${info.namespace} because it is being terminated`,
+      );
+      err.details!.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${info.namespace} is being terminated`, field: 'metadata.namespace' }];
+      throw err;
+    }
+  };
+}

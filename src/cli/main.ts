@@ -1,0 +1,40 @@
+/** The `kapi` command. */
+import { Command } from 'commander';
+import { startKapi } from '../kapi.js';
+
+const program = new Command();
+program.name('kapi').description('A Kubernetes-compatible API server for custom resources');
+
+program
+  .command('serve')
+  .description('serve the API (TLS) on the embedded store')
+  .option('--bind-address <ip>', 'the address to listen on', '127.0.0.1')
+  .option('--secure-port <port>', 'the port to serve HTTPS on (0: any free port)', '6443')
+  .option('--data-dir <dir>', 'where the store, certificates and admin kubeconfig live', '.kapi')
+  .option('--token-auth-file <file>', 'static bearer tokens: token,user,uid,"group1,group2"')
+  .action(async (opts: { bindAddress: string; securePort: string; dataDir: string; tokenAuthFile?: string }) => {
+    const started = performance.now();
+    const kapi = await startKapi({ dataDir: opts.dataDir, bindAddress: opts.bindAddress, port: Number(opts.securePort), tokenAuthFile: opts.tokenAuthFile });
+    console.log(`kapi serving on ${kapi.url} (ready in ${(performance.now() - started).toFixed(0)} ms)`);
+    console.log(`export KUBECONFIG=${kapi.kubeconfigPath}`);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`kapi: ${signal}, shutting down`);
+      kapi.stop().then(
+        () => process.exit(0),
+        (err) => {
+          console.error('kapi: shutdown failed:', err);
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  });
+
+program.parseAsync(process.argv).catch((err: Error) => {
+  console.error(`kapi: ${err.message}`);
+  process.exit(1);
+});

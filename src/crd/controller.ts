@@ -1,0 +1,185 @@
+/**
+ * The CRD runtime. Follows every CustomResourceDefinition and keeps the server
+ * in step with it: accepted names and the NamesAccepted/Established conditions
+ * (conflicts are settled within a group, first come first served), the endpoints
+ * of each served version, and on deletion the removal of every instance before
+ * the cleanup finalizer is dropped.
+ *
+ * Reconciles are serialized per CRD. The CRD API waits for one after each write
+ * (`sync`), so a CRD is served by the time its POST returns.
+ */
+import type { CacheEvent, CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
+import type { ApiRegistry } from '../registry/registry.js';
+import type { RestStore } from '../registry/store.js';
+import type { CrdRestStore, CrdWriteOptions } from './crd-store.js';
+import type { KObject } from '../registry/types.js';
+import type { Storage } from '../storage/types.js';
+import { deepEqual } from '../util/deep-equal.js';
+import { CLEANUP_FINALIZER, desiredState, isConditionTrue } from './naming.js';
+import { customResourceEndpoints, newCustomResourceStore, resourceNamesOf } from './serving.js';
+import { customResourceStrategy } from './custom-resource-strategy.js';
+
+interface Serving {
+  uid: string;
+  store: RestStore;
+  endpointKeys: Array<[string, string, string]>;
+  /** Watches instances while deletion waits for their finalizers. */
+  instanceWatch?: CacheWatcher;
+}
+
+export class CrdController {
+  private readonly servings = new Map<string, Serving>();
+  private readonly chains = new Map<string, Promise<void>>();
+  private watcher?: CacheWatcher;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly registry: ApiRegistry,
+    private readonly crds: CrdRestStore,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.crds.start();
+    const initial = this.crds.cache.list().items.map((e) => e.object.metadata.name as string);
+    await Promise.all(initial.map((name) => this.sync(name)));
+    this.watcher = this.crds.cache.watch(
+      { afterRevision: this.crds.cache.currentRevision },
+      {
+        onEvent: (type: CacheEventType, event: CacheEvent<KObject>) => {
+          this.onCrdEvent(type, event.object);
+          return true;
+        },
+        onClose: () => {},
+      },
+    );
+  }
+
+  stop(): void {
+    this.watcher?.close();
+    for (const name of [...this.servings.keys()]) this.stopServing(name);
+  }
+
+  /** Reconcile one CRD now (after anything queued for it) and wait for it. */
+  sync(name: string): Promise<void> {
+    const next = (this.chains.get(name) ?? Promise.resolve())
+      .then(() => this.reconcile(name))
+      .catch((err) => console.error(`kapi: reconciling CRD ${name}:`, err));
+    this.chains.set(name, next);
+    void next.then(() => {
+      if (this.chains.get(name) === next) this.chains.delete(name);
+    });
+    return next;
+  }
+
+  private onCrdEvent(type: CacheEventType, crd: KObject): void {
+    void this.sync(crd.metadata.name);
+    if (type === 'DELETED') {
+      // A name it held may now be free for another CRD of its group.
+      for (const other of this.crdsInGroup(crd.spec?.group)) void this.sync(other.metadata.name);
+    }
+  }
+
+  private crdsInGroup(group: string): KObject[] {
+    return this.crds.cache
+      .list()
+      .items.map((e) => e.object)
+      .filter((o) => o.spec?.group === group);
+  }
+
+  private async reconcile(name: string): Promise<void> {
+    let crd: KObject;
+    try {
+      crd = await this.crds.get(undefined, name);
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return this.stopServing(name);
+      throw err;
+    }
+    const serving = this.servings.get(name);
+    if (serving && serving.uid !== crd.metadata.uid) this.stopServing(name); // deleted and created again
+
+    const others = this.crdsInGroup(crd.spec.group).filter((o) => o.metadata.name !== name);
+    const desired = desiredState(crd, others);
+    if (!deepEqual(desired.status, crd.status)) crd = await this.writeStatus(name, desired.status);
+
+    if (isConditionTrue(crd, 'NamesAccepted') || isConditionTrue(crd, 'Established')) this.serve(crd);
+    else this.stopServing(name);
+
+    if (crd.metadata.deletionTimestamp) await this.finalize(crd);
+  }
+
+  private async writeStatus(name: string, status: KObject): Promise<KObject> {
+    const res = await this.crds.update(
+      undefined,
+      name,
+      (old) => ({ ...old!, status: { ...status, storedVersions: old!.status?.storedVersions ?? status.storedVersions } }),
+      { subresource: 'status', fromRuntime: true } as CrdWriteOptions,
+    );
+    return res.object;
+  }
+
+  /** Register (or refresh) the endpoints of every served version. */
+  private serve(crd: KObject): void {
+    const name = crd.metadata.name;
+    let serving = this.servings.get(name);
+    const statusSubresource = crd.spec.versions.some((v: KObject) => v.subresources?.status);
+    if (!serving) {
+      const store = newCustomResourceStore(this.storage, crd);
+      serving = { uid: crd.metadata.uid, store, endpointKeys: [] };
+      this.servings.set(name, serving);
+      void store.start();
+    } else {
+      serving.store.names = resourceNamesOf(crd);
+      serving.store.strategy = customResourceStrategy({ statusSubresource });
+    }
+    const endpoints = customResourceEndpoints(crd, serving.store, Boolean(crd.metadata.deletionTimestamp));
+    const keep = new Set(endpoints.map((e) => `${e.group}/${e.version}/${e.names.resource}`));
+    for (const [g, v, r] of serving.endpointKeys) if (!keep.has(`${g}/${v}/${r}`)) this.registry.remove(g, v, r);
+    for (const ep of endpoints) this.registry.add(ep);
+    serving.endpointKeys = endpoints.map((e) => [e.group, e.version, e.names.resource]);
+  }
+
+  private stopServing(name: string): void {
+    const serving = this.servings.get(name);
+    if (!serving) return;
+    this.servings.delete(name);
+    for (const [g, v, r] of serving.endpointKeys) this.registry.remove(g, v, r);
+    serving.instanceWatch?.close();
+    serving.store.stop();
+  }
+
+  /** Delete every instance; once none is left, drop the cleanup finalizer so the CRD goes. */
+  private async finalize(crd: KObject): Promise<void> {
+    const name = crd.metadata.name;
+    const serving = this.servings.get(name);
+    if (serving) {
+      const left = await serving.store.deleteCollection({ consistent: true });
+      const remaining = (await serving.store.list({ consistent: true })).items.length;
+      if (remaining > 0) {
+        // Instances held by finalizers: look again whenever one of them goes.
+        serving.instanceWatch ??= serving.store.cache.watch(
+          { afterRevision: serving.store.cache.currentRevision },
+          {
+            onEvent: (type: CacheEventType) => {
+              if (type === 'DELETED') void this.sync(name);
+              return true;
+            },
+            onClose: () => {},
+          },
+        );
+        void left;
+        return;
+      }
+    }
+    if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
+    const opts: CrdWriteOptions = { fromRuntime: true };
+    await this.crds.update(
+      undefined,
+      name,
+      (old) => {
+        old!.metadata.finalizers = (old!.metadata.finalizers ?? []).filter((f: string) => f !== CLEANUP_FINALIZER);
+        return old!;
+      },
+      opts,
+    );
+  }
+}

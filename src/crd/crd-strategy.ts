@@ -1,0 +1,47 @@
+/**
+ * The strategy of the CustomResourceDefinition resource itself: v1 defaulting,
+ * status initialization on create, storedVersions upkeep on update, the
+ * validation of apiextensions-apiserver (rules depend on the request's version),
+ * and on the first DELETE the cleanup finalizer and Terminating condition.
+ */
+import { prepareCRDForCreate, prepareCRDForUpdate, prepareCRDStatusForUpdate, defaultV1 } from '../apis/apiextensions/defaults.js';
+import { validateCRD, validateCRDUpdate } from '../apis/apiextensions/validation.js';
+import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
+import { CLEANUP_FINALIZER, setCondition } from './naming.js';
+
+const requestVersion = (ctx: WriteOptions) => (ctx.version === 'v1beta1' ? 'v1beta1' : 'v1');
+
+export const crdStrategy: Strategy = {
+  generation: 'spec',
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: false,
+  resetFieldsOnMainEndpoint: ['status'],
+  defaulting(obj) {
+    Object.assign(obj, defaultV1(obj as never));
+  },
+  prepareForCreate(obj) {
+    Object.assign(obj, prepareCRDForCreate(obj as never));
+  },
+  validate(obj, ctx) {
+    return validateCRD(obj as never, requestVersion(ctx));
+  },
+  prepareForUpdate(obj, old, ctx) {
+    const next = ctx.subresource === 'status' ? prepareCRDStatusForUpdate(obj as never, old as never) : prepareCRDForUpdate(obj as never, old as never);
+    Object.assign(obj, next);
+  },
+  validateUpdate(obj, old, ctx) {
+    return validateCRDUpdate(obj as never, old as never, requestVersion(ctx));
+  },
+  prepareForDelete(obj: KObject) {
+    const finalizers: string[] = obj.metadata.finalizers ?? [];
+    if (!finalizers.includes(CLEANUP_FINALIZER)) obj.metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
+    obj.status ??= {};
+    setCondition(obj as never, {
+      type: 'Terminating',
+      status: 'True',
+      reason: 'InstanceDeletionPending',
+      message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+    });
+    return true;
+  },
+};

@@ -1,0 +1,71 @@
+/**
+ * What a CRD makes the server serve: one REST store for the resource (keys
+ * under /registry/<group>/<plural>/, objects in the storage version) and one
+ * endpoint per served version, converting by apiVersion (conversion None).
+ */
+import { createHash } from 'node:crypto';
+import type { Endpoint } from '../registry/registry.js';
+import { RestStore } from '../registry/store.js';
+import type { KObject, ResourceNames } from '../registry/types.js';
+import type { Storage } from '../storage/types.js';
+import { customResourceStrategy } from './custom-resource-strategy.js';
+
+export const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+
+/** base64 of the first 8 bytes of SHA-256 over "<group>/<storage version>/<kind>". */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+export function storageVersionOf(crd: KObject): string {
+  return crd.spec.versions.find((v: KObject) => v.storage)?.name ?? crd.spec.versions[0]?.name;
+}
+
+/** The names a CRD has been granted (status.acceptedNames), with spec fallbacks for what is not yet filled. */
+export function resourceNamesOf(crd: KObject): ResourceNames {
+  const accepted = crd.status?.acceptedNames ?? {};
+  const names = crd.spec.names;
+  const kind = accepted.kind || names.kind;
+  return {
+    group: crd.spec.group,
+    resource: accepted.plural || names.plural,
+    singular: accepted.singular || names.singular || kind.toLowerCase(),
+    kind,
+    listKind: accepted.listKind || names.listKind || `${kind}List`,
+    namespaced: crd.spec.scope === 'Namespaced',
+    shortNames: accepted.shortNames ?? [],
+    categories: accepted.categories ?? [],
+  };
+}
+
+export function newCustomResourceStore(storage: Storage, crd: KObject): RestStore {
+  const statusSubresource = crd.spec.versions.some((v: KObject) => v.subresources?.status);
+  return new RestStore(storage, resourceNamesOf(crd), customResourceStrategy({ statusSubresource }));
+}
+
+export function customResourceEndpoints(crd: KObject, store: RestStore, terminating: boolean): Endpoint[] {
+  const group: string = crd.spec.group;
+  const names = resourceNamesOf(crd);
+  const storageVersion = storageVersionOf(crd);
+  const hash = storageVersionHash(group, storageVersion, names.kind);
+  const storageApiVersion = `${group}/${storageVersion}`;
+  return crd.spec.versions
+    .filter((v: KObject) => v.served)
+    .map((v: KObject): Endpoint => {
+      const apiVersion = `${group}/${v.name}`;
+      return {
+        group,
+        version: v.name,
+        names,
+        store,
+        verbs: CR_VERBS,
+        custom: true,
+        toVersion: (obj) => (obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }),
+        toStorage: (obj) => (obj.apiVersion === storageApiVersion ? obj : { ...obj, apiVersion: storageApiVersion }),
+        subresources: { status: Boolean(v.subresources?.status) },
+        storageVersionHash: hash,
+        warning: v.deprecated ? (v.deprecationWarning ?? `${apiVersion} ${names.kind} is deprecated`) : undefined,
+        terminating,
+      };
+    });
+}

@@ -1,0 +1,176 @@
+/**
+ * Discovery documents built from the served endpoints: /api, /api/v1, /apis,
+ * /apis/<group>, /apis/<group>/<version>, and the aggregated form
+ * (apidiscovery.k8s.io v2 and v2beta1) that newer kubectl fetches in one round trip.
+ * Documents are memoized per registry generation, so a CRD change shows at once.
+ */
+import type { ApiRegistry, Endpoint } from '../registry/registry.js';
+import { compareKubeAwareVersions } from './version-priority.js';
+
+/** Built-in groups in the order kube-apiserver lists them; other groups follow, sorted. */
+const BUILTIN_GROUP_ORDER = [
+  '',
+  'apiregistration.k8s.io',
+  'apps',
+  'events.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'scheduling.k8s.io',
+  'coordination.k8s.io',
+  'node.k8s.io',
+  'discovery.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+];
+
+interface GroupInfo {
+  name: string;
+  versions: string[];
+  endpoints: Map<string, Endpoint[]>;
+}
+
+export class Discovery {
+  private cacheGeneration = -1;
+  private groupsCache: GroupInfo[] = [];
+  private readonly memo = new Map<string, unknown>();
+
+  constructor(private readonly registry: ApiRegistry) {}
+
+  groups(): GroupInfo[] {
+    if (this.cacheGeneration !== this.registry.generation) {
+      this.cacheGeneration = this.registry.generation;
+      this.memo.clear();
+      const byGroup = new Map<string, GroupInfo>();
+      for (const ep of this.registry.all()) {
+        let g = byGroup.get(ep.group);
+        if (!g) byGroup.set(ep.group, (g = { name: ep.group, versions: [], endpoints: new Map() }));
+        let list = g.endpoints.get(ep.version);
+        if (!list) {
+          g.endpoints.set(ep.version, (list = []));
+          g.versions.push(ep.version);
+        }
+        list.push(ep);
+      }
+      for (const g of byGroup.values()) g.versions.sort(compareKubeAwareVersions);
+      this.groupsCache = [...byGroup.values()].sort(compareGroups);
+    }
+    return this.groupsCache;
+  }
+
+  private memoized<T>(key: string, build: () => T): T {
+    this.groups();
+    if (!this.memo.has(key)) this.memo.set(key, build());
+    return this.memo.get(key) as T;
+  }
+
+  apiVersions(serverAddress: string): unknown {
+    return {
+      kind: 'APIVersions',
+      versions: ['v1'],
+      serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+    };
+  }
+
+  apiGroupList(): unknown {
+    return this.memoized('groups', () => ({
+      kind: 'APIGroupList',
+      apiVersion: 'v1',
+      groups: this.groups()
+        .filter((g) => g.name !== '')
+        .map((g) => groupDoc(g, false)),
+    }));
+  }
+
+  apiGroup(group: string): unknown | undefined {
+    const g = this.groups().find((x) => x.name === group && group !== '');
+    return g && this.memoized(`group/${group}`, () => groupDoc(g, true));
+  }
+
+  resourceList(group: string, version: string): unknown | undefined {
+    const eps = this.groups().find((x) => x.name === group)?.endpoints.get(version);
+    if (!eps) return undefined;
+    return this.memoized(`gv/${group}/${version}`, () => ({
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: group ? `${group}/${version}` : version,
+      resources: eps.flatMap(resourceEntries),
+    }));
+  }
+
+  /** The aggregated document for /api (core only) or /apis (every other group). */
+  aggregated(core: boolean, apiVersion: 'apidiscovery.k8s.io/v2' | 'apidiscovery.k8s.io/v2beta1'): unknown {
+    return this.memoized(`agg/${core}/${apiVersion}`, () => ({
+      kind: 'APIGroupDiscoveryList',
+      apiVersion,
+      metadata: {},
+      items: this.groups()
+        .filter((g) => (g.name === '') === core)
+        .map((g) => ({
+          metadata: { name: g.name, creationTimestamp: null },
+          versions: g.versions.map((v) => ({
+            version: v,
+            resources: g.endpoints.get(v)!.map(aggregatedResource),
+            freshness: 'Current',
+          })),
+        })),
+    }));
+  }
+}
+
+function compareGroups(a: GroupInfo, b: GroupInfo): number {
+  const ia = BUILTIN_GROUP_ORDER.indexOf(a.name);
+  const ib = BUILTIN_GROUP_ORDER.indexOf(b.name);
+  if (ia >= 0 || ib >= 0) return (ia < 0 ? Infinity : ia) - (ib < 0 ? Infinity : ib);
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function groupDoc(g: GroupInfo, withTypeMeta: boolean): unknown {
+  const versions = g.versions.map((v) => ({ groupVersion: `${g.name}/${v}`, version: v }));
+  const doc: Record<string, unknown> = withTypeMeta ? { kind: 'APIGroup', apiVersion: 'v1' } : {};
+  doc.name = g.name;
+  doc.versions = versions;
+  doc.preferredVersion = versions[0];
+  return doc;
+}
+
+function verbsOf(ep: Endpoint): string[] {
+  return ep.terminating ? ep.verbs.filter((v) => ['delete', 'deletecollection', 'get', 'list', 'watch'].includes(v)) : ep.verbs;
+}
+
+function resourceEntries(ep: Endpoint): unknown[] {
+  const n = ep.names;
+  const main: Record<string, unknown> = { name: n.resource, singularName: n.singular, namespaced: n.namespaced, kind: n.kind, verbs: verbsOf(ep) };
+  if (n.shortNames?.length) main.shortNames = n.shortNames;
+  if (n.categories?.length) main.categories = n.categories;
+  if (ep.storageVersionHash) main.storageVersionHash = ep.storageVersionHash;
+  const entries: unknown[] = [main];
+  if (ep.subresources.status) {
+    entries.push({ name: `${n.resource}/status`, singularName: '', namespaced: n.namespaced, kind: n.kind, verbs: ['get', 'patch', 'update'] });
+  }
+  return entries;
+}
+
+function aggregatedResource(ep: Endpoint): unknown {
+  const n = ep.names;
+  const r: Record<string, unknown> = {
+    resource: n.resource,
+    responseKind: { group: ep.group, version: ep.version, kind: n.kind },
+    scope: n.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: n.singular,
+    verbs: verbsOf(ep),
+  };
+  if (n.shortNames?.length) r.shortNames = n.shortNames;
+  if (n.categories?.length) r.categories = n.categories;
+  if (ep.subresources.status) {
+    r.subresources = [{ subresource: 'status', responseKind: { group: ep.group, version: ep.version, kind: n.kind }, verbs: ['get', 'patch', 'update'] }];
+  }
+  return r;
+}

@@ -1,0 +1,155 @@
+/**
+ * Assembles a kapi server: storage, the registry of built-in resources and
+ * CustomResourceDefinitions, the CRD runtime, TLS, authentication and the HTTP
+ * front. `startKapi` is what `kapi serve` runs, and what tests and embedders use.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { BUILTIN_RESOURCES, type BuiltinResource } from './apis/builtin.js';
+import { INITIAL_NAMESPACES, NAMESPACES, namespaceLifecycle } from './apis/core/namespaces.js';
+import { v1ToV1beta1, v1beta1ToV1 } from './apis/apiextensions/conversion.js';
+import { CrdController } from './crd/controller.js';
+import { CrdRestStore } from './crd/crd-store.js';
+import { crdStrategy } from './crd/crd-strategy.js';
+import { ApiRegistry, type Endpoint } from './registry/registry.js';
+import { RestStore } from './registry/store.js';
+import type { KObject } from './registry/types.js';
+import { ensureAdminToken, adminUserInfo, parseTokenFile, TokenAuthenticator } from './server/authn.js';
+import { ensureServingCertificates } from './server/certs.js';
+import { writeAdminKubeconfig } from './server/kubeconfig.js';
+import { HttpServer } from './server/server.js';
+import { openStorage, type Storage, type StorageConfig } from './storage/index.js';
+
+export interface KapiOptions {
+  /** Where the store, certificates, admin token and kubeconfig live (default ./.kapi). */
+  dataDir?: string;
+  /** The store (default: sqlite in the data dir). */
+  storage?: StorageConfig;
+  bindAddress?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** kube-apiserver's static token CSV. */
+  tokenAuthFile?: string;
+}
+
+export interface Kapi {
+  url: string;
+  port: number;
+  kubeconfigPath: string;
+  adminToken: string;
+  caCertPem: string;
+  registry: ApiRegistry;
+  storage: Storage;
+  stop(): Promise<void>;
+}
+
+const CRD_V1BETA1_WARNING =
+  'apiextensions.k8s.io/v1beta1 CustomResourceDefinition is deprecated in v1.16+, unavailable in v1.22+; use apiextensions.k8s.io/v1 CustomResourceDefinition';
+
+const identity = (apiVersion: string) => ({
+  toVersion: (o: KObject) => o,
+  toStorage: (o: KObject) => (o.apiVersion === apiVersion ? o : { ...o, apiVersion }),
+});
+
+function builtinEndpoint(storage: Storage, r: BuiltinResource): Endpoint {
+  const store = new RestStore(storage, r.names, r.strategy ?? { allowUnconditionalUpdate: true });
+  const apiVersion = r.names.group ? `${r.names.group}/${r.version}` : r.version;
+  return { group: r.names.group, version: r.version, names: r.names, store, verbs: r.verbs, custom: false, subresources: { status: r.status }, ...identity(apiVersion) };
+}
+
+export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
+  const dataDir = options.dataDir ?? '.kapi';
+  await mkdir(dataDir, { recursive: true });
+  const bindAddress = options.bindAddress ?? '127.0.0.1';
+  const [tls, adminToken, extraTokens] = await Promise.all([
+    ensureServingCertificates(dataDir, { hosts: [bindAddress] }),
+    ensureAdminToken(dataDir),
+    options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
+  ]);
+  const storage = openStorage(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 });
+  const registry = new ApiRegistry();
+
+  const nsEndpoint = builtinEndpoint(storage, NAMESPACES);
+  registry.add(nsEndpoint);
+  for (const r of BUILTIN_RESOURCES) registry.add(builtinEndpoint(storage, r));
+
+  const crdNames = {
+    group: 'apiextensions.k8s.io',
+    resource: 'customresourcedefinitions',
+    singular: 'customresourcedefinition',
+    kind: 'CustomResourceDefinition',
+    listKind: 'CustomResourceDefinitionList',
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+  };
+  const crdStore = new CrdRestStore(storage, crdNames, crdStrategy);
+  const crdVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+  const crdEndpoint = { group: crdNames.group, names: crdNames, store: crdStore, verbs: crdVerbs, custom: false, subresources: { status: true } };
+  registry.add({ ...crdEndpoint, version: 'v1', ...identity('apiextensions.k8s.io/v1') });
+  registry.add({
+    ...crdEndpoint,
+    version: 'v1beta1',
+    toVersion: (o) => v1ToV1beta1(o as never) as KObject,
+    toStorage: (o) => v1beta1ToV1(o as never) as KObject,
+    warning: CRD_V1BETA1_WARNING,
+  });
+
+  const crds = new CrdController(storage, registry, crdStore);
+  crdStore.sync = (name) => crds.sync(name);
+  await crds.start();
+  await bootstrap(nsEndpoint.store, registry);
+
+  const tokens = new Map(extraTokens ?? []);
+  tokens.set(adminToken, adminUserInfo());
+  const http = new HttpServer({
+    registry,
+    tls: { cert: tls.certPem, key: tls.keyPem },
+    authenticator: new TokenAuthenticator(tokens),
+    admit: namespaceLifecycle(nsEndpoint.store),
+  });
+  const address = await http.listen(options.port ?? 6443, bindAddress);
+  const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  const kubeconfigPath = await writeAdminKubeconfig(dataDir, { server: url, caCertPem: tls.caCertPem, token: adminToken });
+
+  let stopped = false;
+  return {
+    url,
+    port: address.port,
+    kubeconfigPath,
+    adminToken,
+    caCertPem: tls.caCertPem,
+    registry,
+    storage,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await http.close();
+      crds.stop();
+      for (const ep of registry.all()) ep.store.stop();
+      await storage.close();
+    },
+  };
+}
+
+/** The objects every cluster has: the initial namespaces and the default/kubernetes service. */
+async function bootstrap(namespaces: RestStore, registry: ApiRegistry): Promise<void> {
+  for (const name of INITIAL_NAMESPACES) {
+    await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }).catch(ignoreExists);
+  }
+  const services = registry.lookup('', 'v1', 'services')!.store;
+  await services
+    .create('default', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+      spec: { type: 'ClusterIP', clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'], ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None' },
+    })
+    .catch(ignoreExists);
+}
+
+function ignoreExists(err: { code?: number }): void {
+  if (err.code !== 409) throw err;
+}

@@ -1,0 +1,267 @@
+/**
+ * YAML as the apiserver and kubectl read it (sigs.k8s.io/yaml: go-yaml v2, then
+ * JSON): YAML 1.1 scalars (yes/on are booleans, 0777 is octal), non-string keys
+ * turned into strings, timestamps kept as strings, merge keys and aliases
+ * expanded, and numbers kept as the apiserver's JSON decoding keeps them
+ * (int64 exact, BigInt beyond 2^53). The `yaml` package does the parsing;
+ * scalars are resolved here with go-yaml's rules.
+ */
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node, type Pair } from 'yaml';
+import { formatGoFloat } from './go-text.js';
+import { jsonNumber, stringifyJson } from './json.js';
+import { BINARY_TAG, FLOAT_TAG, INT_TAG, MERGE_TAG, resolveScalar, YamlResolveError, type Resolved } from './yaml-resolve.js';
+
+export { stringifyYaml } from './yaml-emit.js';
+
+export class YamlSyntaxError extends SyntaxError {
+  constructor(
+    message: string,
+    /** 1-based line of the problem, when known. */
+    readonly line?: number,
+  ) {
+    super(message);
+    this.name = 'YamlSyntaxError';
+  }
+}
+
+/**
+ * All documents of a stream, skipping empty ones: like kubectl, a document that reads as
+ * null (nothing but comments, or `~`) is dropped.
+ */
+export function parseYamlDocuments(text: string): unknown[] {
+  return parseDocs(text, Infinity)
+    .map((d) => new Converter(d).document())
+    .filter((v) => v !== null);
+}
+
+/** The first document (as sigs.k8s.io/yaml.YAMLToJSON reads only that); null when there is none. */
+export function parseYaml(text: string): unknown {
+  const [doc] = parseDocs(text, 1);
+  return doc ? new Converter(doc).document() : null;
+}
+
+function parseDocs(text: string, limit: number): Document.Parsed[] {
+  checkDepth(text);
+  const lineCounter = new LineCounter();
+  // The failsafe schema leaves every scalar a string; Converter resolves them like go-yaml.
+  const docs = parseAllDocuments(text, {
+    version: '1.1',
+    schema: 'failsafe',
+    resolveKnownTags: false,
+    uniqueKeys: false,
+    prettyErrors: false,
+    lineCounter,
+  });
+  const list = Array.isArray(docs) ? docs.slice(0, limit) : [];
+  for (const doc of list) {
+    const err = doc.errors[0];
+    if (err) {
+      const line = lineCounter.linePos(err.pos[0]).line || 1;
+      // The parser recurses; nesting far below go-yaml's limit of 10000 can exhaust the stack.
+      const message = /call stack/.test(err.message) ? 'document nested too deeply' : err.message.split('\n')[0];
+      throw new YamlSyntaxError(`yaml: line ${line}: ${message}`, line);
+    }
+  }
+  return list;
+}
+
+const MAX_DEPTH = 10000;
+
+/**
+ * go-yaml's scanner refuses more than 10000 nested flow collections or block indents.
+ * This cheap scan finds such input before the parser spends time and memory on it:
+ * flow brackets that start a node (outside quotes and comments), and block indicators
+ * (`- `, `? `, `: `) stacked at the start of a line.
+ */
+function checkDepth(text: string): void {
+  let depth = 0;
+  let line = 1;
+  let lineStart = true;
+  let lineIndicators = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const prev = i > 0 ? text[i - 1] : '\n';
+    if (c === '\n') {
+      line++;
+      lineStart = true;
+      lineIndicators = 0;
+      continue;
+    }
+    if (lineStart) {
+      if ((c === '-' || c === '?' || c === ':') && /[ \t\r\n]/.test(text[i + 1] ?? '\n')) {
+        if (++lineIndicators > MAX_DEPTH) tooDeep(line);
+        continue;
+      }
+      if (c !== ' ' && c !== '\t') lineStart = false;
+    }
+    if (c === '#' && /[ \t\n]/.test(prev)) {
+      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+    } else if ((c === '"' || c === "'") && /[ \t\n:,[{-]/.test(prev)) {
+      for (i++; i < text.length && text[i] !== c; i++) {
+        if (text[i] === '\n') line++;
+        if (c === '"' && text[i] === '\\') i++;
+      }
+    } else if ((c === '[' || c === '{') && /[ \t\n:,[{-]/.test(prev)) {
+      if (++depth > MAX_DEPTH) tooDeep(line);
+    } else if ((c === ']' || c === '}') && depth > 0) depth--;
+  }
+}
+
+function tooDeep(line: number): never {
+  // go-yaml names no line for a problem on the first one.
+  throw new YamlSyntaxError(line > 1 ? `yaml: line ${line}: exceeded max depth of ${MAX_DEPTH}` : `yaml: exceeded max depth of ${MAX_DEPTH}`, line);
+}
+
+// go-yaml's limits against alias bombs (decode.go allowedAliasRatio).
+function allowedAliasRatio(decodeCount: number): number {
+  if (decodeCount <= 400_000) return 0.99;
+  if (decodeCount >= 4_000_000) return 0.1;
+  return 0.99 - 0.89 * ((decodeCount - 400_000) / 3_600_000);
+}
+
+class Converter {
+  private decodeCount = 0;
+  private aliasCount = 0;
+  private aliasDepth = 0;
+  private readonly expanding = new Set<Node>();
+
+  constructor(private readonly doc: Document.Parsed) {}
+
+  document(): unknown {
+    try {
+      return this.node(this.doc.contents);
+    } catch (e) {
+      if (e instanceof YamlResolveError) throw new YamlSyntaxError(e.message);
+      throw e;
+    }
+  }
+
+  private count(): void {
+    this.decodeCount++;
+    if (this.aliasDepth > 0) this.aliasCount++;
+    if (this.aliasCount > 100 && this.decodeCount > 1000 && this.aliasCount / this.decodeCount > allowedAliasRatio(this.decodeCount)) {
+      throw new YamlSyntaxError('yaml: document contains excessive aliasing');
+    }
+  }
+
+  /** The node an alias points at (or the node itself). */
+  private target(node: unknown): unknown {
+    if (!isAlias(node)) return node;
+    const t = node.resolve(this.doc);
+    if (!t) throw new YamlSyntaxError(`yaml: unknown anchor '${node.source}' referenced`);
+    return t;
+  }
+
+  private node(node: unknown): unknown {
+    if (node === null || node === undefined) return null;
+    this.count();
+    if (isAlias(node)) {
+      const t = this.target(node) as Node;
+      if (this.expanding.has(t)) throw new YamlSyntaxError(`yaml: anchor '${node.source}' value contains itself`);
+      this.expanding.add(t);
+      this.aliasDepth++;
+      try {
+        return this.node(t);
+      } finally {
+        this.aliasDepth--;
+        this.expanding.delete(t);
+      }
+    }
+    if (isScalar(node)) return jsonValue(this.scalar(node));
+    if (isSeq(node)) return this.within(node, () => node.items.map((item) => this.node(item)));
+    if (isMap(node)) return this.within(node, () => this.mapping(node.items as Pair[]));
+    throw new YamlSyntaxError('yaml: unsupported node');
+  }
+
+  /** Runs f while `node` is being expanded, so an alias inside it back to it is caught. */
+  private within<T>(node: Node, f: () => T): T {
+    const added = !this.expanding.has(node);
+    if (added) this.expanding.add(node);
+    try {
+      return f();
+    } finally {
+      if (added) this.expanding.delete(node);
+    }
+  }
+
+  private scalar(node: Node & { source?: string; type?: string; tag?: string; value?: unknown }): Resolved {
+    const text = node.source ?? String(node.value);
+    // Quoted and block scalars without a tag are strings; plain ones and tagged ones resolve.
+    const tag = node.tag === '!' ? '!' : node.tag ?? (node.type === 'PLAIN' ? '' : undefined);
+    if (tag === undefined) return { tag: 'tag:yaml.org,2002:str', value: text };
+    if (tag === BINARY_TAG) {
+      const clean = text.replace(/[\r\n]/g, '');
+      if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(clean)) {
+        throw new YamlSyntaxError('yaml: !!binary value contains invalid base64 data');
+      }
+      return { tag: 'tag:yaml.org,2002:str', value: new TextDecoder().decode(Buffer.from(clean, 'base64')) };
+    }
+    return resolveScalar(tag, text);
+  }
+
+  private mapping(pairs: Pair[]): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const pair of pairs) {
+      if (isMergeKey(pair.key)) {
+        this.merge(pair.value, out);
+        continue;
+      }
+      const key = this.key(pair.key, pair.value);
+      setOwn(out, key, this.node(pair.value));
+    }
+    return out;
+  }
+
+  /** `<<: *base` or `<<: [*a, *b]`: earlier maps in a list take precedence. */
+  private merge(value: unknown, out: Record<string, unknown>): void {
+    const wantMap = () => new YamlSyntaxError('yaml: map merge requires map or sequence of maps as the value');
+    const target = this.target(value);
+    if (isMap(target)) {
+      for (const [k, v] of Object.entries(this.node(value) as Record<string, unknown>)) setOwn(out, k, v);
+      return;
+    }
+    if (!isSeq(target) || isAlias(value)) throw wantMap();
+    for (const item of [...target.items].reverse()) {
+      if (!isMap(this.target(item))) throw wantMap();
+      const merged = this.node(item) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(merged)) setOwn(out, k, v);
+    }
+  }
+
+  /** A map key as sigs.k8s.io/yaml turns it into a JSON key. */
+  private key(keyNode: unknown, valueNode: unknown): string {
+    const t = this.target(keyNode);
+    if (!isScalar(t)) throw new YamlSyntaxError(`yaml: invalid map key: ${JSON.stringify(this.node(keyNode))}`);
+    const r = this.scalar(t);
+    if (r.tag === INT_TAG) return (r.value as bigint).toString();
+    if (r.tag === FLOAT_TAG) {
+      const s = formatGoFloat(r.value as number, 32);
+      return s === '+Inf' ? '.inf' : s === '-Inf' ? '-.inf' : s === 'NaN' ? '.nan' : s;
+    }
+    if (typeof r.value === 'boolean') return String(r.value);
+    if (typeof r.value === 'string') return r.value;
+    // A null key has no JSON form; Go's message prints the nil type oddly, like this.
+    const value = stringifyJson(this.node(valueNode)) ?? 'null';
+    throw new YamlSyntaxError(`unsupported map key of type: %!s(<nil>), key: <nil>, value: ${value}`);
+  }
+}
+
+function isMergeKey(key: unknown): boolean {
+  return isScalar(key) && key.source === '<<' && ((key.type === 'PLAIN' && !key.tag) || key.tag === MERGE_TAG);
+}
+
+/** The value the apiserver ends up with after YAML → JSON → its JSON decoding. */
+function jsonValue(r: Resolved): unknown {
+  if (r.tag === INT_TAG) return jsonNumber((r.value as bigint).toString());
+  if (r.tag === FLOAT_TAG) {
+    const f = r.value as number;
+    if (!Number.isFinite(f)) throw new YamlSyntaxError(`json: unsupported value: ${formatGoFloat(f)}`);
+    return jsonNumber(String(f));
+  }
+  return r.value;
+}
+
+function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
+}

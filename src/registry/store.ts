@@ -1,0 +1,405 @@
+/**
+ * The generic REST store of one resource: get, list, watch, create, update,
+ * delete and deletecollection over the storage layer and the resource's watch
+ * cache, running the resource's strategy hooks (apiserver-builder's model).
+ * Objects come in and go out in the storage version; the HTTP layer converts.
+ */
+import { randomUUID } from 'node:crypto';
+import { WatchCache, type CacheListResult, type CacheWatchSink, type CacheWatcher } from '../cache/watch-cache.js';
+import { field, type FieldError } from '../machinery/field-errors.js';
+import { generateName } from '../machinery/names.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/object-meta.js';
+import { errors, type GroupResource } from '../machinery/status.js';
+import { toRfc3339 } from '../machinery/time.js';
+import { ConflictError, KeyExistsError, KeyNotFoundError } from '../storage/errors.js';
+import type { KeyValue, Storage } from '../storage/types.js';
+import { deepEqual, equalExcept } from '../util/deep-equal.js';
+import { decodeFromStorage, encodeForStorage } from './object-codec.js';
+import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
+import type { DeleteOptions, KObject, ResourceNames, Strategy, WriteOptions } from './types.js';
+
+const MAX_ATTEMPTS = 32;
+const GENERATE_NAME_ATTEMPTS = 8;
+
+export interface StoreListOptions {
+  namespace?: string;
+  filter?: (obj: KObject) => boolean;
+  limit?: number;
+  /** Inclusive start key, from a continue token. */
+  startKey?: string;
+  /** Exact revision to list at (a continue token's, or resourceVersionMatch=Exact). */
+  revision?: number;
+  /** Serve the latest state once the cache has reached this revision. */
+  minRevision?: number;
+  /** Read the latest committed state (resourceVersion unset). */
+  consistent?: boolean;
+}
+
+export interface StoreListResult {
+  items: KObject[];
+  revision: number;
+  /** Key to continue from, when more remain. */
+  continueKey?: string;
+  remainingItemCount?: number;
+}
+
+export interface UpdateResult {
+  object: KObject;
+  created: boolean;
+}
+
+export interface DeleteResult {
+  object: KObject;
+  /** False when finalizers kept the object (it was only marked for deletion). */
+  deleted: boolean;
+}
+
+export class RestStore {
+  readonly prefix: string;
+  readonly cache: WatchCache<KObject>;
+  readonly resource: GroupResource;
+  /** Group-qualified kind, for Invalid errors. */
+  readonly groupKind: GroupResource;
+
+  constructor(
+    readonly storage: Storage,
+    /** Names and strategy may change while serving (a CRD update); the key prefix never does. */
+    public names: ResourceNames,
+    public strategy: Strategy,
+    keyRoot?: string,
+  ) {
+    this.prefix = keyRoot ?? (names.group ? `/registry/${names.group}/${names.resource}/` : `/registry/${names.resource}/`);
+    this.cache = new WatchCache<KObject>(storage, this.prefix, decodeFromStorage);
+    this.resource = { group: names.group, resource: names.resource };
+    this.groupKind = { group: names.group, resource: names.kind };
+  }
+
+  start(): Promise<void> {
+    return this.cache.start();
+  }
+
+  stop(): void {
+    this.cache.stop();
+  }
+
+  key(namespace: string | undefined, name: string): string {
+    return this.names.namespaced ? `${this.prefix}${namespace}/${name}` : `${this.prefix}${name}`;
+  }
+
+  namespacePrefix(namespace: string | undefined): string {
+    return this.names.namespaced && namespace ? `${this.prefix}${namespace}/` : this.prefix;
+  }
+
+  async get(namespace: string | undefined, name: string): Promise<KObject> {
+    const kv = await this.read(this.key(namespace, name), name);
+    if (!kv) throw errors.notFound(this.resource, name);
+    return this.decode(kv);
+  }
+
+  async list(opts: StoreListOptions): Promise<StoreListResult> {
+    await this.cache.start();
+    try {
+      if (opts.consistent) await this.cache.sync();
+      else if (opts.minRevision) await this.cache.waitUntilFresh(opts.minRevision);
+      const prefix = this.namespacePrefix(opts.namespace);
+      let page: CacheListResult<KObject>;
+      try {
+        page = this.cache.list({ prefix, revision: opts.revision, startKey: opts.startKey, limit: opts.limit, filter: opts.filter });
+      } catch (err) {
+        if (opts.revision === undefined) throw err;
+        return await this.listFromStorage(prefix, opts);
+      }
+      return {
+        items: page.items.map((e) => e.object),
+        revision: page.revision,
+        continueKey: page.more && page.lastKey !== undefined ? page.lastKey + '\x00' : undefined,
+        remainingItemCount: page.more ? page.remaining : undefined,
+      };
+    } catch (err) {
+      throw toStatusError(err, this.resource, '');
+    }
+  }
+
+  /** Watch from a revision (undefined: the current objects as ADDED, then changes). */
+  async watch(
+    opts: { namespace?: string; afterRevision?: number; filter?: (obj: KObject) => boolean; bookmarks?: boolean },
+    sink: CacheWatchSink<KObject>,
+  ): Promise<CacheWatcher> {
+    await this.cache.start();
+    try {
+      if (opts.afterRevision !== undefined && opts.afterRevision > this.cache.currentRevision) {
+        await this.cache.waitUntilFresh(opts.afterRevision);
+      }
+      return this.cache.watch(
+        { afterRevision: opts.afterRevision, prefix: this.namespacePrefix(opts.namespace), filter: opts.filter, bookmarks: opts.bookmarks },
+        sink,
+      );
+    } catch (err) {
+      throw toStatusError(err, this.resource, '');
+    }
+  }
+
+  async create(namespace: string | undefined, obj: KObject, opts: WriteOptions = {}): Promise<KObject> {
+    const meta = (obj.metadata ??= {});
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
+      throw errors.badRequest('resourceVersion should not be set on objects to be created');
+    }
+    this.beforeCreate(namespace, obj, opts);
+    const generated = !meta.name && meta.generateName;
+    for (let attempt = 0; ; attempt++) {
+      if (generated) meta.name = generateName(meta.generateName);
+      this.validateCreate(obj, opts);
+      const key = this.key(namespace, meta.name);
+      try {
+        if (opts.dryRun) {
+          if (await this.storage.get(key)) throw new KeyExistsError(key);
+          return obj;
+        }
+        return this.decode(await this.storage.create(key, encodeForStorage(obj)));
+      } catch (err) {
+        if (err instanceof KeyExistsError && generated && attempt < GENERATE_NAME_ATTEMPTS) continue;
+        if (err instanceof KeyExistsError) throw await this.alreadyExists(key, meta.name);
+        throw toStatusError(err, this.resource, meta.name);
+      }
+    }
+  }
+
+  /**
+   * A compare-and-swap update loop (GuaranteedUpdate): read the current object, let
+   * `tryUpdate` build the new one, run the strategy, and write on the read revision;
+   * on a lost race, read again, unless the new object carried its own resourceVersion.
+   */
+  async update(
+    namespace: string | undefined,
+    name: string,
+    tryUpdate: (old: KObject | undefined) => KObject | Promise<KObject>,
+    opts: WriteOptions = {},
+  ): Promise<UpdateResult> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const kv = await this.read(key, name);
+      if (!kv) {
+        if (!this.strategy.allowCreateOnUpdate) throw errors.notFound(this.resource, name);
+        const fresh = await tryUpdate(undefined);
+        if (fresh.metadata?.resourceVersion) throw errors.notFound(this.resource, name);
+        try {
+          return { object: await this.create(namespace, fresh, opts), created: true };
+        } catch (err) {
+          if ((err as { reason?: string }).reason === 'AlreadyExists') continue;
+          throw err;
+        }
+      }
+      const old = this.decode(kv);
+      const obj = await tryUpdate(structuredClone(old));
+      const meta = (obj.metadata ??= {});
+      const clientRV = meta.resourceVersion;
+      if (clientRV !== undefined && clientRV !== '' && clientRV !== old.metadata.resourceVersion) {
+        throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
+      }
+      if ((clientRV === undefined || clientRV === '') && !this.strategy.allowUnconditionalUpdate) {
+        throw errors.invalid(this.resource, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+      }
+      this.beforeUpdate(namespace, obj, old, opts);
+      meta.resourceVersion = old.metadata.resourceVersion;
+      if (deepEqual(obj, old)) return { object: old, created: false };
+      if (meta.deletionTimestamp && !(meta.finalizers?.length > 0)) {
+        // The last finalizer is gone from an object being deleted: delete it now.
+        if (opts.dryRun) return { object: obj, created: false };
+        try {
+          await this.storage.delete(key, kv.modRevision);
+          return { object: obj, created: false };
+        } catch (err) {
+          if (err instanceof ConflictError) continue;
+          throw toStatusError(err, this.resource, name);
+        }
+      }
+      if (opts.dryRun) return { object: obj, created: false };
+      try {
+        return { object: this.decode(await this.storage.update(key, encodeForStorage(obj), kv.modRevision)), created: false };
+      } catch (err) {
+        if (err instanceof ConflictError && (clientRV === undefined || clientRV === '')) continue;
+        if (err instanceof KeyNotFoundError) continue;
+        throw toStatusError(err, this.resource, name);
+      }
+    }
+    throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
+  }
+
+  async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const kv = await this.read(key, name);
+      if (!kv) throw errors.notFound(this.resource, name);
+      const old = this.decode(kv);
+      this.checkPreconditions(old, name, opts);
+      try {
+        if (!old.metadata.deletionTimestamp && this.strategy.prepareForDelete) {
+          const marked = structuredClone(old);
+          if (this.strategy.prepareForDelete(marked)) {
+            marked.metadata.deletionTimestamp ??= toRfc3339(new Date());
+            marked.metadata.deletionGracePeriodSeconds ??= 0;
+            if (opts.dryRun) return { object: marked, deleted: false };
+            return { object: this.decode(await this.storage.update(key, encodeForStorage(marked), kv.modRevision)), deleted: false };
+          }
+        }
+        const finalizers: string[] = Array.isArray(old.metadata.finalizers) ? old.metadata.finalizers : [];
+        if (finalizers.length > 0) {
+          if (old.metadata.deletionTimestamp) return { object: old, deleted: false };
+          const marked = structuredClone(old);
+          marked.metadata.deletionTimestamp = toRfc3339(new Date());
+          marked.metadata.deletionGracePeriodSeconds = 0;
+          if (typeof marked.metadata.generation === 'number') marked.metadata.generation++;
+          if (opts.dryRun) return { object: marked, deleted: false };
+          return { object: this.decode(await this.storage.update(key, encodeForStorage(marked), kv.modRevision)), deleted: false };
+        }
+        if (opts.dryRun) return { object: old, deleted: true };
+        await this.storage.delete(key, kv.modRevision);
+        return { object: old, deleted: true };
+      } catch (err) {
+        if (err instanceof ConflictError) continue;
+        if (err instanceof KeyNotFoundError) throw errors.notFound(this.resource, name);
+        throw toStatusError(err, this.resource, name);
+      }
+    }
+    throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
+  }
+
+  /** Delete every object the list options select; answers with them as they were. */
+  async deleteCollection(list: StoreListOptions, opts: DeleteOptions = {}): Promise<StoreListResult> {
+    const selected = await this.list({ ...list, limit: undefined, startKey: undefined, consistent: true });
+    const deleted: KObject[] = [];
+    for (const item of selected.items) {
+      try {
+        const res = await this.delete(item.metadata.namespace, item.metadata.name, opts);
+        deleted.push(res.object);
+      } catch (err) {
+        if ((err as { reason?: string }).reason !== 'NotFound') throw err;
+      }
+    }
+    return { items: deleted, revision: await this.storage.currentRevision() };
+  }
+
+  private async read(key: string, name: string): Promise<KeyValue | undefined> {
+    try {
+      return await this.storage.get(key);
+    } catch (err) {
+      throw toStatusError(err, this.resource, name);
+    }
+  }
+
+  /** The decoded object for a stored revision, shared with the cache when it holds the same revision. */
+  private decode(kv: KeyValue): KObject {
+    const cached = this.cache.get(kv.key);
+    return cached && cached.revision === kv.modRevision ? structuredClone(cached.object) : decodeFromStorage(kv);
+  }
+
+  private async listFromStorage(prefix: string, opts: StoreListOptions): Promise<StoreListResult> {
+    const items: KObject[] = [];
+    let startKey = opts.startKey;
+    const limit = opts.limit ?? 0;
+    for (;;) {
+      const page = await this.storage.range(prefix, { revision: opts.revision, startKey, limit: limit > 0 ? limit : 0 });
+      let lastKey: string | undefined;
+      for (const kv of page.kvs) {
+        lastKey = kv.key;
+        const obj = decodeFromStorage(kv);
+        if (!opts.filter || opts.filter(obj)) items.push(obj);
+        if (limit > 0 && items.length >= limit) break;
+      }
+      const more = page.more || (lastKey !== undefined && lastKey !== page.kvs[page.kvs.length - 1]?.key);
+      if (!more || lastKey === undefined) return { items, revision: page.revision };
+      if (limit > 0 && items.length >= limit) {
+        return { items, revision: page.revision, continueKey: lastKey + '\x00', remainingItemCount: opts.filter ? undefined : page.count - page.kvs.length };
+      }
+      startKey = lastKey + '\x00';
+    }
+  }
+
+  private beforeCreate(namespace: string | undefined, obj: KObject, opts: WriteOptions): void {
+    const meta = obj.metadata;
+    if (this.names.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    this.strategy.defaulting?.(obj, opts);
+    this.strategy.prepareForCreate?.(obj, opts);
+    this.fillSystemFields(obj);
+  }
+
+  /** uid, creationTimestamp and generation, after the hooks (which may have replaced metadata). */
+  private fillSystemFields(obj: KObject): void {
+    const meta = obj.metadata;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = toRfc3339(new Date());
+    if (this.strategy.generation === 'spec') meta.generation = 1;
+    else delete meta.generation;
+  }
+
+  private validateCreate(obj: KObject, opts: WriteOptions): void {
+    const errs: FieldError[] = [
+      ...validateObjectMeta(obj.metadata, { namespaced: this.names.namespaced }),
+      ...(this.strategy.validate?.(obj, opts) ?? []),
+    ];
+    if (errs.length > 0) throw errors.invalid(this.groupKind, obj.metadata.name ?? '', errs);
+    this.strategy.canonicalize?.(obj);
+  }
+
+  private beforeUpdate(namespace: string | undefined, obj: KObject, old: KObject, opts: WriteOptions): void {
+    const subresource = opts.subresource;
+    let meta = obj.metadata;
+    const oldMeta = old.metadata;
+    if (this.names.namespaced) meta.namespace ??= namespace;
+    else delete meta.namespace;
+    this.strategy.defaulting?.(obj, opts);
+    meta = obj.metadata;
+    meta.generation = oldMeta.generation;
+    if (meta.generation === undefined) delete meta.generation;
+    this.strategy.prepareForUpdate?.(obj, old, opts);
+    meta = obj.metadata;
+    const reset = subresource === undefined ? (this.strategy.resetFieldsOnMainEndpoint ?? []) : [];
+    for (const f of reset) {
+      if (old[f] === undefined) delete obj[f];
+      else obj[f] = old[f];
+    }
+    if (subresource === undefined && this.strategy.generation === 'spec' && !equalExcept(obj, old, ['metadata', ...(this.strategy.resetFieldsOnMainEndpoint ?? [])])) {
+      meta.generation = (oldMeta.generation ?? 0) + 1;
+    }
+    if (!meta.uid) meta.uid = oldMeta.uid;
+    if (oldMeta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    else delete meta.deletionGracePeriodSeconds;
+    const errs: FieldError[] = [
+      ...validateObjectMeta(meta, { namespaced: this.names.namespaced }),
+      ...validateObjectMetaUpdate(meta, oldMeta),
+      ...(this.strategy.validateUpdate?.(obj, old, opts) ?? []),
+    ];
+    if (errs.length > 0) throw errors.invalid(this.groupKind, meta.name ?? '', errs);
+    this.strategy.canonicalize?.(obj);
+  }
+
+  private checkPreconditions(obj: KObject, name: string, opts: DeleteOptions): void {
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== obj.metadata.uid) {
+      throw errors.conflict(
+        this.groupKind,
+        name,
+        `the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`,
+      );
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+      throw errors.conflict(
+        this.groupKind,
+        name,
+        `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`,
+      );
+    }
+  }
+
+  private async alreadyExists(key: string, name: string): Promise<Error> {
+    const existing = await this.storage.get(key).catch(() => undefined);
+    const deleting = existing && decodeFromStorage(existing).metadata.deletionTimestamp;
+    return errors.alreadyExists(this.resource, name, deleting ? 'object is being deleted: ' : '');
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * What the registry knows about a resource: its names and scope (as discovery
+ * shows them) and the strategy hooks of the apiserver-builder model.
+ */
+import type { FieldError } from '../machinery/field-errors.js';
+
+/** A Kubernetes object as JSON. Cached objects are shared: never mutate one in place. */
+export type KObject = Record<string, any>;
+
+export interface ResourceNames {
+  /** API group ('' for the core group). */
+  group: string;
+  /** Plural resource name, the path segment. */
+  resource: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+}
+
+/**
+ * Per-resource behavior, called in this order:
+ * create: defaulting → prepareForCreate → validate → canonicalize → store
+ * update: defaulting → prepareForUpdate → validateUpdate → canonicalize → compare-and-swap
+ */
+export interface Strategy {
+  defaulting?(obj: KObject, ctx: WriteOptions): void;
+  prepareForCreate?(obj: KObject, ctx: WriteOptions): void;
+  validate?(obj: KObject, ctx: WriteOptions): FieldError[];
+  canonicalize?(obj: KObject): void;
+  prepareForUpdate?(obj: KObject, old: KObject, ctx: WriteOptions): void;
+  validateUpdate?(obj: KObject, old: KObject, ctx: WriteOptions): FieldError[];
+  /**
+   * First DELETE of an object: a chance to add finalizers or conditions before the
+   * store decides (e.g. a CRD gets its cleanup finalizer). Returns whether obj changed.
+   */
+  prepareForDelete?(obj: KObject): boolean;
+  /** PUT of a missing object creates it. */
+  allowCreateOnUpdate?: boolean;
+  /** PUT without metadata.resourceVersion is allowed (last write wins). */
+  allowUnconditionalUpdate?: boolean;
+  /** How metadata.generation moves: 'spec' bumps it on any change outside metadata (and status, with a status subresource). */
+  generation?: 'spec' | 'none';
+  /** DELETE answers with the deleted object rather than a Status. */
+  returnDeletedObject?: boolean;
+  /** Fields of the object that its main endpoint may not change (e.g. status with a status subresource). */
+  resetFieldsOnMainEndpoint?: string[];
+}
+
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  /** The API version of the request, for strategies whose rules depend on it. */
+  version?: string;
+  /** Set when writing through a subresource (e.g. 'status'). */
+  subresource?: string;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: Preconditions;
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+}

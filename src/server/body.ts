@@ -1,0 +1,42 @@
+/** Reading request bodies with kube-apiserver's 3 MiB limit, and decoding them. */
+import type { IncomingMessage } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+import { JsonSyntaxError, parseJson } from '../machinery/json.js';
+import { errors } from '../machinery/status.js';
+import { parseYaml, YamlSyntaxError } from '../machinery/yaml.js';
+
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export type Request = IncomingMessage | Http2ServerRequest;
+
+export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw errors.tooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      req.resume();
+      throw errors.tooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Decode a JSON or YAML body into a value; syntax errors become 400s. */
+export function decodeBody(body: Buffer, format: 'json' | 'yaml'): unknown {
+  const text = body.toString('utf8');
+  try {
+    return format === 'yaml' ? parseYaml(text) : parseJson(text);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError || err instanceof YamlSyntaxError) {
+      throw errors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+    }
+    throw err;
+  }
+}

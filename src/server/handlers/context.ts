@@ -1,0 +1,28 @@
+/** What a resource handler gets: the request, where it points, and the endpoint serving it. */
+import type { Endpoint } from '../../registry/registry.js';
+import type { KObject } from '../../registry/types.js';
+import type { Request } from '../body.js';
+import type { Negotiated } from '../negotiation.js';
+import type { ResourceRequest } from '../request-info.js';
+import type { Response } from '../respond.js';
+import type { UserInfo } from '../authn.js';
+
+/** Checks run before an object is written (NamespaceLifecycle and the like). */
+export type Admission = (ctx: HandlerContext, obj: KObject | undefined) => Promise<void>;
+
+export interface HandlerContext {
+  req: Request;
+  res: Response;
+  info: ResourceRequest;
+  query: URLSearchParams;
+  endpoint: Endpoint;
+  output: Negotiated;
+  user?: UserInfo;
+  warnings: string[];
+  admit: Admission;
+}
+
+/** `<group>/<version>`, or just the version for the core group. */
+export function groupVersion(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}

@@ -1,0 +1,65 @@
+/**
+ * Turning a request body into an object for create and update, with
+ * apiserver's checks on apiVersion, kind and the types of metadata fields.
+ */
+import { field } from '../../machinery/field-errors.js';
+import { checkMetadataTypes } from '../../machinery/object-meta.js';
+import { errors } from '../../machinery/status.js';
+import type { KObject } from '../../registry/types.js';
+import { decodeBody, readBody } from '../body.js';
+import { objectBodyFormat } from '../negotiation.js';
+import { groupVersion, type HandlerContext } from './context.js';
+
+const OBJECT_META_FIELDS = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
+
+export async function readObjectBody(ctx: HandlerContext): Promise<KObject> {
+  const format = objectBodyFormat(ctx.req.headers['content-type']);
+  const raw = await readBody(ctx.req);
+  const obj = decodeBody(raw, format === 'yaml' ? 'yaml' : 'json');
+  return checkTypeMeta(ctx, obj, raw.toString('utf8'));
+}
+
+/** The checks of apiserver's decoding: kind present, apiVersion and kind those of the endpoint, metadata well typed. */
+export function checkTypeMeta(ctx: HandlerContext, obj: unknown, rawText: string): KObject {
+  const { endpoint } = ctx;
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || typeof (obj as KObject).kind !== 'string' || (obj as KObject).kind === '') {
+    throw errors.badRequest(`Object 'Kind' is missing in '${rawText.trim()}'`);
+  }
+  const o = obj as KObject;
+  const expected = groupVersion(endpoint.group, endpoint.version);
+  if (o.apiVersion === undefined || o.apiVersion === '') o.apiVersion = expected;
+  if (o.apiVersion !== expected) {
+    throw errors.badRequest(`the API version in the data (${o.apiVersion}) does not match the expected API version (${expected})`);
+  }
+  if (o.kind !== endpoint.names.kind) {
+    throw errors.invalid({ group: endpoint.group, resource: o.kind }, o.metadata?.name ?? '', [
+      field.invalid('kind', o.kind, `must be ${endpoint.names.kind}`),
+    ]);
+  }
+  if (o.metadata === undefined || o.metadata === null) o.metadata = {};
+  const typeError = checkMetadataTypes(o.metadata);
+  if (typeError) {
+    const kind = endpoint.names.kind;
+    throw errors.badRequest(`${kind} in version "${endpoint.version}" cannot be handled as a ${kind}: ${typeError}`);
+  }
+  for (const k of Object.keys(o.metadata)) if (!OBJECT_META_FIELDS.has(k)) delete o.metadata[k];
+  if (o.metadata.generation === null) delete o.metadata.generation;
+  for (const k of Object.keys(o.metadata)) if (o.metadata[k] === null) delete o.metadata[k];
+  return o;
+}

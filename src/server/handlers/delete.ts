@@ -1,0 +1,60 @@
+/** DELETE of one object and of a collection. */
+import { parseJson } from '../../machinery/json.js';
+import { errors, successStatus } from '../../machinery/status.js';
+import type { DeleteOptions } from '../../registry/types.js';
+import { readBody } from '../body.js';
+import { writeObject } from '../respond.js';
+import type { HandlerContext } from './context.js';
+import { parseListParams } from './list-options.js';
+import { listObject } from './read.js';
+import { dryRunOf } from './write.js';
+
+async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
+  const opts: DeleteOptions = { dryRun: dryRunOf(ctx, 'DeleteOptions') };
+  const raw = await readBody(ctx.req);
+  if (raw.length > 0) {
+    let body: any;
+    try {
+      body = parseJson(raw.toString('utf8'));
+    } catch (err) {
+      throw errors.badRequest((err as Error).message);
+    }
+    if (body && typeof body === 'object') {
+      if (body.preconditions) opts.preconditions = body.preconditions;
+      if (typeof body.gracePeriodSeconds === 'number') opts.gracePeriodSeconds = body.gracePeriodSeconds;
+      if (typeof body.propagationPolicy === 'string') opts.propagationPolicy = body.propagationPolicy;
+      if (Array.isArray(body.dryRun) && body.dryRun.includes('All')) opts.dryRun = true;
+    }
+  }
+  const grace = ctx.query.get('gracePeriodSeconds');
+  if (grace !== null && grace !== '') opts.gracePeriodSeconds = Number(grace);
+  const policy = ctx.query.get('propagationPolicy');
+  if (policy) opts.propagationPolicy = policy;
+  return opts;
+}
+
+export async function handleDelete(ctx: HandlerContext): Promise<void> {
+  const { endpoint, info } = ctx;
+  const opts = await deleteOptions(ctx);
+  await ctx.admit(ctx, undefined);
+  const { object, deleted } = await endpoint.store.delete(info.namespace, info.name!, opts);
+  if (deleted && !endpoint.store.strategy.returnDeletedObject) {
+    writeObject(
+      ctx.res,
+      200,
+      successStatus({ name: info.name, group: endpoint.group, kind: endpoint.names.resource, uid: object.metadata.uid }),
+      ctx.output.format,
+    );
+    return;
+  }
+  writeObject(ctx.res, 200, endpoint.toVersion(object), ctx.output.format, ctx.output.pretty);
+}
+
+export async function handleDeleteCollection(ctx: HandlerContext): Promise<void> {
+  const { endpoint } = ctx;
+  const params = parseListParams(ctx);
+  const opts = await deleteOptions(ctx);
+  await ctx.admit(ctx, undefined);
+  const result = await endpoint.store.deleteCollection(params.store, opts);
+  writeObject(ctx.res, 200, listObject(ctx, result.items, result.revision), ctx.output.format, ctx.output.pretty);
+}

@@ -1,0 +1,135 @@
+/**
+ * The query parameters of list, watch and deletecollection: selectors,
+ * pagination and resourceVersion semantics, validated with apiserver's messages.
+ */
+import { decodeContinue, encodeContinue } from '../../machinery/continue-token.js';
+import { field } from '../../machinery/field-errors.js';
+import { parseFieldSelector } from '../../machinery/fields.js';
+import { parseLabelSelector } from '../../machinery/labels.js';
+import { errors, StatusError } from '../../machinery/status.js';
+import type { StoreListOptions } from '../../registry/store.js';
+import type { KObject } from '../../registry/types.js';
+import { isTrue } from '../request-info.js';
+import type { HandlerContext } from './context.js';
+
+export interface ListParams {
+  store: StoreListOptions;
+  /** For watches: events after this revision; undefined: start with the current objects. */
+  watchFrom?: number;
+  timeoutSeconds?: number;
+  bookmarks: boolean;
+}
+
+export const EXPIRED_CONTINUE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+const listOptionsKind = { group: 'meta.k8s.io', resource: 'ListOptions' };
+
+export function parseResourceVersion(rv: string, fieldName = 'resourceVersion'): number {
+  if (!/^[0-9]+$/.test(rv)) {
+    throw errors.badRequest(`${fieldName}: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+  }
+  return Number(rv);
+}
+
+export function parseListParams(ctx: HandlerContext): ListParams {
+  const q = ctx.query;
+  const { endpoint, info } = ctx;
+  const filters: Array<(o: KObject) => boolean> = [];
+
+  const labelText = q.get('labelSelector') ?? '';
+  if (labelText) {
+    const sel = asBadRequest(() => parseLabelSelector(labelText));
+    if (!sel.empty) filters.push((o) => sel.matches(o.metadata?.labels));
+  }
+  const fieldText = q.get('fieldSelector') ?? '';
+  const fieldSel = fieldText ? asBadRequest(() => parseFieldSelector(fieldText)) : undefined;
+  for (const r of fieldSel?.requirements ?? []) {
+    const supported = r.field === 'metadata.name' || (r.field === 'metadata.namespace' && endpoint.names.namespaced);
+    if (!supported && endpoint.custom) throw errors.badRequest(`field label not supported: ${r.field}`);
+  }
+  if (info.name !== undefined) {
+    const other = fieldSel?.requirements.find((r) => r.field === 'metadata.name' && (r.operator !== '=' || r.value !== info.name));
+    if (other) throw errors.badRequest('fieldSelector metadata.name doesn\'t match requested name');
+    filters.push((o) => o.metadata?.name === info.name);
+  }
+  if (fieldSel && !fieldSel.empty) filters.push((o) => fieldSel.matches((path) => fieldValue(o, path)));
+
+  const rv = q.get('resourceVersion') ?? '';
+  const match = q.get('resourceVersionMatch') ?? '';
+  const cont = q.get('continue') ?? '';
+  const limitText = q.get('limit');
+  const limit = limitText ? Number.parseInt(limitText, 10) : 0;
+  if (match) {
+    if (match !== 'Exact' && match !== 'NotOlderThan') {
+      throw errors.invalid(listOptionsKind, '', [field.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan'])]);
+    }
+    if (cont) throw errors.invalid(listOptionsKind, '', [field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided')]);
+    if (!rv) throw errors.invalid(listOptionsKind, '', [field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided')]);
+    if (match === 'Exact' && rv === '0') {
+      throw errors.invalid(listOptionsKind, '', [field.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"')]);
+    }
+  }
+
+  const store: StoreListOptions = {
+    namespace: info.namespace,
+    filter: filters.length === 0 ? undefined : filters.length === 1 ? filters[0] : (o) => filters.every((f) => f(o)),
+    limit: limit > 0 ? limit : undefined,
+  };
+  if (cont) {
+    if (rv && rv !== '0') throw errors.badRequest('specifying resource version is not allowed when using continue');
+    let token: { rv: number; start: string };
+    try {
+      token = decodeContinue(cont);
+    } catch (err) {
+      throw errors.badRequest(`invalid continue token: ${(err as Error).message}`);
+    }
+    store.revision = token.rv;
+    store.startKey = endpoint.store.prefix + token.start;
+  } else if (rv === '') {
+    store.consistent = true;
+  } else if (rv !== '0') {
+    const n = parseResourceVersion(rv);
+    if (match === 'Exact' || (!match && store.limit)) store.revision = n;
+    else store.minRevision = n;
+  }
+
+  const timeoutText = q.get('timeoutSeconds');
+  return {
+    store,
+    watchFrom: rv === '' || rv === '0' ? undefined : parseResourceVersion(rv),
+    timeoutSeconds: timeoutText ? Math.max(0, Number.parseInt(timeoutText, 10) || 0) : undefined,
+    bookmarks: isTrue(q.get('allowWatchBookmarks')),
+  };
+}
+
+/** Continue token for the next page, relative to the resource's key prefix. */
+export function continueToken(ctx: HandlerContext, revision: number, continueKey: string | undefined): string {
+  return continueKey === undefined ? '' : encodeContinue(revision, continueKey.slice(ctx.endpoint.store.prefix.length));
+}
+
+/** Map an expired snapshot to the 410 a paginating client expects. */
+export function expiredContinue(err: unknown, usedContinue: boolean): unknown {
+  if (usedContinue && err instanceof StatusError && err.code === 410) return errors.expired(EXPIRED_CONTINUE);
+  return err;
+}
+
+/** Selector syntax errors are the client's: 400 with the parser's message. */
+function asBadRequest<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof StatusError) throw err;
+    throw errors.badRequest((err as Error).message);
+  }
+}
+
+function fieldValue(obj: KObject, path: string): string | undefined {
+  let cur: unknown = obj;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  if (cur === undefined || cur === null) return '';
+  return typeof cur === 'object' ? JSON.stringify(cur) : String(cur);
+}

@@ -1,0 +1,98 @@
+/**
+ * PATCH: JSON patch (RFC 6902), JSON merge patch (RFC 7386), and for built-in
+ * resources strategic merge patch (applied as a merge patch after dropping
+ * its directives). Custom resources refuse strategic merge patch with 415.
+ */
+import { applyPatch, type Operation } from 'rfc6902';
+import { applyMergePatch } from '../../machinery/merge-patch.js';
+import { JsonSyntaxError, parseJson } from '../../machinery/json.js';
+import { errors, StatusError } from '../../machinery/status.js';
+import type { KObject } from '../../registry/types.js';
+import { readBody } from '../body.js';
+import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
+import { writeObject } from '../respond.js';
+import type { HandlerContext } from './context.js';
+import { checkTypeMeta } from './decode-object.js';
+import { dryRunOf } from './write.js';
+
+const MAX_JSON_PATCH_OPERATIONS = 10000;
+
+export interface ParsedPatch {
+  /** Apply the patch to an object (in the request's version); throws Kubernetes errors. */
+  apply(obj: KObject): KObject;
+  raw: string;
+}
+
+/** Read and check a PATCH body: media type, syntax, operation count. */
+export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
+  const { endpoint } = ctx;
+  const accepted = endpoint.custom
+    ? ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']
+    : ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+  const mediaType = bodyMediaType(ctx.req.headers['content-type']);
+  const patchType = PATCH_TYPES[mediaType];
+  if (!patchType || !accepted.includes(mediaType) || patchType === 'apply-yaml') throw errors.unsupportedMediaType(accepted);
+  const raw = (await readBody(ctx.req)).toString('utf8');
+  let patch: unknown;
+  try {
+    patch = parseJson(raw);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw errors.badRequest(err.message);
+    throw err;
+  }
+  if (patchType === 'json-patch') {
+    if (!Array.isArray(patch)) throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+    if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
+      throw new StatusError(413, 'RequestEntityTooLarge', `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
+    }
+    return { raw, apply: (obj) => applyJsonPatch(obj, patch as Operation[]) };
+  }
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
+    throw errors.badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
+  }
+  const merge = patchType === 'strategic-merge-patch' ? stripDirectives(patch) : patch;
+  return { raw, apply: (obj) => applyMergePatch(obj, merge) as KObject };
+}
+
+export async function handlePatch(ctx: HandlerContext): Promise<void> {
+  const { endpoint, info } = ctx;
+  const dryRun = dryRunOf(ctx, 'PatchOptions');
+  const patch = await readPatch(ctx);
+  const result = await endpoint.store.update(
+    info.namespace,
+    info.name!,
+    async (old) => {
+      const obj = checkTypeMeta(ctx, patch.apply(endpoint.toVersion(old!)), patch.raw);
+      if (obj.metadata.name !== info.name) {
+        throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
+      }
+      await ctx.admit(ctx, obj);
+      return endpoint.toStorage(obj);
+    },
+    { dryRun, version: endpoint.version },
+  );
+  writeObject(ctx.res, 200, endpoint.toVersion(result.object), ctx.output.format, ctx.output.pretty);
+}
+
+function applyJsonPatch(doc: KObject, ops: Operation[]): KObject {
+  const target = structuredClone(doc);
+  for (const op of ops) {
+    if (op === null || typeof op !== 'object' || typeof (op as { op?: unknown }).op !== 'string') {
+      throw errors.badRequest('the server rejected our request due to an error in our request');
+    }
+  }
+  const results = applyPatch(target, ops);
+  if (results.some((r) => r !== null)) {
+    throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+  }
+  return target;
+}
+
+/** Strategic merge patch directives ($patch, $retainKeys, $setElementOrder/..., $deleteFromPrimitiveList/...) dropped. */
+function stripDirectives(patch: unknown): unknown {
+  if (Array.isArray(patch)) return patch.map(stripDirectives);
+  if (patch === null || typeof patch !== 'object') return patch;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(patch)) if (!k.startsWith('$')) out[k] = stripDirectives(v);
+  return out;
+}

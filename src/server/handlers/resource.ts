@@ -1,0 +1,63 @@
+/**
+ * Dispatch of a resource request to its verb handler, after the checks that
+ * kube-apiserver's routing makes: scope of the path, known subresources,
+ * allowed verbs.
+ */
+import { errors } from '../../machinery/status.js';
+import { writeNotFound } from '../respond.js';
+import type { HandlerContext } from './context.js';
+import { handleDelete, handleDeleteCollection } from './delete.js';
+import { handlePatch } from './patch.js';
+import { handleGet, handleList } from './read.js';
+import { handleStatusGet, handleStatusPatch, handleStatusUpdate } from './status.js';
+import { handleWatch } from './watch.js';
+import { handleCreate, handleUpdate } from './write.js';
+
+const CLUSTER_PATH_VERBS_FOR_NAMESPACED = new Set(['list', 'watch']);
+
+export async function serveResource(ctx: HandlerContext): Promise<void> {
+  const { info, endpoint } = ctx;
+  const gr = { group: endpoint.group, resource: endpoint.names.resource };
+  if (endpoint.names.namespaced) {
+    if (info.namespace === undefined && !CLUSTER_PATH_VERBS_FOR_NAMESPACED.has(info.verb)) return writeNotFound(ctx.res);
+    if (info.namespace !== undefined && !info.namespacedPath) return writeNotFound(ctx.res);
+  } else if (info.namespacedPath) {
+    return writeNotFound(ctx.res);
+  }
+  if (info.extraParts) throw errors.notFound(gr, info.name ?? '');
+  if (info.subresource !== undefined) {
+    if (info.subresource !== 'status' || !endpoint.subresources.status) throw errors.notFound(gr, info.name!);
+    switch (info.verb) {
+      case 'get':
+        return handleStatusGet(ctx);
+      case 'update':
+        return handleStatusUpdate(ctx);
+      case 'patch':
+        return handleStatusPatch(ctx);
+      default:
+        throw errors.methodNotSupported(gr, info.verb);
+    }
+  }
+  if (!endpoint.verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
+  switch (info.verb) {
+    case 'get':
+      return handleGet(ctx);
+    case 'list':
+      return handleList(ctx);
+    case 'watch':
+      return handleWatch(ctx);
+    case 'create':
+      if (info.name !== undefined) throw errors.methodNotSupported(gr, 'create');
+      return handleCreate(ctx);
+    case 'update':
+      return handleUpdate(ctx);
+    case 'patch':
+      return handlePatch(ctx);
+    case 'delete':
+      return handleDelete(ctx);
+    case 'deletecollection':
+      return handleDeleteCollection(ctx);
+    default:
+      throw errors.methodNotSupported(gr, info.verb);
+  }
+}

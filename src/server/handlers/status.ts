@@ -1,0 +1,52 @@
+/**
+ * The /status subresource: GET returns the object; PUT and PATCH change only
+ * `.status` (everything else is taken from the stored object) and never move
+ * metadata.generation.
+ */
+import type { KObject } from '../../registry/types.js';
+import { errors } from '../../machinery/status.js';
+import { writeObject } from '../respond.js';
+import type { HandlerContext } from './context.js';
+import { checkTypeMeta, readObjectBody } from './decode-object.js';
+import { handleGet } from './read.js';
+import { readPatch } from './patch.js';
+import { dryRunOf } from './write.js';
+
+export const handleStatusGet = handleGet;
+
+/** The stored object with the status (and resourceVersion precondition) of `incoming`. */
+function withStatusOf(old: KObject, incoming: KObject): KObject {
+  const next = structuredClone(old);
+  if (incoming.status === undefined) delete next.status;
+  else next.status = incoming.status;
+  next.metadata.resourceVersion = incoming.metadata?.resourceVersion;
+  return next;
+}
+
+export async function handleStatusUpdate(ctx: HandlerContext): Promise<void> {
+  const { endpoint, info } = ctx;
+  const dryRun = dryRunOf(ctx, 'UpdateOptions');
+  const body = await readObjectBody(ctx);
+  if (body.metadata.name !== undefined && body.metadata.name !== info.name) {
+    throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${info.name})`);
+  }
+  const incoming = endpoint.toStorage(body);
+  const result = await endpoint.store.update(info.namespace, info.name!, (old) => withStatusOf(old!, incoming), { dryRun, subresource: 'status', version: endpoint.version });
+  writeObject(ctx.res, 200, endpoint.toVersion(result.object), ctx.output.format, ctx.output.pretty);
+}
+
+export async function handleStatusPatch(ctx: HandlerContext): Promise<void> {
+  const { endpoint, info } = ctx;
+  const dryRun = dryRunOf(ctx, 'PatchOptions');
+  const patch = await readPatch(ctx);
+  const result = await endpoint.store.update(
+    info.namespace,
+    info.name!,
+    (old) => {
+      const patched = checkTypeMeta(ctx, patch.apply(endpoint.toVersion(old!)), patch.raw);
+      return withStatusOf(old!, endpoint.toStorage(patched));
+    },
+    { dryRun, subresource: 'status', version: endpoint.version },
+  );
+  writeObject(ctx.res, 200, endpoint.toVersion(result.object), ctx.output.format, ctx.output.pretty);
+}

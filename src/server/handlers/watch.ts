@@ -1,0 +1,92 @@
+/**
+ * Watch streams: newline-delimited JSON events, each serialized once per
+ * version and shared by every watcher. A resourceVersion older than the
+ * cache's window gets a 200 and one ERROR event with a 410 Expired Status.
+ */
+import type { ServerResponse } from 'node:http';
+import type { CacheEvent, CacheEventType } from '../../cache/watch-cache.js';
+import { stringifyJson } from '../../machinery/json.js';
+import { statusOf } from '../respond.js';
+import { groupVersion, type HandlerContext } from './context.js';
+import { parseListParams } from './list-options.js';
+import type { KObject } from '../../registry/types.js';
+import { SlowWatcherError } from '../../cache/errors.js';
+
+/** A watcher whose socket holds more unsent bytes than this is dropped. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+const MIN_REQUEST_TIMEOUT_S = 1800;
+
+export async function handleWatch(ctx: HandlerContext): Promise<void> {
+  const { endpoint, req } = ctx;
+  // Both HTTP/1 and HTTP/2 responses stream the same way; one type keeps write() callable.
+  const res = ctx.res as ServerResponse;
+  const params = parseListParams(ctx);
+  const apiVersion = groupVersion(endpoint.group, endpoint.version);
+  const memoKey = (type: string) => `${apiVersion}|${type}`;
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+  };
+  let done: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  const finish = () => {
+    if (!res.writableEnded) res.end();
+    done();
+  };
+
+  let watcher;
+  try {
+    watcher = await endpoint.store.watch(
+      { namespace: ctx.info.namespace, afterRevision: params.watchFrom, filter: params.store.filter, bookmarks: params.bookmarks },
+      {
+        onEvent(type: CacheEventType, event: CacheEvent<KObject>) {
+          start();
+          let line = event.memo.get(memoKey(type)) as Buffer | undefined;
+          if (!line) {
+            line = Buffer.from(`{"type":"${type}","object":${stringifyJson(endpoint.toVersion(event.object))}}\n`);
+            event.memo.set(memoKey(type), line);
+          }
+          res.write(line);
+          return bufferedBytes(res) < MAX_BUFFERED_BYTES;
+        },
+        onBookmark(revision: number) {
+          start();
+          res.write(`{"type":"BOOKMARK","object":{"kind":"${endpoint.names.kind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${revision}","creationTimestamp":null}}}\n`);
+          return true;
+        },
+        onClose(err?: Error) {
+          if (err && !(err instanceof SlowWatcherError) && !res.writableEnded) {
+            start();
+            res.write(`{"type":"ERROR","object":${stringifyJson(statusOf(err).toStatus())}}\n`);
+          }
+          finish();
+        },
+      },
+    );
+  } catch (err) {
+    const status = statusOf(err);
+    if (status.code !== 410) throw err;
+    start();
+    res.write(`{"type":"ERROR","object":${stringifyJson(status.toStatus())}}\n`);
+    finish();
+    return;
+  }
+  start();
+  // Send the 200 and headers now, so clients see the watch established before any event.
+  (res as { flushHeaders?: () => void }).flushHeaders?.();
+  const seconds = params.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
+  const timer = setTimeout(() => watcher.close(), seconds * 1000);
+  const onGone = () => watcher.close();
+  req.once('close', onGone);
+  res.once('close', onGone);
+  await finished;
+  clearTimeout(timer);
+  req.off('close', onGone);
+}
+
+function bufferedBytes(res: ServerResponse): number {
+  const r = res as { writableLength?: number; stream?: { writableLength?: number } };
+  return r.writableLength ?? r.stream?.writableLength ?? 0;
+}

@@ -1,0 +1,50 @@
+/** POST (create) and PUT (update) of an object. */
+import { field } from '../../machinery/field-errors.js';
+import { errors } from '../../machinery/status.js';
+import { isTrue } from '../request-info.js';
+import { writeObject } from '../respond.js';
+import type { HandlerContext } from './context.js';
+import { readObjectBody } from './decode-object.js';
+
+export function dryRunOf(ctx: HandlerContext, optionsKind: string): boolean {
+  const values = ctx.query.getAll('dryRun');
+  if (values.length === 0) return false;
+  const bad = values.filter((v) => v !== 'All');
+  if (bad.length > 0) {
+    throw errors.invalid({ group: 'meta.k8s.io', resource: optionsKind }, '', [field.notSupported('dryRun', values, ['All'])]);
+  }
+  return true;
+}
+
+export async function handleCreate(ctx: HandlerContext): Promise<void> {
+  const { endpoint, info } = ctx;
+  if (endpoint.terminating) throw errors.methodNotSupported({ group: endpoint.group, resource: endpoint.names.resource }, 'create');
+  const dryRun = dryRunOf(ctx, 'CreateOptions');
+  const obj = await readObjectBody(ctx);
+  if (endpoint.names.namespaced) {
+    const ns = obj.metadata.namespace;
+    if (ns && ns !== info.namespace) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  await ctx.admit(ctx, obj);
+  const created = await endpoint.store.create(info.namespace, endpoint.toStorage(obj), { dryRun, version: endpoint.version });
+  writeObject(ctx.res, 201, endpoint.toVersion(created), ctx.output.format, ctx.output.pretty);
+}
+
+export async function handleUpdate(ctx: HandlerContext): Promise<void> {
+  const { endpoint, info } = ctx;
+  const dryRun = dryRunOf(ctx, 'UpdateOptions');
+  const obj = await readObjectBody(ctx);
+  const name = info.name!;
+  if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
+    throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+  }
+  obj.metadata.name = name;
+  if (endpoint.names.namespaced && obj.metadata.namespace && obj.metadata.namespace !== info.namespace) {
+    throw errors.badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${info.namespace})`);
+  }
+  await ctx.admit(ctx, obj);
+  const result = await endpoint.store.update(info.namespace, name, () => endpoint.toStorage(obj), { dryRun, version: endpoint.version });
+  writeObject(ctx.res, result.created ? 201 : 200, endpoint.toVersion(result.object), ctx.output.format, ctx.output.pretty);
+}
+
+export { isTrue };

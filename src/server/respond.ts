@@ -1,0 +1,51 @@
+/** Writing responses: objects and statuses as JSON or YAML, with the headers every response carries. */
+import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
+import { stringifyJson } from '../machinery/json.js';
+import { errors, StatusError, type Status } from '../machinery/status.js';
+import { stringifyYaml } from '../machinery/yaml.js';
+import type { OutputFormat } from './negotiation.js';
+
+export type Response = ServerResponse | Http2ServerResponse;
+
+export function encode(obj: unknown, format: OutputFormat | 'yaml' | 'json', pretty = false): { body: string; contentType: string } {
+  if (format === 'yaml') return { body: stringifyYaml(obj), contentType: 'application/yaml' };
+  return { body: stringifyJson(obj, pretty ? 2 : undefined) + (pretty ? '\n' : ''), contentType: 'application/json' };
+}
+
+export function writeObject(res: Response, code: number, obj: unknown, format: OutputFormat = 'json', pretty = false): void {
+  const { body, contentType } = encode(obj, format, pretty);
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export function statusOf(err: unknown): StatusError {
+  if (err instanceof StatusError) return err;
+  return errors.internal(err instanceof Error ? err.message : String(err));
+}
+
+export function writeStatus(res: Response, status: Status, format: OutputFormat = 'json'): void {
+  if (status.details?.retryAfterSeconds && !res.headersSent) res.setHeader('Retry-After', String(status.details.retryAfterSeconds));
+  writeObject(res, status.code ?? 200, status, format === 'table' ? 'json' : format);
+}
+
+export function writeError(res: Response, err: unknown, format: OutputFormat = 'json'): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  writeStatus(res, statusOf(err).toStatus(), format);
+}
+
+/** The plain-text 404 of Go's http.NotFoundHandler, for paths nothing serves. */
+export function writeNotFound(res: Response): void {
+  const body = '404 page not found\n';
+  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': body.length });
+  res.end(body);
+}
+
+/** Warning headers, `299 - "<text>"`, one per warning. */
+export function addWarnings(res: Response, warnings: string[]): void {
+  if (warnings.length === 0 || res.headersSent) return;
+  res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+}

@@ -1,0 +1,108 @@
+/** CRDs over HTTP: create, conditions, discovery, served at once, deletion with instance cleanup, re-registration. */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CRONTAB_CRD, cronTab, startTestServer, type TestServer } from './harness.js';
+
+describe('CRD lifecycle over HTTP', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('creates a CRD that is established and served when the POST returns', async () => {
+    const res = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRONTAB_CRD });
+    assert.equal(res.status, 201, res.text);
+    const crd = res.json;
+    assert.equal(crd.metadata.generation, 1);
+    assert.deepEqual(crd.status.storedVersions, ['v1']);
+    assert.equal(crd.spec.names.listKind, 'CronTabList');
+    assert.deepEqual(crd.spec.conversion, { strategy: 'None' });
+    const cond = Object.fromEntries(crd.status.conditions.map((c: any) => [c.type, c]));
+    assert.equal(cond.NamesAccepted.status, 'True');
+    assert.equal(cond.NamesAccepted.reason, 'NoConflicts');
+    assert.equal(cond.NamesAccepted.message, 'no conflicts found');
+    assert.equal(cond.Established.status, 'True');
+    assert.equal(cond.Established.reason, 'InitialNamesAccepted');
+    assert.ok(cond.Established.lastTransitionTime);
+    assert.equal(crd.status.acceptedNames.kind, 'CronTab');
+    const created = await s.request('POST', '/apis/stable.example.com/v1/namespaces/default/crontabs', { body: cronTab('my-new-cron-object') });
+    assert.equal(created.status, 201, created.text);
+  });
+
+  it('lists the resource in discovery with upstream verbs, short names and storage version hash', async () => {
+    const gv = await s.request('GET', '/apis/stable.example.com/v1');
+    assert.equal(gv.status, 200);
+    assert.equal(gv.json.kind, 'APIResourceList');
+    assert.equal(gv.json.groupVersion, 'stable.example.com/v1');
+    const [r] = gv.json.resources;
+    assert.equal(r.name, 'crontabs');
+    assert.equal(r.singularName, 'crontab');
+    assert.equal(r.namespaced, true);
+    assert.equal(r.kind, 'CronTab');
+    assert.deepEqual(r.verbs, ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch']);
+    assert.deepEqual(r.shortNames, ['ct']);
+    assert.match(r.storageVersionHash, /^[A-Za-z0-9+/]{11}=$/);
+    const group = await s.request('GET', '/apis/stable.example.com');
+    assert.deepEqual(group.json, {
+      kind: 'APIGroup',
+      apiVersion: 'v1',
+      name: 'stable.example.com',
+      versions: [{ groupVersion: 'stable.example.com/v1', version: 'v1' }],
+      preferredVersion: { groupVersion: 'stable.example.com/v1', version: 'v1' },
+    });
+    const groups = await s.request('GET', '/apis');
+    assert.ok(groups.json.groups.some((g: any) => g.name === 'stable.example.com'));
+    const aggregated = await s.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+    assert.equal(aggregated.json.kind, 'APIGroupDiscoveryList');
+    const item = aggregated.json.items.find((g: any) => g.metadata.name === 'stable.example.com');
+    assert.equal(item.versions[0].resources[0].resource, 'crontabs');
+    assert.equal(item.versions[0].resources[0].scope, 'Namespaced');
+  });
+
+  it('reports a name conflict within a group and resolves it when the holder goes', async () => {
+    const holder = structuredClone(CRONTAB_CRD);
+    holder.metadata.name = 'crontabs2.stable.example.com';
+    holder.spec.names = { plural: 'crontabs2', singular: 'crontab2', kind: 'CronTab2', shortNames: ['ct'] };
+    const res = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: holder });
+    assert.equal(res.status, 201, res.text);
+    const names = res.json.status.conditions.find((c: any) => c.type === 'NamesAccepted');
+    assert.equal(names.status, 'False');
+    assert.equal(names.reason, 'ShortNamesConflict');
+    assert.equal(names.message, '"ct" is already in use');
+    const established = res.json.status.conditions.find((c: any) => c.type === 'Established');
+    assert.equal(established.status, 'False');
+    assert.equal(established.reason, 'NotAccepted');
+    assert.equal((await s.request('GET', '/apis/stable.example.com/v1/crontabs2')).status, 404);
+    const del = await s.request('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs2.stable.example.com');
+    assert.equal(del.status, 200);
+  });
+
+  it('deletes the instances of a deleted CRD and starts empty when it is created again', async () => {
+    const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com';
+    const del = await s.request('DELETE', crdPath);
+    assert.equal(del.status, 200, del.text);
+    assert.equal((await s.request('GET', crdPath)).status, 404);
+    const list = await s.request('GET', '/apis/stable.example.com/v1/namespaces/default/crontabs');
+    assert.equal(list.status, 404);
+    assert.equal(list.text, '404 page not found\n');
+    assert.equal((await s.request('GET', '/apis/stable.example.com/v1')).status, 404);
+    const again = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRONTAB_CRD });
+    assert.equal(again.status, 201, again.text);
+    const empty = await s.request('GET', '/apis/stable.example.com/v1/namespaces/default/crontabs');
+    assert.equal(empty.status, 200);
+    assert.deepEqual(empty.json.items, []);
+  });
+
+  it('rejects an invalid CRD with upstream field paths', async () => {
+    const bad = structuredClone(CRONTAB_CRD);
+    bad.metadata.name = 'foo.stable.example.com';
+    const res = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: bad });
+    assert.equal(res.status, 422);
+    assert.equal(res.json.reason, 'Invalid');
+    assert.match(
+      res.json.message,
+      /^CustomResourceDefinition\.apiextensions\.k8s\.io "foo\.stable\.example\.com" is invalid: .*metadata\.name: Invalid value: "foo\.stable\.example\.com": must be spec\.names\.plural\+"\."\+spec\.group/,
+    );
+  });
+});

@@ -1,0 +1,150 @@
+/** The seeds' CronTab walkthrough and everyday kubectl commands against a real kapi (Debian's kubectl 1.20). */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { KUBECTL, startTestServer, type TestServer } from './harness.js';
+
+const CRD_YAML = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                cronSpec:
+                  type: string
+                image:
+                  type: string
+                replicas:
+                  type: integer
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames:
+    - ct
+`;
+
+const CR_YAML = `apiVersion: "stable.example.com/v1"
+kind: CronTab
+metadata:
+  name: my-new-cron-object
+spec:
+  cronSpec: "* * * * */5"
+  image: my-awesome-cron-image
+`;
+
+describe('kubectl against kapi', () => {
+  let s: TestServer;
+  const ok = async (args: string[], input?: string) => {
+    const r = await s.kubectl(args, { input });
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
+    return r.stdout;
+  };
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('creates the CronTab CRD and waits for it to be established', async () => {
+    assert.match(await ok(['apply', '-f', '-'], CRD_YAML), /customresourcedefinition.apiextensions.k8s.io\/crontabs.stable.example.com created/);
+    assert.match(await ok(['wait', '--for', 'condition=established', '--timeout=10s', 'crd/crontabs.stable.example.com']), /condition met/);
+    assert.match(await ok(['get', 'crd']), /crontabs\.stable\.example\.com/);
+  });
+
+  it('creates the CronTab object and reads it by plural, singular and short name', async () => {
+    assert.match(await ok(['apply', '-f', '-'], CR_YAML), /crontab.stable.example.com\/my-new-cron-object created/);
+    for (const name of ['crontabs', 'crontab', 'ct']) assert.match(await ok(['get', name]), /my-new-cron-object/);
+    const yaml = await ok(['get', 'ct', 'my-new-cron-object', '-o', 'yaml']);
+    assert.match(yaml, /cronSpec: '\* \* \* \* \*\/5'/);
+    assert.match(yaml, /image: my-awesome-cron-image/);
+    const json = JSON.parse(await ok(['get', 'crontab', 'my-new-cron-object', '-o', 'json']));
+    assert.equal(json.kind, 'CronTab');
+    assert.equal(json.metadata.namespace, 'default');
+    assert.equal((await ok(['get', 'crontabs', '-o', 'name'])).trim(), 'crontab.stable.example.com/my-new-cron-object');
+    assert.match(await ok(['apply', '-f', '-'], CR_YAML), /unchanged/);
+  });
+
+  it('labels, annotates and patches', async () => {
+    await ok(['label', 'crontab', 'my-new-cron-object', 'tier=front']);
+    await ok(['annotate', 'crontab', 'my-new-cron-object', 'note=hello']);
+    await ok(['patch', 'crontab', 'my-new-cron-object', '--type=merge', '-p', '{"spec":{"image":"merged"}}']);
+    await ok(['patch', 'crontab', 'my-new-cron-object', '--type=json', '-p', '[{"op":"replace","path":"/spec/cronSpec","value":"*/1 * * * *"}]']);
+    const obj = JSON.parse(await ok(['get', 'crontab', 'my-new-cron-object', '-o', 'json']));
+    assert.equal(obj.metadata.labels.tier, 'front');
+    assert.equal(obj.metadata.annotations.note, 'hello');
+    assert.equal(obj.spec.image, 'merged');
+    assert.equal(obj.spec.cronSpec, '*/1 * * * *');
+    assert.match(await ok(['get', 'crontabs', '-l', 'tier=front', '-o', 'name']), /my-new-cron-object/);
+    assert.equal((await ok(['get', 'crontabs', '-l', 'tier=back', '-o', 'name'])).trim(), '');
+  });
+
+  it('lists the resource in api-resources and describes it', async () => {
+    const resources = await ok(['api-resources', '--api-group=stable.example.com']);
+    assert.match(resources, /crontabs\s+ct\s+stable\.example\.com(\/v1)?\s+true\s+CronTab/);
+    const described = await ok(['describe', 'crontab', 'my-new-cron-object']);
+    assert.match(described, /Name:\s+my-new-cron-object/);
+    assert.match(described, /Kind:\s+CronTab/);
+  });
+
+  it('applies YAML with several documents', async () => {
+    const docs = ['one', 'two'].map((n) => CR_YAML.replace('my-new-cron-object', n)).join('---\n');
+    const out = await ok(['apply', '-f', '-'], docs);
+    assert.match(out, /crontab.stable.example.com\/one created/);
+    assert.match(out, /crontab.stable.example.com\/two created/);
+    assert.match(await ok(['delete', 'crontab', 'one', 'two']), /deleted/);
+  });
+
+  it('watches with get -w', async () => {
+    const child = spawn(KUBECTL, ['--kubeconfig', s.kapi.kubeconfigPath, '--cache-dir', join(s.dir, 'kube-cache'), 'get', 'crontabs', '-w', '-o', 'name'], {
+      env: { ...process.env, HOME: s.dir },
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    try {
+      const waitFor = async (re: RegExp) => {
+        const deadline = Date.now() + 10_000;
+        while (!re.test(out)) {
+          if (Date.now() > deadline) throw new Error(`kubectl get -w printed: ${out}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      await waitFor(/my-new-cron-object/);
+      await ok(['apply', '-f', '-'], CR_YAML.replace('my-new-cron-object', 'watched-one'));
+      await waitFor(/watched-one/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('deletes the object, then the CRD', async () => {
+    assert.match(await ok(['delete', 'crontab', 'my-new-cron-object']), /crontab.stable.example.com "my-new-cron-object" deleted/);
+    assert.match((await s.kubectl(['get', 'crontab', 'my-new-cron-object'])).stderr, /NotFound|not found/);
+    assert.match(await ok(['delete', '-f', '-'], CRD_YAML), /deleted/);
+    const gone = await s.kubectl(['get', 'crontabs']);
+    assert.notEqual(gone.code, 0);
+    // With kubectl's discovery cache still naming crontabs, the list itself answers NotFound.
+    assert.match(gone.stderr, /the server doesn't have a resource type "crontabs"|NotFound/);
+  });
+
+  it('works with namespaces and built-in resources', async () => {
+    assert.match(await ok(['get', 'ns']), /^default\s/m);
+    await ok(['create', 'namespace', 'team-a']);
+    await ok(['create', 'configmap', 'settings', '-n', 'team-a', '--from-literal=mode=fast']);
+    const cm = JSON.parse(await ok(['get', 'cm', 'settings', '-n', 'team-a', '-o', 'json']));
+    assert.equal(cm.data.mode, 'fast');
+    assert.match(await ok(['get', 'svc', 'kubernetes', '-n', 'default']), /kubernetes/);
+  });
+});
