@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { BUILTIN_RESOURCES, type BuiltinResource } from './apis/builtin.js';
 import { INITIAL_NAMESPACES, NAMESPACES, namespaceLifecycle } from './apis/core/namespaces.js';
 import { v1ToV1beta1, v1beta1ToV1 } from './apis/apiextensions/conversion.js';
+import { NamespaceController } from './controllers/namespace-controller.js';
 import { CrdController } from './crd/controller.js';
 import { CrdRestStore } from './crd/crd-store.js';
 import { crdStrategy } from './crd/crd-strategy.js';
@@ -100,6 +101,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   crdStore.sync = (name) => crds.sync(name);
   await crds.start();
   await bootstrap(nsEndpoint.store, registry);
+  const namespaceController = new NamespaceController(nsEndpoint.store, registry);
+  await namespaceController.start();
 
   const tokens = new Map(extraTokens ?? []);
   tokens.set(adminToken, adminUserInfo());
@@ -127,6 +130,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       if (stopped) return;
       stopped = true;
       await http.close();
+      namespaceController.stop();
       crds.stop();
       for (const ep of registry.all()) ep.store.stop();
       await storage.close();

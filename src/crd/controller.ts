@@ -15,6 +15,7 @@ import type { CrdRestStore, CrdWriteOptions } from './crd-store.js';
 import type { KObject } from '../registry/types.js';
 import type { Storage } from '../storage/types.js';
 import { deepEqual } from '../util/deep-equal.js';
+import { KeyedSerializer } from '../util/keyed-serializer.js';
 import { CLEANUP_FINALIZER, desiredState, isConditionTrue } from './naming.js';
 import { customResourceEndpoints, newCustomResourceStore, resourceNamesOf } from './serving.js';
 import { customResourceStrategy } from './custom-resource-strategy.js';
@@ -29,7 +30,7 @@ interface Serving {
 
 export class CrdController {
   private readonly servings = new Map<string, Serving>();
-  private readonly chains = new Map<string, Promise<void>>();
+  private readonly serializer = new KeyedSerializer((name, err) => console.error(`kapi: reconciling CRD ${name}:`, err));
   private watcher?: CacheWatcher;
 
   constructor(
@@ -61,14 +62,7 @@ export class CrdController {
 
   /** Reconcile one CRD now (after anything queued for it) and wait for it. */
   sync(name: string): Promise<void> {
-    const next = (this.chains.get(name) ?? Promise.resolve())
-      .then(() => this.reconcile(name))
-      .catch((err) => console.error(`kapi: reconciling CRD ${name}:`, err));
-    this.chains.set(name, next);
-    void next.then(() => {
-      if (this.chains.get(name) === next) this.chains.delete(name);
-    });
-    return next;
+    return this.serializer.run(name, () => this.reconcile(name));
   }
 
   private onCrdEvent(type: CacheEventType, crd: KObject): void {

@@ -202,7 +202,7 @@ export class RestStore {
       this.beforeUpdate(namespace, obj, old, opts);
       meta.resourceVersion = old.metadata.resourceVersion;
       if (deepEqual(obj, old)) return { object: old, created: false };
-      if (meta.deletionTimestamp && !(meta.finalizers?.length > 0)) {
+      if (meta.deletionTimestamp && !this.hasPendingFinalizers(obj)) {
         // The last finalizer is gone from an object being deleted: delete it now.
         if (opts.dryRun) return { object: obj, created: false };
         try {
@@ -242,8 +242,7 @@ export class RestStore {
             return { object: this.decode(await this.storage.update(key, encodeForStorage(marked), kv.modRevision)), deleted: false };
           }
         }
-        const finalizers: string[] = Array.isArray(old.metadata.finalizers) ? old.metadata.finalizers : [];
-        if (finalizers.length > 0) {
+        if (this.hasPendingFinalizers(old)) {
           if (old.metadata.deletionTimestamp) return { object: old, deleted: false };
           const marked = structuredClone(old);
           marked.metadata.deletionTimestamp = toRfc3339(new Date());
@@ -277,6 +276,11 @@ export class RestStore {
       }
     }
     return { items: deleted, revision: await this.storage.currentRevision() };
+  }
+
+  private hasPendingFinalizers(obj: KObject): boolean {
+    if (this.strategy.hasPendingFinalizers) return this.strategy.hasPendingFinalizers(obj);
+    return Array.isArray(obj.metadata.finalizers) && obj.metadata.finalizers.length > 0;
   }
 
   private async read(key: string, name: string): Promise<KeyValue | undefined> {

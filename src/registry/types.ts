@@ -37,6 +37,8 @@ export interface Strategy {
    * store decides (e.g. a CRD gets its cleanup finalizer). Returns whether obj changed.
    */
   prepareForDelete?(obj: KObject): boolean;
+  /** Whether something still holds the object from deletion (default: metadata.finalizers is not empty). */
+  hasPendingFinalizers?(obj: KObject): boolean;
   /** PUT of a missing object creates it. */
   allowCreateOnUpdate?: boolean;
   /** PUT without metadata.resourceVersion is allowed (last write wins). */

@@ -146,5 +146,10 @@ describe('kubectl against kapi', () => {
     const cm = JSON.parse(await ok(['get', 'cm', 'settings', '-n', 'team-a', '-o', 'json']));
     assert.equal(cm.data.mode, 'fast');
     assert.match(await ok(['get', 'svc', 'kubernetes', '-n', 'default']), /kubernetes/);
+    assert.match(await ok(['delete', 'namespace', 'team-a', '--timeout=20s']), /namespace "team-a" deleted/);
+    const gone = await s.kubectl(['get', 'cm', 'settings', '-n', 'team-a']);
+    assert.match(gone.stderr, /NotFound/);
+    const refused = await s.kubectl(['delete', 'namespace', 'default']);
+    assert.match(refused.stderr, /namespaces "default" is forbidden: this namespace may not be deleted/);
   });
 });

@@ -10,6 +10,7 @@ import type { HandlerContext } from '../../server/handlers/context.js';
 import type { BuiltinResource } from '../builtin.js';
 
 export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const IMMORTAL_NAMESPACES = ['default', 'kube-system', 'kube-public'];
 
 const namespaceStrategy: Strategy = {
   allowUnconditionalUpdate: true,
@@ -18,7 +19,21 @@ const namespaceStrategy: Strategy = {
     obj.status = { phase: 'Active' };
     obj.spec = { ...(obj.spec ?? {}), finalizers: ['kubernetes'] };
   },
+  // Deleting a namespace marks it Terminating; the namespace controller empties it and removes the finalizer.
+  prepareForDelete(obj: KObject) {
+    obj.status = { ...(obj.status ?? {}), phase: 'Terminating' };
+    return namespaceFinalizers(obj).length > 0 || (obj.metadata.finalizers ?? []).length > 0;
+  },
+  hasPendingFinalizers(obj: KObject) {
+    return namespaceFinalizers(obj).length > 0 || (obj.metadata.finalizers ?? []).length > 0;
+  },
 };
+
+export const NAMESPACE_FINALIZER = 'kubernetes';
+
+export function namespaceFinalizers(ns: KObject): string[] {
+  return Array.isArray(ns.spec?.finalizers) ? ns.spec.finalizers : [];
+}
 
 export const NAMESPACES: BuiltinResource = {
   version: 'v1',
@@ -32,6 +47,9 @@ export const NAMESPACES: BuiltinResource = {
 export function namespaceLifecycle(namespaces: RestStore) {
   return async (ctx: HandlerContext, obj: KObject | undefined): Promise<void> => {
     const { info, endpoint } = ctx;
+    if (info.verb === 'delete' && endpoint.names.resource === 'namespaces' && endpoint.group === '' && IMMORTAL_NAMESPACES.includes(info.name!)) {
+      throw errors.forbidden({ group: '', resource: 'namespaces' }, info.name!, 'this namespace may not be deleted');
+    }
     if (info.verb !== 'create' || !endpoint.names.namespaced || info.namespace === undefined) return;
     const ns = await namespaces.get(undefined, info.namespace);
     if (ns.status?.phase === 'Terminating' || ns.metadata?.deletionTimestamp) {

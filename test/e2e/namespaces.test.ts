@@ -1,0 +1,59 @@
+/** Namespaces: the initial ones, lifecycle admission, deletion that empties them first. */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './harness.js';
+
+describe('namespaces', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  const cm = (name: string, namespace: string, finalizers?: string[]) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, finalizers }, data: { a: '1' } });
+
+  it('starts with default, kube-system, kube-public and kube-node-lease, all Active', async () => {
+    const list = await s.request('GET', '/api/v1/namespaces');
+    assert.deepEqual(list.json.items.map((n: any) => n.metadata.name), ['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    assert.ok(list.json.items.every((n: any) => n.status.phase === 'Active' && n.spec.finalizers[0] === 'kubernetes'));
+    assert.equal(list.json.kind, 'NamespaceList');
+    assert.equal(list.json.metadata.continue, undefined, 'typed lists omit an empty continue');
+  });
+
+  it('refuses to delete the system namespaces', async () => {
+    const res = await s.request('DELETE', '/api/v1/namespaces/kube-system');
+    assert.equal(res.status, 403);
+    assert.equal(res.json.message, 'namespaces "kube-system" is forbidden: this namespace may not be deleted');
+  });
+
+  it('marks a deleted namespace Terminating, refuses new objects in it, and removes it once its objects are gone', async () => {
+    await s.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } } });
+    assert.equal((await s.request('POST', '/api/v1/namespaces/doomed/configmaps', { body: cm('held', 'doomed', ['example.com/hold']) })).status, 201);
+    assert.equal((await s.request('POST', '/api/v1/namespaces/doomed/configmaps', { body: cm('free', 'doomed') })).status, 201);
+    const del = await s.request('DELETE', '/api/v1/namespaces/doomed');
+    assert.equal(del.status, 200);
+    assert.equal(del.json.status.phase, 'Terminating');
+    assert.ok(del.json.metadata.deletionTimestamp);
+    const refused = await s.request('POST', '/api/v1/namespaces/doomed/configmaps', { body: cm('late', 'doomed') });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.json.message, 'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated');
+    assert.deepEqual(refused.json.details.causes, [{ reason: 'NamespaceTerminating', message: 'namespace doomed is being terminated', field: 'metadata.namespace' }]);
+    const until = async (cond: () => Promise<boolean>, what: string) => {
+      const deadline = Date.now() + 10_000;
+      while (!(await cond())) {
+        if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await until(async () => (await s.request('GET', '/api/v1/namespaces/doomed/configmaps/free')).status === 404, 'free configmap deleted');
+    assert.equal((await s.request('GET', '/api/v1/namespaces/doomed')).status, 200, 'held by the finalized configmap');
+    await s.request('PATCH', '/api/v1/namespaces/doomed/configmaps/held', { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    await until(async () => (await s.request('GET', '/api/v1/namespaces/doomed')).status === 404, 'namespace removed');
+  });
+
+  it('refuses objects in a namespace that does not exist', async () => {
+    const res = await s.request('POST', '/api/v1/namespaces/nowhere/configmaps', { body: cm('x', 'nowhere') });
+    assert.equal(res.status, 404);
+    assert.equal(res.json.message, 'namespaces "nowhere" not found');
+  });
+});
