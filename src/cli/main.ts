@@ -1,4 +1,5 @@
 /** The `kapi` command. */
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { startKapi } from '../kapi.js';
 
@@ -16,7 +17,7 @@ program
     const started = performance.now();
     const kapi = await startKapi({ dataDir: opts.dataDir, bindAddress: opts.bindAddress, port: Number(opts.securePort), tokenAuthFile: opts.tokenAuthFile });
     console.log(`kapi serving on ${kapi.url} (ready in ${(performance.now() - started).toFixed(0)} ms)`);
-    console.log(`export KUBECONFIG=${kapi.kubeconfigPath}`);
+    console.log(`export KUBECONFIG=${resolve(kapi.kubeconfigPath)}`);
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;

@@ -1,0 +1,105 @@
+/** Wire conventions around the core: v1beta1 CRDs, the CRD /status subresource, bad input, negotiation, watch options. */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CRONTAB_CRD, cronTab, startTestServer, watchEvents, type TestServer } from './harness.js';
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const crontabs = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+
+describe('API conventions', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    assert.equal((await s.request('POST', CRDS, { body: CRONTAB_CRD })).status, 201);
+  });
+  after(() => s.stop());
+
+  it('accepts a v1beta1 CRD with the deprecation warning and serves it', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1beta1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.old.example.com' },
+      spec: { group: 'old.example.com', version: 'v1', scope: 'Cluster', names: { plural: 'widgets', kind: 'Widget' } },
+    };
+    const res = await s.request('POST', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions', { body: crd });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.json.apiVersion, 'apiextensions.k8s.io/v1beta1');
+    assert.equal(res.json.spec.version, 'v1');
+    assert.equal(
+      res.headers.warning,
+      '299 - "apiextensions.k8s.io/v1beta1 CustomResourceDefinition is deprecated in v1.16+, unavailable in v1.22+; use apiextensions.k8s.io/v1 CustomResourceDefinition"',
+    );
+    const asV1 = await s.request('GET', `${CRDS}/widgets.old.example.com`);
+    assert.equal(asV1.json.spec.versions[0].name, 'v1');
+    assert.equal(asV1.json.spec.preserveUnknownFields, true);
+    const w = await s.request('POST', '/apis/old.example.com/v1/widgets', { body: { apiVersion: 'old.example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ignored' } } });
+    assert.equal(w.status, 201, w.text);
+    assert.equal(w.json.metadata.namespace, undefined, 'a cluster-scoped create drops the namespace');
+    assert.equal((await s.request('GET', '/apis/old.example.com/v1/namespaces/default/widgets')).status, 404);
+  });
+
+  it('serves the CRD /status subresource: status changes only', async () => {
+    const path = `${CRDS}/crontabs.stable.example.com/status`;
+    const cur = (await s.request('GET', path)).json;
+    assert.equal(cur.kind, 'CustomResourceDefinition');
+    const conditions = [...cur.status.conditions, { type: 'Custom', status: 'True', message: 'updated', lastTransitionTime: '2026-01-01T00:00:00Z' }];
+    const put = await s.request('PUT', path, { body: { ...cur, spec: { ...cur.spec, group: 'changed.example.com' }, status: { ...cur.status, conditions } } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.json.spec.group, 'stable.example.com', 'spec changes are ignored on /status');
+    assert.ok(put.json.status.conditions.some((c: any) => c.message === 'updated'));
+    assert.equal(put.json.metadata.generation, cur.metadata.generation);
+    const post = await s.request('POST', path, { body: cur });
+    assert.equal(post.status, 405);
+  });
+
+  it('answers bad input with 4xx Statuses', async () => {
+    const deep = '['.repeat(20000) + ']'.repeat(20000);
+    const nested = await s.request('POST', crontabs, { body: deep });
+    assert.equal(nested.status, 400);
+    const text = await s.request('POST', crontabs, { body: 'name: x', contentType: 'text/plain' });
+    assert.equal(text.status, 415);
+    assert.equal(text.json.reason, 'UnsupportedMediaType');
+    const accept = await s.request('GET', crontabs, { accept: 'application/xml' });
+    assert.equal(accept.status, 406);
+    assert.equal(accept.json.reason, 'NotAcceptable');
+    const yamlBad = await s.request('POST', crontabs, { body: 'a: [', contentType: 'application/yaml' });
+    assert.equal(yamlBad.status, 400);
+    const badPatch = await s.request('PATCH', `${crontabs}/x`, { body: '{not json', contentType: 'application/merge-patch+json' });
+    assert.equal(badPatch.status, 400);
+    const badRV = await s.request('GET', `${crontabs}?resourceVersion=abc`);
+    assert.equal(badRV.status, 400);
+    const badDryRun = await s.request('POST', `${crontabs}?dryRun=Some`, { body: cronTab('d') });
+    assert.equal(badDryRun.status, 422);
+    assert.match(badDryRun.json.message, /^CreateOptions\.meta\.k8s\.io "" is invalid: dryRun: Unsupported value: \["Some"\]: supported values: "All"$/);
+    assert.equal((await s.request('GET', '/nothing/here')).text, '404 page not found\n');
+  });
+
+  it('negotiates YAML for discovery and objects', async () => {
+    const res = await s.request('GET', '/apis/stable.example.com/v1', { accept: 'application/yaml' });
+    assert.equal(res.status, 200);
+    assert.match(res.text, /^apiVersion: v1\n/m);
+    assert.match(res.text, /^kind: APIResourceList\n/m);
+    assert.match(res.text, /^groupVersion: stable\.example\.com\/v1\n/m);
+    const api = await s.request('GET', '/api');
+    assert.deepEqual(api.json.versions, ['v1']);
+    const core = await s.request('GET', '/api/v1');
+    const ns = core.json.resources.find((r: any) => r.name === 'namespaces');
+    assert.deepEqual(ns, {
+      name: 'namespaces',
+      singularName: 'namespace',
+      namespaced: false,
+      kind: 'Namespace',
+      verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+      shortNames: ['ns'],
+    });
+  });
+
+  it('ends a watch after timeoutSeconds and sends bookmarks only when asked', async () => {
+    const started = Date.now();
+    const w = watchEvents(s.kapi, `${crontabs}?watch=true&timeoutSeconds=1`, 100, 5000);
+    await s.request('POST', crontabs, { body: cronTab('tick') });
+    const events = await w.events;
+    assert.ok(Date.now() - started >= 900, 'stream closed by the server after ~1s');
+    assert.deepEqual(events.map((e) => e.type), ['ADDED']);
+  });
+});
