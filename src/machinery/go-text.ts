@@ -81,10 +81,6 @@ export function quoteRune(cp: number, quote: '"' | "'"): string {
   return '\\U' + cp.toString(16).padStart(8, '0');
 }
 
-/** The UTF-8 bytes of s (for code that must count or index like Go). */
-export function utf8Bytes(s: string): Uint8Array {
-  return new TextEncoder().encode(s);
-}
 
 /**
  * strconv.FormatFloat(f, 'g', -1, bits): the shortest digits that round-trip at that

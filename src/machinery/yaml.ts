@@ -74,36 +74,40 @@ const MAX_DEPTH = 10000;
  * (`- `, `? `, `: `) stacked at the start of a line.
  */
 function checkDepth(text: string): void {
+  const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || Number.isNaN(c);
+  // Characters after which a bracket or quote starts a node: whitespace and : , [ { -
+  const startsNode = (c: number) => isSpace(c) || c === 58 || c === 44 || c === 91 || c === 123 || c === 45;
   let depth = 0;
   let line = 1;
   let lineStart = true;
   let lineIndicators = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    const prev = i > 0 ? text[i - 1] : '\n';
-    if (c === '\n') {
+    const c = text.charCodeAt(i);
+    const prev = i > 0 ? text.charCodeAt(i - 1) : 10;
+    if (c === 10) {
       line++;
       lineStart = true;
       lineIndicators = 0;
       continue;
     }
     if (lineStart) {
-      if ((c === '-' || c === '?' || c === ':') && /[ \t\r\n]/.test(text[i + 1] ?? '\n')) {
+      // "- ", "? " and ": " at the start of a line each open a block level.
+      if ((c === 45 || c === 63 || c === 58) && isSpace(text.charCodeAt(i + 1))) {
         if (++lineIndicators > MAX_DEPTH) tooDeep(line);
         continue;
       }
-      if (c !== ' ' && c !== '\t') lineStart = false;
+      if (c !== 32 && c !== 9) lineStart = false;
     }
-    if (c === '#' && /[ \t\n]/.test(prev)) {
-      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
-    } else if ((c === '"' || c === "'") && /[ \t\n:,[{-]/.test(prev)) {
-      for (i++; i < text.length && text[i] !== c; i++) {
-        if (text[i] === '\n') line++;
-        if (c === '"' && text[i] === '\\') i++;
+    if (c === 35 /* # */ && isSpace(prev)) {
+      while (i + 1 < text.length && text.charCodeAt(i + 1) !== 10) i++;
+    } else if ((c === 34 || c === 39) /* " ' */ && startsNode(prev)) {
+      for (i++; i < text.length && text.charCodeAt(i) !== c; i++) {
+        if (text.charCodeAt(i) === 10) line++;
+        if (c === 34 && text.charCodeAt(i) === 92) i++;
       }
-    } else if ((c === '[' || c === '{') && /[ \t\n:,[{-]/.test(prev)) {
+    } else if ((c === 91 || c === 123) /* [ { */ && startsNode(prev)) {
       if (++depth > MAX_DEPTH) tooDeep(line);
-    } else if ((c === ']' || c === '}') && depth > 0) depth--;
+    } else if ((c === 93 || c === 125) && depth > 0) depth--;
   }
 }
 

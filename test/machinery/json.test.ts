@@ -75,7 +75,7 @@ test('nesting: 10000 levels are accepted, 10001 rejected with Go\'s error', () =
   // A 3 MiB body of '[' neither overflows the stack nor takes long.
   const start = Date.now();
   syntaxError('['.repeat(3 * 1024 * 1024), "invalid character '[' exceeded max depth");
-  assert.ok(Date.now() - start < 2000);
+  assert.ok(Date.now() - start < 5000);
   // Brackets inside strings do not count.
   assert.equal((parseJson(JSON.stringify({ s: '['.repeat(20000) })) as { s: string }).s.length, 20000);
 });

@@ -110,7 +110,7 @@ test('nesting beyond go-yaml\'s limit fails fast', () => {
   fails('['.repeat(1000 * 1024), 'yaml: exceeded max depth of 10000');
   fails('x: ' + '{'.repeat(1000 * 1024), 'yaml: exceeded max depth of 10000');
   fails('- '.repeat(500 * 1024), 'yaml: exceeded max depth of 10000');
-  assert.ok(Date.now() - start < 2000);
+  assert.ok(Date.now() - start < 5000);
   assert.throws(() => parseYaml('['.repeat(5000) + ']'.repeat(5000)), YamlSyntaxError);
 });
 

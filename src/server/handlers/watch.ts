@@ -42,6 +42,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
       { namespace: ctx.info.namespace, afterRevision: params.watchFrom, filter: params.store.filter, bookmarks: params.bookmarks },
       {
         onEvent(type: CacheEventType, event: CacheEvent<KObject>) {
+          if (res.destroyed || res.writableEnded) return false;
           start();
           let line = event.memo.get(memoKey(type)) as Buffer | undefined;
           if (!line) {
@@ -52,6 +53,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
           return bufferedBytes(res) < MAX_BUFFERED_BYTES;
         },
         onBookmark(revision: number) {
+          if (res.destroyed || res.writableEnded) return false;
           start();
           res.write(`{"type":"BOOKMARK","object":{"kind":"${endpoint.names.kind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${revision}","creationTimestamp":null}}}\n`);
           return true;
