@@ -8,7 +8,7 @@
  * Objects are decoded once, when their event arrives; every watcher receives the
  * same event object, whose `memo` lets the HTTP layer serialize it once.
  */
-import { SortedKeys } from '../util/sorted-keys.js';
+import { lowerBound, SortedKeys } from '../util/sorted-keys.js';
 import { inRange, prefixEnd } from '../storage/keys.js';
 import type { KeyValue, Storage, WatchEvent, WatchHandle } from '../storage/types.js';
 import { EventRing } from './event-ring.js';
@@ -367,17 +367,6 @@ export class WatchCache<T> {
       lookup: (key) => (before.has(key) ? before.get(key) : this.entries.get(key)),
     };
   }
-}
-
-function lowerBound(keys: readonly string[], start: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid] < start) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function mergeSorted(a: readonly string[], b: readonly string[]): string[] {

@@ -5,7 +5,7 @@
  * Documents are memoized per registry generation, so a CRD change shows at once.
  */
 import type { ApiRegistry, Endpoint } from '../registry/registry.js';
-import { compareKubeAwareVersions } from './version-priority.js';
+import { compareKubeAwareVersionStrings as compareKubeAwareVersions } from '../apis/apiextensions/version-priority.js';
 
 /** Built-in groups in the order kube-apiserver lists them; other groups follow, sorted. */
 const BUILTIN_GROUP_ORDER = [

@@ -1,22 +1,24 @@
-/** Structural equality of JSON values (numbers, bigints, strings, booleans, null, arrays, plain objects). */
+/**
+ * Structural equality of JSON values: key order does not matter, keys holding
+ * `undefined` count as absent, and a bigint equals the integer number it holds.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') {
-    return typeof a === 'bigint' || typeof b === 'bigint' ? String(a) === String(b) : false;
+  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
+    if (typeof a === typeof b) return false;
+    const [big, num] = typeof a === 'bigint' ? [a, b as number] : [b as bigint, a as number];
+    return Number.isInteger(num) && BigInt(num) === big;
   }
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
     return true;
   }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const keys = Object.keys(ao);
-  if (keys.length !== Object.keys(bo).length) return false;
-  for (const k of keys) {
-    if (!Object.prototype.hasOwnProperty.call(bo, k) || !deepEqual(ao[k], bo[k])) return false;
-  }
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) if (!Object.prototype.hasOwnProperty.call(b, k) || !deepEqual(a[k], b[k])) return false;
   return true;
 }
 
@@ -28,4 +30,8 @@ export function equalExcept(a: Record<string, unknown>, b: Record<string, unknow
     if (!deepEqual(a[k], b[k])) return false;
   }
   return true;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

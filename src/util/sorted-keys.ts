@@ -26,15 +26,7 @@ export class SortedKeys {
 
   /** Index of the first key >= start in keys(). */
   lowerBound(start: string): number {
-    const keys = this.keys();
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (keys[mid] < start) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return lowerBound(this.keys(), start);
   }
 
   private fold(): void {
@@ -57,4 +49,16 @@ export class SortedKeys {
     while (j < added.length) merged[n++] = added[j++];
     this.sorted = merged;
   }
+}
+
+/** Index of the first element >= start in a sorted array. */
+export function lowerBound(keys: readonly string[], start: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -20,27 +20,7 @@ export function clone<T>(v: T): T {
   return v;
 }
 
-/** Structural equality of JSON values; key order does not matter, `1n` equals `1`. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
-    if (typeof a === typeof b) return false;
-    const [big, num] = typeof a === 'bigint' ? [a, b as number] : [b as bigint, a as number];
-    return Number.isInteger(num) && BigInt(num) === big;
-  }
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => deepEqual(x, b[i]));
-  }
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
-  }
-  return false;
-}
+export { deepEqual } from '../../util/deep-equal.js';
 
 export function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
