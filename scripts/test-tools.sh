@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the programs the end-to-end tests drive, into .cache/bin (idempotent):
-# kubectl from Debian's kubernetes-client package. Needs Debian's package lists;
-# as root it refreshes them when a download fails.
+# kubectl from Debian's kubernetes-client package, etcd (3.4) from etcd-server
+# and etcdctl from etcd-client. Needs Debian's package lists; as root it
+# refreshes them when a download fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=.cache/bin
@@ -23,3 +24,5 @@ fetch_deb() { # package, file inside it, destination name
 }
 
 fetch_deb kubernetes-client usr/bin/kubectl kubectl
+fetch_deb etcd-server usr/bin/etcd etcd
+fetch_deb etcd-client usr/bin/etcdctl etcdctl

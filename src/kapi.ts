@@ -9,7 +9,9 @@ import { readFile } from 'node:fs/promises';
 import { BUILTIN_RESOURCES, type BuiltinResource } from './apis/builtin.js';
 import { INITIAL_NAMESPACES, NAMESPACES, namespaceLifecycle } from './apis/core/namespaces.js';
 import { v1ToV1beta1, v1beta1ToV1 } from './apis/apiextensions/conversion.js';
+import { GarbageCollector } from './controllers/garbage-collector.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
+import { ObjectEventHub } from './controllers/object-events.js';
 import { CrdController } from './crd/controller.js';
 import { CrdRestStore } from './crd/crd-store.js';
 import { crdStrategy } from './crd/crd-strategy.js';
@@ -42,6 +44,8 @@ export interface Kapi {
   caCertPem: string;
   registry: ApiRegistry;
   storage: Storage;
+  /** Resolves when the garbage collector has no queued work (tests and benchmarks). */
+  gcIdle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -72,6 +76,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const registry = new ApiRegistry();
 
   const nsEndpoint = builtinEndpoint(storage, NAMESPACES);
+  nsEndpoint.subresources.finalize = true;
   registry.add(nsEndpoint);
   for (const r of BUILTIN_RESOURCES) registry.add(builtinEndpoint(storage, r));
 
@@ -101,8 +106,10 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   crdStore.sync = (name) => crds.sync(name);
   await crds.start();
   await bootstrap(nsEndpoint.store, registry);
-  const namespaceController = new NamespaceController(nsEndpoint.store, registry);
-  await namespaceController.start();
+  const hub = new ObjectEventHub(registry);
+  new NamespaceController(hub, nsEndpoint.store);
+  const gc = new GarbageCollector(hub, registry);
+  await hub.start();
 
   const tokens = new Map(extraTokens ?? []);
   tokens.set(adminToken, adminUserInfo());
@@ -126,11 +133,12 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     caCertPem: tls.caCertPem,
     registry,
     storage,
+    gcIdle: () => gc.idle(),
     async stop() {
       if (stopped) return;
       stopped = true;
       await http.close();
-      namespaceController.stop();
+      hub.stop();
       crds.stop();
       for (const ep of registry.all()) ep.store.stop();
       await storage.close();

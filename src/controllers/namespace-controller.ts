@@ -1,47 +1,42 @@
 /**
  * Namespace deletion, run in process (kube-controller-manager's job upstream):
  * a namespace marked for deletion is emptied of every namespaced object, built-in
- * and custom, honoring their finalizers; then its `kubernetes` finalizer is
- * removed and the namespace goes.
+ * and custom, honoring their finalizers, with progress reported in upstream's
+ * conditions; then its `kubernetes` finalizer is removed and the namespace goes.
+ * Event-driven: a terminating namespace is looked at again when one of its
+ * objects is deleted.
  */
-import type { CacheEventType, CacheEvent } from '../cache/watch-cache.js';
-import type { CacheWatcher } from '../cache/watch-cache.js';
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../apis/core/namespaces.js';
-import type { ApiRegistry } from '../registry/registry.js';
+import { toRfc3339 } from '../machinery/time.js';
 import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
+import { deepEqual } from '../util/deep-equal.js';
 import { KeyedSerializer } from '../util/keyed-serializer.js';
+import type { ObjectEventHub } from './object-events.js';
 
-/** How long to wait before looking again at a namespace whose objects are held by finalizers. */
-const RETRY_MS = 1000;
+interface Condition {
+  type: string;
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+}
 
 export class NamespaceController {
   private readonly serializer = new KeyedSerializer((name, err) => console.error(`kapi: deleting namespace ${name}:`, err));
-  private watcher?: CacheWatcher;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly terminating = new Set<string>();
 
   constructor(
+    private readonly hub: ObjectEventHub,
     private readonly namespaces: RestStore,
-    private readonly registry: ApiRegistry,
-  ) {}
-
-  async start(): Promise<void> {
-    await this.namespaces.start();
-    this.watcher = this.namespaces.cache.watch(
-      {},
-      {
-        onEvent: (_type: CacheEventType, event: CacheEvent<KObject>) => {
-          if (event.object.metadata.deletionTimestamp) void this.sync(event.object.metadata.name);
-          return true;
-        },
-        onClose: () => {},
-      },
-    );
-  }
-
-  stop(): void {
-    this.watcher?.close();
-    for (const t of this.timers) clearTimeout(t);
+  ) {
+    hub.on((store, type, obj) => {
+      if (store === this.namespaces) {
+        if (type !== 'DELETED' && obj.metadata.deletionTimestamp) void this.sync(obj.metadata.name);
+        if (type === 'DELETED') this.terminating.delete(obj.metadata.name);
+      } else if (type === 'DELETED' && this.terminating.has(obj.metadata?.namespace)) {
+        void this.sync(obj.metadata.namespace);
+      }
+    });
   }
 
   sync(name: string): Promise<void> {
@@ -53,21 +48,30 @@ export class NamespaceController {
     try {
       ns = await this.namespaces.get(undefined, name);
     } catch {
+      this.terminating.delete(name);
       return;
     }
     if (!ns.metadata.deletionTimestamp || !namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) return;
-    let remaining = 0;
-    for (const store of this.namespacedStores()) {
-      await store.deleteCollection({ namespace: name, consistent: true });
-      remaining += (await store.list({ namespace: name, consistent: true })).items.length;
+    this.terminating.add(name);
+    const remaining: string[] = [];
+    const finalizers = new Map<string, number>();
+    let failure: string | undefined;
+    for (const store of this.hub.stores().filter((s) => s.names.namespaced)) {
+      try {
+        await store.deleteCollection({ namespace: name, consistent: true });
+        const left = (await store.list({ namespace: name, consistent: true })).items;
+        if (left.length === 0) continue;
+        const gr = store.names.group ? `${store.names.resource}.${store.names.group}` : store.names.resource;
+        remaining.push(`${gr} has ${left.length} resource instances`);
+        for (const o of left) for (const f of o.metadata.finalizers ?? []) finalizers.set(f, (finalizers.get(f) ?? 0) + 1);
+      } catch (err) {
+        failure = (err as Error).message;
+      }
     }
-    if (remaining > 0) {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        void this.sync(name);
-      }, RETRY_MS);
-      this.timers.add(timer);
-      return;
+    const conditions = namespaceConditions(remaining.sort(), finalizers, failure);
+    if (remaining.length > 0 || failure) {
+      await this.writeConditions(ns, conditions);
+      return; // the remaining objects' DELETED events bring this namespace back
     }
     await this.namespaces.update(undefined, name, (old) => {
       old!.spec = { ...old!.spec, finalizers: namespaceFinalizers(old!).filter((f) => f !== NAMESPACE_FINALIZER) };
@@ -75,7 +79,33 @@ export class NamespaceController {
     });
   }
 
-  private namespacedStores(): RestStore[] {
-    return [...new Set(this.registry.all().filter((ep) => ep.names.namespaced).map((ep) => ep.store))];
+  private async writeConditions(ns: KObject, conditions: Condition[]): Promise<void> {
+    const now = toRfc3339(new Date());
+    const old: KObject[] = ns.status?.conditions ?? [];
+    const next = conditions.map((c) => {
+      const prev = old.find((o) => o.type === c.type);
+      return { ...c, lastTransitionTime: prev && prev.status === c.status ? prev.lastTransitionTime : now };
+    });
+    if (deepEqual(next, old)) return;
+    await this.namespaces
+      .update(undefined, ns.metadata.name, (cur) => ({ ...cur!, status: { ...cur!.status, conditions: next } }), { subresource: 'status' })
+      .catch(() => undefined);
   }
+}
+
+function namespaceConditions(remaining: string[], finalizers: Map<string, number>, failure: string | undefined): Condition[] {
+  const held = [...finalizers.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, n]) => `${f} in ${n} resource instances`);
+  return [
+    { type: 'NamespaceDeletionDiscoveryFailure', status: 'False', reason: 'ResourcesDiscovered', message: 'All resources successfully discovered' },
+    { type: 'NamespaceDeletionGroupVersionParsingFailure', status: 'False', reason: 'ParsedGroupVersions', message: 'All legacy kube types successfully parsed' },
+    failure
+      ? { type: 'NamespaceDeletionContentFailure', status: 'True', reason: 'ContentDeletionFailed', message: `Failed to delete all resource types, 1 remaining: ${failure}` }
+      : { type: 'NamespaceDeletionContentFailure', status: 'False', reason: 'ContentDeleted', message: 'All content successfully deleted, may be waiting on finalization' },
+    remaining.length > 0
+      ? { type: 'NamespaceContentRemaining', status: 'True', reason: 'SomeResourcesRemain', message: `Some resources are remaining: ${remaining.join(', ')}` }
+      : { type: 'NamespaceContentRemaining', status: 'False', reason: 'ContentRemoved', message: 'All content successfully removed' },
+    held.length > 0
+      ? { type: 'NamespaceFinalizersRemaining', status: 'True', reason: 'SomeFinalizersRemain', message: `Some content in the namespace has finalizers remaining: ${held.join(', ')}` }
+      : { type: 'NamespaceFinalizersRemaining', status: 'False', reason: 'ContentHasNoFinalizers', message: 'All content-preserving finalizers finished' },
+  ];
 }

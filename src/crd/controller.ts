@@ -16,7 +16,7 @@ import type { KObject } from '../registry/types.js';
 import type { Storage } from '../storage/types.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { KeyedSerializer } from '../util/keyed-serializer.js';
-import { CLEANUP_FINALIZER, desiredState, isConditionTrue } from './naming.js';
+import { CLEANUP_FINALIZER, desiredState, isConditionTrue, setCondition } from './naming.js';
 import { customResourceEndpoints, newCustomResourceStore, resourceNamesOf } from './serving.js';
 import { customResourceStrategy } from './custom-resource-strategy.js';
 
@@ -165,6 +165,12 @@ export class CrdController {
       }
     }
     if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
+    const done = serving
+      ? { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }
+      : { type: 'Terminating', status: 'False', reason: 'NeverEstablished', message: 'resource was never established' };
+    const withDone = structuredClone(crd);
+    setCondition(withDone as never, done as never);
+    await this.writeStatus(name, withDone.status);
     const opts: CrdWriteOptions = { fromRuntime: true };
     await this.crds.update(
       undefined,

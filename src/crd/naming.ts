@@ -18,7 +18,8 @@ export function desiredState(crd: KObject, others: KObject[]): KObject {
   cur = reconcileNames(cur, siblings) ?? cur;
   cur = establish(cur) ?? cur;
   cur = reconcileAPIApproval(cur) ?? cur;
-  if (crd.metadata.deletionTimestamp) {
+  const terminating = cur.status?.conditions?.find((c) => c.type === 'Terminating');
+  if (crd.metadata.deletionTimestamp && terminating?.status !== 'False') {
     setCondition(cur, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
   }
   return cur as KObject;

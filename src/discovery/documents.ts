@@ -152,6 +152,9 @@ function resourceEntries(ep: Endpoint): unknown[] {
   if (n.categories?.length) main.categories = n.categories;
   if (ep.storageVersionHash) main.storageVersionHash = ep.storageVersionHash;
   const entries: unknown[] = [main];
+  if (ep.subresources.finalize) {
+    entries.push({ name: `${n.resource}/finalize`, singularName: '', namespaced: n.namespaced, kind: n.kind, verbs: ['update'] });
+  }
   if (ep.subresources.status) {
     entries.push({ name: `${n.resource}/status`, singularName: '', namespaced: n.namespaced, kind: n.kind, verbs: ['get', 'patch', 'update'] });
   }

@@ -18,7 +18,7 @@ export interface Endpoint {
   toVersion(obj: KObject): KObject;
   /** Turns an object of this version into the storage version. */
   toStorage(obj: KObject): KObject;
-  subresources: { status?: boolean };
+  subresources: { status?: boolean; finalize?: boolean };
   storageVersionHash?: string;
   /** Warning sent with every request to this version (deprecated CRD versions). */
   warning?: string;

@@ -19,6 +19,25 @@ import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
 import type { DeleteOptions, KObject, ResourceNames, Strategy, WriteOptions } from './types.js';
 
 const MAX_ATTEMPTS = 32;
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/**
+ * The garbage collector's finalizers for a propagation policy: Orphan adds `orphan`,
+ * Foreground adds `foregroundDeletion`, Background removes both; no policy keeps
+ * whichever the object already has. Returns whether the finalizers changed.
+ */
+function applyPropagationFinalizers(obj: KObject, policy: string | undefined): boolean {
+  if (policy === undefined) return false;
+  const before: string[] = Array.isArray(obj.metadata.finalizers) ? obj.metadata.finalizers : [];
+  const after = before.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+  if (policy === 'Orphan') after.push(ORPHAN_FINALIZER);
+  if (policy === 'Foreground') after.push(FOREGROUND_FINALIZER);
+  if (after.length === before.length && after.every((f, i) => f === before[i])) return false;
+  if (after.length > 0) obj.metadata.finalizers = after;
+  else delete obj.metadata.finalizers;
+  return true;
+}
 const GENERATE_NAME_ATTEMPTS = 8;
 
 export interface StoreListOptions {
@@ -225,6 +244,11 @@ export class RestStore {
     throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
   }
 
+  /**
+   * Delete, as the generic store does: the strategy's first-delete hook, then the
+   * garbage collector's finalizers for the propagation policy; an object left with
+   * finalizers is only marked (deletionTimestamp), otherwise it goes now.
+   */
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     const key = this.key(namespace, name);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -232,24 +256,20 @@ export class RestStore {
       if (!kv) throw errors.notFound(this.resource, name);
       const old = this.decode(kv);
       this.checkPreconditions(old, name, opts);
+      const next = structuredClone(old);
+      let changed = !old.metadata.deletionTimestamp && this.strategy.prepareForDelete?.(next) === true;
+      changed = applyPropagationFinalizers(next, opts.propagationPolicy) || changed;
       try {
-        if (!old.metadata.deletionTimestamp && this.strategy.prepareForDelete) {
-          const marked = structuredClone(old);
-          if (this.strategy.prepareForDelete(marked)) {
-            marked.metadata.deletionTimestamp ??= toRfc3339(new Date());
-            marked.metadata.deletionGracePeriodSeconds ??= 0;
-            if (opts.dryRun) return { object: marked, deleted: false };
-            return { object: this.decode(await this.storage.update(key, encodeForStorage(marked), kv.modRevision)), deleted: false };
+        if (this.hasPendingFinalizers(next)) {
+          if (!next.metadata.deletionTimestamp) {
+            next.metadata.deletionTimestamp = toRfc3339(new Date());
+            next.metadata.deletionGracePeriodSeconds = 0;
+            if (typeof next.metadata.generation === 'number') next.metadata.generation++;
+            changed = true;
           }
-        }
-        if (this.hasPendingFinalizers(old)) {
-          if (old.metadata.deletionTimestamp) return { object: old, deleted: false };
-          const marked = structuredClone(old);
-          marked.metadata.deletionTimestamp = toRfc3339(new Date());
-          marked.metadata.deletionGracePeriodSeconds = 0;
-          if (typeof marked.metadata.generation === 'number') marked.metadata.generation++;
-          if (opts.dryRun) return { object: marked, deleted: false };
-          return { object: this.decode(await this.storage.update(key, encodeForStorage(marked), kv.modRevision)), deleted: false };
+          if (!changed) return { object: old, deleted: false };
+          if (opts.dryRun) return { object: next, deleted: false };
+          return { object: this.decode(await this.storage.update(key, encodeForStorage(next), kv.modRevision)), deleted: false };
         }
         if (opts.dryRun) return { object: old, deleted: true };
         await this.storage.delete(key, kv.modRevision);

@@ -106,3 +106,40 @@ describe('CRD lifecycle over HTTP', () => {
     );
   });
 });
+
+describe('CRD deletion waits for finalized instances', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    assert.equal((await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRONTAB_CRD })).status, 201);
+  });
+  after(() => s.stop());
+
+  it('keeps a terminating CRD while an instance holds a finalizer, refuses creates, then goes', async () => {
+    const ct = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+    const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com';
+    await s.request('POST', ct, { body: { ...cronTab('held'), metadata: { name: 'held', finalizers: ['example.com/hold'] } } });
+    const del = await s.request('DELETE', crdPath);
+    assert.equal(del.status, 200);
+    assert.ok(del.json.metadata.deletionTimestamp);
+    assert.deepEqual(del.json.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+    const terminating = del.json.status.conditions.find((c: any) => c.type === 'Terminating');
+    assert.equal(terminating.status, 'True');
+    assert.equal(terminating.reason, 'InstanceDeletionInProgress');
+    const held = await s.request('GET', `${ct}/held`);
+    assert.equal(held.status, 200);
+    assert.ok(held.json.metadata.deletionTimestamp);
+    const refused = await s.request('POST', ct, { body: cronTab('late') });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.json.message, 'crontabs.stable.example.com "late" is forbidden: create not allowed while custom resource definition is terminating');
+    const verbs = (await s.request('GET', '/apis/stable.example.com/v1')).json.resources[0].verbs;
+    assert.deepEqual(verbs, ['delete', 'deletecollection', 'get', 'list', 'watch']);
+    await s.request('PATCH', `${ct}/held`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    const deadline = Date.now() + 10_000;
+    while ((await s.request('GET', crdPath)).status !== 404) {
+      if (Date.now() > deadline) throw new Error('CRD not removed after its last instance');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.equal((await s.request('GET', `${ct}/held`)).status, 404);
+  });
+});

@@ -47,8 +47,22 @@ describe('namespaces', () => {
     };
     await until(async () => (await s.request('GET', '/api/v1/namespaces/doomed/configmaps/free')).status === 404, 'free configmap deleted');
     assert.equal((await s.request('GET', '/api/v1/namespaces/doomed')).status, 200, 'held by the finalized configmap');
+    await until(async () => ((await s.request('GET', '/api/v1/namespaces/doomed')).json.status.conditions ?? []).length > 0, 'conditions reported');
+    const conditions = Object.fromEntries((await s.request('GET', '/api/v1/namespaces/doomed')).json.status.conditions.map((c: any) => [c.type, c]));
+    assert.equal(conditions.NamespaceContentRemaining.status, 'True');
+    assert.equal(conditions.NamespaceContentRemaining.message, 'Some resources are remaining: configmaps has 1 resource instances');
+    assert.equal(conditions.NamespaceFinalizersRemaining.message, 'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances');
+    assert.equal(conditions.NamespaceDeletionContentFailure.status, 'False');
     await s.request('PATCH', '/api/v1/namespaces/doomed/configmaps/held', { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
     await until(async () => (await s.request('GET', '/api/v1/namespaces/doomed')).status === 404, 'namespace removed');
+  });
+
+  it('finalizes through the /finalize subresource', async () => {
+    await s.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'manual' } } });
+    const ns = (await s.request('GET', '/api/v1/namespaces/manual')).json;
+    const res = await s.request('PUT', '/api/v1/namespaces/manual/finalize', { body: { ...ns, spec: { finalizers: ['example.com/mine'] } } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.spec.finalizers, ['example.com/mine']);
   });
 
   it('refuses objects in a namespace that does not exist', async () => {

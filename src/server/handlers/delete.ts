@@ -1,4 +1,5 @@
 /** DELETE of one object and of a collection. */
+import { field } from '../../machinery/field-errors.js';
 import { parseJson } from '../../machinery/json.js';
 import { errors, successStatus } from '../../machinery/status.js';
 import type { DeleteOptions } from '../../registry/types.js';
@@ -8,6 +9,9 @@ import type { HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
 import { listObject } from './read.js';
 import { dryRunOf } from './write.js';
+
+const DELETE_OPTIONS = { group: 'meta.k8s.io', resource: 'DeleteOptions' };
+const POLICIES = ['Foreground', 'Background', 'Orphan'];
 
 async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   const opts: DeleteOptions = { dryRun: dryRunOf(ctx, 'DeleteOptions') };
@@ -23,6 +27,12 @@ async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
       if (body.preconditions) opts.preconditions = body.preconditions;
       if (typeof body.gracePeriodSeconds === 'number') opts.gracePeriodSeconds = body.gracePeriodSeconds;
       if (typeof body.propagationPolicy === 'string') opts.propagationPolicy = body.propagationPolicy;
+      if (typeof body.orphanDependents === 'boolean') {
+        if (opts.propagationPolicy !== undefined) {
+          throw errors.invalid(DELETE_OPTIONS, '', [field.invalid('propagationPolicy', opts.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set')]);
+        }
+        opts.propagationPolicy = body.orphanDependents ? 'Orphan' : 'Background';
+      }
       if (Array.isArray(body.dryRun) && body.dryRun.includes('All')) opts.dryRun = true;
     }
   }
@@ -30,6 +40,11 @@ async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   if (grace !== null && grace !== '') opts.gracePeriodSeconds = Number(grace);
   const policy = ctx.query.get('propagationPolicy');
   if (policy) opts.propagationPolicy = policy;
+  const orphan = ctx.query.get('orphanDependents');
+  if (orphan !== null && opts.propagationPolicy === undefined) opts.propagationPolicy = orphan === 'true' ? 'Orphan' : 'Background';
+  if (opts.propagationPolicy !== undefined && !POLICIES.includes(opts.propagationPolicy)) {
+    throw errors.invalid(DELETE_OPTIONS, '', [field.notSupported('propagationPolicy', opts.propagationPolicy, POLICIES)]);
+  }
   return opts;
 }
 

@@ -7,6 +7,7 @@ import { errors } from '../../machinery/status.js';
 import { writeNotFound } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
+import { handleFinalize } from './finalize.js';
 import { handlePatch } from './patch.js';
 import { handleGet, handleList } from './read.js';
 import { handleStatusGet, handleStatusPatch, handleStatusUpdate } from './status.js';
@@ -25,6 +26,10 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
     return writeNotFound(ctx.res);
   }
   if (info.extraParts) throw errors.notFound(gr, info.name ?? '');
+  if (info.subresource === 'finalize' && endpoint.subresources.finalize) {
+    if (info.verb !== 'update') throw errors.methodNotSupported(gr, info.verb);
+    return handleFinalize(ctx);
+  }
   if (info.subresource !== undefined) {
     if (info.subresource !== 'status' || !endpoint.subresources.status) throw errors.notFound(gr, info.name!);
     switch (info.verb) {

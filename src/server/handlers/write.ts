@@ -18,9 +18,11 @@ export function dryRunOf(ctx: HandlerContext, optionsKind: string): boolean {
 
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
-  if (endpoint.terminating) throw errors.methodNotSupported({ group: endpoint.group, resource: endpoint.names.resource }, 'create');
   const dryRun = dryRunOf(ctx, 'CreateOptions');
   const obj = await readObjectBody(ctx);
+  if (endpoint.terminating) {
+    throw errors.forbidden({ group: endpoint.group, resource: endpoint.names.resource }, obj.metadata.name ?? '', 'create not allowed while custom resource definition is terminating');
+  }
   if (endpoint.names.namespaced) {
     const ns = obj.metadata.namespace;
     if (ns && ns !== info.namespace) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
