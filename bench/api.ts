@@ -1,0 +1,242 @@
+/**
+ * The end-to-end benchmark suite (issue 8): a real `kapi serve` process on the
+ * embedded store, driven over HTTPS with bearer-token auth and JSON, printing
+ * one line per figure. `--quick` shrinks every size so the run takes under a minute.
+ *
+ *   node dist/bench/api.js [--quick]
+ */
+import type { ClientRequest } from 'node:http';
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+import { BenchClient, fmt, line, load, pct } from './lib/client.js';
+import { startServer, type ServerProcess } from './lib/server-process.js';
+
+const quick = process.argv.includes('--quick');
+const N = {
+  objects: quick ? 2000 : 10_000,
+  small: quick ? 1000 : 3000,
+  ops: quick ? 2000 : 10_000,
+  watchers: quick ? 200 : 1000,
+  events: quick ? 200 : 1000,
+  crds: quick ? 100 : 1000,
+};
+
+const GROUP = 'bench.example.com';
+const crd = (plural: string, kind: string) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `${plural}.${GROUP}` },
+  spec: {
+    group: GROUP,
+    scope: 'Namespaced',
+    names: { plural, singular: kind.toLowerCase(), kind },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  cronSpec: { type: 'string', pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$' },
+                  image: { type: 'string' },
+                  replicas: { type: 'integer', minimum: 1, maximum: 10 },
+                  notes: { type: 'string' },
+                },
+              },
+              status: { type: 'object', properties: { replicas: { type: 'integer' }, phase: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    ],
+  },
+});
+
+const PAD = 'x'.repeat(700);
+const obj = (name: string, ns: string, i: number) => ({
+  apiVersion: `${GROUP}/v1`,
+  kind: 'CronTab',
+  metadata: { name, namespace: ns, labels: { app: 'bench', shard: String(i % 10) } },
+  spec: { cronSpec: '* * * * */5', image: 'my-awesome-cron-image', replicas: 1 + (i % 10), notes: PAD },
+});
+
+const path = (ns: string) => `/apis/${GROUP}/v1/namespaces/${ns}/crontabs`;
+
+async function settleRss(server: ServerProcess): Promise<number> {
+  await new Promise((r) => setTimeout(r, 1000));
+  return server.rssMb();
+}
+
+async function timeIt<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const t = performance.now();
+  const v = await fn();
+  return [performance.now() - t, v];
+}
+
+async function main(): Promise<void> {
+  const server = await startServer();
+  const c = new BenchClient(server.url, server.token, server.ca, 64);
+  try {
+    line('start -> serving, empty data dir', `${server.startMs.toFixed(0)} ms`);
+    line('RSS idle', `${(await settleRss(server)).toFixed(0)} MB`);
+
+    for (const ns of ['bench', 'list-small']) await c.expect('POST', '/api/v1/namespaces', 201, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const [crdToFirst] = await timeIt(async () => {
+      await c.expect('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', 201, crd('crontabs', 'CronTab'));
+      await c.expect('POST', path('bench'), 201, obj('first', 'bench', 0));
+    });
+    line('CRD create -> first object created', `${crdToFirst.toFixed(1)} ms`);
+
+    const creates = await load(64, N.objects, async (i) => {
+      const ns = i < N.small ? 'list-small' : 'bench';
+      await c.expect('POST', path(ns), 201, obj(`o-${i}`, ns, i));
+    });
+    line(`creates, 64 clients (${N.objects} objects of ~1 KB)`, fmt(creates));
+    line(`RSS after ${N.objects} objects`, `${(await settleRss(server)).toFixed(0)} MB`);
+
+    const nsOf = (i: number) => (i < N.small ? 'list-small' : 'bench');
+    const gets = await load(64, N.ops * 2, async (i) => {
+      const k = i % N.objects;
+      await c.expect('GET', `${path(nsOf(k))}/o-${k}`, 200);
+    });
+    line('gets, 64 clients', fmt(gets));
+    const status = await load(64, N.ops, async (i) => {
+      const k = i % N.objects;
+      await c.expect('PATCH', `${path(nsOf(k))}/o-${k}/status`, 200, { status: { replicas: i, phase: 'Running' } }, { 'Content-Type': 'application/merge-patch+json' });
+    });
+    line('status updates (merge patch on /status), 64 clients', fmt(status));
+    const patches = await load(64, N.ops, async (i) => {
+      const k = i % N.objects;
+      await c.expect('PATCH', `${path(nsOf(k))}/o-${k}`, 200, { metadata: { annotations: { touched: String(i) } } }, { 'Content-Type': 'application/merge-patch+json' });
+    });
+    line('merge patches, 64 clients', fmt(patches));
+
+    await lists(c);
+    await watchFanOut(server, c);
+    await manyCrds(server, c);
+  } finally {
+    c.close();
+    await server.stop();
+  }
+
+  const again = await startServer(server.dataDir);
+  try {
+    const c2 = new BenchClient(again.url, again.token, again.ca, 1);
+    const t = performance.now();
+    await c2.expect('GET', '/readyz', 200);
+    line(`start -> serving with ${N.crds} CRDs and ${N.objects} objects`, `${(again.startMs + performance.now() - t).toFixed(0)} ms`);
+    c2.close();
+  } finally {
+    await again.stop();
+    server.cleanup();
+  }
+}
+
+async function lists(c: BenchClient): Promise<void> {
+  const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+  const runs = quick ? 3 : 10;
+  const measure = async (name: string, p: string, accept?: string) => {
+    const times: number[] = [];
+    let size = 0;
+    let table = false;
+    for (let i = 0; i < runs; i++) {
+      const [ms, r] = await timeIt(() => c.expect('GET', p, 200, undefined, accept ? { Accept: accept } : {}));
+      times.push(ms);
+      size = r.body.length;
+      table = r.body.includes('"kind":"Table"');
+    }
+    times.sort((a, b) => a - b);
+    line(name + (accept && !table ? ' (served as JSON: no Table yet)' : ''), `${pct(times, 0.5).toFixed(1)} ms median, ${(size / 1024 / 1024).toFixed(1)} MB`);
+  };
+  await measure(`list ${N.small} objects (JSON)`, path('list-small'));
+  await measure(`list ${N.small} objects (Table)`, path('list-small'), TABLE);
+  await measure(`list ${N.objects} objects (JSON)`, `/apis/${GROUP}/v1/crontabs`);
+  await measure(`list ${N.objects} objects (Table)`, `/apis/${GROUP}/v1/crontabs`, TABLE);
+  await measure(`list ${N.objects} objects with labelSelector shard=3`, `/apis/${GROUP}/v1/crontabs?labelSelector=shard%3D3`);
+  const [ms, pages] = await timeIt(async () => {
+    let cont = '';
+    let n = 0;
+    do {
+      const r = await c.expect('GET', `/apis/${GROUP}/v1/crontabs?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`, 200);
+      cont = JSON.parse(r.body).metadata.continue;
+      n++;
+    } while (cont);
+    return n;
+  });
+  line(`list ${N.objects} objects paginated (limit=500)`, `${ms.toFixed(0)} ms for ${pages} pages`);
+}
+
+async function watchFanOut(server: ServerProcess, c: BenchClient): Promise<void> {
+  const agent = new https.Agent({ ca: server.ca, keepAlive: true, maxSockets: N.watchers + 10 });
+  const sent = new Map<string, number>();
+  const latencies: number[] = [];
+  let received = 0;
+  let allDone: () => void = () => {};
+  const done = new Promise<void>((r) => (allDone = r));
+  await c.expect('POST', '/api/v1/namespaces', 201, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } });
+  const rv = JSON.parse((await c.expect('GET', `${path('watched')}?limit=1`, 200)).body).metadata.resourceVersion;
+  const requests: ClientRequest[] = [];
+  await Promise.all(
+    Array.from(
+      { length: N.watchers },
+      () =>
+        new Promise<void>((ready, fail) => {
+          const req = https.get(new URL(`${path('watched')}?watch=true&resourceVersion=${rv}`, server.url), { agent, headers: { Authorization: `Bearer ${server.token}` } }, (res) => {
+            ready();
+            let buf = '';
+            res.on('data', (chunk: Buffer) => {
+              buf += chunk.toString();
+              let nl;
+              while ((nl = buf.indexOf('\n')) >= 0) {
+                const ev = JSON.parse(buf.slice(0, nl));
+                buf = buf.slice(nl + 1);
+                latencies.push(performance.now() - sent.get(ev.object.metadata.name)!);
+                if (++received === N.watchers * N.events) allDone();
+              }
+            });
+          });
+          req.on('error', fail);
+          requests.push(req);
+        }),
+    ),
+  );
+  const t = performance.now();
+  await load(16, N.events, async (i) => {
+    sent.set(`w-${i}`, performance.now());
+    await c.expect('POST', path('watched'), 201, obj(`w-${i}`, 'watched', i));
+  });
+  const timeout = setTimeout(allDone, 60_000);
+  await done;
+  clearTimeout(timeout);
+  const total = performance.now() - t;
+  latencies.sort((a, b) => a - b);
+  line(`watch fan-out ${N.watchers} watchers x ${N.events} events`, `${received} delivered in ${total.toFixed(0)} ms, p50 ${pct(latencies, 0.5).toFixed(1)} ms, p99 ${pct(latencies, 0.99).toFixed(1)} ms`);
+  for (const r of requests) r.destroy();
+  agent.destroy();
+}
+
+async function manyCrds(server: ServerProcess, c: BenchClient): Promise<void> {
+  const [ms] = await timeIt(() =>
+    load(16, N.crds, async (i) => {
+      await c.expect('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', 201, crd(`kinds${i}`, `Kind${i}`));
+    }),
+  );
+  await c.expect('GET', `/apis/${GROUP}/v1/namespaces/bench/kinds${N.crds - 1}`, 200);
+  line(`${N.crds} CRDs created, established and served`, `${ms.toFixed(0)} ms`);
+  const time = async (name: string, p: string, accept?: string) => {
+    const [t, r] = await timeIt(() => c.expect('GET', p, 200, undefined, accept ? { Accept: accept } : {}));
+    line(name, `${t.toFixed(1)} ms, ${(r.body.length / 1024).toFixed(0)} KB`);
+  };
+  await time(`discovery /apis/${GROUP}/v1 with ${N.crds} CRDs`, `/apis/${GROUP}/v1`);
+  await time('aggregated discovery /apis', '/apis', 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+  await time('/openapi/v2 (JSON)', '/openapi/v2');
+  line(`RSS after ${N.crds} CRDs`, `${(await settleRss(server)).toFixed(0)} MB`);
+}
+
+await main();

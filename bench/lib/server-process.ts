@@ -1,0 +1,63 @@
+/** Benchmarks' kapi: a real `kapi serve` child process on a free port with its own data dir. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const bin = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'kapi.js');
+
+export interface ServerProcess {
+  url: string;
+  token: string;
+  ca: string;
+  dataDir: string;
+  pid: number;
+  /** ms from spawn to the serving line */
+  startMs: number;
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+export async function startServer(dataDir?: string, extraArgs: string[] = []): Promise<ServerProcess & { cleanup(): void }> {
+  const root = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'kapi-bench-'));
+  const dir = dataDir ?? join(root!, 'data');
+  const t0 = performance.now();
+  const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--data-dir', dir, '--secure-port', '0', ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((res, rej) => {
+    let out = '';
+    const timer = setTimeout(() => rej(new Error(`kapi did not start: ${out}`)), 60_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /kapi serving on (https:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]);
+      }
+    });
+  });
+  const startMs = performance.now() - t0;
+  return {
+    url,
+    token: readFileSync(join(dir, 'admin.token'), 'utf8').trim(),
+    ca: readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8'),
+    dataDir: dir,
+    pid: child.pid!,
+    startMs,
+    rssMb() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+    cleanup() {
+      if (root) rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
