@@ -81,7 +81,7 @@ async function timeIt<T>(fn: () => Promise<T>): Promise<[number, T]> {
 
 async function main(): Promise<void> {
   const server = await startServer();
-  const c = new BenchClient(server.url, server.token, server.ca, 64);
+  const c = new BenchClient(server.url, server.token, server.ca, 4);
   try {
     line('start -> serving, empty data dir', `${server.startMs.toFixed(0)} ms`);
     line('RSS idle', `${(await settleRss(server)).toFixed(0)} MB`);

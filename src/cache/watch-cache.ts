@@ -80,7 +80,9 @@ export interface CacheWatcher {
   close(): void;
 }
 
-export interface WatchCacheOptions {
+export interface WatchCacheOptions<T = unknown> {
+  /** A copy of a cached object carrying another revision (saves a decode for DELETED events). */
+  restamp?: (obj: T, revision: number) => T;
   /** Events kept for watch resumption and past-revision lists. */
   capacity?: number;
   bookmarkIntervalMs?: number;
@@ -111,7 +113,7 @@ export class WatchCache<T> {
     private readonly storage: Storage,
     readonly prefix: string,
     private readonly decode: Decoder<T>,
-    private readonly options: WatchCacheOptions = {},
+    private readonly options: WatchCacheOptions<T> = {},
   ) {
     this.ring = new EventRing(options.capacity ?? 10_000, 0);
   }
@@ -297,7 +299,7 @@ export class WatchCache<T> {
     const prevObject = prev ? this.entries.get(prev.key)?.object ?? this.decode(prev) : undefined;
     if (e.type === 'DELETE') {
       // Kubernetes sends the last state of a deleted object, at the delete's revision.
-      const last = prev ? this.decode({ ...prev, modRevision: e.kv.modRevision }) : prevObject!;
+      const last = prev ? this.atRevision(prevObject, prev, e.kv.modRevision) : prevObject!;
       return { type: 'DELETED', key: e.kv.key, revision: e.kv.modRevision, object: last, prevObject, prevRevision: prev?.modRevision, memo: new Map() };
     }
     return {
@@ -309,6 +311,12 @@ export class WatchCache<T> {
       prevRevision: prev?.modRevision,
       memo: new Map(),
     };
+  }
+
+  /** The last state of a deleted object at the delete's revision: a restamped copy of what is cached, or a decode. */
+  private atRevision(cached: T | undefined, prev: KeyValue, revision: number): T {
+    if (cached !== undefined && this.options.restamp) return this.options.restamp(cached, revision);
+    return this.decode({ ...prev, modRevision: revision });
   }
 
   private put(entry: CacheEntry<T>): void {

@@ -88,7 +88,9 @@ export class RestStore {
     keyRoot?: string,
   ) {
     this.prefix = keyRoot ?? (names.group ? `/registry/${names.group}/${names.resource}/` : `/registry/${names.resource}/`);
-    this.cache = new WatchCache<KObject>(storage, this.prefix, decodeFromStorage);
+    this.cache = new WatchCache<KObject>(storage, this.prefix, (kv) => this.decodeWritten(kv), {
+      restamp: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
+    });
     this.resource = { group: names.group, resource: names.resource };
     this.groupKind = { group: names.group, resource: names.kind };
   }
@@ -109,6 +111,7 @@ export class RestStore {
     return this.names.namespaced && namespace ? `${this.prefix}${namespace}/` : this.prefix;
   }
 
+  /** The current object. It may be shared with the cache and other readers: copy before changing it. */
   async get(namespace: string | undefined, name: string): Promise<KObject> {
     const kv = await this.read(this.key(namespace, name), name);
     if (!kv) throw errors.notFound(this.resource, name);
@@ -174,8 +177,9 @@ export class RestStore {
           if (await this.storage.get(key)) throw new KeyExistsError(key);
           return obj;
         }
-        return this.decode(await this.storage.create(key, encodeForStorage(obj)));
+        return this.decode(await this.storage.create(key, this.encode(key, obj)));
       } catch (err) {
+        this.written.delete(key);
         if (err instanceof KeyExistsError && generated && attempt < GENERATE_NAME_ATTEMPTS) continue;
         if (err instanceof KeyExistsError) throw await this.alreadyExists(key, meta.name);
         throw toStatusError(err, this.resource, meta.name);
@@ -234,8 +238,9 @@ export class RestStore {
       }
       if (opts.dryRun) return { object: obj, created: false };
       try {
-        return { object: this.decode(await this.storage.update(key, encodeForStorage(obj), kv.modRevision)), created: false };
+        return { object: this.decode(await this.storage.update(key, this.encode(key, obj), kv.modRevision)), created: false };
       } catch (err) {
+        this.written.delete(key);
         if (err instanceof ConflictError && (clientRV === undefined || clientRV === '')) continue;
         if (err instanceof KeyNotFoundError) continue;
         throw toStatusError(err, this.resource, name);
@@ -269,12 +274,13 @@ export class RestStore {
           }
           if (!changed) return { object: old, deleted: false };
           if (opts.dryRun) return { object: next, deleted: false };
-          return { object: this.decode(await this.storage.update(key, encodeForStorage(next), kv.modRevision)), deleted: false };
+          return { object: this.decode(await this.storage.update(key, this.encode(key, next), kv.modRevision)), deleted: false };
         }
         if (opts.dryRun) return { object: old, deleted: true };
         await this.storage.delete(key, kv.modRevision);
         return { object: old, deleted: true };
       } catch (err) {
+        this.written.delete(key);
         if (err instanceof ConflictError) continue;
         if (err instanceof KeyNotFoundError) throw errors.notFound(this.resource, name);
         throw toStatusError(err, this.resource, name);
@@ -311,10 +317,32 @@ export class RestStore {
     }
   }
 
-  /** The decoded object for a stored revision, shared with the cache when it holds the same revision. */
+  /** Objects this store just encoded for a write, by key, so the cache can take them instead of parsing their JSON again. */
+  private readonly written = new Map<string, { json: string; obj: KObject }>();
+
+  private encode(key: string, obj: KObject): string {
+    const json = encodeForStorage(obj);
+    this.written.set(key, { json, obj });
+    return json;
+  }
+
+  /** The cache's decoder: the object just written when the stored bytes are its own, else a parse. */
+  private decodeWritten(kv: KeyValue): KObject {
+    const w = this.written.get(kv.key);
+    if (w) {
+      this.written.delete(kv.key);
+      if (w.json === kv.value) {
+        w.obj.metadata.resourceVersion = String(kv.modRevision);
+        return w.obj;
+      }
+    }
+    return decodeFromStorage(kv);
+  }
+
+  /** The decoded object for a stored revision, shared with the cache when it holds the same revision: never mutate it. */
   private decode(kv: KeyValue): KObject {
     const cached = this.cache.get(kv.key);
-    return cached && cached.revision === kv.modRevision ? structuredClone(cached.object) : decodeFromStorage(kv);
+    return cached && cached.revision === kv.modRevision ? cached.object : decodeFromStorage(kv);
   }
 
   private async listFromStorage(prefix: string, opts: StoreListOptions): Promise<StoreListResult> {

@@ -4,7 +4,9 @@ import type { Http2ServerResponse } from 'node:http2';
 import { stringifyJson } from '../machinery/json.js';
 import { errors, StatusError, type Status } from '../machinery/status.js';
 import { stringifyYaml } from '../machinery/yaml.js';
-import type { OutputFormat } from './negotiation.js';
+import type { KObject } from '../registry/types.js';
+import { memoJson } from './json-memo.js';
+import type { Negotiated, OutputFormat } from './negotiation.js';
 
 export type Response = ServerResponse | Http2ServerResponse;
 
@@ -17,6 +19,18 @@ export function writeObject(res: Response, code: number, obj: unknown, format: O
   const { body, contentType } = encode(obj, format, pretty);
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** Write a shared (cached) object in the negotiated format, reusing its remembered JSON. */
+export function writeShared(res: Response, code: number, obj: KObject, endpoint: { version: string; toVersion(o: KObject): KObject }, output: Negotiated): void {
+  if (output.format === 'json' && !output.pretty) return writeJson(res, code, memoJson(obj, endpoint.version, endpoint.toVersion));
+  writeObject(res, code, endpoint.toVersion(obj), output.format, output.pretty);
+}
+
+/** Write JSON that is already serialized. */
+export function writeJson(res: Response, code: number, json: string): void {
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
+  res.end(json);
 }
 
 export function statusOf(err: unknown): StatusError {

@@ -10,7 +10,7 @@ import { errors, StatusError } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
 import { readBody } from '../body.js';
 import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
-import { writeObject } from '../respond.js';
+import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { checkTypeMeta } from './decode-object.js';
 import { dryRunOf } from './write.js';
@@ -71,7 +71,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     },
     { dryRun, version: endpoint.version },
   );
-  writeObject(ctx.res, 200, endpoint.toVersion(result.object), ctx.output.format, ctx.output.pretty);
+  writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
 }
 
 function applyJsonPatch(doc: KObject, ops: Operation[]): KObject {

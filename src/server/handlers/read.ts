@@ -1,13 +1,18 @@
 /** GET of one object and of a list. */
 import type { KObject } from '../../registry/types.js';
-import { writeObject } from '../respond.js';
+import { stringifyJson } from '../../machinery/json.js';
+import { memoJson } from '../json-memo.js';
+import { writeJson, writeObject, writeShared } from '../respond.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { continueToken, expiredContinue, parseListParams } from './list-options.js';
 
 export async function handleGet(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
   const obj = await endpoint.store.get(info.namespace, info.name!);
-  writeObject(ctx.res, 200, endpoint.toVersion(obj), ctx.output.format, ctx.output.pretty);
+  if (ctx.output.format === 'json' && !ctx.output.pretty) {
+    return writeJson(ctx.res, 200, memoJson(obj, endpoint.version, endpoint.toVersion));
+  }
+  writeShared(ctx.res, 200, obj, endpoint, ctx.output);
 }
 
 export async function handleList(ctx: HandlerContext): Promise<void> {
@@ -19,7 +24,15 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   } catch (err) {
     throw expiredContinue(err, params.store.startKey !== undefined);
   }
-  writeObject(ctx.res, 200, listObject(ctx, page.items, page.revision, continueToken(ctx, page.revision, page.continueKey), page.remainingItemCount), ctx.output.format, ctx.output.pretty);
+  const cont = continueToken(ctx, page.revision, page.continueKey);
+  if (ctx.output.format === 'json' && !ctx.output.pretty) {
+    // The list's JSON is assembled from each item's remembered JSON.
+    const head = listObject(ctx, [], page.revision, cont, page.remainingItemCount);
+    const items = page.items.map((o) => memoJson(o, endpoint.version, endpoint.toVersion)).join(',');
+    const json = stringifyJson(head);
+    return writeJson(ctx.res, 200, `${json.slice(0, -2)}${items}]}`);
+  }
+  writeObject(ctx.res, 200, listObject(ctx, page.items, page.revision, cont, page.remainingItemCount), ctx.output.format, ctx.output.pretty);
 }
 
 export function listObject(ctx: HandlerContext, items: KObject[], revision: number, cont = '', remaining?: number): KObject {

@@ -5,7 +5,7 @@
  */
 import type { KObject } from '../../registry/types.js';
 import { errors } from '../../machinery/status.js';
-import { writeObject } from '../respond.js';
+import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { checkTypeMeta, readObjectBody } from './decode-object.js';
 import { handleGet } from './read.js';
@@ -32,7 +32,7 @@ export async function handleStatusUpdate(ctx: HandlerContext): Promise<void> {
   }
   const incoming = endpoint.toStorage(body);
   const result = await endpoint.store.update(info.namespace, info.name!, (old) => withStatusOf(old!, incoming), { dryRun, subresource: 'status', version: endpoint.version });
-  writeObject(ctx.res, 200, endpoint.toVersion(result.object), ctx.output.format, ctx.output.pretty);
+  writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
 }
 
 export async function handleStatusPatch(ctx: HandlerContext): Promise<void> {
@@ -48,5 +48,5 @@ export async function handleStatusPatch(ctx: HandlerContext): Promise<void> {
     },
     { dryRun, subresource: 'status', version: endpoint.version },
   );
-  writeObject(ctx.res, 200, endpoint.toVersion(result.object), ctx.output.format, ctx.output.pretty);
+  writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
 }

@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { CacheEvent, CacheEventType } from '../../cache/watch-cache.js';
 import { stringifyJson } from '../../machinery/json.js';
+import { memoJson } from '../json-memo.js';
 import { statusOf } from '../respond.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
@@ -46,7 +47,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
           start();
           let line = event.memo.get(memoKey(type)) as Buffer | undefined;
           if (!line) {
-            line = Buffer.from(`{"type":"${type}","object":${stringifyJson(endpoint.toVersion(event.object))}}\n`);
+            line = Buffer.from(`{"type":"${type}","object":${memoJson(event.object, endpoint.version, endpoint.toVersion)}}\n`);
             event.memo.set(memoKey(type), line);
           }
           res.write(line);

@@ -2,7 +2,7 @@
 import { field } from '../../machinery/field-errors.js';
 import { errors } from '../../machinery/status.js';
 import { isTrue } from '../request-info.js';
-import { writeObject } from '../respond.js';
+import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { readObjectBody } from './decode-object.js';
 
@@ -29,7 +29,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
   }
   await ctx.admit(ctx, obj);
   const created = await endpoint.store.create(info.namespace, endpoint.toStorage(obj), { dryRun, version: endpoint.version });
-  writeObject(ctx.res, 201, endpoint.toVersion(created), ctx.output.format, ctx.output.pretty);
+  writeShared(ctx.res, 201, created, endpoint, ctx.output);
 }
 
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
@@ -46,7 +46,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   }
   await ctx.admit(ctx, obj);
   const result = await endpoint.store.update(info.namespace, name, () => endpoint.toStorage(obj), { dryRun, version: endpoint.version });
-  writeObject(ctx.res, result.created ? 201 : 200, endpoint.toVersion(result.object), ctx.output.format, ctx.output.pretty);
+  writeShared(ctx.res, result.created ? 201 : 200, result.object, endpoint, ctx.output);
 }
 
 export { isTrue };
