@@ -18,7 +18,7 @@ import { deepEqual } from '../util/deep-equal.js';
 import { KeyedSerializer } from '../util/keyed-serializer.js';
 import { CLEANUP_FINALIZER, desiredState, isConditionTrue, setCondition } from './naming.js';
 import { customResourceEndpoints, newCustomResourceStore, resourceNamesOf } from './serving.js';
-import { customResourceStrategy } from './custom-resource-strategy.js';
+import { customResourceOptions, customResourceStrategy } from './custom-resource-strategy.js';
 
 interface Serving {
   uid: string;
@@ -115,7 +115,6 @@ export class CrdController {
   private serve(crd: KObject): void {
     const name = crd.metadata.name;
     let serving = this.servings.get(name);
-    const statusSubresource = crd.spec.versions.some((v: KObject) => v.subresources?.status);
     if (!serving) {
       const store = newCustomResourceStore(this.storage, crd);
       serving = { uid: crd.metadata.uid, store, endpointKeys: [] };
@@ -123,7 +122,7 @@ export class CrdController {
       void store.start();
     } else {
       serving.store.names = resourceNamesOf(crd);
-      serving.store.strategy = customResourceStrategy({ statusSubresource });
+      serving.store.strategy = customResourceStrategy(customResourceOptions(crd));
     }
     const endpoints = customResourceEndpoints(crd, serving.store, Boolean(crd.metadata.deletionTimestamp));
     const keep = new Set(endpoints.map((e) => `${e.group}/${e.version}/${e.names.resource}`));

@@ -8,7 +8,7 @@ import type { Endpoint } from '../registry/registry.js';
 import { RestStore } from '../registry/store.js';
 import type { KObject, ResourceNames } from '../registry/types.js';
 import type { Storage } from '../storage/types.js';
-import { customResourceStrategy } from './custom-resource-strategy.js';
+import { customResourceOptions, customResourceStrategy } from './custom-resource-strategy.js';
 
 export const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 
@@ -39,8 +39,7 @@ export function resourceNamesOf(crd: KObject): ResourceNames {
 }
 
 export function newCustomResourceStore(storage: Storage, crd: KObject): RestStore {
-  const statusSubresource = crd.spec.versions.some((v: KObject) => v.subresources?.status);
-  return new RestStore(storage, resourceNamesOf(crd), customResourceStrategy({ statusSubresource }));
+  return new RestStore(storage, resourceNamesOf(crd), customResourceStrategy(customResourceOptions(crd)));
 }
 
 export function customResourceEndpoints(crd: KObject, store: RestStore, terminating: boolean): Endpoint[] {
@@ -62,7 +61,7 @@ export function customResourceEndpoints(crd: KObject, store: RestStore, terminat
         custom: true,
         toVersion: (obj) => (obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }),
         toStorage: (obj) => (obj.apiVersion === storageApiVersion ? obj : { ...obj, apiVersion: storageApiVersion }),
-        subresources: { status: Boolean(v.subresources?.status) },
+        subresources: { status: Boolean(v.subresources?.status), scale: v.subresources?.scale ?? undefined },
         storageVersionHash: hash,
         warning: v.deprecated ? (v.deprecationWarning ?? `${apiVersion} ${names.kind} is deprecated`) : undefined,
         terminating,

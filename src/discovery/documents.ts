@@ -158,6 +158,9 @@ function resourceEntries(ep: Endpoint): unknown[] {
   if (ep.subresources.status) {
     entries.push({ name: `${n.resource}/status`, singularName: '', namespaced: n.namespaced, kind: n.kind, verbs: ['get', 'patch', 'update'] });
   }
+  if (ep.subresources.scale) {
+    entries.push({ name: `${n.resource}/scale`, singularName: '', namespaced: n.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+  }
   return entries;
 }
 
@@ -172,8 +175,9 @@ function aggregatedResource(ep: Endpoint): unknown {
   };
   if (n.shortNames?.length) r.shortNames = n.shortNames;
   if (n.categories?.length) r.categories = n.categories;
-  if (ep.subresources.status) {
-    r.subresources = [{ subresource: 'status', responseKind: { group: ep.group, version: ep.version, kind: n.kind }, verbs: ['get', 'patch', 'update'] }];
-  }
+  const subresources: unknown[] = [];
+  if (ep.subresources.status) subresources.push({ subresource: 'status', responseKind: { group: ep.group, version: ep.version, kind: n.kind }, verbs: ['get', 'patch', 'update'] });
+  if (ep.subresources.scale) subresources.push({ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] });
+  if (subresources.length > 0) r.subresources = subresources;
   return r;
 }

@@ -3,6 +3,7 @@
  * changed at run time as CRDs come and go. Route lookup is one map access;
  * discovery documents are derived from the same entries.
  */
+import type { ScaleConfig } from '../crd/scale.js';
 import type { RestStore } from './store.js';
 import type { KObject, ResourceNames } from './types.js';
 
@@ -18,7 +19,7 @@ export interface Endpoint {
   toVersion(obj: KObject): KObject;
   /** Turns an object of this version into the storage version. */
   toStorage(obj: KObject): KObject;
-  subresources: { status?: boolean; finalize?: boolean };
+  subresources: { status?: boolean; finalize?: boolean; scale?: ScaleConfig };
   storageVersionHash?: string;
   /** Warning sent with every request to this version (deprecated CRD versions). */
   warning?: string;

@@ -408,12 +408,14 @@ export class RestStore {
     if (meta.generation === undefined) delete meta.generation;
     this.strategy.prepareForUpdate?.(obj, old, opts);
     meta = obj.metadata;
-    const reset = subresource === undefined ? (this.strategy.resetFieldsOnMainEndpoint ?? []) : [];
+    // Main endpoint and /scale write the spec: status is kept and a spec change moves generation.
+    const specWrite = subresource === undefined || subresource === 'scale';
+    const reset = specWrite ? (this.strategy.resetFieldsOnMainEndpoint ?? []) : [];
     for (const f of reset) {
       if (old[f] === undefined) delete obj[f];
       else obj[f] = old[f];
     }
-    if (subresource === undefined && this.strategy.generation === 'spec' && !equalExcept(obj, old, ['metadata', ...(this.strategy.resetFieldsOnMainEndpoint ?? [])])) {
+    if (specWrite && this.strategy.generation === 'spec' && !equalExcept(obj, old, ['metadata', ...(this.strategy.resetFieldsOnMainEndpoint ?? [])])) {
       meta.generation = (oldMeta.generation ?? 0) + 1;
     }
     if (!meta.uid) meta.uid = oldMeta.uid;

@@ -8,6 +8,7 @@ import { writeNotFound } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleFinalize } from './finalize.js';
+import { handleScale } from './scale.js';
 import { handlePatch } from './patch.js';
 import { handleGet, handleList } from './read.js';
 import { handleStatusGet, handleStatusPatch, handleStatusUpdate } from './status.js';
@@ -30,6 +31,7 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
     if (info.verb !== 'update') throw errors.methodNotSupported(gr, info.verb);
     return handleFinalize(ctx);
   }
+  if (info.subresource === 'scale' && endpoint.subresources.scale) return handleScale(ctx);
   if (info.subresource !== undefined) {
     if (info.subresource !== 'status' || !endpoint.subresources.status) throw errors.notFound(gr, info.name!);
     switch (info.verb) {

@@ -1,0 +1,70 @@
+/**
+ * The /scale subresource: GET answers an autoscaling/v1 Scale built from the
+ * object; PUT and PATCH change only the replicas at specReplicasPath (a
+ * resourceVersion in the Scale is a precondition).
+ */
+import { field } from '../../machinery/field-errors.js';
+import { errors } from '../../machinery/status.js';
+import { getPath, setPath, toScale, type ScaleConfig } from '../../crd/scale.js';
+import type { KObject } from '../../registry/types.js';
+import { decodeBody, readBody } from '../body.js';
+import { objectBodyFormat } from '../negotiation.js';
+import { writeObject } from '../respond.js';
+import type { HandlerContext } from './context.js';
+import { readPatch } from './patch.js';
+import { dryRunOf } from './write.js';
+
+export async function handleScale(ctx: HandlerContext): Promise<void> {
+  const { endpoint, info } = ctx;
+  const scale = endpoint.subresources.scale!;
+  const gr = { group: endpoint.group, resource: endpoint.names.resource };
+  if (info.verb === 'get') {
+    const obj = await endpoint.store.get(info.namespace, info.name!);
+    if (!getPath(obj, scale.specReplicasPath).found) throw errors.badRequest(`the spec replicas field "${scale.specReplicasPath}" does not exist`);
+    return writeObject(ctx.res, 200, toScale(obj, scale), ctx.output.format, ctx.output.pretty);
+  }
+  if (info.verb !== 'update' && info.verb !== 'patch') throw errors.methodNotSupported(gr, info.verb);
+  const dryRun = dryRunOf(ctx, info.verb === 'update' ? 'UpdateOptions' : 'PatchOptions');
+  let incoming: KObject | undefined;
+  const patch = info.verb === 'patch' ? await readPatch(ctx) : undefined;
+  if (!patch) incoming = checkScale(ctx, decodeBody(await readBody(ctx.req), objectBodyFormat(ctx.req.headers['content-type']) === 'yaml' ? 'yaml' : 'json'));
+  const result = await endpoint.store.update(
+    info.namespace,
+    info.name!,
+    (old) => {
+      const desired = incoming ?? checkScale(ctx, patch!.apply(toScale(old!, scale)));
+      return applyScale(old!, desired, scale);
+    },
+    { dryRun, subresource: 'scale', version: endpoint.version },
+  );
+  writeObject(ctx.res, 200, toScale(result.object, scale), ctx.output.format, ctx.output.pretty);
+}
+
+/** Decode checks of an autoscaling/v1 Scale body, and its validation. */
+function checkScale(ctx: HandlerContext, body: unknown): KObject {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest("Object 'Kind' is missing in the Scale body");
+  const s = body as KObject;
+  if (s.metadata?.name !== undefined && s.metadata.name !== ctx.info.name) {
+    throw errors.badRequest(`the name of the object (${s.metadata.name}) does not match the name on the URL (${ctx.info.name})`);
+  }
+  const replicas = s.spec?.replicas;
+  if (replicas !== undefined && replicas !== null && (typeof replicas !== 'number' || !Number.isInteger(replicas) || Math.abs(replicas) > 2147483647)) {
+    const what = typeof replicas === 'number' ? `number ${replicas}` : typeof replicas;
+    throw errors.badRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${what} into Go struct field ScaleSpec.spec.replicas of type int32`);
+  }
+  if (typeof replicas === 'number' && replicas < 0) {
+    throw errors.invalid({ group: 'autoscaling', resource: 'Scale' }, ctx.info.name!, [field.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+  }
+  return s;
+}
+
+function applyScale(old: KObject, desired: KObject, scale: ScaleConfig): KObject {
+  const replicas = desired.spec?.replicas;
+  if (replicas === undefined || replicas === null) {
+    if (!getPath(old, scale.specReplicasPath).found) throw errors.badRequest(`the spec replicas field "${scale.specReplicasPath}" cannot be empty`);
+  }
+  setPath(old, scale.specReplicasPath, typeof replicas === 'number' ? replicas : 0);
+  const rv = desired.metadata?.resourceVersion;
+  if (rv) old.metadata.resourceVersion = rv;
+  return old;
+}
