@@ -21,6 +21,7 @@ import type { KObject } from './registry/types.js';
 import { ensureAdminToken, adminUserInfo, parseTokenFile, TokenAuthenticator } from './server/authn.js';
 import { ensureServingCertificates } from './server/certs.js';
 import { writeAdminKubeconfig } from './server/kubeconfig.js';
+import { ApiMetrics } from './server/metrics.js';
 import { HttpServer } from './server/server.js';
 import { openStorage, type Storage, type StorageConfig } from './storage/index.js';
 
@@ -118,6 +119,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     tls: { cert: tls.certPem, key: tls.keyPem },
     authenticator: new TokenAuthenticator(tokens),
     admit: namespaceLifecycle(nsEndpoint.store),
+    metrics: new ApiMetrics(registry),
   });
   const address = await http.listen(options.port ?? 6443, bindAddress);
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;

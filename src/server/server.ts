@@ -15,6 +15,7 @@ import type { Admission, HandlerContext } from './handlers/context.js';
 import { serveResource } from './handlers/resource.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { negotiateOutput, type Negotiated } from './negotiation.js';
+import type { ApiMetrics, RequestLabels } from './metrics.js';
 import { serveOpenApiStub } from './openapi-stub.js';
 import { parseRequestInfo, type DiscoveryRequest } from './request-info.js';
 import { writeError, writeNotFound, writeObject, addWarnings, type Response } from './respond.js';
@@ -26,6 +27,7 @@ export interface HttpServerOptions {
   authenticator?: TokenAuthenticator;
   admit?: Admission;
   isReady?: () => boolean;
+  metrics?: ApiMetrics;
 }
 
 const AGGREGATED = /(?:^|[,;\s])as=APIGroupDiscoveryList/;
@@ -75,6 +77,9 @@ export class HttpServer {
     const path = url.pathname;
     const query = url.searchParams;
     let output: Negotiated = { format: 'json', pretty: false };
+    let labels: RequestLabels | undefined;
+    let watchDone: (() => void) | undefined;
+    const started = process.hrtime.bigint();
     try {
       if (isHealthPath(path)) return serveHealth(path, query, res, this.options.isReady?.() ?? true);
       if (path === '/version' || path === '/version/') return writeObject(res, 200, versionInfo(), 'json', true);
@@ -82,6 +87,12 @@ export class HttpServer {
       if (this.options.authenticator) {
         user = this.options.authenticator.authenticate(req.headers.authorization);
         if (!user) throw errors.unauthorized();
+      }
+      if (path === '/metrics' && this.options.metrics) {
+        const { contentType, body } = await this.options.metrics.render();
+        res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+        res.end(body);
+        return;
       }
       if (serveOpenApiStub(path, req.headers.accept, res)) return;
       const info = parseRequestInfo(req.method ?? 'GET', path, query);
@@ -102,12 +113,19 @@ export class HttpServer {
         admit: this.options.admit ?? (async () => {}),
       };
       addWarnings(res, ctx.warnings);
+      if (this.options.metrics) {
+        labels = this.options.metrics.labels(info, req.headers['content-type']?.split(';')[0], query.has('dryRun'));
+        if (info.verb === 'watch') watchDone = this.options.metrics.watchStarted(labels);
+      }
       await serveResource(ctx);
     } catch (err) {
       if (!(err instanceof Error && 'code' in err && typeof (err as { code: unknown }).code === 'number')) {
         console.error('kapi: internal error serving', req.method, req.url, err);
       }
       writeError(res, err, output.format);
+    } finally {
+      watchDone?.();
+      if (labels) this.options.metrics!.observe(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     }
   }
 

@@ -103,3 +103,24 @@ describe('API conventions', () => {
     assert.deepEqual(events.map((e) => e.type), ['ADDED']);
   });
 });
+
+describe('metrics', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('counts requests under apiserver metric names', async () => {
+    await s.request('GET', '/api/v1/namespaces');
+    await s.request('GET', '/api/v1/namespaces/nope');
+    const res = await s.request('GET', '/metrics');
+    assert.equal(res.status, 200);
+    assert.match(res.text, /apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="namespaces",subresource="",scope="cluster",component="apiserver",code="200"\} 1/);
+    assert.match(res.text, /apiserver_request_total\{verb="GET",[^}]*resource="namespaces"[^}]*scope="resource"[^}]*code="404"\} 1/);
+    assert.match(res.text, /apiserver_request_duration_seconds_bucket\{le="0\.005",verb="LIST"/);
+    assert.match(res.text, /apiserver_storage_objects\{resource="namespaces"\} 4/);
+    assert.match(res.text, /process_resident_memory_bytes/);
+    assert.equal((await s.request('GET', '/metrics', { token: null })).status, 401);
+  });
+});
