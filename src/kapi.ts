@@ -12,6 +12,8 @@ import { v1ToV1beta1, v1beta1ToV1 } from './apis/apiextensions/conversion.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { ObjectEventHub } from './controllers/object-events.js';
+import { converterFactory, type ConvertFunction } from './crd/conversion/index.js';
+import { serviceResolver } from './crd/conversion/service-resolver.js';
 import { CrdController } from './crd/controller.js';
 import { CrdRestStore } from './crd/crd-store.js';
 import { crdStrategy } from './crd/crd-strategy.js';
@@ -35,6 +37,10 @@ export interface KapiOptions {
   port?: number;
   /** kube-apiserver's static token CSV. */
   tokenAuthFile?: string;
+  /** In-process converters for multi-version CRDs, by CRD name; they take precedence over spec.conversion. */
+  converters?: Record<string, ConvertFunction>;
+  /** How long a conversion webhook may take (default 30 s, as upstream). */
+  webhookTimeoutMs?: number;
 }
 
 export interface Kapi {
@@ -103,7 +109,12 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     warning: CRD_V1BETA1_WARNING,
   });
 
-  const crds = new CrdController(storage, registry, crdStore);
+  const converters = converterFactory({
+    converters: options.converters,
+    resolveService: serviceResolver(registry.lookup('', 'v1', 'services')!.store, registry.lookup('', 'v1', 'endpoints')!.store),
+    webhookTimeoutMs: options.webhookTimeoutMs ?? 30_000,
+  });
+  const crds = new CrdController(storage, registry, crdStore, converters);
   crdStore.sync = (name) => crds.sync(name);
   await crds.start();
   await bootstrap(nsEndpoint.store, registry);

@@ -11,6 +11,7 @@
 import type { CacheEvent, CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
+import type { CrConverter } from './conversion/index.js';
 import type { CrdRestStore, CrdWriteOptions } from './crd-store.js';
 import type { KObject } from '../registry/types.js';
 import type { Storage } from '../storage/types.js';
@@ -37,6 +38,7 @@ export class CrdController {
     private readonly storage: Storage,
     private readonly registry: ApiRegistry,
     private readonly crds: CrdRestStore,
+    private readonly converterFor: (crd: KObject) => CrConverter,
   ) {}
 
   async start(): Promise<void> {
@@ -124,7 +126,7 @@ export class CrdController {
       serving.store.names = resourceNamesOf(crd);
       serving.store.strategy = customResourceStrategy(customResourceOptions(crd));
     }
-    const endpoints = customResourceEndpoints(crd, serving.store, Boolean(crd.metadata.deletionTimestamp));
+    const endpoints = customResourceEndpoints(crd, serving.store, Boolean(crd.metadata.deletionTimestamp), this.converterFor(crd));
     const keep = new Set(endpoints.map((e) => `${e.group}/${e.version}/${e.names.resource}`));
     for (const [g, v, r] of serving.endpointKeys) if (!keep.has(`${g}/${v}/${r}`)) this.registry.remove(g, v, r);
     for (const ep of endpoints) this.registry.add(ep);

@@ -8,6 +8,9 @@ import type { Endpoint } from '../registry/registry.js';
 import { RestStore } from '../registry/store.js';
 import type { KObject, ResourceNames } from '../registry/types.js';
 import type { Storage } from '../storage/types.js';
+import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-priority.js';
+import { ConversionCache, type CrConverter } from './conversion/index.js';
+import { setApiVersion } from './conversion/none.js';
 import { customResourceOptions, customResourceStrategy } from './custom-resource-strategy.js';
 
 export const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -42,12 +45,13 @@ export function newCustomResourceStore(storage: Storage, crd: KObject): RestStor
   return new RestStore(storage, resourceNamesOf(crd), customResourceStrategy(customResourceOptions(crd)));
 }
 
-export function customResourceEndpoints(crd: KObject, store: RestStore, terminating: boolean): Endpoint[] {
+export function customResourceEndpoints(crd: KObject, store: RestStore, terminating: boolean, converter: CrConverter): Endpoint[] {
   const group: string = crd.spec.group;
   const names = resourceNamesOf(crd);
   const storageVersion = storageVersionOf(crd);
   const hash = storageVersionHash(group, storageVersion, names.kind);
   const storageApiVersion = `${group}/${storageVersion}`;
+  const conversions = new ConversionCache(converter);
   return crd.spec.versions
     .filter((v: KObject) => v.served)
     .map((v: KObject): Endpoint => {
@@ -59,12 +63,25 @@ export function customResourceEndpoints(crd: KObject, store: RestStore, terminat
         store,
         verbs: CR_VERBS,
         custom: true,
-        toVersion: (obj) => (obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }),
-        toStorage: (obj) => (obj.apiVersion === storageApiVersion ? obj : { ...obj, apiVersion: storageApiVersion }),
+        toVersion: (obj) => conversions.toVersion(obj, apiVersion),
+        prepare: converter.trivial ? undefined : (objs) => conversions.prepare(objs, apiVersion),
+        toStorage: converter.trivial ? (obj) => setApiVersion(obj, storageApiVersion) : (obj) => conversions.toStorage(obj, storageApiVersion),
         subresources: { status: Boolean(v.subresources?.status), scale: v.subresources?.scale ?? undefined },
         storageVersionHash: hash,
-        warning: v.deprecated ? (v.deprecationWarning ?? `${apiVersion} ${names.kind} is deprecated`) : undefined,
+        warning: v.deprecated ? (v.deprecationWarning ?? defaultDeprecationWarning(crd, v.name)) : undefined,
         terminating,
       };
     });
+}
+
+/** `<group>/<version> <Kind> is deprecated; use <group>/<newer served version> <Kind>`, as upstream words it. */
+export function defaultDeprecationWarning(crd: KObject, version: string): string {
+  const { group } = crd.spec;
+  const kind = crd.spec.names.kind;
+  const better = (crd.spec.versions as KObject[])
+    .filter((v) => v.served && !v.deprecated && compareKubeAwareVersionStrings(version, v.name) < 0)
+    .map((v) => v.name as string)
+    .sort((a, b) => compareKubeAwareVersionStrings(b, a));
+  const msg = `${group}/${version} ${kind} is deprecated`;
+  return better.length > 0 ? `${msg}; use ${group}/${better[0]} ${kind}` : msg;
 }

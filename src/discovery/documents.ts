@@ -5,7 +5,7 @@
  * Documents are memoized per registry generation, so a CRD change shows at once.
  */
 import type { ApiRegistry, Endpoint } from '../registry/registry.js';
-import { compareKubeAwareVersionStrings as compareKubeAwareVersions } from '../apis/apiextensions/version-priority.js';
+import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-priority.js';
 
 /** Built-in groups in the order kube-apiserver lists them; other groups follow, sorted. */
 const BUILTIN_GROUP_ORDER = [
@@ -59,7 +59,7 @@ export class Discovery {
         }
         list.push(ep);
       }
-      for (const g of byGroup.values()) g.versions.sort(compareKubeAwareVersions);
+      for (const g of byGroup.values()) g.versions.sort((a, b) => compareKubeAwareVersionStrings(b, a)); // highest priority first
       this.groupsCache = [...byGroup.values()].sort(compareGroups);
     }
     return this.groupsCache;

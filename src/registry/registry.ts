@@ -15,10 +15,12 @@ export interface Endpoint {
   verbs: string[];
   /** A custom resource (unstructured objects, JSON and YAML only, no strategic merge patch). */
   custom: boolean;
-  /** Turns a stored object (storage version) into this version. */
+  /** Turns a stored object into this version (synchronously: call `prepare` first when the endpoint has one). */
   toVersion(obj: KObject): KObject;
+  /** Runs the asynchronous conversions (webhook, in-process) that `toVersion` will need for these objects. */
+  prepare?(objects: KObject[]): Promise<void>;
   /** Turns an object of this version into the storage version. */
-  toStorage(obj: KObject): KObject;
+  toStorage(obj: KObject): KObject | Promise<KObject>;
   subresources: { status?: boolean; finalize?: boolean; scale?: ScaleConfig };
   storageVersionHash?: string;
   /** Warning sent with every request to this version (deprecated CRD versions). */

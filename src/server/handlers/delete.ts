@@ -62,6 +62,7 @@ export async function handleDelete(ctx: HandlerContext): Promise<void> {
     );
     return;
   }
+  await endpoint.prepare?.([object]);
   writeObject(ctx.res, 200, endpoint.toVersion(object), ctx.output.format, ctx.output.pretty);
 }
 
@@ -71,5 +72,6 @@ export async function handleDeleteCollection(ctx: HandlerContext): Promise<void>
   const opts = await deleteOptions(ctx);
   await ctx.admit(ctx, undefined);
   const result = await endpoint.store.deleteCollection(params.store, opts);
+  await endpoint.prepare?.(result.items);
   writeObject(ctx.res, 200, listObject(ctx, result.items, result.revision), ctx.output.format, ctx.output.pretty);
 }

@@ -62,6 +62,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     info.namespace,
     info.name!,
     async (old) => {
+      await endpoint.prepare?.([old!]);
       const obj = checkTypeMeta(ctx, patch.apply(endpoint.toVersion(old!)), patch.raw);
       if (obj.metadata.name !== info.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
@@ -71,6 +72,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     },
     { dryRun, version: endpoint.version },
   );
+  await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
 }
 

@@ -9,6 +9,7 @@ import { continueToken, expiredContinue, parseListParams } from './list-options.
 export async function handleGet(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
   const obj = await endpoint.store.get(info.namespace, info.name!);
+  await endpoint.prepare?.([obj]);
   if (ctx.output.format === 'json' && !ctx.output.pretty) {
     return writeJson(ctx.res, 200, memoJson(obj, endpoint.version, endpoint.toVersion));
   }
@@ -24,6 +25,7 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   } catch (err) {
     throw expiredContinue(err, params.store.startKey !== undefined);
   }
+  await endpoint.prepare?.(page.items);
   const cont = continueToken(ctx, page.revision, page.continueKey);
   if (ctx.output.format === 'json' && !ctx.output.pretty) {
     // The list's JSON is assembled from each item's remembered JSON.

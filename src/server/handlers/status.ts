@@ -30,8 +30,9 @@ export async function handleStatusUpdate(ctx: HandlerContext): Promise<void> {
   if (body.metadata.name !== undefined && body.metadata.name !== info.name) {
     throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${info.name})`);
   }
-  const incoming = endpoint.toStorage(body);
+  const incoming = await endpoint.toStorage(body);
   const result = await endpoint.store.update(info.namespace, info.name!, (old) => withStatusOf(old!, incoming), { dryRun, subresource: 'status', version: endpoint.version });
+  await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
 }
 
@@ -42,11 +43,13 @@ export async function handleStatusPatch(ctx: HandlerContext): Promise<void> {
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
-    (old) => {
+    async (old) => {
+      await endpoint.prepare?.([old!]);
       const patched = checkTypeMeta(ctx, patch.apply(endpoint.toVersion(old!)), patch.raw);
-      return withStatusOf(old!, endpoint.toStorage(patched));
+      return withStatusOf(old!, await endpoint.toStorage(patched));
     },
     { dryRun, subresource: 'status', version: endpoint.version },
   );
+  await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
 }

@@ -16,6 +16,8 @@ import { SlowWatcherError } from '../../cache/errors.js';
 /** A watcher whose socket holds more unsent bytes than this is dropped. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 const MIN_REQUEST_TIMEOUT_S = 1800;
+/** Events waiting for a conversion before a watcher counts as too slow. */
+const MAX_QUEUED_CONVERSIONS = 1000;
 
 export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const { endpoint, req } = ctx;
@@ -37,21 +39,44 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     done();
   };
 
-  let watcher;
+  const writeEvent = (type: CacheEventType, event: CacheEvent<KObject>) => {
+    start();
+    let line = event.memo.get(memoKey(type)) as Buffer | undefined;
+    if (!line) {
+      line = Buffer.from(`{"type":"${type}","object":${memoJson(event.object, endpoint.version, endpoint.toVersion)}}\n`);
+      event.memo.set(memoKey(type), line);
+    }
+    res.write(line);
+  };
+  let chain = Promise.resolve();
+  let queued = 0;
+  let watcher: { close(): void } | undefined;
   try {
     watcher = await endpoint.store.watch(
       { namespace: ctx.info.namespace, afterRevision: params.watchFrom, filter: params.store.filter, bookmarks: params.bookmarks },
       {
         onEvent(type: CacheEventType, event: CacheEvent<KObject>) {
           if (res.destroyed || res.writableEnded) return false;
-          start();
-          let line = event.memo.get(memoKey(type)) as Buffer | undefined;
-          if (!line) {
-            line = Buffer.from(`{"type":"${type}","object":${memoJson(event.object, endpoint.version, endpoint.toVersion)}}\n`);
-            event.memo.set(memoKey(type), line);
+          if (!endpoint.prepare) {
+            writeEvent(type, event);
+            return bufferedBytes(res) < MAX_BUFFERED_BYTES;
           }
-          res.write(line);
-          return bufferedBytes(res) < MAX_BUFFERED_BYTES;
+          // Conversions that take time (webhooks) run one event after another, keeping the order.
+          if (queued >= MAX_QUEUED_CONVERSIONS) return false;
+          queued++;
+          const prepare = endpoint.prepare;
+          chain = chain.then(async () => {
+            try {
+              await prepare([event.object]);
+              if (!res.destroyed && !res.writableEnded) writeEvent(type, event);
+            } catch (err) {
+              if (!res.writableEnded) res.write(`{"type":"ERROR","object":${stringifyJson(statusOf(err).toStatus())}}\n`);
+              watcher?.close();
+            } finally {
+              queued--;
+            }
+          });
+          return true;
         },
         onBookmark(revision: number) {
           if (res.destroyed || res.writableEnded) return false;
@@ -80,8 +105,8 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   // Send the 200 and headers now, so clients see the watch established before any event.
   (res as { flushHeaders?: () => void }).flushHeaders?.();
   const seconds = params.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
-  const timer = setTimeout(() => watcher.close(), seconds * 1000);
-  const onGone = () => watcher.close();
+  const timer = setTimeout(() => watcher?.close(), seconds * 1000);
+  const onGone = () => watcher?.close();
   req.once('close', onGone);
   res.once('close', onGone);
   await finished;

@@ -28,7 +28,8 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
     if (ns && ns !== info.namespace) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   await ctx.admit(ctx, obj);
-  const created = await endpoint.store.create(info.namespace, endpoint.toStorage(obj), { dryRun, version: endpoint.version });
+  const created = await endpoint.store.create(info.namespace, await endpoint.toStorage(obj), { dryRun, version: endpoint.version });
+  await endpoint.prepare?.([created]);
   writeShared(ctx.res, 201, created, endpoint, ctx.output);
 }
 
@@ -46,6 +47,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   }
   await ctx.admit(ctx, obj);
   const result = await endpoint.store.update(info.namespace, name, () => endpoint.toStorage(obj), { dryRun, version: endpoint.version });
+  await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, result.created ? 201 : 200, result.object, endpoint, ctx.output);
 }
 

@@ -1,0 +1,27 @@
+/** Converters written in TypeScript and registered with kapi: a version change without a network hop. */
+import { errors } from '../../machinery/status.js';
+import type { KObject } from '../../registry/types.js';
+import { checkConverted, ConversionRuleError } from './rules.js';
+import type { ConvertFunction, CrConverter } from './types.js';
+
+export function inProcessConverter(crdName: string, fn: ConvertFunction): CrConverter {
+  return {
+    trivial: false,
+    async convert(objects, desiredApiVersion) {
+      const out: KObject[] = [];
+      for (const obj of objects) {
+        if (obj.apiVersion === desiredApiVersion) {
+          out.push(obj);
+          continue;
+        }
+        try {
+          out.push(checkConverted(obj, await fn(structuredClone(obj), desiredApiVersion), desiredApiVersion));
+        } catch (err) {
+          const why = err instanceof ConversionRuleError ? err.message : `converter failed: ${(err as Error).message}`;
+          throw errors.internal(`conversion for ${crdName} to ${desiredApiVersion} failed: ${why}`);
+        }
+      }
+      return out;
+    },
+  };
+}
