@@ -225,6 +225,11 @@ export class WatchCache<T> {
     return this.watchers.size;
   }
 
+  /** End every open watch cleanly (no error): clients re-watch from their last revision. */
+  closeWatchers(): void {
+    for (const w of [...this.watchers]) this.dropWatcher(w);
+  }
+
   stop(): void {
     this.stopped = true;
     this.handle?.close();

@@ -2,6 +2,8 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { startKapi } from '../kapi.js';
+import { clientFromKubeconfig } from './kube-client.js';
+import { migrateStorage } from './migrate-storage.js';
 
 const program = new Command();
 program.name('kapi').description('A Kubernetes-compatible API server for custom resources');
@@ -33,6 +35,14 @@ program
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
+  });
+
+program
+  .command('migrate-storage <crd>')
+  .description('rewrite every object of a CRD in its storage version, then trim status.storedVersions')
+  .option('--kubeconfig <file>', 'kubeconfig of the server', process.env.KUBECONFIG ?? '.kapi/admin.kubeconfig')
+  .action(async (crd: string, opts: { kubeconfig: string }) => {
+    await migrateStorage(clientFromKubeconfig(opts.kubeconfig), crd, (line) => console.log(line));
   });
 
 program.parseAsync(process.argv).catch((err: Error) => {

@@ -23,6 +23,8 @@ import { customResourceOptions, customResourceStrategy } from './custom-resource
 
 interface Serving {
   uid: string;
+  /** The CRD generation the endpoints were built from. */
+  generation: number;
   store: RestStore;
   endpointKeys: Array<[string, string, string]>;
   /** Watches instances while deletion waits for their finalizers. */
@@ -119,12 +121,17 @@ export class CrdController {
     let serving = this.servings.get(name);
     if (!serving) {
       const store = newCustomResourceStore(this.storage, crd);
-      serving = { uid: crd.metadata.uid, store, endpointKeys: [] };
+      serving = { uid: crd.metadata.uid, generation: crd.metadata.generation, store, endpointKeys: [] };
       this.servings.set(name, serving);
       void store.start();
     } else {
       serving.store.names = resourceNamesOf(crd);
       serving.store.strategy = customResourceStrategy(customResourceOptions(crd));
+      if (serving.generation !== crd.metadata.generation) {
+        // A changed spec ends open watches gracefully, as upstream does; clients watch again.
+        serving.generation = crd.metadata.generation;
+        serving.store.cache.closeWatchers();
+      }
     }
     const endpoints = customResourceEndpoints(crd, serving.store, Boolean(crd.metadata.deletionTimestamp), this.converterFor(crd));
     const keep = new Set(endpoints.map((e) => `${e.group}/${e.version}/${e.names.resource}`));

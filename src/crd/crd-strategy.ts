@@ -15,7 +15,8 @@ export const crdStrategy: Strategy = {
   generation: 'spec',
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: false,
-  resetFieldsOnMainEndpoint: ['status'],
+  // prepareForUpdate keeps the stored status (and records a new storage version in it).
+  generationIgnores: ['status'],
   defaulting(obj) {
     Object.assign(obj, defaultV1(obj as never));
   },

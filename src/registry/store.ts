@@ -415,7 +415,8 @@ export class RestStore {
       if (old[f] === undefined) delete obj[f];
       else obj[f] = old[f];
     }
-    if (specWrite && this.strategy.generation === 'spec' && !equalExcept(obj, old, ['metadata', ...(this.strategy.resetFieldsOnMainEndpoint ?? [])])) {
+    const ignored = this.strategy.generationIgnores ?? this.strategy.resetFieldsOnMainEndpoint ?? [];
+    if (specWrite && this.strategy.generation === 'spec' && !equalExcept(obj, old, ['metadata', ...ignored])) {
       meta.generation = (oldMeta.generation ?? 0) + 1;
     }
     if (!meta.uid) meta.uid = oldMeta.uid;

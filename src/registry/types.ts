@@ -49,6 +49,8 @@ export interface Strategy {
   returnDeletedObject?: boolean;
   /** Fields of the object that its main endpoint may not change (e.g. status with a status subresource). */
   resetFieldsOnMainEndpoint?: string[];
+  /** Top-level fields besides metadata whose changes leave generation alone (default: resetFieldsOnMainEndpoint). */
+  generationIgnores?: string[];
 }
 
 export interface Preconditions {

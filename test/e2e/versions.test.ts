@@ -1,0 +1,237 @@
+/** Multi-version CRDs: conversion None, storage version changes and migration, deprecation, webhook and in-process conversion. */
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ensureServingCertificates } from '../../src/server/certs.js';
+import { clientFromKubeconfig } from '../../src/cli/kube-client.js';
+import { migrateStorage } from '../../src/cli/migrate-storage.js';
+import { startTestServer, watchEvents, type TestServer } from './harness.js';
+
+const GROUP = 'multi.example.com';
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+
+function multiCrd(plural: string, kind: string, conversion?: unknown) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { plural, kind },
+      conversion,
+      versions: [
+        { name: 'v1beta1', served: true, storage: false, schema },
+        { name: 'v1', served: true, storage: true, schema },
+        { name: 'v0', served: false, storage: false, schema },
+      ],
+    },
+  };
+}
+const path = (plural: string, v: string) => `/apis/${GROUP}/${v}/namespaces/default/${plural}`;
+
+describe('multiple versions with conversion None', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    assert.equal((await s.request('POST', CRDS, { body: multiCrd('things', 'Thing') })).status, 201);
+  });
+  after(() => s.stop());
+
+  it('serves the same objects in every served version, stored in the storage version', async () => {
+    const created = await s.request('POST', path('things', 'v1beta1'), { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Thing', metadata: { name: 'a' }, spec: { x: 1 } } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.apiVersion, `${GROUP}/v1beta1`);
+    const raw = await s.kapi.storage.get(`/registry/${GROUP}/things/default/a`);
+    assert.equal(JSON.parse(raw!.value).apiVersion, `${GROUP}/v1`, 'stored in the storage version');
+    assert.equal((await s.request('GET', `${path('things', 'v1')}/a`)).json.apiVersion, `${GROUP}/v1`);
+    const list = (await s.request('GET', path('things', 'v1beta1'))).json;
+    assert.equal(list.apiVersion, `${GROUP}/v1beta1`);
+    assert.equal(list.items[0].apiVersion, `${GROUP}/v1beta1`);
+    const w1 = watchEvents(s.kapi, `${path('things', 'v1beta1')}?watch=true&resourceVersion=${list.metadata.resourceVersion}`, 1);
+    const w2 = watchEvents(s.kapi, `${path('things', 'v1')}?watch=true&resourceVersion=${list.metadata.resourceVersion}`, 1);
+    await Promise.all([w1.status, w2.status]);
+    const cur = (await s.request('GET', `${path('things', 'v1')}/a`)).json;
+    const updated = await s.request('PUT', `${path('things', 'v1')}/a`, { body: { ...cur, spec: { x: 2 } } });
+    assert.equal(updated.json.apiVersion, `${GROUP}/v1`);
+    assert.equal((await w1.events)[0].object.apiVersion, `${GROUP}/v1beta1`);
+    assert.equal((await w2.events)[0].object.apiVersion, `${GROUP}/v1`);
+    for (const method of ['GET', 'POST']) assert.equal((await s.request(method, path('things', 'v0'), method === 'POST' ? { body: {} } : {})).status, 404);
+    const groupDoc = (await s.request('GET', `/apis/${GROUP}`)).json;
+    assert.deepEqual(groupDoc.versions.map((v: any) => v.version), ['v1', 'v1beta1']);
+    assert.equal(groupDoc.preferredVersion.version, 'v1');
+  });
+
+  it('records every storage version and migrates objects to the current one', async () => {
+    const crd = (await s.request('GET', `${CRDS}/things.${GROUP}`)).json;
+    crd.spec.versions[0].storage = true;
+    crd.spec.versions[1].storage = false;
+    const res = await s.request('PUT', `${CRDS}/things.${GROUP}`, { body: crd });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.status.storedVersions, ['v1', 'v1beta1']);
+    await s.request('POST', path('things', 'v1'), { body: { apiVersion: `${GROUP}/v1`, kind: 'Thing', metadata: { name: 'b' } } });
+    assert.equal(JSON.parse((await s.kapi.storage.get(`/registry/${GROUP}/things/default/b`))!.value).apiVersion, `${GROUP}/v1beta1`);
+    assert.equal((await s.request('GET', `${path('things', 'v1beta1')}/a`)).status, 200, 'objects written under the old storage version stay readable');
+    const result = await migrateStorage(clientFromKubeconfig(s.kapi.kubeconfigPath), `things.${GROUP}`);
+    assert.deepEqual(result, { storageVersion: 'v1beta1', migrated: 2, storedVersions: ['v1beta1'] });
+    assert.equal(JSON.parse((await s.kapi.storage.get(`/registry/${GROUP}/things/default/a`))!.value).apiVersion, `${GROUP}/v1beta1`);
+  });
+
+  it('warns on every request to a deprecated version', async () => {
+    const crd = multiCrd('olds', 'Old') as any;
+    crd.spec.versions[0].deprecated = true;
+    crd.spec.versions.push({ name: 'v1alpha1', served: true, storage: false, deprecated: true, deprecationWarning: 'custom deprecation warning', schema });
+    assert.equal((await s.request('POST', CRDS, { body: crd })).status, 201);
+    assert.equal((await s.request('GET', path('olds', 'v1beta1'))).headers.warning, `299 - "${GROUP}/v1beta1 Old is deprecated; use ${GROUP}/v1 Old"`);
+    assert.equal((await s.request('GET', path('olds', 'v1alpha1'))).headers.warning, '299 - "custom deprecation warning"');
+    assert.equal((await s.request('GET', path('olds', 'v1'))).headers.warning, undefined);
+  });
+});
+
+/** A conversion webhook: v1beta1 has spec.value, v1 has spec.data. `mode` makes it misbehave. */
+async function startWebhook(dir: string) {
+  const tls = await ensureServingCertificates(dir, { hosts: ['127.0.0.1', 'converter.default.svc'] });
+  const state = { reviews: 0, objects: 0, mode: 'ok' as string };
+  const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const review = JSON.parse(body);
+      state.reviews++;
+      state.objects += review.request.objects.length;
+      if (state.mode === 'hang') return;
+      if (state.mode === 'status500') {
+        res.writeHead(500).end('boom');
+        return;
+      }
+      const to = review.request.desiredAPIVersion as string;
+      const converted = review.request.objects.map((o: any) => {
+        const out = structuredClone(o);
+        out.apiVersion = to;
+        if (to.endsWith('/v1')) {
+          out.spec = { data: o.spec?.value };
+        } else {
+          out.spec = { value: o.spec?.data };
+        }
+        out.metadata.labels = { ...(o.metadata.labels ?? {}), converted: 'yes' };
+        out.metadata.generation = 999; // ignored: only labels and annotations are taken
+        if (state.mode === 'wrongUid') out.metadata.uid = 'not-the-same';
+        return out;
+      });
+      const response =
+        state.mode === 'failure'
+          ? { uid: review.request.uid, convertedObjects: [], result: { status: 'Failure', message: 'cannot convert that' } }
+          : { uid: review.request.uid, convertedObjects: state.mode === 'zero' ? [] : converted, result: { status: 'Success' } };
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return { state, port, caBundle: Buffer.from(tls.caCertPem).toString('base64'), close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+}
+
+describe('webhook conversion', () => {
+  let s: TestServer;
+  let hook: Awaited<ReturnType<typeof startWebhook>>;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kapi-webhook-'));
+    hook = await startWebhook(dir);
+    s = await startTestServer({ webhookTimeoutMs: 500 });
+    const conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: `https://127.0.0.1:${hook.port}/convert`, caBundle: hook.caBundle } } };
+    const res = await s.request('POST', CRDS, { body: multiCrd('hooks', 'Hook', conversion) });
+    assert.equal(res.status, 201, res.text);
+  });
+  after(async () => {
+    await s.stop();
+    await hook.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('converts on write, read, list (one review for many objects) and watch', async () => {
+    const created = await s.request('POST', path('hooks', 'v1beta1'), { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Hook', metadata: { name: 'h1' }, spec: { value: 'one' } } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.spec, { value: 'one' });
+    const stored = JSON.parse((await s.kapi.storage.get(`/registry/${GROUP}/hooks/default/h1`))!.value);
+    assert.deepEqual(stored.spec, { data: 'one' });
+    assert.equal(stored.metadata.generation, 1);
+    for (const n of ['h2', 'h3']) await s.request('POST', path('hooks', 'v1'), { body: { apiVersion: `${GROUP}/v1`, kind: 'Hook', metadata: { name: n }, spec: { data: n } } });
+    const before = hook.state.reviews;
+    const list = await s.request('GET', path('hooks', 'v1beta1'));
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(list.json.items.map((i: any) => i.spec.value), ['one', 'h2', 'h3']);
+    assert.ok(hook.state.reviews - before <= 1, 'one review for the whole list');
+    const asV1 = await s.request('GET', `${path('hooks', 'v1')}/h1`);
+    assert.deepEqual(asV1.json.spec, { data: 'one' }, 'objects already in the requested version are not sent');
+    const w = watchEvents(s.kapi, `${path('hooks', 'v1beta1')}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`, 1);
+    await w.status;
+    await s.request('POST', path('hooks', 'v1'), { body: { apiVersion: `${GROUP}/v1`, kind: 'Hook', metadata: { name: 'h4' }, spec: { data: 'four' } } });
+    const [ev] = await w.events;
+    assert.deepEqual(ev.object.spec, { value: 'four' });
+    assert.equal(ev.object.metadata.labels.converted, 'yes');
+  });
+
+  it('reports a misbehaving webhook with upstream texts', async () => {
+    // Each case reads a fresh object: a conversion once done is remembered for that object.
+    let n = 0;
+    const get = async () => {
+      const name = `m${n++}`;
+      await s.request('POST', path('hooks', 'v1'), { body: { apiVersion: `${GROUP}/v1`, kind: 'Hook', metadata: { name }, spec: { data: name } } });
+      return s.request('GET', `${path('hooks', 'v1beta1')}/${name}`);
+    };
+    const cases: Array<[string, RegExp]> = [
+      ['wrongUid', /must have the same UID/],
+      ['zero', /returned 0 objects, expected 1/],
+      ['failure', /cannot convert that/],
+      ['status500', /the server rejected our request/],
+      ['hang', /context deadline exceeded/],
+    ];
+    for (const [mode, re] of cases) {
+      hook.state.mode = mode;
+      const res = await get();
+      assert.equal(res.status, 500, `${mode}: ${res.text}`);
+      assert.equal(res.json.reason, 'InternalError');
+      assert.match(res.json.message, /conversion webhook for multi\.example\.com\/v1beta1, Kind=Hook failed: /);
+      assert.match(res.json.message, re, mode);
+    }
+    hook.state.mode = 'ok';
+    assert.equal((await get()).status, 200);
+  });
+
+  it('reaches a webhook through a service reference resolved by Endpoints', async () => {
+    await s.request('POST', '/api/v1/namespaces/default/services', { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'converter' }, spec: { ports: [{ name: 'https', port: 443, targetPort: hook.port }] } } });
+    await s.request('POST', '/api/v1/namespaces/default/endpoints', {
+      body: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'converter' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: hook.port }] }] },
+    });
+    const crd = multiCrd('svchooks', 'SvcHook', { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { namespace: 'default', name: 'converter', path: '/convert' }, caBundle: hook.caBundle } } });
+    assert.equal((await s.request('POST', CRDS, { body: crd })).status, 201);
+    const res = await s.request('POST', path('svchooks', 'v1beta1'), { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'SvcHook', metadata: { name: 's1' }, spec: { value: 'via-service' } } });
+    assert.equal(res.status, 201, res.text);
+    const stored = JSON.parse((await s.kapi.storage.get(`/registry/${GROUP}/svchooks/default/s1`))!.value);
+    assert.deepEqual(stored.spec, { data: 'via-service' });
+  });
+});
+
+describe('in-process converters', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({
+      converters: {
+        [`inprocs.${GROUP}`]: (obj, to) => ({ ...obj, apiVersion: to, spec: to.endsWith('/v1') ? { data: obj.spec?.value } : { value: obj.spec?.data } }),
+      },
+    });
+    assert.equal((await s.request('POST', CRDS, { body: multiCrd('inprocs', 'InProc') })).status, 201);
+  });
+  after(() => s.stop());
+
+  it('converts with a TypeScript function registered with kapi', async () => {
+    const res = await s.request('POST', path('inprocs', 'v1beta1'), { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'InProc', metadata: { name: 'p' }, spec: { value: 'x' } } });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.json.spec, { value: 'x' });
+    assert.deepEqual((await s.request('GET', `${path('inprocs', 'v1')}/p`)).json.spec, { data: 'x' });
+  });
+});
