@@ -1,5 +1,6 @@
 /** The `kapi` command. */
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { startKapi } from '../kapi.js';
 import { clientFromKubeconfig } from './kube-client.js';
@@ -15,9 +16,17 @@ program
   .option('--secure-port <port>', 'the port to serve HTTPS on (0: any free port)', '6443')
   .option('--data-dir <dir>', 'where the store, certificates and admin kubeconfig live', '.kapi')
   .option('--token-auth-file <file>', 'static bearer tokens: token,user,uid,"group1,group2"')
-  .action(async (opts: { bindAddress: string; securePort: string; dataDir: string; tokenAuthFile?: string }) => {
+  .option('--converters <module>', 'an ES module whose default export maps CRD names to TypeScript/JavaScript converters')
+  .action(async (opts: { bindAddress: string; securePort: string; dataDir: string; tokenAuthFile?: string; converters?: string }) => {
     const started = performance.now();
-    const kapi = await startKapi({ dataDir: opts.dataDir, bindAddress: opts.bindAddress, port: Number(opts.securePort), tokenAuthFile: opts.tokenAuthFile });
+    const converters = opts.converters ? (await import(pathToFileURL(resolve(opts.converters)).href)).default : undefined;
+    const kapi = await startKapi({
+      dataDir: opts.dataDir,
+      bindAddress: opts.bindAddress,
+      port: Number(opts.securePort),
+      tokenAuthFile: opts.tokenAuthFile,
+      converters,
+    });
     console.log(`kapi serving on ${kapi.url} (ready in ${(performance.now() - started).toFixed(0)} ms)`);
     console.log(`export KUBECONFIG=${resolve(kapi.kubeconfigPath)}`);
     let stopping = false;
