@@ -11,6 +11,7 @@ import { INITIAL_NAMESPACES, NAMESPACES, namespaceLifecycle } from './apis/core/
 import { v1ToV1beta1, v1beta1ToV1 } from './apis/apiextensions/conversion.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
+import { LeaderElector } from './controllers/leader-election.js';
 import { ObjectEventHub } from './controllers/object-events.js';
 import { converterFactory, type ConvertFunction } from './crd/conversion/index.js';
 import { serviceResolver } from './crd/conversion/service-resolver.js';
@@ -53,6 +54,8 @@ export interface Kapi {
   storage: Storage;
   /** Resolves when the garbage collector has no queued work (tests and benchmarks). */
   gcIdle(): Promise<void>;
+  /** Whether this replica runs the controllers now. */
+  isLeader(): boolean;
   stop(): Promise<void>;
 }
 
@@ -118,10 +121,23 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   crdStore.sync = (name) => crds.sync(name);
   await crds.start();
   await bootstrap(nsEndpoint.store, registry);
-  const hub = new ObjectEventHub(registry);
-  new NamespaceController(hub, nsEndpoint.store);
-  const gc = new GarbageCollector(hub, registry);
-  await hub.start();
+  // Garbage collection, namespace deletion and CRD instance cleanup run on one replica at a time.
+  let controllers: { hub: ObjectEventHub; gc: GarbageCollector } | undefined;
+  const elector = new LeaderElector(registry.lookup('coordination.k8s.io', 'v1', 'leases')!.store, {
+    async onStartedLeading() {
+      const hub = new ObjectEventHub(registry);
+      new NamespaceController(hub, nsEndpoint.store);
+      controllers = { hub, gc: new GarbageCollector(hub, registry) };
+      await hub.start();
+      crds.setLeader(true);
+    },
+    onStoppedLeading() {
+      controllers?.hub.stop();
+      controllers = undefined;
+      crds.setLeader(false);
+    },
+  }, { exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd' });
+  await elector.start();
 
   const tokens = new Map(extraTokens ?? []);
   tokens.set(adminToken, adminUserInfo());
@@ -146,12 +162,13 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     caCertPem: tls.caCertPem,
     registry,
     storage,
-    gcIdle: () => gc.idle(),
+    gcIdle: () => controllers?.gc.idle() ?? Promise.resolve(),
+    isLeader: () => elector.isLeader,
     async stop() {
       if (stopped) return;
       stopped = true;
       await http.close();
-      hub.stop();
+      await elector.stop();
       crds.stop();
       for (const ep of registry.all()) ep.store.stop();
       await storage.close();

@@ -35,6 +35,8 @@ export class CrdController {
   private readonly servings = new Map<string, Serving>();
   private readonly serializer = new KeyedSerializer((name, err) => console.error(`kapi: reconciling CRD ${name}:`, err));
   private watcher?: CacheWatcher;
+  /** Only the leading replica deletes the instances of a CRD being deleted. */
+  private leader = false;
 
   constructor(
     private readonly storage: Storage,
@@ -57,6 +59,12 @@ export class CrdController {
         onClose: () => {},
       },
     );
+  }
+
+  setLeader(leader: boolean): void {
+    this.leader = leader;
+    if (!leader) return;
+    for (const e of this.crds.cache.list().items) if (e.object.metadata.deletionTimestamp) void this.sync(e.object.metadata.name);
   }
 
   stop(): void {
@@ -102,7 +110,7 @@ export class CrdController {
     if (isConditionTrue(crd, 'NamesAccepted') || isConditionTrue(crd, 'Established')) this.serve(crd);
     else this.stopServing(name);
 
-    if (crd.metadata.deletionTimestamp) await this.finalize(crd);
+    if (crd.metadata.deletionTimestamp && this.leader) await this.finalize(crd);
   }
 
   private async writeStatus(name: string, status: KObject): Promise<KObject> {

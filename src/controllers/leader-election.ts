@@ -1,0 +1,136 @@
+/**
+ * Leader election over a coordination.k8s.io/v1 Lease, as kube-controller-manager
+ * does: the holder renews the lease every `retryPeriod`; another replica takes
+ * it over (compare-and-swap on the Lease) once `leaseDuration` passes without a
+ * renewal. The in-process controllers run only while this replica leads.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { toMicroTime } from '../machinery/time.js';
+import type { RestStore } from '../registry/store.js';
+import type { KObject } from '../registry/types.js';
+
+export interface LeaderElectionOptions {
+  namespace?: string;
+  name?: string;
+  leaseDurationSeconds?: number;
+  retryPeriodMs?: number;
+  identity?: string;
+  /** This replica is the only one that can exist (an embedded store it holds locked): take the lease at once. */
+  exclusive?: boolean;
+}
+
+export class LeaderElector {
+  readonly identity: string;
+  private leading = false;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private readonly namespace: string;
+  private readonly name: string;
+  private readonly duration: number;
+  private readonly retryMs: number;
+  private readonly exclusive: boolean;
+
+  constructor(
+    private readonly leases: RestStore,
+    private readonly callbacks: { onStartedLeading(): Promise<void>; onStoppedLeading(): void },
+    opts: LeaderElectionOptions = {},
+  ) {
+    this.namespace = opts.namespace ?? 'kube-system';
+    this.name = opts.name ?? 'kapi-controllers';
+    this.duration = opts.leaseDurationSeconds ?? 15;
+    this.retryMs = opts.retryPeriodMs ?? 2000;
+    this.exclusive = opts.exclusive ?? false;
+    this.identity = opts.identity ?? `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Try once now (a lone replica leads before start returns), then keep trying. */
+  async start(): Promise<void> {
+    await this.tick();
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.leading) {
+      await this.setLeading(false);
+      // Hand over at once: an expired lease lets the next replica take it without waiting.
+      await this.leases
+        .update(this.namespace, this.name, (old) => {
+          if (old?.spec?.holderIdentity !== this.identity) throw Object.assign(new Error('not ours'), { code: 409 });
+          old.spec = { ...old.spec, renewTime: toMicroTime(new Date(0)), holderIdentity: '' };
+          return old;
+        })
+        .catch(() => undefined);
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.tick().finally(() => this.schedule()), this.retryMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    let leading: boolean;
+    try {
+      leading = await this.tryAcquireOrRenew();
+    } catch {
+      // Storage trouble: a leader that cannot renew steps down once its lease would have run out.
+      leading = this.leading && Date.now() - this.lastRenew <= this.duration * 1000;
+    }
+    await this.setLeading(leading);
+  }
+
+  private lastRenew = 0;
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const now = new Date();
+    const spec = (transitions: number, acquire?: string): KObject => ({
+      holderIdentity: this.identity,
+      leaseDurationSeconds: this.duration,
+      acquireTime: acquire ?? toMicroTime(now),
+      renewTime: toMicroTime(now),
+      leaseTransitions: transitions,
+    });
+    let current: KObject | undefined;
+    try {
+      current = await this.leases.get(this.namespace, this.name);
+    } catch (err) {
+      if ((err as { code?: number }).code !== 404) throw err;
+    }
+    if (!current) {
+      await this.leases.create(this.namespace, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.name, namespace: this.namespace }, spec: spec(0) });
+      this.lastRenew = Date.now();
+      return true;
+    }
+    const s = current.spec ?? {};
+    const ours = s.holderIdentity === this.identity;
+    const renewed = s.renewTime ? Date.parse(s.renewTime) : 0;
+    const expired = this.exclusive || !s.holderIdentity || renewed + (s.leaseDurationSeconds ?? this.duration) * 1000 < now.getTime();
+    if (!ours && !expired) return false;
+    const next = structuredClone(current);
+    next.spec = spec(ours ? (s.leaseTransitions ?? 0) : (s.leaseTransitions ?? 0) + 1, ours ? s.acquireTime : undefined);
+    try {
+      // The resourceVersion read above makes this a compare-and-swap: two replicas cannot both win.
+      await this.leases.update(this.namespace, this.name, () => next);
+    } catch (err) {
+      if ((err as { code?: number }).code === 409) return false;
+      throw err;
+    }
+    this.lastRenew = Date.now();
+    return true;
+  }
+
+  private async setLeading(leading: boolean): Promise<void> {
+    if (leading === this.leading) return;
+    this.leading = leading;
+    if (leading) await this.callbacks.onStartedLeading();
+    else this.callbacks.onStoppedLeading();
+  }
+}
