@@ -1,25 +1,27 @@
 /**
  * A bounded ring of recent cache events. It always holds every event with a
  * revision in (startRevision, newest]; evicting the oldest event moves
- * startRevision up to it.
+ * startRevision up to it. Storage grows on demand up to the capacity, so the
+ * many idle resources of a server with thousands of CRDs cost next to nothing.
  */
+const INITIAL_SLOTS = 16;
+
 export class EventRing<E extends { revision: number }> {
-  private readonly items: (E | undefined)[];
+  private items: (E | undefined)[] = [];
   private head = 0; // index of the oldest event
   private size = 0;
 
-  constructor(private readonly capacity: number, public startRevision: number) {
-    this.items = new Array(capacity);
-  }
+  constructor(private readonly capacity: number, public startRevision: number) {}
 
   push(event: E): void {
+    if (this.size === this.items.length && this.items.length < this.capacity) this.grow();
     if (this.size === this.capacity) {
       this.startRevision = this.items[this.head]!.revision;
       this.items[this.head] = undefined;
       this.head = (this.head + 1) % this.capacity;
       this.size--;
     }
-    this.items[(this.head + this.size) % this.capacity] = event;
+    this.items[(this.head + this.size) % this.items.length] = event;
     this.size++;
   }
 
@@ -39,13 +41,22 @@ export class EventRing<E extends { revision: number }> {
 
   /** Forget everything and start a new window at `revision`. */
   reset(revision: number): void {
-    this.items.fill(undefined);
+    this.items = [];
     this.head = 0;
     this.size = 0;
     this.startRevision = revision;
   }
 
+  /** Double the slots (up to the capacity), unrolling the ring so the oldest event is first. */
+  private grow(): void {
+    const slots = Math.min(this.capacity, Math.max(INITIAL_SLOTS, this.items.length * 2));
+    const next = new Array<E | undefined>(slots);
+    for (let i = 0; i < this.size; i++) next[i] = this.at(i);
+    this.items = next;
+    this.head = 0;
+  }
+
   private at(i: number): E {
-    return this.items[(this.head + i) % this.capacity]!;
+    return this.items[(this.head + i) % this.items.length]!;
   }
 }
