@@ -139,6 +139,35 @@ describe('kubectl against kapi', () => {
     assert.match(gone.stderr, /the server doesn't have a resource type "crontabs"|NotFound/);
   });
 
+  it('applies a Deployment twice: strategic merge patch keeps list elements by merge key', async () => {
+    const deploy = (image: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: ${image}
+        ports:
+        - containerPort: 80
+      - name: sidecar
+        image: busybox
+`;
+    assert.match(await ok(['apply', '-f', '-'], deploy('nginx:1')), /deployment.apps\/web created/);
+    assert.match(await ok(['apply', '-f', '-'], deploy('nginx:2')), /deployment.apps\/web configured/);
+    const d = JSON.parse(await ok(['get', 'deployment', 'web', '-o', 'json']));
+    assert.deepEqual(d.spec.template.spec.containers.map((c: any) => [c.name, c.image]), [['web', 'nginx:2'], ['sidecar', 'busybox']]);
+    assert.deepEqual(d.spec.template.spec.containers[0].ports, [{ containerPort: 80 }]);
+    assert.equal(d.metadata.generation, 2);
+  });
+
   it('works with namespaces and built-in resources', async () => {
     assert.match(await ok(['get', 'ns']), /^default\s/m);
     await ok(['create', 'namespace', 'team-a']);

@@ -1,10 +1,11 @@
 /**
  * PATCH: JSON patch (RFC 6902), JSON merge patch (RFC 7386), and for built-in
- * resources strategic merge patch (applied as a merge patch after dropping
- * its directives). Custom resources refuse strategic merge patch with 415.
+ * resources strategic merge patch (its directives honored without Go type
+ * metadata). Custom resources refuse strategic merge patch with 415.
  */
 import { applyPatch, type Operation } from 'rfc6902';
 import { applyMergePatch } from '../../machinery/merge-patch.js';
+import { applyStrategicMergePatch } from '../../machinery/strategic-merge-patch.js';
 import { JsonSyntaxError, parseJson } from '../../machinery/json.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
@@ -50,8 +51,8 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
     throw errors.badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
   }
-  const merge = patchType === 'strategic-merge-patch' ? stripDirectives(patch) : patch;
-  return { raw, apply: (obj) => applyMergePatch(obj, merge) as KObject };
+  if (patchType === 'strategic-merge-patch') return { raw, apply: (obj) => applyStrategicMergePatch(obj, patch) as KObject };
+  return { raw, apply: (obj) => applyMergePatch(obj, patch) as KObject };
 }
 
 export async function handlePatch(ctx: HandlerContext): Promise<void> {
@@ -88,13 +89,4 @@ function applyJsonPatch(doc: KObject, ops: Operation[]): KObject {
     throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
   }
   return target;
-}
-
-/** Strategic merge patch directives ($patch, $retainKeys, $setElementOrder/..., $deleteFromPrimitiveList/...) dropped. */
-function stripDirectives(patch: unknown): unknown {
-  if (Array.isArray(patch)) return patch.map(stripDirectives);
-  if (patch === null || typeof patch !== 'object') return patch;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(patch)) if (!k.startsWith('$')) out[k] = stripDirectives(v);
-  return out;
 }
