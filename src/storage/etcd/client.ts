@@ -106,7 +106,11 @@ export class EtcdClient {
         } catch (e) {
           const verdict = classify(e);
           if (verdict === 'compacted' || verdict === 'future' || verdict === 'fatal') throw e;
-          if (verdict === 'unknown' && opts.write) throw toStorageError(e, m.path);
+          if (verdict === 'unknown' && opts.write) {
+            // The connection broke or hung: whatever became of this write, the next call goes elsewhere.
+            this.failed(index);
+            throw toStorageError(e, m.path);
+          }
           lastError = e;
         }
       } else {
@@ -124,11 +128,6 @@ export class EtcdClient {
         await sleep(Math.min(left, 25 * 2 ** Math.min(round, 5), MAX_BACKOFF_MS));
       }
     }
-  }
-
-  /** The endpoint calls go to now: the last one that answered. */
-  preferred(): Endpoint {
-    return this.endpoints[this.current];
   }
 
   /** Report that an endpoint failed, so that the next call starts with another one. */
@@ -185,8 +184,9 @@ export class EtcdClient {
   }
 
   /** Is the endpoint's channel connected, or does it connect before the deadline? False at the first failure. */
-  private ready(ep: Endpoint, deadline: number): Promise<boolean> {
+  private ready(ep: Endpoint, deadline: number): Promise<boolean> | boolean {
     const channel = ep.client.getChannel();
+    if (channel.getConnectivityState(false) === connectivityState.READY) return true;
     return new Promise((resolve) => {
       const check = (): void => {
         let state: connectivityState;

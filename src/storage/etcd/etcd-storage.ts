@@ -39,7 +39,10 @@ export interface EtcdStorageOptions extends EtcdClientOptions {
   prefix?: string;
   /** Background compaction period in ms, coordinated across replicas (0 or absent: off). */
   compactIntervalMs?: number;
-  /** How often a watch that may lag the latest known revision asks etcd for its progress (default 1000 ms). */
+  /**
+   * How often every watch asks etcd for its progress (default 1000 ms, 0: never), so that a watch on a quiet
+   * prefix still learns the revisions written elsewhere (by other replicas too).
+   */
   progressIntervalMs?: number;
 }
 
@@ -64,7 +67,7 @@ export class EtcdStorage implements Storage {
     }
     const progressMs = options.progressIntervalMs ?? 1000;
     if (progressMs > 0) {
-      this.progressTimer = setInterval(() => this.requestProgress(), progressMs);
+      this.progressTimer = setInterval(() => this.requestProgress(true), progressMs);
       this.progressTimer.unref();
     }
   }
@@ -189,9 +192,9 @@ export class EtcdStorage implements Storage {
     this.client.close();
   }
 
-  /** Ask the watches that may lag behind the newest known revision for their progress. */
-  private requestProgress(): void {
-    for (const w of this.watches) if (w.delivered < this.latest) w.requestProgress();
+  /** Ask the watches (all, or those behind the newest revision seen here) for their progress. */
+  private requestProgress(all = false): void {
+    for (const w of this.watches) if (all || w.delivered < this.latest) w.requestProgress();
   }
 
   private noteCompacted(revision: number): void {

@@ -10,7 +10,6 @@
  */
 import { fromJSON, type MethodDefinition } from '@grpc/proto-loader';
 
-type Fields = Record<string, { type: string; id: number; rule?: 'repeated' }>;
 const f = (type: string, id: number): { type: string; id: number } => ({ type, id });
 const repeated = (type: string, id: number) => ({ type, id, rule: 'repeated' as const });
 const header = { header: f('ResponseHeader', 1) };
@@ -24,8 +23,7 @@ const mvccpb = {
         mod_revision: f('int64', 3),
         version: f('int64', 4),
         value: f('bytes', 5),
-        lease: f('int64', 6),
-      } satisfies Fields,
+      },
     },
     Event: {
       fields: { type: f('EventType', 1), kv: f('KeyValue', 2), prev_kv: f('KeyValue', 3) },
@@ -73,7 +71,7 @@ const etcdserverpb = {
     RangeResponse: {
       fields: { ...header, kvs: repeated('.mvccpb.KeyValue', 2), more: f('bool', 3), count: f('int64', 4) },
     },
-    PutRequest: { fields: { key: f('bytes', 1), value: f('bytes', 2), lease: f('int64', 3), prev_kv: f('bool', 4) } },
+    PutRequest: { fields: { key: f('bytes', 1), value: f('bytes', 2), prev_kv: f('bool', 4) } },
     PutResponse: { fields: { ...header, prev_kv: f('.mvccpb.KeyValue', 2) } },
     DeleteRangeRequest: { fields: { key: f('bytes', 1), range_end: f('bytes', 2), prev_kv: f('bool', 3) } },
     DeleteRangeResponse: {
@@ -96,7 +94,7 @@ const etcdserverpb = {
       },
     },
     Compare: {
-      oneofs: { target_union: { oneof: ['version', 'create_revision', 'mod_revision', 'value', 'lease'] } },
+      oneofs: { target_union: { oneof: ['version', 'create_revision', 'mod_revision'] } },
       fields: {
         result: f('CompareResult', 1),
         target: f('CompareTarget', 2),
@@ -104,9 +102,6 @@ const etcdserverpb = {
         version: f('int64', 4),
         create_revision: f('int64', 5),
         mod_revision: f('int64', 6),
-        value: f('bytes', 7),
-        lease: f('int64', 8),
-        range_end: f('bytes', 64),
       },
       nested: {
         CompareResult: { values: { EQUAL: 0, GREATER: 1, LESS: 2, NOT_EQUAL: 3 } },
@@ -134,7 +129,6 @@ const etcdserverpb = {
         start_revision: f('int64', 3),
         progress_notify: f('bool', 4),
         prev_kv: f('bool', 6),
-        watch_id: f('int64', 7),
         fragment: f('bool', 8),
       },
     },
@@ -157,7 +151,7 @@ const etcdserverpb = {
     LeaseRevokeRequest: { fields: { ID: f('int64', 1) } },
     LeaseRevokeResponse: { fields: { ...header } },
     StatusRequest: { fields: {} },
-    StatusResponse: { fields: { ...header, version: f('string', 2), leader: f('uint64', 4), raftTerm: f('uint64', 6) } },
+    StatusResponse: { fields: { ...header, version: f('string', 2), leader: f('uint64', 4) } },
   },
 };
 
@@ -171,7 +165,6 @@ export interface PbKeyValue {
   mod_revision: number;
   version: number;
   value: Buffer;
-  lease: number;
 }
 
 export interface PbHeader {
@@ -282,18 +275,18 @@ export interface PbStatusResponse {
   header: PbHeader;
   version: string;
   leader: number;
-  raftTerm: number;
 }
 
 // ---------------------------------------------------------------------------
 
+// The literals above are checked by protobufjs when loaded; its JSON typings are too strict a union to follow.
 const definition = fromJSON(
-  { nested: { mvccpb, etcdserverpb } },
+  { nested: { mvccpb, etcdserverpb } } as unknown as Parameters<typeof fromJSON>[0],
   { keepCase: true, longs: Number, enums: String, bytes: Buffer, defaults: true, oneofs: true },
 );
 
 function method<Req, Res>(service: string, name: string): MethodDefinition<Req, Res> {
-  const svc = definition[`etcdserverpb.${service}`] as Record<string, MethodDefinition<Req, Res>> | undefined;
+  const svc = definition[`etcdserverpb.${service}`] as unknown as Record<string, MethodDefinition<Req, Res>> | undefined;
   const m = svc?.[name];
   if (!m) throw new Error(`etcd proto: no method ${service}.${name}`);
   return m;

@@ -18,6 +18,7 @@
  * behind a reported progress ends the watch with StorageUnavailableError, so
  * the consumer relists rather than trusting a wrong revision.
  */
+import { status as Status } from '@grpc/grpc-js';
 import { CompactedError, StorageError, StorageUnavailableError } from '../errors.js';
 import type { WatchEvent, WatchHandle, WatchListener } from '../types.js';
 import type { EtcdClient, Endpoint, WatchStream } from './client.js';
@@ -30,6 +31,8 @@ const QUIET_MS = 25;
 /** Old etcd: a new watch replays its history within this time (etcd syncs lagging watches every 100 ms). */
 const CATCH_UP_MS = 300;
 const MAX_BACKOFF_MS = 2000;
+/** A progress request unanswered this long is taken as lost (etcd drops it when the stream's buffer is full). */
+const PROGRESS_ANSWER_MS = 2000;
 
 export interface EtcdWatchConfig {
   client: EtcdClient;
@@ -66,7 +69,8 @@ export class EtcdWatch implements WatchHandle {
   private createdAt = 0;
   private caughtUp = false;
   private fragments: PbEvent[] = [];
-  private progressPending = false;
+  /** When the unanswered progress request was sent (0: none). */
+  private progressPending = 0;
   private progressWanted = false;
   private candidate?: { revision: number; timer: NodeJS.Timeout };
   private backoffMs = 0;
@@ -86,12 +90,13 @@ export class EtcdWatch implements WatchHandle {
   /** Ask etcd for this watch's progress; coalesced with a request already on its way. */
   requestProgress(): void {
     if (this.ended) return;
-    if (!this.created || this.progressPending || this.candidate) {
+    const waiting = this.progressPending > 0 && Date.now() - this.progressPending < PROGRESS_ANSWER_MS;
+    if (!this.created || waiting || this.candidate) {
       this.progressWanted = true;
       return;
     }
     this.progressWanted = false;
-    this.progressPending = true;
+    this.progressPending = Date.now();
     this.stream?.write({ progress_request: {} });
   }
 
@@ -132,7 +137,7 @@ export class EtcdWatch implements WatchHandle {
     this.created = false;
     this.caughtUp = false;
     this.fragments = [];
-    this.progressPending = false;
+    this.progressPending = 0;
     stream.on('data', (res: PbWatchResponse) => this.onResponse(stream, res));
     stream.on('error', (err: Error) => this.onBroken(stream, err));
     stream.on('end', () => this.onBroken(stream));
@@ -212,22 +217,25 @@ export class EtcdWatch implements WatchHandle {
   }
 
   private onProgressAnswer(revision: number): void {
-    this.progressPending = false;
+    this.progressPending = 0;
     if (this.exact) {
       this.progress(revision);
       if (this.progressWanted) this.requestProgress();
       return;
     }
     this.dropCandidate();
-    const timer = setTimeout(() => {
-      this.candidate = undefined;
-      if (this.caughtUp || Date.now() - this.createdAt >= CATCH_UP_MS) {
-        this.caughtUp = true;
-        this.progress(revision);
+    const settle = (): void => {
+      const catchingUp = this.caughtUp ? 0 : this.createdAt + CATCH_UP_MS - Date.now();
+      if (catchingUp > 0 && this.candidate) {
+        this.candidate.timer = setTimeout(settle, catchingUp);
+        return;
       }
+      this.candidate = undefined;
+      this.caughtUp = true;
+      this.progress(revision);
       if (this.progressWanted) this.requestProgress();
-    }, QUIET_MS);
-    this.candidate = { revision, timer };
+    };
+    this.candidate = { revision, timer: setTimeout(settle, QUIET_MS) };
   }
 
   private dropCandidate(): void {
@@ -251,7 +259,7 @@ export class EtcdWatch implements WatchHandle {
     if (stream !== this.stream || this.ended) return;
     this.dropStream();
     if (this.config.client.isClosed) return this.fail(new StorageUnavailableError('storage is closed'));
-    if (err && isServiceError(err) && (err.code === 7 /* PERMISSION_DENIED */ || err.code === 16 /* UNAUTHENTICATED */)) {
+    if (err && isServiceError(err) && (err.code === Status.PERMISSION_DENIED || err.code === Status.UNAUTHENTICATED)) {
       return this.fail(new StorageError(`etcd watch: ${err.details}`));
     }
     if (this.endpoint) this.config.client.failed(this.endpoint);
@@ -267,7 +275,7 @@ export class EtcdWatch implements WatchHandle {
   private dropStream(): void {
     if (this.candidate) clearTimeout(this.candidate.timer);
     this.candidate = undefined;
-    this.progressPending = false;
+    this.progressPending = 0;
     const stream = this.stream;
     this.stream = undefined;
     this.created = false;
