@@ -42,6 +42,8 @@ export interface KapiOptions {
   converters?: Record<string, ConvertFunction>;
   /** How long a conversion webhook may take (default 30 s, as upstream). */
   webhookTimeoutMs?: number;
+  /** Controller leader election (replicas on etcd): lease duration and retry period. */
+  leaderElection?: { leaseDurationSeconds?: number; retryPeriodMs?: number };
 }
 
 export interface Kapi {
@@ -136,7 +138,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       controllers = undefined;
       crds.setLeader(false);
     },
-  }, { exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd' });
+  }, { exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd', ...options.leaderElection });
   await elector.start();
 
   const tokens = new Map(extraTokens ?? []);

@@ -6,6 +6,19 @@ import { startKapi } from '../kapi.js';
 import { clientFromKubeconfig } from './kube-client.js';
 import { migrateStorage } from './migrate-storage.js';
 
+interface ServeOptions {
+  bindAddress: string;
+  securePort: string;
+  dataDir: string;
+  tokenAuthFile?: string;
+  converters?: string;
+  etcdServers?: string;
+  etcdPrefix: string;
+  etcdCafile?: string;
+  etcdCertfile?: string;
+  etcdKeyfile?: string;
+}
+
 const program = new Command();
 program.name('kapi').description('A Kubernetes-compatible API server for custom resources');
 
@@ -17,7 +30,12 @@ program
   .option('--data-dir <dir>', 'where the store, certificates and admin kubeconfig live', '.kapi')
   .option('--token-auth-file <file>', 'static bearer tokens: token,user,uid,"group1,group2"')
   .option('--converters <module>', 'an ES module whose default export maps CRD names to TypeScript/JavaScript converters')
-  .action(async (opts: { bindAddress: string; securePort: string; dataDir: string; tokenAuthFile?: string; converters?: string }) => {
+  .option('--etcd-servers <urls>', 'store in etcd instead of the embedded store: comma-separated endpoints, e.g. http://127.0.0.1:2379')
+  .option('--etcd-prefix <prefix>', 'the etcd key prefix, so several installations can share one etcd', '/registry')
+  .option('--etcd-cafile <file>', 'CA certificate to verify the etcd servers with')
+  .option('--etcd-certfile <file>', 'client certificate for etcd')
+  .option('--etcd-keyfile <file>', 'client key for etcd')
+  .action(async (opts: ServeOptions) => {
     const started = performance.now();
     const converters = opts.converters ? (await import(pathToFileURL(resolve(opts.converters)).href)).default : undefined;
     const kapi = await startKapi({
@@ -26,6 +44,15 @@ program
       port: Number(opts.securePort),
       tokenAuthFile: opts.tokenAuthFile,
       converters,
+      storage: opts.etcdServers
+        ? {
+            kind: 'etcd',
+            endpoints: opts.etcdServers.split(',').map((s) => s.trim()).filter(Boolean),
+            prefix: opts.etcdPrefix,
+            tls: opts.etcdCafile || opts.etcdCertfile ? { caFile: opts.etcdCafile, certFile: opts.etcdCertfile, keyFile: opts.etcdKeyfile } : undefined,
+            compactIntervalMs: 5 * 60_000,
+          }
+        : undefined,
     });
     console.log(`kapi serving on ${kapi.url} (ready in ${(performance.now() - started).toFixed(0)} ms)`);
     console.log(`export KUBECONFIG=${resolve(kapi.kubeconfigPath)}`);

@@ -1,0 +1,78 @@
+/** Several kapi replicas on one etcd behave as one server (issue 7). */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { findEtcd, startEtcdCluster, type EtcdCluster } from '../storage/etcd-helper.js';
+import { CRONTAB_CRD, cronTab, startTestServer, watchEvents, type TestServer } from './harness.js';
+
+const CT = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+
+async function until(cond: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<number> {
+  const start = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return Date.now() - start;
+}
+
+describe('replicas on etcd', { skip: findEtcd().reason }, () => {
+  let etcd: EtcdCluster;
+  let a: TestServer;
+  let b: TestServer;
+  before(async () => {
+    etcd = await startEtcdCluster({ size: 1 });
+    const opts = {
+      storage: { kind: 'etcd' as const, endpoints: etcd.endpoints, prefix: '/kapi-replicas' },
+      leaderElection: { leaseDurationSeconds: 2, retryPeriodMs: 200 },
+    };
+    a = await startTestServer(opts);
+    b = await startTestServer(opts);
+  });
+  after(async () => {
+    await a?.stop();
+    await b?.stop();
+    await etcd?.cleanup();
+  });
+
+  it('serves on B, within a second, a CRD created through A', async () => {
+    assert.equal((await a.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRONTAB_CRD })).status, 201);
+    const ms = await until(async () => (await b.request('GET', CT)).status === 200, 'the CRD served by B', 5000);
+    assert.ok(ms < 1000, `B served the CRD after ${ms} ms`);
+    assert.equal((await b.request('GET', '/apis/stable.example.com/v1')).status, 200);
+  });
+
+  it('shows writes through A to watchers on B, in order', async () => {
+    const list = await b.request('GET', CT);
+    const w = watchEvents(b.kapi, `${CT}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`, 3);
+    assert.equal(await w.status, 200);
+    await a.request('POST', CT, { body: cronTab('r1') });
+    await a.request('PATCH', `${CT}/r1`, { body: { spec: { image: 'v2' } }, contentType: 'application/merge-patch+json' });
+    await a.request('DELETE', `${CT}/r1`);
+    assert.deepEqual((await w.events).map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
+  });
+
+  it('loses no update when replicas race: the loser gets 409', async () => {
+    const obj = (await a.request('POST', CT, { body: cronTab('race') })).json;
+    const [ra, rb] = await Promise.all([
+      a.request('PUT', `${CT}/race`, { body: { ...obj, spec: { image: 'from-a' } } }),
+      b.request('PUT', `${CT}/race`, { body: { ...obj, spec: { image: 'from-b' } } }),
+    ]);
+    assert.deepEqual([ra.status, rb.status].sort(), [200, 409]);
+    const winner = ra.status === 200 ? 'from-a' : 'from-b';
+    assert.equal((await b.request('GET', `${CT}/race`)).json.spec.image, winner);
+  });
+
+  it('runs the controllers on exactly one replica, and hands them over when it stops', async () => {
+    await until(() => a.kapi.isLeader() !== b.kapi.isLeader(), 'exactly one leader');
+    const [leader, follower] = a.kapi.isLeader() ? [a, b] : [b, a];
+    const owner = (await follower.request('POST', CT, { body: cronTab('gc-owner') })).json;
+    await follower.request('POST', '/api/v1/namespaces/default/configmaps', {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'gc-dep', ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: 'gc-owner', uid: owner.metadata.uid }] } },
+    });
+    await leader.kapi.stop();
+    const ms = await until(() => follower.kapi.isLeader(), 'the follower taking over', 10_000);
+    assert.ok(ms < 5000, `took over after ${ms} ms`);
+    await follower.request('DELETE', `${CT}/gc-owner`);
+    await until(async () => (await follower.request('GET', '/api/v1/namespaces/default/configmaps/gc-dep')).status === 404, 'garbage collected by the new leader');
+  });
+});
