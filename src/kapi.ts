@@ -18,6 +18,8 @@ import { serviceResolver } from './crd/conversion/service-resolver.js';
 import { CrdController } from './crd/controller.js';
 import { CrdRestStore } from './crd/crd-store.js';
 import { crdStrategy } from './crd/crd-strategy.js';
+import { OpenApiPublisher } from './openapi/index.js';
+import { builtinTableConvertor } from './printing/index.js';
 import { ApiRegistry, type Endpoint } from './registry/registry.js';
 import { RestStore } from './registry/store.js';
 import type { KObject } from './registry/types.js';
@@ -72,7 +74,17 @@ const identity = (apiVersion: string) => ({
 function builtinEndpoint(storage: Storage, r: BuiltinResource): Endpoint {
   const store = new RestStore(storage, r.names, r.strategy ?? { allowUnconditionalUpdate: true });
   const apiVersion = r.names.group ? `${r.names.group}/${r.version}` : r.version;
-  return { group: r.names.group, version: r.version, names: r.names, store, verbs: r.verbs, custom: false, subresources: { status: r.status }, ...identity(apiVersion) };
+  return {
+    group: r.names.group,
+    version: r.version,
+    names: r.names,
+    store,
+    verbs: r.verbs,
+    custom: false,
+    subresources: { status: r.status },
+    table: builtinTableConvertor(r.names.group, r.names.resource),
+    ...identity(apiVersion),
+  };
 }
 
 export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
@@ -104,7 +116,15 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   };
   const crdStore = new CrdRestStore(storage, crdNames, crdStrategy);
   const crdVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-  const crdEndpoint = { group: crdNames.group, names: crdNames, store: crdStore, verbs: crdVerbs, custom: false, subresources: { status: true } };
+  const crdEndpoint = {
+    group: crdNames.group,
+    names: crdNames,
+    store: crdStore,
+    verbs: crdVerbs,
+    custom: false,
+    subresources: { status: true },
+    table: builtinTableConvertor(crdNames.group, crdNames.resource),
+  };
   registry.add({ ...crdEndpoint, version: 'v1', ...identity('apiextensions.k8s.io/v1') });
   registry.add({
     ...crdEndpoint,
@@ -119,7 +139,19 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     resolveService: serviceResolver(registry.lookup('', 'v1', 'services')!.store, registry.lookup('', 'v1', 'endpoints')!.store),
     webhookTimeoutMs: options.webhookTimeoutMs ?? 30_000,
   });
-  const crds = new CrdController(storage, registry, crdStore, converters);
+  const openapi = new OpenApiPublisher();
+  openapi.setBuiltins(
+    registry.all().map((ep) => ({
+      group: ep.group,
+      version: ep.version,
+      kind: ep.names.kind,
+      resource: ep.names.resource,
+      namespaced: ep.names.namespaced,
+      verbs: ep.verbs,
+      subresources: ep.subresources.status ? ['status'] : [],
+    })),
+  );
+  const crds = new CrdController(storage, registry, crdStore, { converterFor: converters, published: { setCrd: (crd) => openapi.setCrd(crd as never), removeCrd: (name) => openapi.removeCrd(name) } });
   crdStore.sync = (name) => crds.sync(name);
   await crds.start();
   await bootstrap(nsEndpoint.store, registry);
@@ -149,6 +181,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     authenticator: new TokenAuthenticator(tokens),
     admit: namespaceLifecycle(nsEndpoint.store),
     metrics: new ApiMetrics(registry),
+    openapi,
   });
   const address = await http.listen(options.port ?? 6443, bindAddress);
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;

@@ -42,7 +42,11 @@ export class CrdController {
     private readonly storage: Storage,
     private readonly registry: ApiRegistry,
     private readonly crds: CrdRestStore,
-    private readonly converterFor: (crd: KObject) => CrConverter,
+    private readonly hooks: {
+      converterFor: (crd: KObject) => CrConverter;
+      /** Told when a CRD's served form changes, and when it is no longer served (OpenAPI publishing). */
+      published?: { setCrd(crd: KObject): void; removeCrd(name: string): void };
+    },
   ) {}
 
   async start(): Promise<void> {
@@ -141,7 +145,8 @@ export class CrdController {
         serving.store.cache.closeWatchers();
       }
     }
-    const endpoints = customResourceEndpoints(crd, serving.store, Boolean(crd.metadata.deletionTimestamp), this.converterFor(crd));
+    const endpoints = customResourceEndpoints(crd, serving.store, Boolean(crd.metadata.deletionTimestamp), this.hooks.converterFor(crd));
+    this.hooks.published?.setCrd(crd);
     const keep = new Set(endpoints.map((e) => `${e.group}/${e.version}/${e.names.resource}`));
     for (const [g, v, r] of serving.endpointKeys) if (!keep.has(`${g}/${v}/${r}`)) this.registry.remove(g, v, r);
     for (const ep of endpoints) this.registry.add(ep);
@@ -152,6 +157,7 @@ export class CrdController {
     const serving = this.servings.get(name);
     if (!serving) return;
     this.servings.delete(name);
+    this.hooks.published?.removeCrd(name);
     for (const [g, v, r] of serving.endpointKeys) this.registry.remove(g, v, r);
     serving.instanceWatch?.close();
     serving.store.stop();

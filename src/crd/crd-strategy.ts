@@ -6,10 +6,32 @@
  */
 import { prepareCRDForCreate, prepareCRDForUpdate, prepareCRDStatusForUpdate, defaultV1 } from '../apis/apiextensions/defaults.js';
 import { validateCRD, validateCRDUpdate } from '../apis/apiextensions/validation.js';
+import { field, type FieldError } from '../machinery/field-errors.js';
+import { validatePrinterColumnJSONPath } from '../machinery/jsonpath-columns.js';
 import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
 import { CLEANUP_FINALIZER, setCondition } from './naming.js';
 
 const requestVersion = (ctx: WriteOptions) => (ctx.version === 'v1beta1' ? 'v1beta1' : 'v1');
+
+/**
+ * Printer column JSONPaths must parse. Identical columns on every version are
+ * reported under spec.additionalPrinterColumns, as upstream's internal form does.
+ */
+function validateColumnPaths(crd: KObject): FieldError[] {
+  const versions: KObject[] = crd.spec?.versions ?? [];
+  const same = versions.length > 0 && versions.every((v) => JSON.stringify(v.additionalPrinterColumns) === JSON.stringify(versions[0].additionalPrinterColumns));
+  const errs: FieldError[] = [];
+  versions.forEach((v, i) => {
+    if (same && i > 0) return;
+    (v.additionalPrinterColumns ?? []).forEach((col: KObject, j: number) => {
+      if (typeof col.jsonPath !== 'string' || !col.jsonPath.startsWith('.')) return; // the shape checks report these
+      const why = validatePrinterColumnJSONPath(col.jsonPath);
+      const base = same ? 'spec.additionalPrinterColumns' : `spec.versions[${i}].additionalPrinterColumns`;
+      if (why) errs.push(field.invalid(`${base}[${j}].JSONPath`, col.jsonPath, why));
+    });
+  });
+  return errs;
+}
 
 export const crdStrategy: Strategy = {
   generation: 'spec',
@@ -24,14 +46,14 @@ export const crdStrategy: Strategy = {
     Object.assign(obj, prepareCRDForCreate(obj as never));
   },
   validate(obj, ctx) {
-    return validateCRD(obj as never, requestVersion(ctx));
+    return [...validateCRD(obj as never, requestVersion(ctx)), ...validateColumnPaths(obj)];
   },
   prepareForUpdate(obj, old, ctx) {
     const next = ctx.subresource === 'status' ? prepareCRDStatusForUpdate(obj as never, old as never) : prepareCRDForUpdate(obj as never, old as never);
     Object.assign(obj, next);
   },
   validateUpdate(obj, old, ctx) {
-    return validateCRDUpdate(obj as never, old as never, requestVersion(ctx));
+    return [...validateCRDUpdate(obj as never, old as never, requestVersion(ctx)), ...validateColumnPaths(obj)];
   },
   prepareForDelete(obj: KObject) {
     const finalizers: string[] = obj.metadata.finalizers ?? [];

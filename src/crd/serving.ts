@@ -11,6 +11,7 @@ import type { Storage } from '../storage/types.js';
 import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-priority.js';
 import { ConversionCache, type CrConverter } from './conversion/index.js';
 import { setApiVersion } from './conversion/none.js';
+import { customResourceTableConvertor } from '../printing/index.js';
 import { customResourceOptions, customResourceStrategy } from './custom-resource-strategy.js';
 
 export const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -70,6 +71,7 @@ export function customResourceEndpoints(crd: KObject, store: RestStore, terminat
         storageVersionHash: hash,
         warning: v.deprecated ? (v.deprecationWarning ?? defaultDeprecationWarning(crd, v.name)) : undefined,
         terminating,
+        table: customResourceTableConvertor(v.additionalPrinterColumns),
       };
     });
 }

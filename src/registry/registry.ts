@@ -4,6 +4,7 @@
  * discovery documents are derived from the same entries.
  */
 import type { ScaleConfig } from '../crd/scale.js';
+import type { TableConvertor } from '../printing/index.js';
 import type { RestStore } from './store.js';
 import type { KObject, ResourceNames } from './types.js';
 
@@ -27,6 +28,8 @@ export interface Endpoint {
   warning?: string;
   /** The resource is being deleted: new objects are refused. */
   terminating?: boolean;
+  /** Server-side printing (meta.k8s.io Table) for this version. */
+  table?: TableConvertor;
 }
 
 export class ApiRegistry {

@@ -16,7 +16,6 @@ import { serveResource } from './handlers/resource.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { negotiateOutput, type Negotiated } from './negotiation.js';
 import type { ApiMetrics, RequestLabels } from './metrics.js';
-import { serveOpenApiStub } from './openapi-stub.js';
 import { parseRequestInfo, type DiscoveryRequest } from './request-info.js';
 import { writeError, writeNotFound, writeObject, addWarnings, type Response } from './respond.js';
 
@@ -28,6 +27,8 @@ export interface HttpServerOptions {
   admit?: Admission;
   isReady?: () => boolean;
   metrics?: ApiMetrics;
+  /** Serves /openapi/v2 and /openapi/v3. */
+  openapi?: { handle(pathWithQuery: string, headers: Record<string, string | string[] | undefined>): { status: number; headers: Record<string, string>; body?: Buffer | string } | undefined };
 }
 
 const AGGREGATED = /(?:^|[,;\s])as=APIGroupDiscoveryList/;
@@ -94,13 +95,23 @@ export class HttpServer {
         res.end(body);
         return;
       }
-      if (serveOpenApiStub(path, req.headers.accept, res)) return;
+      const published = path.startsWith('/openapi/') ? this.options.openapi?.handle(req.url ?? path, req.headers) : undefined;
+      if (published) {
+        res.writeHead(published.status, published.headers);
+        (res as { end(body?: Buffer | string): void }).end(published.body);
+        return;
+      }
       const info = parseRequestInfo(req.method ?? 'GET', path, query);
       if (info.kind === 'other') return writeNotFound(res);
       if (info.kind !== 'resource') return this.serveDiscovery(info, req, res);
       const endpoint = this.options.registry.lookup(info.group, info.version, info.resource);
       if (!endpoint) return writeNotFound(res);
-      output = negotiateOutput(req.headers.accept, { tables: false, yaml: info.verb !== 'watch', pretty: query.get('pretty') === 'true' });
+      const reads = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';
+      output = negotiateOutput(req.headers.accept, {
+        tables: reads && info.subresource === undefined && endpoint.table !== undefined,
+        yaml: info.verb !== 'watch',
+        pretty: query.get('pretty') === 'true',
+      });
       const ctx: HandlerContext = {
         req,
         res,

@@ -93,6 +93,7 @@ export function watchEvents(
   path: string,
   count: number,
   timeoutMs = 5000,
+  accept?: string,
 ): { events: Promise<any[]>; status: Promise<number>; close(): void } {
   const url = new URL(path, kapi.url);
   const events: any[] = [];
@@ -100,7 +101,9 @@ export function watchEvents(
   let setStatus: (n: number) => void = () => {};
   const status = new Promise<number>((r) => (setStatus = r));
   const done = new Promise<any[]>((resolvePromise, reject) => {
-    const req = https.get(url, { ca: kapi.caCertPem, headers: { Authorization: `Bearer ${kapi.adminToken}` } }, (res) => {
+    const headers: Record<string, string> = { Authorization: `Bearer ${kapi.adminToken}` };
+    if (accept) headers.Accept = accept;
+    const req = https.get(url, { ca: kapi.caCertPem, headers }, (res) => {
       setStatus(res.statusCode ?? 0);
       let buf = '';
       res.on('data', (c: Buffer) => {

@@ -169,7 +169,7 @@ spec:
   });
 
   it('works with namespaces and built-in resources', async () => {
-    assert.match(await ok(['get', 'ns']), /^default\s/m);
+    assert.match(await ok(['get', 'ns']), /^NAME\s+STATUS\s+AGE\ndefault\s+Active\s+\d+s$/m);
     await ok(['create', 'namespace', 'team-a']);
     await ok(['create', 'configmap', 'settings', '-n', 'team-a', '--from-literal=mode=fast']);
     const cm = JSON.parse(await ok(['get', 'cm', 'settings', '-n', 'team-a', '-o', 'json']));

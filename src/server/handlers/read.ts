@@ -2,6 +2,7 @@
 import type { KObject } from '../../registry/types.js';
 import { stringifyJson } from '../../machinery/json.js';
 import { memoJson } from '../json-memo.js';
+import { parseIncludeObject, tableForList, tableForObject, type TableOptions, type TableVersion } from '../../printing/index.js';
 import { writeJson, writeObject, writeShared } from '../respond.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { continueToken, expiredContinue, parseListParams } from './list-options.js';
@@ -10,6 +11,9 @@ export async function handleGet(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
   const obj = await endpoint.store.get(info.namespace, info.name!);
   await endpoint.prepare?.([obj]);
+  if (ctx.output.format === 'table') {
+    return writeJson(ctx.res, 200, stringifyJson(tableForObject(endpoint.table!, endpoint.toVersion(obj), tableOptions(ctx))));
+  }
   if (ctx.output.format === 'json' && !ctx.output.pretty) {
     return writeJson(ctx.res, 200, memoJson(obj, endpoint.version, endpoint.toVersion));
   }
@@ -27,6 +31,11 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   }
   await endpoint.prepare?.(page.items);
   const cont = continueToken(ctx, page.revision, page.continueKey);
+  if (ctx.output.format === 'table') {
+    const meta = { resourceVersion: String(page.revision), continue: cont, remainingItemCount: page.remainingItemCount };
+    const table = tableForList(endpoint.table!, page.items.map((o) => endpoint.toVersion(o)), meta, tableOptions(ctx));
+    return writeJson(ctx.res, 200, stringifyJson(table));
+  }
   if (ctx.output.format === 'json' && !ctx.output.pretty) {
     // The list's JSON is assembled from each item's remembered JSON.
     const head = listObject(ctx, [], page.revision, cont, page.remainingItemCount);
@@ -35,6 +44,10 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
     return writeJson(ctx.res, 200, `${json.slice(0, -2)}${items}]}`);
   }
   writeObject(ctx.res, 200, listObject(ctx, page.items, page.revision, cont, page.remainingItemCount), ctx.output.format, ctx.output.pretty);
+}
+
+export function tableOptions(ctx: HandlerContext): TableOptions {
+  return { version: ctx.output.tableVersion as TableVersion, includeObject: parseIncludeObject(ctx.query.get('includeObject')) };
 }
 
 export function listObject(ctx: HandlerContext, items: KObject[], revision: number, cont = '', remaining?: number): KObject {

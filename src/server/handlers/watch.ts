@@ -10,6 +10,8 @@ import { memoJson } from '../json-memo.js';
 import { statusOf } from '../respond.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
+import { tableOptions } from './read.js';
+import { tableForWatchEvent } from '../../printing/index.js';
 import type { KObject } from '../../registry/types.js';
 import { SlowWatcherError } from '../../cache/errors.js';
 
@@ -39,12 +41,24 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     done();
   };
 
+  const table = ctx.output.format === 'table' ? tableOptions(ctx) : undefined;
+  let headersSent = false;
+  const encodeObject = (event: CacheEvent<KObject>): string => {
+    if (!table) return memoJson(event.object, endpoint.version, endpoint.toVersion);
+    // Column definitions go with a watcher's first event only.
+    const opts = { ...table, noHeaders: headersSent };
+    headersSent = true;
+    return stringifyJson(tableForWatchEvent(endpoint.table!, endpoint.toVersion(event.object), opts));
+  };
   const writeEvent = (type: CacheEventType, event: CacheEvent<KObject>) => {
     start();
-    let line = event.memo.get(memoKey(type)) as Buffer | undefined;
+    const key = table ? `${memoKey(type)}|table|${table.version}|${table.includeObject}|${headersSent}` : memoKey(type);
+    let line = event.memo.get(key) as Buffer | undefined;
     if (!line) {
-      line = Buffer.from(`{"type":"${type}","object":${memoJson(event.object, endpoint.version, endpoint.toVersion)}}\n`);
-      event.memo.set(memoKey(type), line);
+      line = Buffer.from(`{"type":"${type}","object":${encodeObject(event)}}\n`);
+      event.memo.set(key, line);
+    } else if (table) {
+      headersSent = true;
     }
     res.write(line);
   };

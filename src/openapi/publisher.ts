@@ -1,0 +1,300 @@
+/**
+ * OpenAPI publishing, incrementally: each CRD (and the set of built-ins) is a
+ * Source whose fragment is rebuilt and serialized (lazily, on the next request)
+ * only when that CRD changes. A request after a change assembles the document
+ * from the cached pieces of every source: `/openapi/v2` (JSON or gnostic protobuf), `/openapi/v3` (the
+ * discovery document, each group-version's URL carrying its ETag as hash) and
+ * `/openapi/v3/<api|apis/group>/<version>`.
+ */
+import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
+import { builtinFragment, crdFragment, crdSupportSchemas, type BuiltinResource } from './fragments.js';
+import { computeETag, negotiate, notAcceptable, notFound, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';
+import { DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece, type SerializedFragment } from './pieces.js';
+import type { Schema } from './schema-types.js';
+import { encodeDocument, namedEntry, writeParameter } from './protobuf.js';
+import { shareableParameters } from './parameters.js';
+import { v3Parameter, type RouteOptions } from './routes.js';
+import { SharedParameters } from './shared-parameters.js';
+
+export interface OpenApiPublisherOptions {
+  /** info.version of the documents (the server's version). */
+  version?: string;
+  /** Publish the fieldValidation query parameter (only if the server implements it). */
+  fieldValidation?: boolean;
+  /** The clock, for Last-Modified and v3 Expires (tests). */
+  now?: () => Date;
+  /** How many v3 group-version documents to keep serialized (their ETags are always kept). */
+  v3CacheSize?: number;
+}
+
+const V2_OFFERS = ['application/json', 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'];
+const SECURITY_DEFINITIONS = '"securityDefinitions":{"BearerToken":{"description":"Bearer Token authentication","type":"apiKey","name":"authorization","in":"header"}},"security":[{"BearerToken":[]}]';
+const V3_SECURITY = '"securitySchemes":{"BearerToken":{"type":"apiKey","description":"Bearer Token authentication","name":"authorization","in":"header"}}},"security":[{"BearerToken":[]}]';
+
+export class OpenApiPublisher {
+  private readonly shared = new SharedParameters();
+  private readonly routeOpts: RouteOptions;
+  private readonly version: string;
+  private readonly now: () => Date;
+  private readonly v3CacheSize: number;
+  private builtins: Source;
+  private readonly crds = new Map<string, Source>();
+  private v2Json: Representation | undefined;
+  private v2Proto: Representation | undefined;
+  private v3Discovery: Representation | undefined;
+  private readonly v3Etags = new Map<string, { etag: string; lastModified: Date }>();
+  /** Serialized v3 documents, least recently used first. */
+  private readonly v3Bodies = new Map<string, Representation>();
+  private crdSupport: [string, Piece][] | undefined;
+  private v3Params: Piece[] | undefined;
+  /** Bumped on every change. */
+  generation = 0;
+  /** How many fragments have been built (re-serializing after a change builds one). */
+  fragmentBuilds = 0;
+
+  constructor(opts: OpenApiPublisherOptions = {}) {
+    this.version = opts.version ?? 'v1.32.0';
+    this.routeOpts = { fieldValidation: opts.fieldValidation ?? false };
+    this.now = opts.now ?? (() => new Date());
+    this.v3CacheSize = opts.v3CacheSize ?? 32;
+    // Registering every shareable parameter now keeps the shared set, and so each document, stable.
+    for (const p of shareableParameters(this.routeOpts.fieldValidation ?? false)) this.shared.refFor(p);
+    this.builtins = this.builtinSource([]);
+  }
+
+  /** Publishes (or republishes) a CRD in its stored v1 form; only established CRDs appear. */
+  setCrd(crd: CustomResourceDefinitionV1): void {
+    const name = crd.metadata?.name ?? '';
+    const old = this.crds.get(name);
+    const source = new Source(() => {
+      this.fragmentBuilds++;
+      return crdFragment(crd, this.shared, this.routeOpts);
+    }, crdGroupVersions(crd));
+    this.crds.set(name, source);
+    this.changed([...(old?.groupVersions ?? []), ...source.groupVersions]);
+  }
+
+  removeCrd(name: string): void {
+    const old = this.crds.get(name);
+    if (!old) return;
+    this.crds.delete(name);
+    this.changed(old.groupVersions);
+  }
+
+  /** The built-in resources served (replaces the previous set). */
+  setBuiltins(resources: readonly BuiltinResource[]): void {
+    this.builtins = this.builtinSource([...resources]);
+    this.crdSupport = undefined;
+    this.changed(undefined);
+  }
+
+  /** Builds and serializes everything now, so the first request does not wait for it. */
+  warm(): void {
+    this.v2JsonRepresentation();
+    this.v2ProtoRepresentation();
+    this.v3DiscoveryRepresentation();
+  }
+
+  /** Like warm, but building one source at a time and yielding to the event loop in between (startup with many CRDs). */
+  async warmAsync(): Promise<void> {
+    let slice = performance.now();
+    for (const src of [this.builtins, ...this.crds.values()]) {
+      src.get();
+      if (performance.now() - slice > 20) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
+    }
+    this.warm();
+  }
+
+  /**
+   * The response for an `/openapi/...` path (query included), or undefined for other paths.
+   * Headers are the request's, lower-case (accept, accept-encoding, if-none-match, if-modified-since).
+   */
+  handle(pathWithQuery: string, headers: Headers = {}): OpenApiResponse | undefined {
+    const q = pathWithQuery.indexOf('?');
+    const path = q < 0 ? pathWithQuery : pathWithQuery.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? '' : pathWithQuery.slice(q + 1));
+    const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
+    if (path === '/openapi/v2') {
+      const i = negotiate(accept, V2_OFFERS);
+      if (i < 0) return notAcceptable();
+      // Go's mime parser in kubectl 1.20 rejects the '@' media type, so protobuf goes out as octet-stream.
+      if (i === 0) return serveRepresentation(this.v2JsonRepresentation(), 'application/json', headers);
+      return serveRepresentation(this.v2ProtoRepresentation(), 'application/octet-stream', headers);
+    }
+    if (path === '/openapi/v3') return serveRepresentation(this.v3DiscoveryRepresentation(), 'application/json', headers);
+    if (!path.startsWith('/openapi/v3/')) return undefined;
+    const gv = path.slice('/openapi/v3/'.length);
+    const rep = this.v3Representation(gv);
+    if (!rep) return notFound();
+    if (negotiate(accept, ['application/json']) < 0) return notAcceptable();
+    const etag = rep.etag.slice(1, -1);
+    const hash = query.get('hash');
+    if (!hash) return serveRepresentation(rep, 'application/json', headers);
+    if (hash !== etag) return { status: 301, headers: { Location: serverRelativeURL(gv, etag), 'Content-Length': '0' }, body: Buffer.alloc(0) };
+    const expires = new Date(this.now().getTime() + 365 * 24 * 3600 * 1000).toUTCString();
+    return serveRepresentation(rep, 'application/json', headers, { 'Cache-Control': 'public, immutable', Expires: expires });
+  }
+
+  /** The /openapi/v2 document as JSON (assembled on demand from cached pieces, kept until the next change). */
+  v2JsonRepresentation(): Representation {
+    if (this.v2Json) return this.v2Json;
+    const { etag, body } = new DocumentBuilder(true)
+      .literal(`{"swagger":"2.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`)
+      .pieces(this.v2Entries((f) => f.v2PathJson), true)
+      .literal('},"definitions":{')
+      .pieces(this.v2Entries((f) => f.v2DefinitionJson), true)
+      .literal('},"parameters":{')
+      .pieces(this.sharedParameters().map(([n, p]) => jsonEntry(n, p)), true)
+      .literal('},' + SECURITY_DEFINITIONS + '}')
+      .finish();
+    this.v2Json = new Representation(body as Buffer, etag, this.now());
+    return this.v2Json;
+  }
+
+  /** The /openapi/v2 document as gnostic protobuf. */
+  v2ProtoRepresentation(): Representation {
+    if (this.v2Proto) return this.v2Proto;
+    const paths = this.v2Entries((f) => f.v2PathProto);
+    const defs = this.v2Entries((f) => f.v2DefinitionProto);
+    const params = this.sharedParameters().map(([n, p]) => piece(namedEntry(1, n, (w) => writeParameter(w, p))));
+    const { etag } = new DocumentBuilder(false).literal(`protobuf ${this.version}`).pieces(paths, false).pieces(defs, false).pieces(params, false).finish();
+    const body = encodeDocument(
+      { title: 'Kubernetes', version: this.version },
+      paths.map((p) => p.bytes),
+      defs.map((p) => p.bytes),
+      params.map((p) => p.bytes),
+    );
+    this.v2Proto = new Representation(body, etag, this.now());
+    return this.v2Proto;
+  }
+
+  /** The /openapi/v3 discovery document: each group-version's document URL with its hash. */
+  v3DiscoveryRepresentation(): Representation {
+    if (this.v3Discovery) return this.v3Discovery;
+    const paths: Record<string, { serverRelativeURL: string }> = {};
+    for (const gv of this.groupVersions()) {
+      const e = this.v3Etag(gv);
+      if (e) paths[gv] = { serverRelativeURL: serverRelativeURL(gv, e.etag.slice(1, -1)) };
+    }
+    const body = Buffer.from(JSON.stringify({ paths }));
+    this.v3Discovery = new Representation(body, `"${computeETag(body)}"`, this.now());
+    return this.v3Discovery;
+  }
+
+  /** The OpenAPI v3 document of one group-version (`api/v1`, `apis/<group>/<version>`), or undefined. */
+  v3Representation(gv: string): Representation | undefined {
+    const cached = this.v3Bodies.get(gv);
+    if (cached) {
+      this.v3Bodies.delete(gv);
+      this.v3Bodies.set(gv, cached);
+      return cached;
+    }
+    const built = this.assembleV3(gv, true);
+    if (!built) return undefined;
+    const rep = new Representation(built.body as Buffer, built.etag, built.lastModified);
+    this.v3Bodies.set(gv, rep);
+    while (this.v3Bodies.size > this.v3CacheSize) this.v3Bodies.delete(this.v3Bodies.keys().next().value as string);
+    return rep;
+  }
+
+  /** The group-versions with a v3 document, sorted. */
+  groupVersions(): string[] {
+    const set = new Set<string>(this.builtins.groupVersions);
+    for (const s of this.crds.values()) for (const gv of s.groupVersions) set.add(gv);
+    return [...set].sort();
+  }
+
+  private v3Etag(gv: string): { etag: string; lastModified: Date } | undefined {
+    return this.v3Etags.get(gv) ?? this.assembleV3(gv, false);
+  }
+
+  /** A v3 group-version document from the pieces of the sources contributing to it (ETag only without body). */
+  private assembleV3(gv: string, withBody: boolean): { etag: string; lastModified: Date; body?: Buffer } | undefined {
+    const sources = [this.builtins, ...this.crds.values()].filter((s) => s.groupVersions.includes(gv) && s.get().v3.has(gv));
+    if (sources.length === 0) return undefined;
+    const schemas: [string, Piece][] = [];
+    const paths: [string, Piece][] = [];
+    for (const src of sources) {
+      const part = src.get().v3.get(gv)!;
+      if (src !== this.builtins) schemas.push(...this.crdSupportPieces());
+      schemas.push(...part.schemas);
+      paths.push(...part.paths);
+    }
+    const { etag, body } = new DocumentBuilder(withBody)
+      .literal(`{"openapi":"3.0.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`)
+      .pieces(sortedEntries(paths).map(([, p]) => p), true)
+      .literal('},"components":{"schemas":{')
+      .pieces(sortedEntries(schemas).map(([, p]) => p), true)
+      .literal('},"parameters":{')
+      .pieces(this.v3SharedParameters(), true)
+      .literal('},' + V3_SECURITY + '}')
+      .finish();
+    const known = this.v3Etags.get(gv);
+    const entry = known?.etag === etag ? known : { etag, lastModified: this.now() };
+    this.v3Etags.set(gv, entry);
+    return { ...entry, body };
+  }
+
+  private crdSupportPieces(): [string, Piece][] {
+    this.crdSupport ??= [...crdSupportSchemas()].map(([n, s]) => [n, jsonEntry(n, s)]);
+    return this.crdSupport;
+  }
+
+  private v3SharedParameters(): Piece[] {
+    this.v3Params ??= [...this.shared.allParameters()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([n, p]) => jsonEntry(n, v3Parameter(p)));
+    return this.v3Params;
+  }
+
+  private sharedParameters(): [string, Schema][] {
+    return [...this.shared.all()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  private builtinSource(resources: readonly BuiltinResource[]): Source {
+    const gvs = [...new Set(resources.map((r) => (r.group ? `apis/${r.group}/${r.version}` : `api/${r.version}`)))];
+    return new Source(() => {
+      this.fragmentBuilds++;
+      return builtinFragment(resources, this.shared, this.routeOpts);
+    }, gvs);
+  }
+
+  /** Pieces of one kind across sources, built-ins first (they win conflicts), sorted by key. */
+  private v2Entries(pick: (f: SerializedFragment) => Map<string, Piece>): Piece[] {
+    const all: [string, Piece][] = [];
+    for (const src of [this.builtins, ...this.crds.values()]) all.push(...pick(src.get()));
+    return sortedEntries(all).map(([, p]) => p);
+  }
+
+  /** Drops what a change invalidates: the v2 documents and the affected v3 documents (all when undefined). */
+  private changed(groupVersions: readonly string[] | undefined): void {
+    this.generation++;
+    this.v2Json = undefined;
+    this.v2Proto = undefined;
+    this.v3Discovery = undefined;
+    if (groupVersions === undefined) {
+      this.v3Etags.clear();
+      this.v3Bodies.clear();
+    } else {
+      for (const gv of groupVersions) {
+        this.v3Etags.delete(gv);
+        this.v3Bodies.delete(gv);
+      }
+    }
+  }
+}
+
+/** constructServerRelativeURL: `/openapi/v3/<gv>?hash=<etag>`. */
+function serverRelativeURL(gv: string, etag: string): string {
+  return `/openapi/v3/${gv}?hash=${encodeURIComponent(etag)}`;
+}
+
+/** The group-versions a CRD publishes v3 documents for (served versions of an established CRD). */
+export function crdGroupVersions(crd: CustomResourceDefinitionV1): string[] {
+  const spec = crd.spec;
+  const established = (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
+  if (!spec?.group || !spec.names?.kind || !spec.names.plural || !established) return [];
+  return (spec.versions ?? []).filter((v) => v.served && v.name).map((v) => `apis/${spec.group}/${v.name}`);
+}
+

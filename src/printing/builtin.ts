@@ -1,0 +1,68 @@
+/**
+ * Which table convertor a built-in resource uses, by group and plural resource
+ * name: upstream's printer where kube-apiserver has one for a resource kapi
+ * serves, else the default Name/Created At convertor (limitranges,
+ * customresourcedefinitions, ...).
+ */
+import {
+  configMapPrinter,
+  defaultTableConvertor,
+  endpointsPrinter,
+  eventPrinter,
+  leasePrinter,
+  namespacePrinter,
+  secretPrinter,
+  serviceAccountPrinter,
+  servicePrinter,
+} from './builtin-core.js';
+import {
+  daemonSetPrinter,
+  deploymentPrinter,
+  nodePrinter,
+  podPrinter,
+  podTemplatePrinter,
+  replicaSetPrinter,
+  replicationControllerPrinter,
+  resourceQuotaPrinter,
+  statefulSetPrinter,
+} from './builtin-workloads.js';
+import type { TableConvertor } from './types.js';
+
+const PRINTERS: Record<string, () => TableConvertor> = {
+  '/namespaces': namespacePrinter,
+  '/configmaps': configMapPrinter,
+  '/secrets': secretPrinter,
+  '/serviceaccounts': serviceAccountPrinter,
+  '/services': servicePrinter,
+  '/endpoints': endpointsPrinter,
+  '/events': eventPrinter,
+  '/pods': podPrinter,
+  '/nodes': nodePrinter,
+  '/replicationcontrollers': replicationControllerPrinter,
+  '/podtemplates': podTemplatePrinter,
+  '/resourcequotas': resourceQuotaPrinter,
+  'apps/deployments': deploymentPrinter,
+  'apps/replicasets': replicaSetPrinter,
+  'apps/statefulsets': statefulSetPrinter,
+  'apps/daemonsets': daemonSetPrinter,
+  'coordination.k8s.io/leases': leasePrinter,
+  'events.k8s.io/events': eventPrinter,
+};
+
+const cache = new Map<string, TableConvertor>();
+
+/** The table convertor of a built-in resource (group '' for the core group). */
+export function builtinTableConvertor(group: string, resource: string): TableConvertor {
+  const key = `${group}/${resource}`;
+  let c = cache.get(key);
+  if (!c) {
+    c = (Object.prototype.hasOwnProperty.call(PRINTERS, key) ? PRINTERS[key] : defaultTableConvertor)();
+    cache.set(key, c);
+  }
+  return c;
+}
+
+/** Whether upstream has a dedicated printer for the resource (otherwise tables show Name and Created At). */
+export function hasBuiltinPrinter(group: string, resource: string): boolean {
+  return Object.prototype.hasOwnProperty.call(PRINTERS, `${group}/${resource}`);
+}

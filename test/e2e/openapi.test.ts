@@ -1,0 +1,91 @@
+/** Published schemas: /openapi/v2 (JSON, protobuf, ETag) and /openapi/v3 follow CRDs, and kubectl explain uses them. */
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './harness.js';
+
+const CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'crontabs.stable.example.com' },
+  spec: {
+    group: 'stable.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            description: 'Foo CRD for Testing',
+            properties: {
+              spec: {
+                type: 'object',
+                description: 'Specification of CronTab',
+                properties: { cronSpec: { type: 'string', description: 'The cron schedule' }, replicas: { type: 'integer' } },
+                required: ['cronSpec'],
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+describe('published schemas', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    assert.equal((await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRD })).status, 201);
+  });
+  after(() => s.stop());
+
+  it('publishes the CRD in /openapi/v2 with an ETag, and answers 304 when unchanged', async () => {
+    const res = await s.request('GET', '/openapi/v2');
+    assert.equal(res.status, 200);
+    const def = res.json.definitions['com.example.stable.v1.CronTab'];
+    assert.ok(def, 'definition named by the reversed group');
+    assert.deepEqual(def['x-kubernetes-group-version-kind'], [{ group: 'stable.example.com', kind: 'CronTab', version: 'v1' }]);
+    assert.equal(def.properties.spec.properties.cronSpec.description, 'The cron schedule');
+    assert.ok(res.json.definitions['com.example.stable.v1.CronTabList']);
+    const etag = res.headers.etag as string;
+    assert.ok(etag);
+    const cached = await new Promise<number>((resolve, reject) => {
+      const req = https.get(new URL('/openapi/v2', s.kapi.url), { ca: s.kapi.caCertPem, headers: { Authorization: `Bearer ${s.kapi.adminToken}`, 'If-None-Match': etag } }, (r) => {
+        r.resume();
+        resolve(r.statusCode ?? 0);
+      });
+      req.on('error', reject);
+    });
+    assert.equal(cached, 304);
+  });
+
+  it('publishes /openapi/v3 per group-version', async () => {
+    const disc = await s.request('GET', '/openapi/v3');
+    assert.ok(disc.json.paths['apis/stable.example.com/v1']);
+    const doc = await s.request('GET', '/openapi/v3/apis/stable.example.com/v1');
+    assert.equal(doc.status, 200);
+    assert.ok(doc.json.components.schemas['com.example.stable.v1.CronTab']);
+  });
+
+  it('lets kubectl explain the custom resource and validate against it', async () => {
+    const explain = await s.kubectl(['explain', 'crontab.spec']);
+    assert.equal(explain.code, 0, explain.stderr);
+    assert.match(explain.stdout, /Specification of CronTab/);
+    assert.match(explain.stdout, /cronSpec\s+<string> -required-/);
+    const bad = `apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: x\nspec:\n  cronSpec: "* * * * *"\n  foo: bar\n`;
+    const created = await s.kubectl(['create', '-f', '-'], { input: bad });
+    assert.notEqual(created.code, 0);
+    assert.match(created.stderr, /unknown field "foo"/);
+  });
+
+  it('drops a deleted CRD from the documents', async () => {
+    await s.request('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com');
+    const res = await s.request('GET', '/openapi/v2');
+    assert.equal(res.json.definitions['com.example.stable.v1.CronTab'], undefined);
+  });
+});
