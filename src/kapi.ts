@@ -27,6 +27,7 @@ import { ensureAdminToken, adminUserInfo, parseTokenFile, TokenAuthenticator } f
 import { ensureServingCertificates } from './server/certs.js';
 import { writeAdminKubeconfig } from './server/kubeconfig.js';
 import { ApiMetrics } from './server/metrics.js';
+import { builtinApplyType } from './server/handlers/field-manager.js';
 import { HttpServer } from './server/server.js';
 import { openStorage, type Storage, type StorageConfig } from './storage/index.js';
 
@@ -83,6 +84,7 @@ function builtinEndpoint(storage: Storage, r: BuiltinResource): Endpoint {
     custom: false,
     subresources: { status: r.status },
     table: builtinTableConvertor(r.names.group, r.names.resource),
+    applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     ...identity(apiVersion),
   };
 }
@@ -125,7 +127,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     subresources: { status: true },
     table: builtinTableConvertor(crdNames.group, crdNames.resource),
   };
-  registry.add({ ...crdEndpoint, version: 'v1', ...identity('apiextensions.k8s.io/v1') });
+  registry.add({ ...crdEndpoint, version: 'v1', applyType: builtinApplyType(crdNames.group, 'v1', crdNames.kind), ...identity('apiextensions.k8s.io/v1') });
   registry.add({
     ...crdEndpoint,
     version: 'v1beta1',

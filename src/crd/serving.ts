@@ -12,6 +12,7 @@ import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-pr
 import { ConversionCache, type CrConverter } from './conversion/index.js';
 import { setApiVersion } from './conversion/none.js';
 import { customResourceTableConvertor } from '../printing/index.js';
+import { typeFromSchema } from '../apply/index.js';
 import { customResourceOptions, customResourceStrategy } from './custom-resource-strategy.js';
 
 export const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -72,6 +73,7 @@ export function customResourceEndpoints(crd: KObject, store: RestStore, terminat
         warning: v.deprecated ? (v.deprecationWarning ?? defaultDeprecationWarning(crd, v.name)) : undefined,
         terminating,
         table: customResourceTableConvertor(v.additionalPrinterColumns),
+        applyType: () => typeFromSchema(v.schema?.openAPIV3Schema, { preserveUnknownFields: crd.spec.preserveUnknownFields }),
       };
     });
 }

@@ -4,6 +4,7 @@
  * discovery documents are derived from the same entries.
  */
 import type { ScaleConfig } from '../crd/scale.js';
+import type { TypeInfo } from '../apply/index.js';
 import type { TableConvertor } from '../printing/index.js';
 import type { RestStore } from './store.js';
 import type { KObject, ResourceNames } from './types.js';
@@ -30,6 +31,8 @@ export interface Endpoint {
   terminating?: boolean;
   /** Server-side printing (meta.k8s.io Table) for this version. */
   table?: TableConvertor;
+  /** The merge type of this version's objects, for managed fields and server-side apply (compiled on first use). */
+  applyType?: () => TypeInfo;
 }
 
 export class ApiRegistry {

@@ -202,7 +202,7 @@ export class RestStore {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const kv = await this.read(key, name);
       if (!kv) {
-        if (!this.strategy.allowCreateOnUpdate) throw errors.notFound(this.resource, name);
+        if (!this.strategy.allowCreateOnUpdate && !opts.allowCreate) throw errors.notFound(this.resource, name);
         const fresh = await tryUpdate(undefined);
         if (fresh.metadata?.resourceVersion) throw errors.notFound(this.resource, name);
         try {

@@ -64,6 +64,8 @@ export interface WriteOptions {
   version?: string;
   /** Set when writing through a subresource (e.g. 'status'). */
   subresource?: string;
+  /** An update may create the object (server-side apply). */
+  allowCreate?: boolean;
 }
 
 export interface DeleteOptions extends WriteOptions {

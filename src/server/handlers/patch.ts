@@ -15,6 +15,8 @@ import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { checkTypeMeta } from './decode-object.js';
 import { dryRunOf } from './write.js';
+import { fieldManagerOptions, trackUpdate } from './field-manager.js';
+import { applyObject, parseApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
 
 const MAX_JSON_PATCH_OPERATIONS = 10000;
 
@@ -22,6 +24,9 @@ export interface ParsedPatch {
   /** Apply the patch to an object (in the request's version); throws Kubernetes errors. */
   apply(obj: KObject): KObject;
   raw: string;
+  kind: 'json' | 'merge' | 'strategic' | 'apply';
+  /** For server-side apply: the applied configuration. */
+  applied?: KObject;
 }
 
 /** Read and check a PATCH body: media type, syntax, operation count. */
@@ -32,8 +37,12 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
     : ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
   const mediaType = bodyMediaType(ctx.req.headers['content-type']);
   const patchType = PATCH_TYPES[mediaType];
-  if (!patchType || !accepted.includes(mediaType) || patchType === 'apply-yaml') throw errors.unsupportedMediaType(accepted);
+  if (!patchType || !accepted.includes(mediaType)) throw errors.unsupportedMediaType(accepted);
   const raw = (await readBody(ctx.req)).toString('utf8');
+  if (patchType === 'apply-yaml') {
+    const applied = parseApplyBody(raw);
+    return { raw, kind: 'apply', applied, apply: () => applied };
+  }
   let patch: unknown;
   try {
     patch = parseJson(raw);
@@ -46,28 +55,39 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
     if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
       throw new StatusError(413, 'RequestEntityTooLarge', `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
     }
-    return { raw, apply: (obj) => applyJsonPatch(obj, patch as Operation[]) };
+    return { raw, kind: 'json', apply: (obj) => applyJsonPatch(obj, patch as Operation[]) };
   }
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
     throw errors.badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
   }
-  if (patchType === 'strategic-merge-patch') return { raw, apply: (obj) => applyStrategicMergePatch(obj, patch) as KObject };
-  return { raw, apply: (obj) => applyMergePatch(obj, patch) as KObject };
+  if (patchType === 'strategic-merge-patch') return { raw, kind: 'strategic', apply: (obj) => applyStrategicMergePatch(obj, patch) as KObject };
+  return { raw, kind: 'merge', apply: (obj) => applyMergePatch(obj, patch) as KObject };
+}
+
+/** The PatchOptions checks: fieldManager required for apply, force only with apply. */
+export function checkPatchOptions(ctx: HandlerContext, patch: ParsedPatch): boolean | undefined {
+  const force = parseForceParam(ctx.query.get('force'));
+  validatePatchOptions({ fieldManager: ctx.query.get('fieldManager') ?? undefined, force }, patch.kind);
+  return force;
 }
 
 export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
   const dryRun = dryRunOf(ctx, 'PatchOptions');
   const patch = await readPatch(ctx);
+  const force = checkPatchOptions(ctx, patch);
+  if (patch.kind === 'apply') return handleApply(ctx, patch.applied!, force ?? false, dryRun);
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
     async (old) => {
       await endpoint.prepare?.([old!]);
-      const obj = checkTypeMeta(ctx, patch.apply(endpoint.toVersion(old!)), patch.raw);
+      const live = endpoint.toVersion(old!);
+      const obj = checkTypeMeta(ctx, patch.apply(live), patch.raw);
       if (obj.metadata.name !== info.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
       }
+      trackUpdate(ctx, live, obj);
       await ctx.admit(ctx, obj);
       return endpoint.toStorage(obj);
     },
@@ -75,6 +95,39 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   );
   await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
+}
+
+/** Server-side apply: merge the applied configuration with field ownership; creates the object when missing. */
+async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean, dryRun: boolean): Promise<void> {
+  const { endpoint, info } = ctx;
+  const gr = { group: endpoint.group, resource: endpoint.names.resource };
+  const manager = ctx.query.get('fieldManager')!;
+  const result = await endpoint.store.update(
+    info.namespace,
+    info.name!,
+    async (old) => {
+      if (old) await endpoint.prepare?.([old]);
+      const live = old ? endpoint.toVersion(old) : undefined;
+      if (!live && endpoint.terminating) throw errors.forbidden(gr, info.name!, 'create not allowed while custom resource definition is terminating');
+      const obj = applyObject(live, applied, manager, { ...fieldManagerOptions(endpoint), kind: endpoint.names.kind, force });
+      if (!live && obj.metadata?.uid) {
+        throw errors.conflict(gr, info.name!, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
+      }
+      obj.metadata ??= {};
+      obj.metadata.name ??= info.name;
+      if (obj.metadata.name !== info.name) {
+        throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
+      }
+      if (endpoint.names.namespaced && obj.metadata.namespace && obj.metadata.namespace !== info.namespace) {
+        throw errors.badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${info.namespace})`);
+      }
+      await ctx.admit(live ? ctx : { ...ctx, info: { ...info, verb: 'create' } }, obj);
+      return endpoint.toStorage(obj);
+    },
+    { dryRun, version: endpoint.version, allowCreate: true },
+  );
+  await endpoint.prepare?.([result.object]);
+  writeShared(ctx.res, result.created ? 201 : 200, result.object, endpoint, ctx.output);
 }
 
 function applyJsonPatch(doc: KObject, ops: Operation[]): KObject {

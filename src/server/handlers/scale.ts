@@ -13,6 +13,7 @@ import { writeObject } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { readPatch } from './patch.js';
 import { dryRunOf } from './write.js';
+import { trackUpdate } from './field-manager.js';
 
 export async function handleScale(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
@@ -33,7 +34,8 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     info.name!,
     (old) => {
       const desired = incoming ?? checkScale(ctx, patch!.apply(toScale(old!, scale)));
-      return applyScale(old!, desired, scale);
+      const live = structuredClone(old!);
+      return trackUpdate(ctx, live, applyScale(old!, desired, scale), 'scale');
     },
     { dryRun, subresource: 'scale', version: endpoint.version },
   );

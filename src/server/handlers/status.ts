@@ -9,7 +9,9 @@ import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { checkTypeMeta, readObjectBody } from './decode-object.js';
 import { handleGet } from './read.js';
-import { readPatch } from './patch.js';
+import { checkPatchOptions, readPatch } from './patch.js';
+import { fieldManagerOptions, trackUpdate } from './field-manager.js';
+import { applyObject } from '../../apply/index.js';
 import { dryRunOf } from './write.js';
 
 export const handleStatusGet = handleGet;
@@ -31,7 +33,12 @@ export async function handleStatusUpdate(ctx: HandlerContext): Promise<void> {
     throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${info.name})`);
   }
   const incoming = await endpoint.toStorage(body);
-  const result = await endpoint.store.update(info.namespace, info.name!, (old) => withStatusOf(old!, incoming), { dryRun, subresource: 'status', version: endpoint.version });
+  const result = await endpoint.store.update(
+    info.namespace,
+    info.name!,
+    (old) => trackUpdate(ctx, old!, withStatusOf(old!, incoming), 'status'),
+    { dryRun, subresource: 'status', version: endpoint.version },
+  );
   await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
 }
@@ -40,13 +47,26 @@ export async function handleStatusPatch(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
   const dryRun = dryRunOf(ctx, 'PatchOptions');
   const patch = await readPatch(ctx);
+  const force = checkPatchOptions(ctx, patch);
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
     async (old) => {
       await endpoint.prepare?.([old!]);
-      const patched = checkTypeMeta(ctx, patch.apply(endpoint.toVersion(old!)), patch.raw);
-      return withStatusOf(old!, await endpoint.toStorage(patched));
+      const live = endpoint.toVersion(old!);
+      if (patch.kind === 'apply') {
+        // Apply to /status: only the status and the managed fields of the result are kept.
+        const applied = applyObject(live, patch.applied!, ctx.query.get('fieldManager')!, {
+          ...fieldManagerOptions(endpoint, 'status'),
+          kind: endpoint.names.kind,
+          force: force ?? false,
+        });
+        const next = withStatusOf(old!, await endpoint.toStorage(applied));
+        next.metadata.managedFields = applied.metadata?.managedFields;
+        return next;
+      }
+      const patched = checkTypeMeta(ctx, patch.apply(live), patch.raw);
+      return trackUpdate(ctx, old!, withStatusOf(old!, await endpoint.toStorage(patched)), 'status');
     },
     { dryRun, subresource: 'status', version: endpoint.version },
   );

@@ -5,6 +5,8 @@ import { isTrue } from '../request-info.js';
 import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { readObjectBody } from './decode-object.js';
+import { trackUpdate } from './field-manager.js';
+import { validateWriteOptions } from '../../apply/index.js';
 
 export function dryRunOf(ctx: HandlerContext, optionsKind: string): boolean {
   const values = ctx.query.getAll('dryRun');
@@ -19,6 +21,7 @@ export function dryRunOf(ctx: HandlerContext, optionsKind: string): boolean {
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
   const dryRun = dryRunOf(ctx, 'CreateOptions');
+  validateWriteOptions('CreateOptions', ctx.query.get('fieldManager') ?? undefined);
   const obj = await readObjectBody(ctx);
   if (endpoint.terminating) {
     throw errors.forbidden({ group: endpoint.group, resource: endpoint.names.resource }, obj.metadata.name ?? '', 'create not allowed while custom resource definition is terminating');
@@ -27,6 +30,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
     const ns = obj.metadata.namespace;
     if (ns && ns !== info.namespace) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
+  trackUpdate(ctx, undefined, obj);
   await ctx.admit(ctx, obj);
   const created = await endpoint.store.create(info.namespace, await endpoint.toStorage(obj), { dryRun, version: endpoint.version });
   await endpoint.prepare?.([created]);
@@ -36,6 +40,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
   const dryRun = dryRunOf(ctx, 'UpdateOptions');
+  validateWriteOptions('UpdateOptions', ctx.query.get('fieldManager') ?? undefined);
   const obj = await readObjectBody(ctx);
   const name = info.name!;
   if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
@@ -46,7 +51,18 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
     throw errors.badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${info.namespace})`);
   }
   await ctx.admit(ctx, obj);
-  const result = await endpoint.store.update(info.namespace, name, () => endpoint.toStorage(obj), { dryRun, version: endpoint.version });
+  const result = await endpoint.store.update(
+    info.namespace,
+    name,
+    async (old) => {
+      if (old) await endpoint.prepare?.([old]);
+      // A copy per attempt: a retried compare-and-swap must not see the last attempt's managed fields.
+      const next = structuredClone(obj);
+      trackUpdate(ctx, old ? endpoint.toVersion(old) : undefined, next);
+      return endpoint.toStorage(next);
+    },
+    { dryRun, version: endpoint.version },
+  );
   await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, result.created ? 201 : 200, result.object, endpoint, ctx.output);
 }

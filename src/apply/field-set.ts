@@ -1,0 +1,259 @@
+/**
+ * Sets of field paths (fieldpath.Set): a trie whose nodes hold the path
+ * elements that are members and the child sets below other elements. Set
+ * operations follow upstream exactly (Difference only looks at the other
+ * set's children; RecursiveDifference drops whole subtrees), and fieldsV1
+ * encoding and decoding produce and read upstream's JSON (`{"f:spec":{".":{},
+ * "f:replicas":{}}}`, elements sorted by upstream's order).
+ *
+ * Sets are immutable once built: operations return new sets that may share
+ * subtrees with their inputs. Only `insert` mutates, for building a new set.
+ */
+import { compareElements, parseElement, PathElementError, UNKNOWN_ELEMENT, type Path, type PathElement } from './path-element.js';
+import { hasOwn, isMap, type JsonMap } from './value.js';
+
+export interface ChildSet {
+  readonly pe: PathElement;
+  readonly set: FieldSet;
+}
+
+export class FieldSet {
+  readonly members: Map<string, PathElement>;
+  readonly children: Map<string, ChildSet>;
+
+  constructor(members?: Map<string, PathElement>, children?: Map<string, ChildSet>) {
+    this.members = members ?? new Map();
+    this.children = children ?? new Map();
+  }
+
+  static of(...paths: Path[]): FieldSet {
+    const s = new FieldSet();
+    for (const p of paths) s.insert(p);
+    return s;
+  }
+
+  /** Adds a path (not its parents). The empty path (the whole object) is never owned. */
+  insert(path: Path, length = path.length): void {
+    if (length === 0) return;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    let node: FieldSet = this;
+    for (let i = 0; i < length - 1; i++) node = node.descend(path[i]);
+    const last = path[length - 1];
+    node.members.set(last.key, last);
+  }
+
+  /** The child set below `pe`, created when missing (building only). */
+  descend(pe: PathElement): FieldSet {
+    let c = this.children.get(pe.key);
+    if (!c) {
+      c = { pe, set: new FieldSet() };
+      this.children.set(pe.key, c);
+    }
+    return c.set;
+  }
+
+  has(path: Path): boolean {
+    if (path.length === 0) return false;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    let node: FieldSet | undefined = this;
+    for (let i = 0; i < path.length - 1 && node; i++) node = node.children.get(path[i].key)?.set;
+    return !!node && node.members.has(path[path.length - 1].key);
+  }
+
+  hasMember(pe: PathElement): boolean {
+    return this.members.has(pe.key);
+  }
+
+  /** The subset below `pe` (without the prefix); empty when there is none. */
+  withPrefix(pe: PathElement): FieldSet {
+    return this.children.get(pe.key)?.set ?? EMPTY;
+  }
+
+  isEmpty(): boolean {
+    if (this.members.size > 0) return false;
+    for (const c of this.children.values()) if (!c.set.isEmpty()) return false;
+    return true;
+  }
+
+  /** The number of member paths. */
+  size(): number {
+    let n = this.members.size;
+    for (const c of this.children.values()) n += c.set.size();
+    return n;
+  }
+
+  union(o: FieldSet): FieldSet {
+    if (o.isEmptyStructure()) return this;
+    if (this.isEmptyStructure()) return o;
+    const members = new Map(this.members);
+    for (const [k, pe] of o.members) if (!members.has(k)) members.set(k, pe);
+    const children = new Map(this.children);
+    for (const [k, c] of o.children) {
+      const mine = children.get(k);
+      children.set(k, mine ? { pe: mine.pe, set: mine.set.union(c.set) } : c);
+    }
+    return new FieldSet(members, children);
+  }
+
+  intersection(o: FieldSet): FieldSet {
+    const members = new Map<string, PathElement>();
+    for (const [k, pe] of this.members) if (o.members.has(k)) members.set(k, pe);
+    const children = new Map<string, ChildSet>();
+    for (const [k, c] of this.children) {
+      const other = o.children.get(k);
+      if (!other) continue;
+      const s = c.set.intersection(other.set);
+      if (!s.isEmpty()) children.set(k, { pe: c.pe, set: s });
+    }
+    return new FieldSet(members, children);
+  }
+
+  /** Members not in `o`; children minus `o`'s children (a member of `o` does not remove a subtree). */
+  difference(o: FieldSet): FieldSet {
+    if (o.isEmptyStructure()) return this;
+    const members = new Map<string, PathElement>();
+    for (const [k, pe] of this.members) if (!o.members.has(k)) members.set(k, pe);
+    const children = new Map<string, ChildSet>();
+    for (const [k, c] of this.children) {
+      const other = o.children.get(k);
+      if (!other) {
+        children.set(k, c);
+        continue;
+      }
+      const s = c.set.difference(other.set);
+      if (!s.isEmpty()) children.set(k, { pe: c.pe, set: s });
+    }
+    return new FieldSet(members, children);
+  }
+
+  /** Like difference, but a member of `o` also removes everything below it. */
+  recursiveDifference(o: FieldSet): FieldSet {
+    if (o.isEmptyStructure()) return this;
+    const members = new Map<string, PathElement>();
+    for (const [k, pe] of this.members) if (!o.members.has(k)) members.set(k, pe);
+    const children = new Map<string, ChildSet>();
+    for (const [k, c] of this.children) {
+      if (o.members.has(k)) continue;
+      const other = o.children.get(k);
+      if (!other) {
+        children.set(k, c);
+        continue;
+      }
+      const s = c.set.recursiveDifference(other.set);
+      if (!s.isEmpty()) children.set(k, { pe: c.pe, set: s });
+    }
+    return new FieldSet(members, children);
+  }
+
+  equals(o: FieldSet): boolean {
+    if (this.members.size !== o.members.size || this.children.size !== o.children.size) return false;
+    for (const k of this.members.keys()) if (!o.members.has(k)) return false;
+    for (const [k, c] of this.children) {
+      const other = o.children.get(k);
+      if (!other || !c.set.equals(other.set)) return false;
+    }
+    return true;
+  }
+
+  /** Member paths in upstream's order (pre-order: an element's members, then its children, each sorted). */
+  paths(): Path[] {
+    const out: Path[] = [];
+    const walk = (s: FieldSet, prefix: PathElement[]) => {
+      for (const pe of sortedElements(s.members.values())) out.push([...prefix, pe]);
+      for (const c of sortedChildren(s.children.values())) walk(c.set, [...prefix, c.pe]);
+    };
+    walk(this, []);
+    return out;
+  }
+
+  /** The fieldsV1 JSON object (`Set.ToJSON`). */
+  toFieldsV1(): JsonMap {
+    return emit(this, false);
+  }
+
+  /** Set.FromJSON of a parsed fieldsV1 value; throws FieldsV1Error for malformed input. */
+  static fromFieldsV1(v: unknown): FieldSet {
+    if (!isMap(v)) throw new FieldsV1Error(`expected a JSON object, got ${v === null ? 'null' : typeof v}`);
+    return read(v).children ?? new FieldSet();
+  }
+
+  private isEmptyStructure(): boolean {
+    return this.members.size === 0 && this.children.size === 0;
+  }
+}
+
+export const EMPTY: FieldSet = new FieldSet();
+
+export class FieldsV1Error extends Error {}
+
+function sortedElements(it: Iterable<PathElement>): PathElement[] {
+  return [...it].sort(compareElements);
+}
+
+function sortedChildren(it: Iterable<ChildSet>): ChildSet[] {
+  return [...it].sort((a, b) => compareElements(a.pe, b.pe));
+}
+
+// emitContentsV1: "." first when the element is also a member, then members and children merged in order.
+function emit(s: FieldSet, includeSelf: boolean): JsonMap {
+  const out: JsonMap = {};
+  if (includeSelf && (s.members.size > 0 || s.children.size > 0)) out['.'] = {};
+  const members = sortedElements(s.members.values());
+  const children = sortedChildren(s.children.values());
+  let mi = 0;
+  let ci = 0;
+  while (mi < members.length || ci < children.length) {
+    const m = members[mi];
+    const c = children[ci];
+    const cmp = !m ? 1 : !c ? -1 : compareElements(m, c.pe);
+    if (cmp < 0) {
+      put(out, m.key, {});
+      mi++;
+    } else if (cmp > 0) {
+      put(out, c.pe.key, emit(c.set, false));
+      ci++;
+    } else {
+      put(out, c.pe.key, emit(c.set, true));
+      mi++;
+      ci++;
+    }
+  }
+  return out;
+}
+
+function put(o: JsonMap, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
+}
+
+// readIterV1: returns the child set (undefined when the node has no children) and whether the node is a member.
+function read(obj: JsonMap): { children?: FieldSet; member: boolean } {
+  let children: FieldSet | undefined;
+  let member = false;
+  for (const key of Object.keys(obj)) {
+    if (!hasOwn(obj, key)) continue;
+    const value = obj[key];
+    if (key === '.') {
+      member = true;
+      continue;
+    }
+    let pe: PathElement | typeof UNKNOWN_ELEMENT;
+    try {
+      pe = parseElement(key);
+    } catch (e) {
+      if (e instanceof PathElementError) throw new FieldsV1Error(`parsing key as path element: ${e.message}`);
+      throw e;
+    }
+    if (pe === UNKNOWN_ELEMENT) continue;
+    if (!isMap(value)) throw new FieldsV1Error(`expected a JSON object for ${JSON.stringify(key)}`);
+    const sub = read(value);
+    if (sub.member) (children ??= new FieldSet()).members.set(pe.key, pe);
+    if (sub.children) {
+      children ??= new FieldSet();
+      const existing = children.children.get(pe.key);
+      children.children.set(pe.key, { pe, set: existing ? existing.set.union(sub.children) : sub.children });
+    }
+  }
+  if (!children) member = true;
+  return { children, member };
+}

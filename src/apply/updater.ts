@@ -1,0 +1,139 @@
+/**
+ * structured-merge-diff's merge.Updater for one object type: Update records
+ * what a write changed as owned by its manager (taking it from others), and
+ * Apply merges an applied configuration, removes what the applier owned
+ * before and no longer applies (unless someone else owns it), and fails with
+ * the conflicts with other managers unless forced. All API versions of a
+ * kind are taken to share field paths (true for CRD versions without
+ * path-changing conversion), so no version conversion happens here.
+ */
+import { compareGoStrings } from '../machinery/go-text.js';
+import { compare, type Comparison } from './compare.js';
+import { FieldSet } from './field-set.js';
+import type { Managed, VersionedSet } from './managed-fields.js';
+import { merge } from './merge.js';
+import type { Path } from './path-element.js';
+import { ensureNamedFieldsAreMembers, reconcileFieldSet, removeItems } from './remove.js';
+import { toFieldSet } from './typed.js';
+import type { TypeInfo } from './types.js';
+import { equalValues } from './value.js';
+
+export interface UpdaterOptions {
+  type: TypeInfo;
+  /** Fields the endpoint resets (e.g. status on the main resource): never owned, never compared. */
+  resetFields?: FieldSet;
+}
+
+export interface Conflict {
+  manager: string;
+  path: Path;
+}
+
+/** merge.Conflicts: the fields an apply would take from other managers. */
+export class ConflictsError extends Error {
+  constructor(readonly conflicts: Conflict[]) {
+    super(`${conflicts.length} conflicts`);
+    this.name = 'ConflictsError';
+  }
+}
+
+function filter(set: FieldSet, opts: UpdaterOptions): FieldSet {
+  return opts.resetFields ? set.recursiveDifference(opts.resetFields) : set;
+}
+
+/** Ownership of fields whose type became atomic collapses to the field. */
+function reconcile(fields: Map<string, VersionedSet>, type: TypeInfo): Map<string, VersionedSet> {
+  const out = new Map<string, VersionedSet>();
+  for (const [m, vs] of fields) {
+    const r = reconcileFieldSet(vs.set, type);
+    out.set(m, r ? { ...vs, set: r } : vs);
+  }
+  return out;
+}
+
+// Updater.update: other managers lose what changed (conflicts unless forced) and what was removed.
+function takeChanges(
+  oldObj: unknown,
+  newObj: unknown,
+  fields: Map<string, VersionedSet>,
+  workflow: string,
+  force: boolean,
+  opts: UpdaterOptions,
+): Comparison {
+  const raw = compare(oldObj, newObj, opts.type);
+  const cmp = { removed: filter(raw.removed, opts), modified: filter(raw.modified, opts), added: filter(raw.added, opts) };
+  const changed = cmp.modified.union(cmp.added);
+  const conflicts = new Map<string, FieldSet>();
+  for (const [m, vs] of fields) {
+    if (m === workflow) continue;
+    const c = vs.set.intersection(changed);
+    if (!c.isEmpty()) conflicts.set(m, c);
+  }
+  if (!force && conflicts.size > 0) throw new ConflictsError(conflictList(conflicts));
+  for (const [m, c] of conflicts) {
+    const vs = fields.get(m)!;
+    fields.set(m, { ...vs, set: vs.set.difference(c) });
+  }
+  if (!cmp.removed.isEmpty()) {
+    for (const [m, vs] of fields) if (m !== workflow) fields.set(m, { ...vs, set: vs.set.difference(cmp.removed) });
+  }
+  for (const [m, vs] of fields) if (vs.set.isEmpty()) fields.delete(m);
+  return cmp;
+}
+
+/** ConflictsFromManagers, managers sorted so the order does not depend on map iteration. */
+function conflictList(conflicts: Map<string, FieldSet>): Conflict[] {
+  const out: Conflict[] = [];
+  for (const m of [...conflicts.keys()].sort(compareGoStrings)) for (const path of conflicts.get(m)!.paths()) out.push({ manager: m, path });
+  return out;
+}
+
+/** Updater.Update: the new ownership after a non-apply write by `manager` (an identifier). */
+export function updateOwnership(liveObj: unknown, newObj: unknown, apiVersion: string, managed: Managed, manager: string, opts: UpdaterOptions): Managed {
+  const fields = reconcile(managed.fields, opts.type);
+  const cmp = takeChanges(liveObj, newObj, fields, manager, true, opts);
+  const prev = fields.get(manager)?.set ?? new FieldSet();
+  const set = filter(prev.difference(cmp.removed).union(cmp.modified).union(cmp.added), opts);
+  if (set.isEmpty()) fields.delete(manager);
+  else fields.set(manager, { set, apiVersion, applied: false });
+  return { fields, times: new Map(managed.times) };
+}
+
+export interface ApplyOutcome {
+  /** The merged object; undefined when it equals the live object. */
+  object: unknown;
+  managed: Managed;
+}
+
+/** Updater.Apply: merge `config` into `liveObj` for `manager` (an identifier); throws ConflictsError. */
+export function applyConfig(
+  liveObj: unknown,
+  config: unknown,
+  apiVersion: string,
+  managed: Managed,
+  manager: string,
+  force: boolean,
+  opts: UpdaterOptions,
+): ApplyOutcome {
+  const fields = reconcile(managed.fields, opts.type);
+  let merged = merge(liveObj, config, opts.type);
+  const lastSet = fields.get(manager);
+  fields.set(manager, { set: filter(toFieldSet(config, opts.type), opts), apiVersion, applied: true });
+  merged = prune(merged, fields, lastSet, opts.type);
+  takeChanges(liveObj, merged, fields, manager, force, opts);
+  return { object: equalValues(liveObj, merged) ? undefined : merged, managed: { fields, times: new Map(managed.times) } };
+}
+
+// Remove what the applier applied last time and not this time, unless another manager
+// (or the new configuration) owns it, or it was never the applier's (dangling items).
+function prune(merged: unknown, fields: Map<string, VersionedSet>, lastSet: VersionedSet | undefined, type: TypeInfo): unknown {
+  if (!lastSet || lastSet.set.isEmpty()) return merged;
+  const named = (s: FieldSet) => ensureNamedFieldsAreMembers(s, type);
+  let pruned = removeItems(merged, named(lastSet.set), type) ?? {};
+  let owned = new FieldSet();
+  for (const vs of fields.values()) owned = owned.union(vs.set);
+  const mergedSet = named(toFieldSet(merged, type));
+  pruned = removeItems(merged, mergedSet.difference(named(toFieldSet(pruned, type)).union(named(owned))), type) ?? {};
+  const removed = mergedSet.difference(named(toFieldSet(pruned, type))).intersection(named(lastSet.set));
+  return removeItems(merged, removed, type) ?? {};
+}
