@@ -6,10 +6,14 @@
  */
 import { prepareCRDForCreate, prepareCRDForUpdate, prepareCRDStatusForUpdate, defaultV1 } from '../apis/apiextensions/defaults.js';
 import { validateCRD, validateCRDUpdate } from '../apis/apiextensions/validation.js';
+import { hasUnprunedDefaults, isNonStructural, validateStructuralSchema } from '../schema/crd-hook.js';
 import { field, type FieldError } from '../machinery/field-errors.js';
 import { validatePrinterColumnJSONPath } from '../machinery/jsonpath-columns.js';
 import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
 import { CLEANUP_FINALIZER, setCondition } from './naming.js';
+
+/** The structural-schema checks of the schema engine, where CRD validation asks for them. */
+const SCHEMA_HOOKS = { validateStructuralSchema, isNonStructural, hasUnprunedDefaults };
 
 const requestVersion = (ctx: WriteOptions) => (ctx.version === 'v1beta1' ? 'v1beta1' : 'v1');
 
@@ -46,14 +50,14 @@ export const crdStrategy: Strategy = {
     Object.assign(obj, prepareCRDForCreate(obj as never));
   },
   validate(obj, ctx) {
-    return [...validateCRD(obj as never, requestVersion(ctx)), ...validateColumnPaths(obj)];
+    return [...validateCRD(obj as never, requestVersion(ctx), SCHEMA_HOOKS), ...validateColumnPaths(obj)];
   },
   prepareForUpdate(obj, old, ctx) {
     const next = ctx.subresource === 'status' ? prepareCRDStatusForUpdate(obj as never, old as never) : prepareCRDForUpdate(obj as never, old as never);
     Object.assign(obj, next);
   },
   validateUpdate(obj, old, ctx) {
-    return [...validateCRDUpdate(obj as never, old as never, requestVersion(ctx)), ...validateColumnPaths(obj)];
+    return [...validateCRDUpdate(obj as never, old as never, requestVersion(ctx), SCHEMA_HOOKS), ...validateColumnPaths(obj)];
   },
   prepareForDelete(obj: KObject) {
     const finalizers: string[] = obj.metadata.finalizers ?? [];

@@ -1,38 +1,91 @@
 /**
- * The strategy of custom resources: generation follows every change outside
- * metadata (and status, when the version has a status subresource), updates
- * must name the resourceVersion they replace, PUT never creates, and with a
- * scale subresource the replica fields are checked on every write.
+ * The strategy of custom resources: every write is pruned, defaulted and
+ * validated against the request version's structural schema (compiled once per
+ * CRD version, on first use), objects read from storage are pruned and defaulted
+ * with the storage version's schema (never written back), generation follows
+ * changes outside metadata (and status, with a status subresource), updates must
+ * name the resourceVersion they replace, and PUT never creates.
  */
-import type { KObject, Strategy } from '../registry/types.js';
+import { errors } from '../machinery/status.js';
+import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
+import { compileSchema, findDuplicateFields, type CompiledSchema } from '../schema/index.js';
 import { validateScaleFields, type ScaleConfig } from './scale.js';
 
 export interface CustomResourceOptions {
   statusSubresource: boolean;
   scale?: ScaleConfig;
+  group: string;
+  kind: string;
+  namespaced: boolean;
+  storageVersion: string;
+  preserveUnknownFields: boolean;
+  /** openAPIV3Schema of each version. */
+  schemas: Record<string, unknown>;
 }
 
 export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
   const scale = opts.scale;
+  const compiled = new Map<string, CompiledSchema>();
+  const schemaOf = (version: string | undefined): CompiledSchema => {
+    const v = version && version in opts.schemas ? version : opts.storageVersion;
+    let cs = compiled.get(v);
+    if (!cs) {
+      cs = compileSchema(opts.schemas[v] as never, { namespaced: opts.namespaced, preserveUnknownFields: opts.preserveUnknownFields });
+      compiled.set(v, cs);
+    }
+    return cs;
+  };
+  const scaleErrors = (obj: KObject) => (scale ? validateScaleFields(obj, scale) : []);
   return {
     generation: 'spec',
+    validatesMetadata: true,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
     resetFieldsOnMainEndpoint: opts.statusSubresource ? ['status'] : [],
     prepareForCreate(obj) {
       if (opts.statusSubresource) delete obj.status;
     },
-    validate: scale ? (obj) => validateScaleFields(obj, scale) : undefined,
-    validateUpdate: scale ? (obj) => validateScaleFields(obj, scale) : undefined,
+    defaulting(obj, ctx) {
+      admit(obj, ctx, schemaOf(ctx.version), opts.kind);
+    },
+    validate(obj, ctx) {
+      return [...schemaOf(ctx.version).validate(obj), ...scaleErrors(obj)];
+    },
+    validateUpdate(obj, old, ctx) {
+      const cs = schemaOf(ctx.version);
+      const errs = ctx.subresource === 'status' ? cs.validateStatusUpdate(obj, old) : cs.validateUpdate(obj, old);
+      return [...errs, ...scaleErrors(obj)];
+    },
+    onRead(obj) {
+      schemaOf(opts.storageVersion).read(obj);
+    },
   };
 }
 
-/** The strategy options a CRD gives its resource (status and scale of the storage version, or of any version that has them). */
+/** Prune and default a written object; unknown and duplicate fields fail (Strict), warn (Warn) or pass (Ignore). */
+function admit(obj: KObject, ctx: WriteOptions, cs: CompiledSchema, kind: string): void {
+  const result = cs.admit(obj);
+  if (result.error) throw errors.badRequest(`${kind} in version "${ctx.version}" cannot be handled as a ${kind}: ${result.error}`);
+  const mode = ctx.fieldValidation ?? 'Warn';
+  if (mode === 'Ignore') return;
+  const problems = [...(ctx.rawBody ? findDuplicateFields(ctx.rawBody) : []), ...result.unknownFields.map((f) => `unknown field "${f}"`)];
+  if (problems.length === 0) return;
+  if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
+  ctx.warnings?.push(...problems);
+}
+
+/** The strategy options a CRD gives its resource. */
 export function customResourceOptions(crd: KObject): CustomResourceOptions {
   const versions: KObject[] = crd.spec.versions ?? [];
   const ordered = [...versions.filter((v) => v.storage), ...versions.filter((v) => !v.storage)];
   return {
     statusSubresource: ordered.some((v) => v.subresources?.status),
     scale: ordered.find((v) => v.subresources?.scale)?.subresources.scale,
+    group: crd.spec.group,
+    kind: crd.spec.names.kind,
+    namespaced: crd.spec.scope === 'Namespaced',
+    storageVersion: ordered[0]?.name,
+    preserveUnknownFields: Boolean(crd.spec.preserveUnknownFields),
+    schemas: Object.fromEntries(versions.map((v) => [v.name, v.schema?.openAPIV3Schema])),
   };
 }

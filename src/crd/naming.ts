@@ -3,13 +3,34 @@
  * package run in upstream's order: naming (accepted names, NamesAccepted),
  * establishing (Established), API approval, and Terminating while it is deleted.
  */
-import { establish, reconcileAPIApproval, reconcileNames, setCondition } from '../apis/apiextensions/names.js';
+import { establish, reconcileAPIApproval, reconcileNames, removeCondition, setCondition } from '../apis/apiextensions/names.js';
+import { aggregateMessage, type FieldError } from '../machinery/field-errors.js';
+import { validateStructuralSchema } from '../schema/crd-hook.js';
 import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
 import type { KObject } from '../registry/types.js';
 
 export { isConditionTrue, setCondition } from '../apis/apiextensions/names.js';
 
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+/**
+ * Why a CRD's schemas are not structural (v1beta1 accepts such CRDs and reports them
+ * in the NonStructuralSchema condition), with the paths of the internal form: one
+ * schema shared by every version is reported under spec.validation.
+ */
+function structuralViolations(crd: KObject): FieldError[] {
+  const versions: KObject[] = crd.spec?.versions ?? [];
+  const schemas = versions.map((v) => v.schema?.openAPIV3Schema);
+  if (schemas.every((s) => s === undefined)) return [];
+  const shared = schemas.every((s) => JSON.stringify(s) === JSON.stringify(schemas[0]));
+  const errs: FieldError[] = [];
+  schemas.forEach((schema, i) => {
+    if (!schema || (shared && i > 0)) return;
+    const path = shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`;
+    errs.push(...validateStructuralSchema(schema, path, { hasOtherErrors: false, requirePrunedDefaults: false }));
+  });
+  return errs;
+}
 
 /** The CRD with the status its controllers would give it (a copy; the input is not changed). */
 export function desiredState(crd: KObject, others: KObject[]): KObject {
@@ -18,6 +39,12 @@ export function desiredState(crd: KObject, others: KObject[]): KObject {
   cur = reconcileNames(cur, siblings) ?? cur;
   cur = establish(cur) ?? cur;
   cur = reconcileAPIApproval(cur) ?? cur;
+  const violations = structuralViolations(crd);
+  if (violations.length > 0) {
+    setCondition(cur, { type: 'NonStructuralSchema', status: 'True', reason: 'Violations', message: aggregateMessage(violations) });
+  } else if (cur.status?.conditions?.some((c) => c.type === 'NonStructuralSchema')) {
+    removeCondition(cur, 'NonStructuralSchema');
+  }
   const terminating = cur.status?.conditions?.find((c) => c.type === 'Terminating');
   if (crd.metadata.deletionTimestamp && terminating?.status !== 'False') {
     setCondition(cur, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });

@@ -162,11 +162,12 @@ export class RestStore {
   }
 
   async create(namespace: string | undefined, obj: KObject, opts: WriteOptions = {}): Promise<KObject> {
-    const meta = (obj.metadata ??= {});
-    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
+    const sent = (obj.metadata ??= {});
+    if (sent.resourceVersion !== undefined && sent.resourceVersion !== '') {
       throw errors.badRequest('resourceVersion should not be set on objects to be created');
     }
     this.beforeCreate(namespace, obj, opts);
+    const meta = obj.metadata; // the hooks may have replaced it
     const generated = !meta.name && meta.generateName;
     for (let attempt = 0; ; attempt++) {
       if (generated) meta.name = generateName(meta.generateName);
@@ -336,13 +337,20 @@ export class RestStore {
         return w.obj;
       }
     }
-    return decodeFromStorage(kv);
+    return this.decodeRead(kv);
   }
 
   /** The decoded object for a stored revision, shared with the cache when it holds the same revision: never mutate it. */
   private decode(kv: KeyValue): KObject {
     const cached = this.cache.get(kv.key);
-    return cached && cached.revision === kv.modRevision ? cached.object : decodeFromStorage(kv);
+    return cached && cached.revision === kv.modRevision ? cached.object : this.decodeRead(kv);
+  }
+
+  /** Decode a stored value and let the strategy default and prune it (as served, not as stored). */
+  private decodeRead(kv: KeyValue): KObject {
+    const obj = decodeFromStorage(kv);
+    this.strategy.onRead?.(obj);
+    return obj;
   }
 
   private async listFromStorage(prefix: string, opts: StoreListOptions): Promise<StoreListResult> {
@@ -354,7 +362,7 @@ export class RestStore {
       let lastKey: string | undefined;
       for (const kv of page.kvs) {
         lastKey = kv.key;
-        const obj = decodeFromStorage(kv);
+        const obj = this.decodeRead(kv);
         if (!opts.filter || opts.filter(obj)) items.push(obj);
         if (limit > 0 && items.length >= limit) break;
       }
@@ -389,7 +397,7 @@ export class RestStore {
 
   private validateCreate(obj: KObject, opts: WriteOptions): void {
     const errs: FieldError[] = [
-      ...validateObjectMeta(obj.metadata, { namespaced: this.names.namespaced }),
+      ...(this.strategy.validatesMetadata ? [] : validateObjectMeta(obj.metadata, { namespaced: this.names.namespaced })),
       ...(this.strategy.validate?.(obj, opts) ?? []),
     ];
     if (errs.length > 0) throw errors.invalid(this.groupKind, obj.metadata.name ?? '', errs);
@@ -426,7 +434,7 @@ export class RestStore {
     if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     else delete meta.deletionGracePeriodSeconds;
     const errs: FieldError[] = [
-      ...validateObjectMeta(meta, { namespaced: this.names.namespaced }),
+      ...(this.strategy.validatesMetadata ? [] : validateObjectMeta(meta, { namespaced: this.names.namespaced })),
       ...validateObjectMetaUpdate(meta, oldMeta),
       ...(this.strategy.validateUpdate?.(obj, old, opts) ?? []),
     ];

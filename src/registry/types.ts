@@ -37,6 +37,10 @@ export interface Strategy {
    * store decides (e.g. a CRD gets its cleanup finalizer). Returns whether obj changed.
    */
   prepareForDelete?(obj: KObject): boolean;
+  /** validate/validateUpdate check ObjectMeta themselves (the schema engine does for custom resources). */
+  validatesMetadata?: boolean;
+  /** Called on every object decoded from storage (pruning and defaulting on read; the result is not written back). */
+  onRead?(obj: KObject): void;
   /** Whether something still holds the object from deletion (default: metadata.finalizers is not empty). */
   hasPendingFinalizers?(obj: KObject): boolean;
   /** PUT of a missing object creates it. */
@@ -66,6 +70,12 @@ export interface WriteOptions {
   subresource?: string;
   /** An update may create the object (server-side apply). */
   allowCreate?: boolean;
+  /** ?fieldValidation=: what unknown and duplicate fields do (default Warn). */
+  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** The request body as sent (JSON), for duplicate-field detection. */
+  rawBody?: string;
+  /** Warnings for the response (Warning headers), appended by strategies. */
+  warnings?: string[];
 }
 
 export interface DeleteOptions extends WriteOptions {

@@ -123,7 +123,12 @@ export class HttpServer {
         warnings: endpoint.warning ? [endpoint.warning] : [],
         admit: this.options.admit ?? (async () => {}),
       };
-      addWarnings(res, ctx.warnings);
+      // Warnings gathered while serving (deprecation, unknown fields) go out with the headers, whenever they are written.
+      const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+      (res as { writeHead: (...args: unknown[]) => Response }).writeHead = (...args: unknown[]) => {
+        addWarnings(res, ctx.warnings);
+        return writeHead(...args);
+      };
       if (this.options.metrics) {
         labels = this.options.metrics.labels(info, req.headers['content-type']?.split(';')[0], query.has('dryRun'));
         if (info.verb === 'watch') watchDone = this.options.metrics.watchStarted(labels);

@@ -10,7 +10,11 @@ describe('custom resources over HTTP', () => {
   let s: TestServer;
   before(async () => {
     s = await startTestServer();
-    const res = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRONTAB_CRD });
+    // Fields beyond the schema are kept in this suite (pruning has its own tests).
+    const crd = structuredClone(CRONTAB_CRD) as any;
+    crd.spec.versions[0].schema.openAPIV3Schema['x-kubernetes-preserve-unknown-fields'] = true;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-preserve-unknown-fields'] = true;
+    const res = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
     assert.equal(res.status, 201, res.text);
     await s.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } } });
   });

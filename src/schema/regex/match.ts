@@ -85,20 +85,30 @@ export class Matcher {
   private dstates = new Map<string, DState>();
   private readonly mark: Uint32Array;
   private gen = 1;
-  private readonly startT: TState;
-  private readonly startOnlyT: TState;
+  private startT: TState;
+  /** The empty-width conditions the program tests; 0 when it has none. */
+  private readonly emptyMask: number;
 
   constructor(private readonly prog: Prog) {
     this.mark = new Uint32Array(prog.size);
     this.startT = this.internT([prog.start]);
-    this.startOnlyT = this.startT;
+    let mask = 0;
+    for (let pc = 0; pc < prog.size; pc++) if (prog.op[pc] === OP_EMPTY) mask |= prog.arg[pc];
+    this.emptyMask = mask;
+  }
+
+  private flagsAt(s: string, i: number): number {
+    const mask = this.emptyMask;
+    if (mask === 0) return 0;
+    if ((mask & ~(EMPTY_BEGIN_TEXT | EMPTY_END_TEXT)) === 0) return (i === 0 ? EMPTY_BEGIN_TEXT : 0) | (i === s.length ? EMPTY_END_TEXT : 0);
+    return contextAt(s, i) & mask;
   }
 
   /** Whether the program matches anywhere in s. */
   test(s: string, budget: Budget): boolean {
     const prog = this.prog;
-    const ctx = prog.hasEmptyWidth;
-    let state = this.closure(this.startT, ctx ? contextAt(s, 0) : 0, budget);
+    const f0 = this.flagsAt(s, 0);
+    let state = this.startT.closures[f0] ?? this.closure(this.startT, f0, budget);
     if (state.match) return true;
     const n = s.length;
     for (let i = 0; i < n; ) {
@@ -117,7 +127,7 @@ export class Matcher {
       }
       i += w;
       budget.remaining--;
-      const flags = ctx ? contextAt(s, i) : 0;
+      const flags = this.flagsAt(s, i);
       state = t.closures[flags] ?? this.closure(t, flags, budget);
       if (state.match) return true;
       if (prog.anchoredStart && state.runes.length === 0) return false;
@@ -129,7 +139,7 @@ export class Matcher {
   private reset(): void {
     this.tstates = new Map();
     this.dstates = new Map();
-    (this as { startT: TState }).startT = this.internT([this.prog.start]);
+    this.startT = this.internT([this.prog.start]);
   }
 
   private internT(pcs: number[]): TState {

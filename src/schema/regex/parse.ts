@@ -4,32 +4,11 @@
  * Go's error texts, e.g. "error parsing regexp: missing argument to repetition
  * operator: `+`". The result is a small syntax tree for the linear-time matcher.
  */
-import { ANY, ANY_NOT_NL, FoldSet, NegSet, PERL_GROUPS, RangeSet, UnionSet, posixGroup, single, unicodeTable, type CharSet } from './charset.js';
+import { ANY, ANY_NOT_NL, single, type CharSet } from './charset.js';
+import { parseClass, parseEscape, parsePerlClassEscape, parseUnicodeClass } from './classes.js';
+import { ERR, RegexSyntaxError, runeAt } from './syntax.js';
 
-export class RegexSyntaxError extends Error {
-  constructor(
-    readonly code: string,
-    readonly expr: string,
-  ) {
-    super(`error parsing regexp: ${code}: \`${expr}\``);
-  }
-}
-
-const ERR = {
-  invalidCharRange: 'invalid character class range',
-  invalidEscape: 'invalid escape sequence',
-  invalidNamedCapture: 'invalid named capture',
-  invalidPerlOp: 'invalid or unsupported Perl syntax',
-  invalidRepeatOp: 'invalid nested repetition operator',
-  invalidRepeatSize: 'invalid repeat count',
-  missingBracket: 'missing closing ]',
-  missingParen: 'missing closing )',
-  missingRepeatArgument: 'missing argument to repetition operator',
-  trailingBackslash: 'trailing backslash at end of expression',
-  unexpectedParen: 'unexpected )',
-  nestingDepth: 'expression nests too deeply',
-  large: 'expression too large',
-} as const;
+export { RegexSyntaxError } from './syntax.js';
 
 /** Empty-width assertions. */
 export const EMPTY_BEGIN_LINE = 1;
@@ -60,22 +39,6 @@ const MAX_REPEAT = 1000;
 const MAX_HEIGHT = 1000;
 
 const isPseudo = (x: Item): x is Pseudo => x.op === 'lparen' || x.op === 'bar';
-
-/** Decodes the code point at s[i] (lone surrogates read as U+FFFD, as Go reads invalid UTF-8). */
-function runeAt(s: string, i: number): [number, number] {
-  const cp = s.codePointAt(i) as number;
-  if (cp >= 0xd800 && cp <= 0xdfff) return [0xfffd, 1];
-  return [cp, cp > 0xffff ? 2 : 1];
-}
-
-const isAlnum = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-
-function unhex(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  if (c >= 97 && c <= 102) return c - 87;
-  if (c >= 65 && c <= 70) return c - 55;
-  return -1;
-}
 
 function heightOf(subs: Node[]): number {
   let h = 0;
@@ -131,7 +94,11 @@ class Parser {
           t++;
           break;
         case '[':
-          t = this.parseClass(t);
+          {
+            const c = parseClass(s, t, (this.flags & FOLD_CASE) !== 0);
+            this.pushSet(c.set);
+            t = c.rest;
+          }
           break;
         case '*':
         case '+':
@@ -207,18 +174,18 @@ class Parser {
       }
     }
     if (s[t + 1] === 'p' || s[t + 1] === 'P') {
-      const u = this.parseUnicodeClass(t);
+      const u = parseUnicodeClass(s, t, (this.flags & FOLD_CASE) !== 0);
       if (u) {
         this.pushSet(u.set);
         return u.rest;
       }
     }
-    const perl = this.parsePerlClassEscape(t);
+    const perl = parsePerlClassEscape(s, t, (this.flags & FOLD_CASE) !== 0);
     if (perl) {
       this.pushSet(perl.set);
       return perl.rest;
     }
-    const { r, rest } = this.parseEscape(t);
+    const { r, rest } = parseEscape(s, t);
     this.literal(r);
     return rest;
   }
@@ -373,179 +340,6 @@ class Parser {
     }
     throw new RegexSyntaxError(ERR.invalidPerlOp, s.slice(start, t));
   }
-
-  // ---- escapes and classes ----
-
-  private parseEscape(start: number): { r: number; rest: number } {
-    const s = this.whole;
-    let t = start + 1;
-    if (t >= s.length) throw new RegexSyntaxError(ERR.trailingBackslash, '');
-    const [c, n] = runeAt(s, t);
-    t += n;
-    const fail = (): never => {
-      throw new RegexSyntaxError(ERR.invalidEscape, s.slice(start, t));
-    };
-    if (c < 0x80 && !isAlnum(c)) return { r: c, rest: t };
-    const isOct = (i: number): boolean => i < s.length && s[i] >= '0' && s[i] <= '7';
-    if (c >= 0x31 && c <= 0x37 && !isOct(t)) return fail(); // \1..\7 alone is a backreference
-    if (c >= 0x30 && c <= 0x37) {
-      let r = c - 0x30;
-      for (let i = 1; i < 3 && isOct(t); i++) r = r * 8 + (s.charCodeAt(t++) - 0x30);
-      return { r, rest: t };
-    }
-    switch (c) {
-      case 0x78: {
-        // x
-        if (t >= s.length) return fail();
-        const [d, dn] = runeAt(s, t);
-        t += dn;
-        if (d === 0x7b) {
-          let nhex = 0;
-          let r = 0;
-          for (;;) {
-            if (t >= s.length) return fail();
-            const [e, en] = runeAt(s, t);
-            t += en;
-            if (e === 0x7d) break;
-            const v = unhex(e);
-            if (v < 0) return fail();
-            r = r * 16 + v;
-            if (r > 0x10ffff) return fail();
-            nhex++;
-          }
-          if (nhex === 0) return fail();
-          return { r, rest: t };
-        }
-        const x = unhex(d);
-        if (t >= s.length) return fail();
-        const [e, en] = runeAt(s, t);
-        t += en;
-        const y = unhex(e);
-        if (x < 0 || y < 0) return fail();
-        return { r: x * 16 + y, rest: t };
-      }
-      case 0x61:
-        return { r: 7, rest: t };
-      case 0x66:
-        return { r: 12, rest: t };
-      case 0x6e:
-        return { r: 10, rest: t };
-      case 0x72:
-        return { r: 13, rest: t };
-      case 0x74:
-        return { r: 9, rest: t };
-      case 0x76:
-        return { r: 11, rest: t };
-    }
-    return fail();
-  }
-
-  private parsePerlClassEscape(t: number): { set: CharSet; rest: number } | undefined {
-    const g = PERL_GROUPS[this.whole.slice(t, t + 2)];
-    if (!g) return undefined;
-    return { set: this.group(g.set, g.neg), rest: t + 2 };
-  }
-
-  private group(set: CharSet, neg: boolean): CharSet {
-    const s = this.flags & FOLD_CASE ? new FoldSet(set) : set;
-    return neg ? new NegSet(s) : s;
-  }
-
-  private parseUnicodeClass(start: number): { set: CharSet; rest: number } | undefined {
-    const s = this.whole;
-    let sign = s[start + 1] === 'P' ? -1 : 1;
-    let t = start + 2;
-    if (t >= s.length) throw new RegexSyntaxError(ERR.invalidCharRange, s.slice(start));
-    const [c, n] = runeAt(s, t);
-    t += n;
-    let seq: string;
-    let name: string;
-    if (c !== 0x7b) {
-      seq = s.slice(start, t);
-      name = seq.slice(2);
-    } else {
-      const end = s.indexOf('}', start);
-      if (end < 0) throw new RegexSyntaxError(ERR.invalidCharRange, s.slice(start));
-      seq = s.slice(start, end + 1);
-      t = end + 1;
-      name = s.slice(start + 3, end);
-    }
-    if (name.startsWith('^')) {
-      sign = -sign;
-      name = name.slice(1);
-    }
-    const tab = unicodeTable(name);
-    if (!tab) throw new RegexSyntaxError(ERR.invalidCharRange, seq);
-    if (tab.neg) sign = -sign;
-    return { set: this.group(tab.set, sign < 0), rest: t };
-  }
-
-  private parseClass(start: number): number {
-    const s = this.whole;
-    let t = start + 1;
-    let negated = false;
-    if (s[t] === '^') {
-      negated = true;
-      t++;
-    }
-    const ranges: number[] = [];
-    const items: CharSet[] = [];
-    let first = true;
-    while (t >= s.length || s[t] !== ']' || first) {
-      first = false;
-      if (s[t] === '[' && s[t + 1] === ':' && t + 2 < s.length) {
-        const close = s.indexOf(':]', t + 2);
-        if (close >= 0) {
-          const name = s.slice(t, close + 2);
-          const g = posixGroup(name);
-          if (!g) throw new RegexSyntaxError(ERR.invalidCharRange, name);
-          items.push(this.group(g.set, g.neg));
-          t = close + 2;
-          continue;
-        }
-      }
-      if (s[t] === '\\' && (s[t + 1] === 'p' || s[t + 1] === 'P')) {
-        const u = this.parseUnicodeClass(t);
-        if (u) {
-          items.push(u.set);
-          t = u.rest;
-          continue;
-        }
-      }
-      const perl = s[t] === '\\' ? this.parsePerlClassEscape(t) : undefined;
-      if (perl) {
-        items.push(perl.set);
-        t = perl.rest;
-        continue;
-      }
-      const rangeStart = t;
-      let lo: number;
-      [lo, t] = this.parseClassChar(t, start);
-      let hi = lo;
-      if (t + 1 < s.length && s[t] === '-' && s[t + 1] !== ']') {
-        [hi, t] = this.parseClassChar(t + 1, start);
-        if (hi < lo) throw new RegexSyntaxError(ERR.invalidCharRange, s.slice(rangeStart, t));
-      }
-      ranges.push(lo, hi);
-    }
-    t++; // ]
-    let set: CharSet = new RangeSet(ranges);
-    if (this.flags & FOLD_CASE && ranges.length) set = new FoldSet(set);
-    if (items.length) set = new UnionSet([set, ...items]);
-    this.pushSet(negated ? new NegSet(set) : set);
-    return t;
-  }
-
-  private parseClassChar(t: number, classStart: number): [number, number] {
-    const s = this.whole;
-    if (t >= s.length) throw new RegexSyntaxError(ERR.missingBracket, s.slice(classStart));
-    if (s[t] === '\\') {
-      const { r, rest } = this.parseEscape(t);
-      return [r, rest];
-    }
-    const [c, n] = runeAt(s, t);
-    return [c, t + n];
-  }
 }
 
 function parseInt10(s: string, i: number): { n: number; rest: number } | undefined {
@@ -589,6 +383,7 @@ function parseRepeat(s: string, start: number): { min: number; max: number; afte
   return { min, max, after: t + 1 };
 }
 
+/** Whether nested repetition counts multiply to at most n copies of the innermost expression. */
 function repeatIsValid(re: Node, n: number): boolean {
   if (re.op === 'rep') {
     let m = re.max;

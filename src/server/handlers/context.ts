@@ -20,6 +20,8 @@ export interface HandlerContext {
   user?: UserInfo;
   warnings: string[];
   admit: Admission;
+  /** The request body as JSON text, once read (duplicate-field detection). */
+  rawBody?: string;
 }
 
 /** `<group>/<version>`, or just the version for the core group. */

@@ -32,7 +32,9 @@ export async function readObjectBody(ctx: HandlerContext): Promise<KObject> {
   const format = objectBodyFormat(ctx.req.headers['content-type']);
   const raw = await readBody(ctx.req);
   const obj = decodeBody(raw, format === 'yaml' ? 'yaml' : 'json');
-  return checkTypeMeta(ctx, obj, raw.toString('utf8'));
+  const text = raw.toString('utf8');
+  if (format !== 'yaml') ctx.rawBody = text;
+  return checkTypeMeta(ctx, obj, text);
 }
 
 /** The checks of apiserver's decoding: kind present, apiVersion and kind those of the endpoint, metadata well typed. */

@@ -3,7 +3,7 @@ import { errors } from '../../machinery/status.js';
 import { writeObject } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { readObjectBody } from './decode-object.js';
-import { dryRunOf } from './write.js';
+import { dryRunOf, storeOptions } from './write.js';
 
 export async function handleFinalize(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
@@ -21,7 +21,7 @@ export async function handleFinalize(ctx: HandlerContext): Promise<void> {
       old!.metadata.resourceVersion = body.metadata.resourceVersion ?? old!.metadata.resourceVersion;
       return old!;
     },
-    { dryRun, subresource: 'finalize', version: endpoint.version },
+    { ...storeOptions(ctx, dryRun), subresource: 'finalize' },
   );
   writeObject(ctx.res, 200, endpoint.toVersion(result.object), ctx.output.format, ctx.output.pretty);
 }

@@ -14,7 +14,7 @@ import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
 import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { checkTypeMeta } from './decode-object.js';
-import { dryRunOf } from './write.js';
+import { dryRunOf, storeOptions } from './write.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
 import { applyObject, parseApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
 
@@ -60,6 +60,7 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
     throw errors.badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
   }
+  ctx.rawBody = raw;
   if (patchType === 'strategic-merge-patch') return { raw, kind: 'strategic', apply: (obj) => applyStrategicMergePatch(obj, patch) as KObject };
   return { raw, kind: 'merge', apply: (obj) => applyMergePatch(obj, patch) as KObject };
 }
@@ -91,7 +92,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
       await ctx.admit(ctx, obj);
       return endpoint.toStorage(obj);
     },
-    { dryRun, version: endpoint.version },
+    storeOptions(ctx, dryRun),
   );
   await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
@@ -124,7 +125,7 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
       await ctx.admit(live ? ctx : { ...ctx, info: { ...info, verb: 'create' } }, obj);
       return endpoint.toStorage(obj);
     },
-    { dryRun, version: endpoint.version, allowCreate: true },
+    { ...storeOptions(ctx, dryRun, 'PatchOptions'), allowCreate: true },
   );
   await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, result.created ? 201 : 200, result.object, endpoint, ctx.output);

@@ -12,7 +12,7 @@ import { objectBodyFormat } from '../negotiation.js';
 import { writeObject } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { readPatch } from './patch.js';
-import { dryRunOf } from './write.js';
+import { dryRunOf, storeOptions } from './write.js';
 import { trackUpdate } from './field-manager.js';
 
 export async function handleScale(ctx: HandlerContext): Promise<void> {
@@ -37,7 +37,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
       const live = structuredClone(old!);
       return trackUpdate(ctx, live, applyScale(old!, desired, scale), 'scale');
     },
-    { dryRun, subresource: 'scale', version: endpoint.version },
+    { ...storeOptions(ctx, dryRun), subresource: 'scale' },
   );
   writeObject(ctx.res, 200, toScale(result.object, scale), ctx.output.format, ctx.output.pretty);
 }

@@ -12,7 +12,7 @@ import { handleGet } from './read.js';
 import { checkPatchOptions, readPatch } from './patch.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
 import { applyObject } from '../../apply/index.js';
-import { dryRunOf } from './write.js';
+import { dryRunOf, storeOptions } from './write.js';
 
 export const handleStatusGet = handleGet;
 
@@ -37,7 +37,7 @@ export async function handleStatusUpdate(ctx: HandlerContext): Promise<void> {
     info.namespace,
     info.name!,
     (old) => trackUpdate(ctx, old!, withStatusOf(old!, incoming), 'status'),
-    { dryRun, subresource: 'status', version: endpoint.version },
+    { ...storeOptions(ctx, dryRun), subresource: 'status' },
   );
   await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
@@ -68,7 +68,7 @@ export async function handleStatusPatch(ctx: HandlerContext): Promise<void> {
       const patched = checkTypeMeta(ctx, patch.apply(live), patch.raw);
       return trackUpdate(ctx, old!, withStatusOf(old!, await endpoint.toStorage(patched)), 'status');
     },
-    { dryRun, subresource: 'status', version: endpoint.version },
+    { ...storeOptions(ctx, dryRun), subresource: 'status' },
   );
   await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, 200, result.object, endpoint, ctx.output);

@@ -4,6 +4,7 @@ import { errors } from '../../machinery/status.js';
 import { isTrue } from '../request-info.js';
 import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
+import type { WriteOptions } from '../../registry/types.js';
 import { readObjectBody } from './decode-object.js';
 import { trackUpdate } from './field-manager.js';
 import { validateWriteOptions } from '../../apply/index.js';
@@ -16,6 +17,23 @@ export function dryRunOf(ctx: HandlerContext, optionsKind: string): boolean {
     throw errors.invalid({ group: 'meta.k8s.io', resource: optionsKind }, '', [field.notSupported('dryRun', values, ['All'])]);
   }
   return true;
+}
+
+const FIELD_VALIDATION = ['Ignore', 'Strict', 'Warn'];
+
+/** The options every write passes to the store: dry run, request version, fieldValidation, the raw body, the warnings sink. */
+export function storeOptions(ctx: HandlerContext, dryRun: boolean, optionsKind = 'CreateOptions'): WriteOptions {
+  const fv = ctx.query.get('fieldValidation') ?? '';
+  if (fv && !FIELD_VALIDATION.includes(fv)) {
+    throw errors.invalid({ group: 'meta.k8s.io', resource: optionsKind }, '', [field.notSupported('fieldValidation', fv, ['', ...FIELD_VALIDATION])]);
+  }
+  return {
+    dryRun,
+    version: ctx.endpoint.version,
+    fieldValidation: (fv || undefined) as WriteOptions['fieldValidation'],
+    rawBody: ctx.rawBody,
+    warnings: ctx.warnings,
+  };
 }
 
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
@@ -32,7 +50,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
   }
   trackUpdate(ctx, undefined, obj);
   await ctx.admit(ctx, obj);
-  const created = await endpoint.store.create(info.namespace, await endpoint.toStorage(obj), { dryRun, version: endpoint.version });
+  const created = await endpoint.store.create(info.namespace, await endpoint.toStorage(obj), storeOptions(ctx, dryRun));
   await endpoint.prepare?.([created]);
   writeShared(ctx.res, 201, created, endpoint, ctx.output);
 }
@@ -61,7 +79,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
       trackUpdate(ctx, old ? endpoint.toVersion(old) : undefined, next);
       return endpoint.toStorage(next);
     },
-    { dryRun, version: endpoint.version },
+    storeOptions(ctx, dryRun),
   );
   await endpoint.prepare?.([result.object]);
   writeShared(ctx.res, result.created ? 201 : 200, result.object, endpoint, ctx.output);

@@ -1,0 +1,144 @@
+/** Structural schemas on custom resources: validation messages, pruning, fieldValidation, defaulting, CEL, ratcheting. */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './harness.js';
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const CT = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+
+/** The seeds' CronTab with validation and defaulting. */
+const CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'crontabs.stable.example.com' },
+  spec: {
+    group: 'stable.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'] },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  cronSpec: { type: 'string', pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$', default: '5 0 * * *' },
+                  image: { type: 'string' },
+                  replicas: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
+                  minReplicas: { type: 'integer' },
+                },
+                'x-kubernetes-validations': [{ rule: '!has(self.minReplicas) || self.minReplicas <= self.replicas', message: 'minReplicas must not exceed replicas' }],
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+const ct = (name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name }, spec, ...extra });
+
+describe('structural schemas', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    const res = await s.request('POST', CRDS, { body: CRD });
+    assert.equal(res.status, 201, res.text);
+  });
+  after(() => s.stop());
+
+  it('rejects invalid objects with upstream messages', async () => {
+    const res = await s.request('POST', CT, { body: ct('my-new-cron-object', { cronSpec: '* * * *', image: 'my-awesome-cron-image', replicas: 15 }) });
+    assert.equal(res.status, 422);
+    assert.equal(
+      res.json.message,
+      `CronTab.stable.example.com "my-new-cron-object" is invalid: [spec.cronSpec: Invalid value: "* * * *": spec.cronSpec in body should match '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$', spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10]`,
+    );
+    assert.deepEqual(res.json.details.causes.map((c: any) => [c.reason, c.field]), [
+      ['FieldValueInvalid', 'spec.cronSpec'],
+      ['FieldValueInvalid', 'spec.replicas'],
+    ]);
+    const typed = await s.request('POST', CT, { body: ct('typed', { replicas: 'three' }) });
+    assert.equal(typed.status, 422);
+    assert.match(typed.json.message, /spec\.replicas: Invalid value: "string": spec\.replicas in body must be of type integer: "string"/);
+  });
+
+  it('defaults missing fields on create', async () => {
+    const res = await s.request('POST', CT, { body: ct('defaulted', { image: 'img' }) });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.json.spec, { cronSpec: '5 0 * * *', image: 'img', replicas: 1 });
+  });
+
+  it('prunes unknown fields, warning by default, failing with fieldValidation=Strict, silent with Ignore', async () => {
+    const warned = await s.request('POST', CT, { body: ct('pruned', { image: 'img', unknown1: 'x' }, { extra: 1 }) });
+    assert.equal(warned.status, 201, warned.text);
+    assert.equal(warned.json.spec.unknown1, undefined);
+    assert.equal(warned.json.extra, undefined);
+    assert.match(String(warned.headers.warning), /unknown field \\"spec\.unknown1\\"/);
+    const strict = await s.request('POST', `${CT}?fieldValidation=Strict`, { body: '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"strict"},"spec":{"image":"a","image":"b","unknown1":1}}' });
+    assert.equal(strict.status, 400);
+    assert.match(strict.json.message, /^strict decoding error: /);
+    assert.match(strict.json.message, /duplicate field "image"/);
+    assert.match(strict.json.message, /unknown field "spec\.unknown1"/);
+    const ignored = await s.request('POST', `${CT}?fieldValidation=Ignore`, { body: ct('ignored', { image: 'img', unknown1: 'x' }) });
+    assert.equal(ignored.status, 201);
+    assert.equal(ignored.headers.warning, undefined);
+    const bad = await s.request('POST', `${CT}?fieldValidation=Sometimes`, { body: ct('x', {}) });
+    assert.equal(bad.status, 422);
+  });
+
+  it('evaluates CEL rules', async () => {
+    const res = await s.request('POST', CT, { body: ct('cel', { image: 'img', replicas: 2, minReplicas: 5 }) });
+    assert.equal(res.status, 422);
+    assert.match(res.json.message, /spec: Invalid value: (?:"object": )?minReplicas must not exceed replicas/);
+    const bad = structuredClone(CRD) as any;
+    bad.metadata.name = 'badrules.stable.example.com';
+    bad.spec.names = { plural: 'badrules', kind: 'BadRule' };
+    bad.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [{ rule: 'self.nosuchfield > 1' }];
+    const rejected = await s.request('POST', CRDS, { body: bad });
+    assert.equal(rejected.status, 422);
+    assert.match(rejected.json.message, /undefined field 'nosuchfield'/);
+  });
+
+  it('refuses a non-structural schema in v1 and reports it in a condition for v1beta1', async () => {
+    const v1 = structuredClone(CRD) as any;
+    v1.metadata.name = 'loose.stable.example.com';
+    v1.spec.names = { plural: 'loose', kind: 'Loose' };
+    v1.spec.versions[0].schema.openAPIV3Schema = { type: 'object', properties: { spec: { properties: { a: { type: 'string' } } } } };
+    const res = await s.request('POST', CRDS, { body: v1 });
+    assert.equal(res.status, 422);
+    assert.match(res.json.message, /spec\.validation\.openAPIV3Schema\.properties\[spec\]\.type: Required value: must not be empty for specified object fields/);
+    const beta = {
+      apiVersion: 'apiextensions.k8s.io/v1beta1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'loose.stable.example.com' },
+      spec: { group: 'stable.example.com', version: 'v1', scope: 'Namespaced', names: { plural: 'loose', kind: 'Loose' }, validation: { openAPIV3Schema: v1.spec.versions[0].schema.openAPIV3Schema } },
+    };
+    const accepted = await s.request('POST', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions', { body: beta });
+    assert.equal(accepted.status, 201, accepted.text);
+    const cond = accepted.json.status.conditions.find((c: any) => c.type === 'NonStructuralSchema');
+    assert.equal(cond?.status, 'True');
+    assert.equal(cond.reason, 'Violations');
+    assert.match(cond.message, /must not be empty for specified object fields/);
+  });
+
+  it('ratchets: an unchanged invalid field does not fail an update; defaults apply on read', async () => {
+    await s.request('POST', CT, { body: ct('ratchet', { image: 'img', replicas: 8 }) });
+    const crd = (await s.request('GET', `${CRDS}/crontabs.stable.example.com`)).json;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.maximum = 5;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.image.default = 'default-image';
+    assert.equal((await s.request('PUT', `${CRDS}/crontabs.stable.example.com`, { body: crd })).status, 200);
+    const ok = await s.request('PATCH', `${CT}/ratchet`, { body: { metadata: { labels: { a: 'b' } }, spec: { cronSpec: '1 * * * *' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(ok.status, 200, ok.text);
+    const worse = await s.request('PATCH', `${CT}/ratchet`, { body: { spec: { replicas: 9 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(worse.status, 422);
+    await s.request('POST', CT, { body: ct('noimage', { replicas: 2 }) });
+    const read = await s.request('GET', `${CT}/noimage`);
+    assert.equal(read.json.spec.image, 'default-image', 'a default added to the schema shows on read');
+  });
+});
