@@ -29,7 +29,7 @@ import { writeAdminKubeconfig } from './server/kubeconfig.js';
 import { ApiMetrics } from './server/metrics.js';
 import { builtinApplyType } from './server/handlers/field-manager.js';
 import { HttpServer } from './server/server.js';
-import { openStorage, type Storage, type StorageConfig } from './storage/index.js';
+import { openStorageAsync, type Storage, type StorageConfig } from './storage/index.js';
 
 export interface KapiOptions {
   /** Where the store, certificates, admin token and kubeconfig live (default ./.kapi). */
@@ -98,7 +98,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     ensureAdminToken(dataDir),
     options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
   ]);
-  const storage = openStorage(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 });
+  const storage = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 });
   const registry = new ApiRegistry();
 
   const nsEndpoint = builtinEndpoint(storage, NAMESPACES);

@@ -78,9 +78,19 @@ export class ApiMetrics {
     };
   }
 
+  /** Label children cached by their values: prom-client hashes labels on every call otherwise. */
+  private readonly counters = new Map<string, { inc(): void }>();
+  private readonly histograms = new Map<string, { observe(v: number): void }>();
+
   observe(labels: RequestLabels, code: number, seconds: number): void {
-    this.requests.inc({ ...labels, component: 'apiserver', code: String(code) });
-    this.duration.observe({ ...labels, component: 'apiserver' }, seconds);
+    const key = `${labels.verb}|${labels.dry_run}|${labels.group}|${labels.version}|${labels.resource}|${labels.subresource}|${labels.scope}`;
+    let h = this.histograms.get(key);
+    if (!h) this.histograms.set(key, (h = this.duration.labels({ ...labels, component: 'apiserver' })));
+    h.observe(seconds);
+    const ckey = `${key}|${code}`;
+    let c = this.counters.get(ckey);
+    if (!c) this.counters.set(ckey, (c = this.requests.labels({ ...labels, component: 'apiserver', code: String(code) })));
+    c.inc();
   }
 
   watchStarted(labels: RequestLabels): () => void {

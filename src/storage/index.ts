@@ -2,7 +2,7 @@
  * Opening a store by kind: `memory` for tests, `sqlite` (the embedded default)
  * for a data dir, `etcd` for a cluster that several kapi replicas share.
  */
-import { EtcdStorage, type EtcdStorageOptions } from './etcd/etcd-storage.js';
+import type { EtcdStorageOptions } from './etcd/etcd-storage.js';
 import { LogStore, type LogStoreOptions } from './log-store.js';
 import { MemoryLog } from './memory/memory-log.js';
 import { SqliteLog } from './sqlite/sqlite-log.js';
@@ -17,8 +17,15 @@ export type StorageConfig =
   | (({ kind: 'memory' } | { kind: 'sqlite'; path: string }) & LogStoreOptions)
   | ({ kind: 'etcd' } & EtcdStorageOptions);
 
-export function openStorage(config: StorageConfig): Storage {
-  if (config.kind === 'etcd') return new EtcdStorage(config);
+/** Open an embedded store (memory or sqlite). */
+export function openStorage(config: Exclude<StorageConfig, { kind: 'etcd' }>): Storage {
   const log = config.kind === 'memory' ? new MemoryLog() : new SqliteLog(config.path);
   return new LogStore(log, config);
+}
+
+/** Open any store; the etcd client (gRPC) is loaded only when etcd is used, keeping the embedded start fast. */
+export async function openStorageAsync(config: StorageConfig): Promise<Storage> {
+  if (config.kind !== 'etcd') return openStorage(config);
+  const { EtcdStorage } = await import('./etcd/etcd-storage.js');
+  return new EtcdStorage(config);
 }
