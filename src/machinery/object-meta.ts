@@ -12,6 +12,25 @@ import { isQualifiedName, nameIsDNSSubdomain, validateNamespaceName, type NameVa
 export { checkMetadataTypes } from './metadata-types.js';
 
 export const FIELD_IMMUTABLE_ERROR_MSG = 'field is immutable';
+
+/** ObjectMeta's fields, in the order Go encodes them. */
+export const OBJECT_META_FIELDS = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+] as const;
 export const TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024;
 const FIELD_MANAGER_MAX_LENGTH = 128;
 const MAX_SUBRESOURCE_NAME_LENGTH = 256;

@@ -6,6 +6,7 @@
  */
 import { errors } from '../machinery/status.js';
 import type { KObject } from '../registry/types.js';
+import { OBJECT_META_FIELDS } from '../machinery/object-meta.js';
 import type {
   IncludeObject,
   PartialObjectMetadata,
@@ -77,24 +78,6 @@ function rowObject(obj: KObject, include: IncludeObject, version: TableVersion):
   }
 }
 
-/** ObjectMeta's fields in the order Go encodes them. */
-const OBJECT_META_FIELDS = [
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-];
 
 /** meta.AsPartialObjectMetadata: the object's metadata (ObjectMeta fields only) under kind PartialObjectMetadata. */
 export function partialObjectMetadata(obj: KObject, version: TableVersion = 'v1'): PartialObjectMetadata {

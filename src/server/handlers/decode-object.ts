@@ -3,30 +3,14 @@
  * apiserver's checks on apiVersion, kind and the types of metadata fields.
  */
 import { field } from '../../machinery/field-errors.js';
-import { checkMetadataTypes } from '../../machinery/object-meta.js';
+import { checkMetadataTypes, OBJECT_META_FIELDS } from '../../machinery/object-meta.js';
 import { errors } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
 import { decodeBody, readBody } from '../body.js';
 import { objectBodyFormat } from '../negotiation.js';
 import { groupVersion, type HandlerContext } from './context.js';
 
-const OBJECT_META_FIELDS = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
+const OBJECT_META = new Set<string>(OBJECT_META_FIELDS);
 
 export async function readObjectBody(ctx: HandlerContext): Promise<KObject> {
   const format = objectBodyFormat(ctx.req.headers['content-type']);
@@ -60,7 +44,7 @@ export function checkTypeMeta(ctx: HandlerContext, obj: unknown, rawText: string
     const kind = endpoint.names.kind;
     throw errors.badRequest(`${kind} in version "${endpoint.version}" cannot be handled as a ${kind}: ${typeError}`);
   }
-  for (const k of Object.keys(o.metadata)) if (!OBJECT_META_FIELDS.has(k)) delete o.metadata[k];
+  for (const k of Object.keys(o.metadata)) if (!OBJECT_META.has(k)) delete o.metadata[k];
   if (o.metadata.generation === null) delete o.metadata.generation;
   for (const k of Object.keys(o.metadata)) if (o.metadata[k] === null) delete o.metadata[k];
   return o;
