@@ -142,3 +142,26 @@ describe('structural schemas', () => {
     assert.equal(read.json.spec.image, 'default-image', 'a default added to the schema shows on read');
   });
 });
+
+describe('the seeds walkthrough of validation and defaulting with kubectl', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    assert.equal((await s.request('POST', CRDS, { body: CRD })).status, 201);
+  });
+  after(() => s.stop());
+
+  it('refuses an invalid CronTab and defaults a valid one', async () => {
+    const invalid = `apiVersion: "stable.example.com/v1"\nkind: CronTab\nmetadata:\n  name: my-new-cron-object\nspec:\n  cronSpec: "* * * *"\n  image: my-awesome-cron-image\n  replicas: 15\n`;
+    const refused = await s.kubectl(['apply', '-f', '-'], { input: invalid });
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /The CronTab "my-new-cron-object" is invalid/);
+    assert.match(refused.stderr, /spec\.replicas: Invalid value: 15: spec\.replicas in body should be less than or equal to 10/);
+    const valid = `apiVersion: "stable.example.com/v1"\nkind: CronTab\nmetadata:\n  name: my-new-cron-object\nspec:\n  image: my-awesome-cron-image\n`;
+    const created = await s.kubectl(['apply', '-f', '-'], { input: valid });
+    assert.equal(created.code, 0, created.stderr);
+    const got = JSON.parse((await s.kubectl(['get', 'crontab', 'my-new-cron-object', '-o', 'json'])).stdout);
+    assert.equal(got.spec.cronSpec, '5 0 * * *');
+    assert.equal(got.spec.replicas, 1);
+  });
+});
