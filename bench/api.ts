@@ -115,6 +115,15 @@ async function main(): Promise<void> {
       await c.expect('PATCH', `${path(nsOf(k))}/o-${k}`, 200, { metadata: { annotations: { touched: String(i) } } }, { 'Content-Type': 'application/merge-patch+json' });
     });
     line('merge patches, 64 clients', fmt(patches));
+    const applies = await load(64, N.ops, async (i) => {
+      const k = i % N.objects;
+      const body = `apiVersion: ${GROUP}/v1\nkind: CronTab\nmetadata:\n  name: o-${k}\n  namespace: ${nsOf(k)}\nspec:\n  image: applied-${i}\n`;
+      await c.expect('PATCH', `${path(nsOf(k))}/o-${k}?fieldManager=bench&force=true`, 200, body, { 'Content-Type': 'application/apply-patch+yaml' });
+    });
+    line('server-side applies (1 KB objects), 64 clients', fmt(applies));
+    const sample = JSON.parse((await c.expect('GET', `${path('bench')}/o-${N.objects - 1}`, 200)).body);
+    const mfBytes = JSON.stringify(sample.metadata.managedFields ?? []).length;
+    line(`managedFields per object (JSON), x ${N.objects} objects`, `${mfBytes} B, ${((mfBytes * N.objects) / 1024 / 1024).toFixed(1)} MB in JSON`);
 
     await lists(c);
     await watchFanOut(server, c);
