@@ -5,6 +5,7 @@
  * coercion. Also PruneNonNullableNullsWithoutDefaults. Pruned paths are reported
  * in upstream's form (`spec.ports[0].unknownNested`), sorted.
  */
+import { blankStructural } from './structural.js';
 import type { Structural } from './types.js';
 import { isObject, type JsonObject } from './values.js';
 
@@ -50,33 +51,10 @@ const droppableNull = (v: unknown, s: Structural, t: Tracker): boolean => t.null
  */
 export function pruneObject(obj: unknown, s: Structural | undefined, isResourceRoot: boolean, track: boolean, pruneNulls = false): string[] {
   let schema = s;
-  if (isResourceRoot && !schema?.embeddedResource) schema = { ...(schema ?? emptyStructural()), embeddedResource: true };
+  if (isResourceRoot && !schema?.embeddedResource) schema = { ...(schema ?? blankStructural('', {})), embeddedResource: true };
   const t = new Tracker(track, pruneNulls);
   prune(obj, schema, t);
   return t.paths.sort();
-}
-
-function emptyStructural(): Structural {
-  return {
-    raw: {},
-    subtree: 0,
-    description: '',
-    type: '',
-    title: '',
-    hasDefault: false,
-    default: undefined,
-    nullable: false,
-    hasExternalDocs: false,
-    hasExample: false,
-    preserveUnknownFields: false,
-    embeddedResource: false,
-    intOrString: false,
-    listMapKeys: undefined,
-    listType: undefined,
-    mapType: undefined,
-    xValidations: undefined,
-    valueValidation: { format: '', exclusiveMaximum: false, exclusiveMinimum: false, pattern: '', uniqueItems: false },
-  };
 }
 
 function prune(x: unknown, s: Structural | undefined, t: Tracker): void {

@@ -197,3 +197,27 @@ export function measureSchema(root: unknown, visit?: (s: JSONSchemaProps) => voi
   }
   return { depth, nodes };
 }
+
+/** A structural node with nothing set but its type (and the raw schema it stands for). */
+export function blankStructural(type: string, raw: Structural['raw']): Structural {
+  return {
+    raw,
+    subtree: 0,
+    description: '',
+    type,
+    title: '',
+    hasDefault: false,
+    default: undefined,
+    nullable: false,
+    hasExternalDocs: false,
+    hasExample: false,
+    preserveUnknownFields: false,
+    embeddedResource: false,
+    intOrString: false,
+    listMapKeys: undefined,
+    listType: undefined,
+    mapType: undefined,
+    xValidations: undefined,
+    valueValidation: { format: '', exclusiveMaximum: false, exclusiveMinimum: false, pattern: '', uniqueItems: false },
+  };
+}

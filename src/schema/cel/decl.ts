@@ -8,6 +8,7 @@
  */
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { parseGoDuration } from '../formats.js';
+import { blankStructural } from '../structural.js';
 import type { Structural } from '../types.js';
 import { isObject, jsonEqual, type JsonObject } from '../values.js';
 
@@ -87,26 +88,7 @@ const SIMPLE: Record<string, Decl> = {
   dyn: { name: 'dyn', kind: 'dyn', convert: intOrString },
 };
 
-const STRING_PROP: Structural = {
-  raw: { type: 'string' },
-  subtree: 0,
-  description: '',
-  type: 'string',
-  title: '',
-  hasDefault: false,
-  default: undefined,
-  nullable: false,
-  hasExternalDocs: false,
-  hasExample: false,
-  preserveUnknownFields: false,
-  embeddedResource: false,
-  intOrString: false,
-  listMapKeys: undefined,
-  listType: undefined,
-  mapType: undefined,
-  xValidations: undefined,
-  valueValidation: { format: '', exclusiveMaximum: false, exclusiveMinimum: false, pattern: '', uniqueItems: false },
-};
+const STRING_PROP: Structural = blankStructural('string', { type: 'string' });
 
 /** WithTypeAndObjectMeta: apiVersion, kind, metadata{name, generateName} always accessible at a resource root. */
 function withTypeAndObjectMeta(s: Structural): Structural {
