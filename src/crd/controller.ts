@@ -33,7 +33,11 @@ interface Serving {
 
 export class CrdController {
   private readonly servings = new Map<string, Serving>();
-  private readonly serializer = new KeyedSerializer((name, err) => console.error(`kapi: reconciling CRD ${name}:`, err));
+  private readonly serializer = new KeyedSerializer((name, err) => {
+    // Another replica wrote the same CRD first: look again (its write brings an event too).
+    if ((err as { code?: number }).code === 409) void this.sync(name);
+    else console.error(`kapi: reconciling CRD ${name}:`, err);
+  });
   private watcher?: CacheWatcher;
   /** Only the leading replica deletes the instances of a CRD being deleted. */
   private leader = false;
