@@ -121,6 +121,24 @@ describe('status and scale subresources', () => {
     assert.equal(missing.json.message, 'the spec replicas field ".spec.replicas" does not exist');
   });
 
+  it('applies through /scale, recording the scaler with subresource "scale"', async () => {
+    const applied = await s.request('PATCH', `${base}/foo/scale?fieldManager=scaler&force=true`, {
+      body: 'apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: foo\nspec:\n  replicas: 6\n',
+      contentType: 'application/apply-patch+yaml',
+    });
+    assert.equal(applied.status, 200, applied.text);
+    assert.equal(applied.json.kind, 'Scale');
+    assert.equal(applied.json.spec.replicas, 6);
+    const obj = (await s.request('GET', `${base}/foo`)).json;
+    assert.equal(obj.spec.replicas, 6);
+    const entry = obj.metadata.managedFields.find((m: any) => m.manager === 'scaler');
+    assert.equal(entry.operation, 'Apply');
+    assert.equal(entry.subresource, 'scale');
+    assert.deepEqual(entry.fieldsV1['f:spec']['f:replicas'], {}, 'the scaler owns the replicas');
+    const wrongKind = await s.request('PATCH', `${base}/foo/scale?fieldManager=scaler`, { body: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: foo\n', contentType: 'application/apply-patch+yaml' });
+    assert.equal(wrongKind.status, 400);
+  });
+
   it('scales with kubectl', async () => {
     const r = await s.kubectl(['scale', '--replicas=4', 'noxus/foo']);
     assert.equal(r.code, 0, r.stderr);

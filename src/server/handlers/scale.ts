@@ -11,9 +11,10 @@ import { decodeBody, readBody } from '../body.js';
 import { objectBodyFormat } from '../negotiation.js';
 import { writeObject } from '../respond.js';
 import type { HandlerContext } from './context.js';
-import { readPatch } from './patch.js';
+import { checkPatchOptions, readPatch } from './patch.js';
 import { dryRunOf, storeOptions } from './write.js';
-import { trackUpdate } from './field-manager.js';
+import { applyObject, gvkString } from '../../apply/index.js';
+import { fieldManagerOptions, trackUpdate } from './field-manager.js';
 
 export async function handleScale(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
@@ -29,10 +30,12 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   let incoming: KObject | undefined;
   const patch = info.verb === 'patch' ? await readPatch(ctx) : undefined;
   if (!patch) incoming = checkScale(ctx, decodeBody(await readBody(ctx.req), objectBodyFormat(ctx.req.headers['content-type']) === 'yaml' ? 'yaml' : 'json'));
+  const force = patch ? checkPatchOptions(ctx, patch) : undefined;
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
-    (old) => {
+    async (old) => {
+      if (patch?.kind === 'apply') return applyToScale(ctx, old!, patch.applied!, scale, force ?? false);
       const desired = incoming ?? checkScale(ctx, patch!.apply(toScale(old!, scale)));
       const live = structuredClone(old!);
       return trackUpdate(ctx, live, applyScale(old!, desired, scale), 'scale');
@@ -58,6 +61,25 @@ function checkScale(ctx: HandlerContext, body: unknown): KObject {
     throw errors.invalid({ group: 'autoscaling', resource: 'Scale' }, ctx.info.name!, [field.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
   }
   return s;
+}
+
+/**
+ * Server-side apply of a Scale: the applied replicas become an apply of the
+ * object's replica field by the manager, recorded with subresource "scale".
+ */
+async function applyToScale(ctx: HandlerContext, old: KObject, applied: KObject, scale: ScaleConfig, force: boolean): Promise<KObject> {
+  if (applied.apiVersion !== 'autoscaling/v1' || applied.kind !== 'Scale') {
+    throw errors.badRequest(`invalid object type: ${gvkString(applied.apiVersion ?? '', applied.kind ?? '')}`);
+  }
+  const desired = checkScale(ctx, applied);
+  const { endpoint } = ctx;
+  await endpoint.prepare?.([old]);
+  const live = endpoint.toVersion(old);
+  const asObject: KObject = { apiVersion: live.apiVersion, kind: live.kind, metadata: { name: live.metadata.name } };
+  if (typeof desired.spec?.replicas === 'number') setPath(asObject, scale.specReplicasPath, desired.spec.replicas);
+  const merged = applyObject(live, asObject, ctx.query.get('fieldManager')!, { ...fieldManagerOptions(endpoint, 'scale'), kind: endpoint.names.kind, force });
+  if (desired.metadata?.resourceVersion) merged.metadata.resourceVersion = desired.metadata.resourceVersion;
+  return endpoint.toStorage(merged);
 }
 
 function applyScale(old: KObject, desired: KObject, scale: ScaleConfig): KObject {
