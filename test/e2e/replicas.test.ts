@@ -76,3 +76,32 @@ describe('replicas on etcd', { skip: findEtcd().reason }, () => {
     await until(async () => (await follower.request('GET', '/api/v1/namespaces/default/configmaps/gc-dep')).status === 404, 'garbage collected by the new leader');
   });
 });
+
+describe('kapi on a three-member etcd cluster', { skip: findEtcd().reason }, () => {
+  let etcd: EtcdCluster;
+  let s: TestServer;
+  before(async () => {
+    etcd = await startEtcdCluster({ size: 3 });
+    s = await startTestServer({ storage: { kind: 'etcd', endpoints: etcd.endpoints, prefix: '/kapi-members', requestTimeoutMs: 2000 } });
+    assert.equal((await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRONTAB_CRD })).status, 201);
+  });
+  after(async () => {
+    await s?.stop();
+    await etcd?.cleanup();
+  });
+
+  it('keeps serving with one member down, answers 5xx without hanging with two down, and recovers', async () => {
+    await etcd.stop(0);
+    assert.equal((await s.request('POST', CT, { body: cronTab('one-down') })).status, 201);
+    assert.equal((await s.request('GET', `${CT}/one-down`)).status, 200);
+    await etcd.stop(1);
+    const started = Date.now();
+    const res = await s.request('POST', CT, { body: cronTab('two-down'), timeoutMs: 15_000 });
+    assert.ok(res.status >= 500 && res.status < 600, `got ${res.status}: ${res.text}`);
+    assert.equal(res.json.kind, 'Status');
+    assert.ok(Date.now() - started < 10_000, 'answered within the request timeout, no hang');
+    await etcd.start(0);
+    await etcd.start(1);
+    await until(async () => (await s.request('POST', CT, { body: cronTab(`back-${Date.now()}`) })).status === 201, 'writes again after the members return', 20_000);
+  });
+});
