@@ -1,7 +1,6 @@
 /** POST (create) and PUT (update) of an object. */
 import { field } from '../../machinery/field-errors.js';
 import { errors } from '../../machinery/status.js';
-import { isTrue } from '../request-info.js';
 import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import type { WriteOptions } from '../../registry/types.js';
@@ -85,4 +84,3 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   writeShared(ctx.res, result.created ? 201 : 200, result.object, endpoint, ctx.output);
 }
 
-export { isTrue };
