@@ -207,23 +207,26 @@ export const deploymentPrinter = (): TableConvertor =>
     },
   );
 
-export const replicaSetPrinter = (): TableConvertor =>
+/** ReplicaSets and ReplicationControllers print alike; only their doc names and selector forms differ. */
+const replicatedPrinter = (kind: 'ReplicaSet' | 'ReplicationController', selector: (sel: any) => string) => (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      docColumn('Desired', 'integer', 'ReplicaSetSpec.replicas'),
-      docColumn('Current', 'integer', 'ReplicaSetStatus.replicas'),
-      docColumn('Ready', 'integer', 'ReplicaSetStatus.readyReplicas'),
+      docColumn('Desired', 'integer', `${kind}Spec.replicas` as const),
+      docColumn('Current', 'integer', `${kind}Status.replicas` as const),
+      docColumn('Ready', 'integer', `${kind}Status.readyReplicas` as const),
       ageColumn(),
       column('Containers', 'string', CONTAINERS, 1),
       column('Images', 'string', IMAGES, 1),
-      docColumn('Selector', 'string', 'ReplicaSetSpec.selector', 1),
+      docColumn('Selector', 'string', `${kind}Spec.selector` as const, 1),
     ],
-    (rs, now) => {
-      const [names, images] = containerCells(rs.spec?.template?.spec?.containers);
-      return [nameOf(rs), replicas(rs.spec?.replicas), int(rs.status?.replicas), int(rs.status?.readyReplicas), age(rs, now), names, images, formatLabelSelector(rs.spec?.selector)];
+    (o, now) => {
+      const [names, images] = containerCells(o.spec?.template?.spec?.containers);
+      return [nameOf(o), replicas(o.spec?.replicas), int(o.status?.replicas), int(o.status?.readyReplicas), age(o, now), names, images, selector(o.spec?.selector)];
     },
   );
+
+export const replicaSetPrinter = replicatedPrinter('ReplicaSet', formatLabelSelector);
 
 export const statefulSetPrinter = (): TableConvertor =>
   printer(
@@ -268,23 +271,7 @@ export const daemonSetPrinter = (): TableConvertor =>
     },
   );
 
-export const replicationControllerPrinter = (): TableConvertor =>
-  printer(
-    [
-      nameColumn(),
-      docColumn('Desired', 'integer', 'ReplicationControllerSpec.replicas'),
-      docColumn('Current', 'integer', 'ReplicationControllerStatus.replicas'),
-      docColumn('Ready', 'integer', 'ReplicationControllerStatus.readyReplicas'),
-      ageColumn(),
-      column('Containers', 'string', CONTAINERS, 1),
-      column('Images', 'string', IMAGES, 1),
-      docColumn('Selector', 'string', 'ReplicationControllerSpec.selector', 1),
-    ],
-    (rc, now) => {
-      const [names, images] = containerCells(rc.spec?.template?.spec?.containers);
-      return [nameOf(rc), replicas(rc.spec?.replicas), int(rc.status?.replicas), int(rc.status?.readyReplicas), age(rc, now), names, images, formatLabels(rc.spec?.selector)];
-    },
-  );
+export const replicationControllerPrinter = replicatedPrinter('ReplicationController', formatLabels);
 
 export const podTemplatePrinter = (): TableConvertor =>
   printer(
