@@ -8,6 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { BenchClient, line, load } from './lib/client.js';
+import { thingsCrd } from './lib/things-crd.js';
 import { startServer } from './lib/server-process.js';
 
 const quick = process.argv.includes('--quick');
@@ -30,17 +31,7 @@ async function main(): Promise<void> {
   const server = await startServer();
   const c = new BenchClient(server.url, server.token, server.ca, 4);
   try {
-    await c.expect('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', 201, {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `things.${GROUP}` },
-      spec: {
-        group: GROUP,
-        scope: 'Namespaced',
-        names: { plural: 'things', kind: 'Thing' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
-      },
-    });
+    await c.expect('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', 201, thingsCrd(GROUP));
     await c.expect('POST', '/api/v1/namespaces', 201, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } });
     await load(64, OBJECTS, async (i) => {
       await c.expect('POST', CT('doomed'), 201, { apiVersion: `${GROUP}/v1`, kind: 'Thing', metadata: { name: `t-${i}` }, spec: { pad: 'x'.repeat(700) } });

@@ -11,6 +11,7 @@ import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { startEtcdCluster } from '../test/storage/etcd-helper.js';
 import { BenchClient, fmt, line, load, pct } from './lib/client.js';
+import { thingsCrd } from './lib/things-crd.js';
 import { startServer, type ServerProcess } from './lib/server-process.js';
 
 const quick = process.argv.includes('--quick');
@@ -25,17 +26,7 @@ async function main(): Promise<void> {
   try {
     servers.push(await startServer(undefined, args), await startServer(undefined, args));
     const [a, b] = servers.map((s) => new BenchClient(s.url, s.token, s.ca, 4));
-    await a.expect('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', 201, {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `things.${GROUP}` },
-      spec: {
-        group: GROUP,
-        scope: 'Namespaced',
-        names: { plural: 'things', kind: 'Thing' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
-      },
-    });
+    await a.expect('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', 201, thingsCrd(GROUP));
     const deadline = performance.now() + 10_000;
     while ((await b.request('GET', CT)).status !== 200) {
       if (performance.now() > deadline) throw new Error('replica B never served the CRD');
