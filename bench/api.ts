@@ -7,10 +7,13 @@
  */
 import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
-import { BenchClient, fmt, line, load, pct } from './lib/client.js';
+import { BenchClient, connect, fmt, line, load, pct } from './lib/client.js';
 import { startServer, type ServerProcess } from './lib/server-process.js';
 
 const quick = process.argv.includes('--quick');
+/** `--only=watch,lists` runs just those sections (after the CRD exists): for profiling one figure. */
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const runs = (section: 'writes' | 'lists' | 'watch' | 'crds' | 'restart') => !only || only.includes(section);
 const N = {
   objects: quick ? 2000 : 10_000,
   small: quick ? 1000 : 3000,
@@ -92,46 +95,15 @@ async function main(): Promise<void> {
     });
     line('CRD create -> first object created', `${crdToFirst.toFixed(1)} ms`);
 
-    const creates = await load(64, N.objects, async (i) => {
-      const ns = i < N.small ? 'list-small' : 'bench';
-      await c.expect('POST', path(ns), 201, obj(`o-${i}`, ns, i));
-    });
-    line(`creates, 64 clients (${N.objects} objects of ~1 KB)`, fmt(creates));
-    line(`RSS after ${N.objects} objects`, `${(await settleRss(server)).toFixed(0)} MB`);
-
-    const nsOf = (i: number) => (i < N.small ? 'list-small' : 'bench');
-    const gets = await load(64, N.ops * 2, async (i) => {
-      const k = i % N.objects;
-      await c.expect('GET', `${path(nsOf(k))}/o-${k}`, 200);
-    });
-    line('gets, 64 clients', fmt(gets));
-    const status = await load(64, N.ops, async (i) => {
-      const k = i % N.objects;
-      await c.expect('PATCH', `${path(nsOf(k))}/o-${k}/status`, 200, { status: { replicas: i, phase: 'Running' } }, { 'Content-Type': 'application/merge-patch+json' });
-    });
-    line('status updates (merge patch on /status), 64 clients', fmt(status));
-    const patches = await load(64, N.ops, async (i) => {
-      const k = i % N.objects;
-      await c.expect('PATCH', `${path(nsOf(k))}/o-${k}`, 200, { metadata: { annotations: { touched: String(i) } } }, { 'Content-Type': 'application/merge-patch+json' });
-    });
-    line('merge patches, 64 clients', fmt(patches));
-    const applies = await load(64, N.ops, async (i) => {
-      const k = i % N.objects;
-      const body = `apiVersion: ${GROUP}/v1\nkind: CronTab\nmetadata:\n  name: o-${k}\n  namespace: ${nsOf(k)}\nspec:\n  image: applied-${i}\n`;
-      await c.expect('PATCH', `${path(nsOf(k))}/o-${k}?fieldManager=bench&force=true`, 200, body, { 'Content-Type': 'application/apply-patch+yaml' });
-    });
-    line('server-side applies (1 KB objects), 64 clients', fmt(applies));
-    const sample = JSON.parse((await c.expect('GET', `${path('bench')}/o-${N.objects - 1}`, 200)).body);
-    const mfBytes = JSON.stringify(sample.metadata.managedFields ?? []).length;
-    line(`managedFields per object (JSON), x ${N.objects} objects`, `${mfBytes} B, ${((mfBytes * N.objects) / 1024 / 1024).toFixed(1)} MB in JSON`);
-
-    await lists(c);
-    await watchFanOut(server, c);
-    await manyCrds(server, c);
+    if (runs('writes')) await writes(server, c);
+    if (runs('lists')) await lists(c);
+    if (runs('watch')) await watchFanOut(server, c);
+    if (runs('crds')) await manyCrds(server, c);
   } finally {
     c.close();
     await server.stop();
   }
+  if (!runs('restart')) return server.cleanup();
 
   const again = await startServer(server.dataDir);
   try {
@@ -146,14 +118,49 @@ async function main(): Promise<void> {
   }
 }
 
+async function writes(server: ServerProcess, c: BenchClient): Promise<void> {
+  const creates = await load(64, N.objects, async (i) => {
+    const ns = i < N.small ? 'list-small' : 'bench';
+    await c.expect('POST', path(ns), 201, obj(`o-${i}`, ns, i));
+  });
+  line(`creates, 64 clients (${N.objects} objects of ~1 KB)`, fmt(creates));
+  line(`RSS after ${N.objects} objects`, `${(await settleRss(server)).toFixed(0)} MB`);
+
+  const nsOf = (i: number) => (i < N.small ? 'list-small' : 'bench');
+  const gets = await load(64, N.ops * 2, async (i) => {
+    const k = i % N.objects;
+    await c.expect('GET', `${path(nsOf(k))}/o-${k}`, 200);
+  });
+  line('gets, 64 clients', fmt(gets));
+  const status = await load(64, N.ops, async (i) => {
+    const k = i % N.objects;
+    await c.expect('PATCH', `${path(nsOf(k))}/o-${k}/status`, 200, { status: { replicas: i, phase: 'Running' } }, { 'Content-Type': 'application/merge-patch+json' });
+  });
+  line('status updates (merge patch on /status), 64 clients', fmt(status));
+  const patches = await load(64, N.ops, async (i) => {
+    const k = i % N.objects;
+    await c.expect('PATCH', `${path(nsOf(k))}/o-${k}`, 200, { metadata: { annotations: { touched: String(i) } } }, { 'Content-Type': 'application/merge-patch+json' });
+  });
+  line('merge patches, 64 clients', fmt(patches));
+  const applies = await load(64, N.ops, async (i) => {
+    const k = i % N.objects;
+    const body = `apiVersion: ${GROUP}/v1\nkind: CronTab\nmetadata:\n  name: o-${k}\n  namespace: ${nsOf(k)}\nspec:\n  image: applied-${i}\n`;
+    await c.expect('PATCH', `${path(nsOf(k))}/o-${k}?fieldManager=bench&force=true`, 200, body, { 'Content-Type': 'application/apply-patch+yaml' });
+  });
+  line('server-side applies (1 KB objects), 64 clients', fmt(applies));
+  const sample = JSON.parse((await c.expect('GET', `${path('bench')}/o-${N.objects - 1}`, 200)).body);
+  const mfBytes = JSON.stringify(sample.metadata.managedFields ?? []).length;
+  line(`managedFields per object (JSON), x ${N.objects} objects`, `${mfBytes} B, ${((mfBytes * N.objects) / 1024 / 1024).toFixed(1)} MB in JSON`);
+}
+
 async function lists(c: BenchClient): Promise<void> {
   const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
-  const runs = quick ? 3 : 10;
+  const repeats = quick ? 3 : 10;
   const measure = async (name: string, p: string, accept?: string) => {
     const times: number[] = [];
     let size = 0;
     let table = false;
-    for (let i = 0; i < runs; i++) {
+    for (let i = 0; i < repeats; i++) {
       const [ms, r] = await timeIt(() => c.expect('GET', p, 200, undefined, accept ? { Accept: accept } : {}));
       times.push(ms);
       size = r.body.length;
@@ -182,11 +189,7 @@ async function lists(c: BenchClient): Promise<void> {
 
 /** Watchers over HTTP/2, as client-go runs them: many watch streams share a few connections. */
 async function watchFanOut(server: ServerProcess, c: BenchClient): Promise<void> {
-  const sessions = Array.from({ length: 10 }, () => {
-    const s = http2.connect(server.url, { ca: server.ca });
-    s.on('error', () => {});
-    return s;
-  });
+  const sessions = Array.from({ length: 10 }, () => connect(server.url, server.ca));
   const sent = new Map<string, number>();
   const latencies: number[] = [];
   let received = 0;

@@ -10,7 +10,7 @@
 import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { startEtcdCluster } from '../test/storage/etcd-helper.js';
-import { BenchClient, fmt, line, load, pct } from './lib/client.js';
+import { BenchClient, connect, fmt, line, load, pct } from './lib/client.js';
 import { thingsCrd } from './lib/things-crd.js';
 import { startServer, type ServerProcess } from './lib/server-process.js';
 
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     line('etcd: gets, 64 clients, two replicas', fmt(await load(64, OPS * 2, async (i) => void (await (i % 2 ? a : b).expect('GET', `${CT}/one-${i % OPS}`, 200)))));
 
     // A watcher on B, writes through A, one at a time: the delay from the write's answer to the event on B.
-    const session = http2.connect(servers[1].url, { ca: servers[1].ca });
+    const session = connect(servers[1].url, servers[1].ca);
     const rv = JSON.parse((await b.expect('GET', `${CT}?limit=1`, 200)).body).metadata.resourceVersion;
     const stream = session.request({ ':path': `${CT}?watch=true&resourceVersion=${rv}`, authorization: `Bearer ${servers[1].token}` });
     const seen = new Map<string, () => void>();

@@ -12,6 +12,19 @@ export interface Reply {
  * sessions with many concurrent streams each (the cheapest way for one client
  * process to keep 64 requests in flight on a 2-core machine).
  */
+/**
+ * An HTTP/2 session with client-go's flow-control windows (Go's http2 Transport:
+ * 4 MiB per stream, 1 GiB per connection). Node's defaults (64 KiB) would make
+ * the client, not the server, the limit: the server would idle waiting for
+ * WINDOW_UPDATE frames.
+ */
+export function connect(base: string, ca: string): http2.ClientHttp2Session {
+  const s = http2.connect(base, { ca, settings: { initialWindowSize: 4 << 20 } });
+  s.on('error', () => {});
+  s.once('connect', () => s.setLocalWindowSize(1 << 30));
+  return s;
+}
+
 export class BenchClient {
   private readonly sessions: http2.ClientHttp2Session[];
   private next = 0;
@@ -22,11 +35,7 @@ export class BenchClient {
     ca: string,
     connections = 4,
   ) {
-    this.sessions = Array.from({ length: Math.max(1, Math.min(connections, 8)) }, () => {
-      const s = http2.connect(base, { ca });
-      s.on('error', () => {});
-      return s;
-    });
+    this.sessions = Array.from({ length: Math.max(1, Math.min(connections, 8)) }, () => connect(base, ca));
   }
 
   request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {

@@ -24,7 +24,9 @@ export async function startServer(dataDir?: string, extraArgs: string[] = []): P
   const root = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'kapi-bench-'));
   const dir = dataDir ?? join(root!, 'data');
   const t0 = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--data-dir', dir, '--secure-port', '0', ...extraArgs], {
+  // KAPI_BENCH_NODE_ARGS passes flags to the server's node, e.g. --cpu-prof to profile a figure.
+  const nodeArgs = process.env.KAPI_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--data-dir', dir, '--secure-port', '0', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((res, rej) => {

@@ -31,6 +31,9 @@ export interface HttpServerOptions {
   openapi?: { handle(pathWithQuery: string, headers: Record<string, string | string[] | undefined>): { status: number; headers: Record<string, string>; body?: Buffer | string } | undefined };
 }
 
+const UPLOAD_WINDOW_PER_STREAM = 256 * 1024;
+const UPLOAD_WINDOW_PER_CONNECTION = 16 * 1024 * 1024;
+
 const AGGREGATED = /(?:^|[,;\s])as=APIGroupDiscoveryList/;
 
 export class HttpServer {
@@ -41,8 +44,14 @@ export class HttpServer {
 
   constructor(private readonly options: HttpServerOptions) {
     this.discovery = new Discovery(options.registry);
-    this.server = http2.createSecureServer({ ...options.tls, allowHTTP1: true }, (req, res) => {
+    // Flow-control windows as kube-apiserver sets them (256 KiB of upload buffer per
+    // stream); Node's 64 KiB defaults would make a large request body wait for
+    // WINDOW_UPDATE round trips.
+    this.server = http2.createSecureServer({ ...options.tls, allowHTTP1: true, settings: { initialWindowSize: UPLOAD_WINDOW_PER_STREAM } }, (req, res) => {
       void this.handle(req, res);
+    });
+    this.server.on('session', (session: http2.ServerHttp2Session) => {
+      session.once('localSettings', () => session.setLocalWindowSize(UPLOAD_WINDOW_PER_CONNECTION));
     });
     // Watches are long-lived; idle keep-alive connections are closed by clients.
     this.server.setTimeout(0);
