@@ -7,7 +7,6 @@
  *
  *   node dist/bench/replicas.js [--quick]
  */
-import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { startEtcdCluster } from '../test/storage/etcd-helper.js';
 import { BenchClient, connect, fmt, line, load, pct } from './lib/client.js';
