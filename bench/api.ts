@@ -11,9 +11,12 @@ import { BenchClient, connect, fmt, line, load, pct } from './lib/client.js';
 import { startServer, type ServerProcess } from './lib/server-process.js';
 
 const quick = process.argv.includes('--quick');
-/** `--only=watch,lists` runs just those sections (after the CRD exists): for profiling one figure. */
+/**
+ * `--only=watch,lists` runs just those sections (after the CRD exists), for profiling one figure:
+ * writes (creates), updates (creates, then gets, status updates, patches, applies), lists, watch, crds, restart.
+ */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
-const runs = (section: 'writes' | 'lists' | 'watch' | 'crds' | 'restart') => !only || only.includes(section);
+const runs = (section: 'writes' | 'updates' | 'lists' | 'watch' | 'crds' | 'restart') => !only || only.includes(section) || (section === 'writes' && only.includes('updates'));
 const N = {
   objects: quick ? 2000 : 10_000,
   small: quick ? 1000 : 3000,
@@ -125,6 +128,7 @@ async function writes(server: ServerProcess, c: BenchClient): Promise<void> {
   });
   line(`creates, 64 clients (${N.objects} objects of ~1 KB)`, fmt(creates));
   line(`RSS after ${N.objects} objects`, `${(await settleRss(server)).toFixed(0)} MB`);
+  if (!runs('updates')) return;
 
   const nsOf = (i: number) => (i < N.small ? 'list-small' : 'bench');
   const gets = await load(64, N.ops * 2, async (i) => {

@@ -4,7 +4,9 @@
  * The process is the only writer, so compare-and-swap checks and revision
  * numbers are decided here, in memory, and the log only has to persist rows.
  * Writes that arrive together are group-committed: queued, checked in order,
- * appended in one transaction (one fsync), and only then acknowledged. Watchers
+ * appended in one transaction (one fsync), and only then acknowledged. One
+ * append is in flight at a time; writes that arrive meanwhile form the next
+ * batch, checked against the state the first one committed. Watchers
  * are told right after the commit, before the writers' promises resolve, so a
  * client that sees its write acknowledged finds it in every watch cache.
  */
@@ -64,6 +66,8 @@ export class LogStore implements Storage {
   private readonly watchers = new Set<Watcher>();
   private queue: WriteOp[] = [];
   private flushScheduled = false;
+  /** The append in flight, if the log commits asynchronously. */
+  private committing?: Promise<void>;
   private closed = false;
   private compactTimer?: NodeJS.Timeout;
   private compacting?: Promise<void>;
@@ -136,7 +140,7 @@ export class LogStore implements Storage {
       return handle;
     }
     // History and registration happen in the same tick: no write can slip between them.
-    const history = afterRevision < this.revision ? this.log.eventsAfter(watcher.start, watcher.end, afterRevision) : [];
+    const history = afterRevision < this.revision ? this.log.eventsAfter(watcher.start, watcher.end, afterRevision, this.revision) : [];
     this.watchers.add(watcher);
     if (history.length > 0) this.deliver(watcher, history, this.revision);
     return handle;
@@ -163,20 +167,24 @@ export class LogStore implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     if (this.compactTimer) clearInterval(this.compactTimer);
-    if (this.queue.length > 0) this.flush();
+    // Writes already accepted are committed (and answered) before the log closes.
+    while (this.committing || this.queue.length > 0) {
+      if (this.committing) await this.committing;
+      else this.flush();
+    }
     while (this.compacting) await this.compacting.catch(() => undefined);
     this.closed = true;
     for (const w of [...this.watchers]) {
       this.unwatch(w);
       w.listener.onError(new StorageUnavailableError('storage is closed'));
     }
-    this.log.close();
+    await this.log.close();
   }
 
   private async compactInBatches(target: number): Promise<void> {
     while (this.compactRevision < target && !this.closed) {
       const to = Math.min(target, this.compactRevision + COMPACT_BATCH);
-      this.log.compact(this.compactRevision, to);
+      await this.log.compact(this.compactRevision, to);
       this.compactRevision = to;
       if (to < target) await new Promise((r) => setImmediate(r));
     }
@@ -202,7 +210,7 @@ export class LogStore implements Storage {
       return;
     }
     this.queue.push(op);
-    if (!this.flushScheduled) {
+    if (!this.flushScheduled && !this.committing) {
       this.flushScheduled = true;
       // setImmediate, not a microtask: lets pending I/O add its writes to this batch.
       setImmediate(() => this.flush());
@@ -261,14 +269,15 @@ export class LogStore implements Storage {
         outcomes.push(() => op.done.resolve({ prevKv: cur, revision }));
       }
     }
-    if (rows.length > 0) {
-      try {
-        this.log.append(rows);
-      } catch (e) {
-        const err = new StorageUnavailableError(`storage write failed: ${(e as Error).message}`);
-        for (const op of ops) op.done.reject(err);
-        return;
-      }
+    if (rows.length === 0) {
+      for (const settle of outcomes) settle();
+      return;
+    }
+    const failed = (e: Error) => {
+      const err = new StorageUnavailableError(`storage write failed: ${e.message}`);
+      for (const op of ops) op.done.reject(err);
+    };
+    const committed = () => {
       this.revision = rev;
       for (const [key, kv] of staged) {
         if (kv) {
@@ -279,8 +288,20 @@ export class LogStore implements Storage {
         }
       }
       this.broadcast(events);
+      for (const settle of outcomes) settle();
+    };
+    let appended: void | Promise<void>;
+    try {
+      appended = this.log.append(rows);
+    } catch (e) {
+      return failed(e as Error);
     }
-    for (const settle of outcomes) settle();
+    if (!appended) return committed();
+    this.committing = appended.then(committed, failed).finally(() => {
+      this.committing = undefined;
+      // Writes that queued during the commit form the next batch at once.
+      if (this.queue.length > 0 && !this.flushScheduled) this.flush();
+    });
   }
 
   private broadcast(events: WatchEvent[]): void {

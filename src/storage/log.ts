@@ -27,15 +27,18 @@ export interface LoadedLog {
 export interface DurableLog {
   /** Read what is stored: the current revision, the compact revision and every live key. */
   load(): LoadedLog;
-  /** Persist rows atomically; when this returns they survive a crash. */
-  append(rows: LogRow[]): void;
+  /** Persist rows atomically; when this returns (or its promise resolves) they survive a crash. Calls do not overlap. */
+  append(rows: LogRow[]): void | Promise<void>;
   /** Live keys in [start, end) as of revision, from startKey on, sorted, at most limit (0: all). */
   rangeAt(start: string, end: string, revision: number, limit: number): { kvs: KeyValue[]; count: number };
-  /** Every event in [start, end) with a revision after afterRevision, in order, with previous values. */
-  eventsAfter(start: string, end: string, afterRevision: number): WatchEvent[];
+  /**
+   * Every event in [start, end) with a revision in (afterRevision, upToRevision], in order, with
+   * previous values. (A log that commits on another thread may already hold rows past the store's revision.)
+   */
+  eventsAfter(start: string, end: string, afterRevision: number, upToRevision: number): WatchEvent[];
   /** Drop history in (fromRevision, toRevision] that the state at toRevision does not need. */
-  compact(fromRevision: number, toRevision: number): void;
-  close(): void;
+  compact(fromRevision: number, toRevision: number): void | Promise<void>;
+  close(): void | Promise<void>;
 }
 
 /** The watch event a row stands for, given the row it superseded. */

@@ -39,10 +39,11 @@ export class MemoryLog implements DurableLog {
     return { kvs, count: live.length };
   }
 
-  eventsAfter(start: string, end: string, afterRevision: number): WatchEvent[] {
+  eventsAfter(start: string, end: string, afterRevision: number, upToRevision: number): WatchEvent[] {
     const events: WatchEvent[] = [];
     for (let i = this.firstAfter(afterRevision); i < this.rows.length; i++) {
       const row = this.rows[i];
+      if (row.revision > upToRevision) break;
       if (inRange(row.key, start, end)) events.push(rowToEvent(row, this.byRevision.get(row.prevRevision)));
     }
     return events;

@@ -4,14 +4,30 @@
  *
  * Table `log` holds one row per write, keyed by revision (kine's layout without
  * `old_value`: a watch event's previous value is one primary-key lookup away via
- * `prev_revision`). Table `meta` holds the compact revision. The file is opened
- * in exclusive locking mode: a second kapi on the same data dir is refused
- * instead of corrupting the in-memory index of the first.
+ * `prev_revision`). Table `meta` holds the compact revision.
+ *
+ * Writes (appends and compactions) run on a writer thread (`sqlite-writer.ts`)
+ * so fsync does not stall the event loop; reads of history run here, on a
+ * second connection, which WAL lets read while the writer commits. A lock file
+ * beside the store, held in exclusive locking mode, refuses a second kapi on
+ * the same data dir instead of letting it corrupt the in-memory index of the first.
  */
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { StorageFormatError, StorageUnavailableError } from '../errors.js';
 import { rowToEvent, type DurableLog, type LoadedLog, type LogRow } from '../log.js';
 import type { KeyValue, WatchEvent } from '../types.js';
+import type { WriterData, WriterReply, WriterRequest } from './sqlite-writer.js';
+import { prepareWrites, type LogWrites } from './sqlite-writes.js';
+
+// Beside this module in the compiled tree, and beside the bundle (`npm run bundle` builds both).
+const WRITER = new URL('./sqlite-writer.js', import.meta.url);
+
+/** Appends of at most this many rows commit on the main thread when the writer thread is idle. */
+const LOCAL_BATCH = 2;
+
+type Pending = { resolve(): void; reject(e: Error): void };
+type WriterOp = { op: 'append'; rows: LogRow[] } | { op: 'compact'; from: number; to: number } | { op: 'close' };
 
 /** Bumped whenever the on-disk layout changes; a newer file is refused. */
 export const FORMAT_VERSION = 1;
@@ -59,31 +75,37 @@ const toLogRow = (r: DbRow): LogRow => ({
 });
 
 export class SqliteLog implements DurableLog {
+  private readonly lock: Database.Database;
   private readonly db: Database.Database;
-  private readonly insert: Database.Statement;
-  private readonly appendTx: (rows: LogRow[]) => void;
+  private readonly writer: Worker;
+  /** Writes run here until the writer thread is up (a start does not wait for it). */
+  private readonly localWrites: LogWrites;
+  private writerUp = false;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  /** Set once the writer thread has failed: every later write fails with it. */
+  private broken?: Error;
 
   constructor(readonly path: string) {
+    this.lock = this.openLock();
     let db: Database.Database | undefined;
     try {
-      db = new Database(path, { timeout: 0 });
-      db.pragma('locking_mode = EXCLUSIVE');
+      db = new Database(path, { timeout: 5000 });
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       this.migrate(db);
     } catch (e) {
-      db?.close(); // releases the lock a failed open may have taken
+      db?.close();
+      this.lock.close();
       throw this.openError(e as Error & { code?: string });
     }
     this.db = db;
-    this.insert = this.db.prepare(
-      'INSERT INTO log (revision, key, created, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    this.appendTx = this.db.transaction((rows: LogRow[]) => {
-      for (const r of rows) {
-        this.insert.run(r.revision, r.key, r.created ? 1 : 0, r.deleted ? 1 : 0, r.createRevision, r.prevRevision, r.value);
-      }
-    });
+    this.localWrites = prepareWrites(db);
+    this.writer = new Worker(WRITER, { workerData: { path } satisfies WriterData });
+    this.writer.unref(); // referenced only while a request is outstanding (see send)
+    this.writer.on('message', (reply: WriterReply) => this.settle(reply));
+    this.writer.on('error', (e) => this.fail(new StorageUnavailableError(`storage writer failed: ${e.message}`)));
+    this.writer.on('exit', () => this.fail(new StorageUnavailableError('storage is closed')));
   }
 
   load(): LoadedLog {
@@ -99,8 +121,11 @@ export class SqliteLog implements DurableLog {
     return { revision: Math.max(max.r ?? 0, compactRevision), compactRevision, live };
   }
 
-  append(rows: LogRow[]): void {
-    this.appendTx(rows);
+  append(rows: LogRow[]): void | Promise<void> {
+    // A lone write commits here: two thread hops would cost more than the fsync
+    // blocks. Batches, which form under load, go to the writer thread.
+    if (!this.writerUp || (rows.length <= LOCAL_BATCH && this.pending.size === 0)) return this.localWrites.append(rows);
+    return this.send({ op: 'append', rows });
   }
 
   rangeAt(start: string, end: string, revision: number, limit: number): { kvs: KeyValue[]; count: number } {
@@ -120,16 +145,16 @@ export class SqliteLog implements DurableLog {
     };
   }
 
-  eventsAfter(start: string, end: string, afterRevision: number): WatchEvent[] {
+  eventsAfter(start: string, end: string, afterRevision: number, upToRevision: number): WatchEvent[] {
     const upper = end === '' ? '' : 'AND l.key < @end';
     const rows = this.db
       .prepare(
         `SELECT l.*, p.revision AS p_revision, p.key AS p_key, p.deleted AS p_deleted,
                 p.create_revision AS p_create_revision, p.value AS p_value
          FROM log l LEFT JOIN log p ON p.revision = l.prev_revision
-         WHERE l.revision > @after AND l.key >= @start ${upper} ORDER BY l.revision`,
+         WHERE l.revision > @after AND l.revision <= @upTo AND l.key >= @start ${upper} ORDER BY l.revision`,
       )
-      .all(end === '' ? { start, after: afterRevision } : { start, end, after: afterRevision }) as EventRow[];
+      .all({ start, after: afterRevision, upTo: upToRevision, ...(end === '' ? {} : { end }) }) as EventRow[];
     return rows.map((r) => {
       const prev =
         r.p_revision === null
@@ -147,19 +172,60 @@ export class SqliteLog implements DurableLog {
     });
   }
 
-  compact(fromRevision: number, toRevision: number): void {
-    this.db.transaction(() => {
-      // Rows superseded within the window, then tombstones in it: the state at toRevision stays whole.
-      this.db
-        .prepare('DELETE FROM log WHERE revision IN (SELECT prev_revision FROM log WHERE revision > ? AND revision <= ? AND prev_revision > 0)')
-        .run(fromRevision, toRevision);
-      this.db.prepare('DELETE FROM log WHERE revision > ? AND revision <= ? AND deleted = 1').run(fromRevision, toRevision);
-      this.db.prepare("INSERT OR REPLACE INTO meta (name, value) VALUES ('compact_revision', ?)").run(toRevision);
-    })();
+  compact(fromRevision: number, toRevision: number): void | Promise<void> {
+    if (!this.writerUp) return this.localWrites.compact(fromRevision, toRevision);
+    return this.send({ op: 'compact', from: fromRevision, to: toRevision });
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    if (this.writerUp && !this.broken) await this.send({ op: 'close' }).catch(() => undefined);
+    await this.writer.terminate();
+    this.db.close();
+    this.lock.close();
+  }
+
+  private send(req: WriterOp): Promise<void> {
+    if (this.broken) return Promise.reject(this.broken);
+    const id = this.nextId++;
+    if (this.pending.size === 0) this.writer.ref();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.writer.postMessage({ id, ...req } as WriterRequest);
+    });
+  }
+
+  private settle(reply: WriterReply): void {
+    if (reply.id === 0) {
+      this.writerUp = true;
+      return;
+    }
+    const p = this.pending.get(reply.id);
+    if (!p) return;
+    this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.writer.unref();
+    if (reply.error) p.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+    else p.resolve();
+  }
+
+  private fail(err: Error): void {
+    this.broken ??= err;
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+
+  /** The store's lock: a file beside it, locked exclusively by an open write for as long as this process holds it. */
+  private openLock(): Database.Database {
+    let lock: Database.Database | undefined;
+    try {
+      lock = new Database(`${this.path}.lock`, { timeout: 0 });
+      lock.pragma('locking_mode = EXCLUSIVE');
+      lock.pragma('user_version = 1'); // a write: takes the exclusive lock, held until close
+      return lock;
+    } catch (e) {
+      lock?.close();
+      throw this.openError(e as Error & { code?: string });
+    }
   }
 
   private compactRevision(): number {
@@ -182,8 +248,6 @@ export class SqliteLog implements DurableLog {
         db.pragma(`user_version = ${FORMAT_VERSION}`);
       })();
     }
-    // Take the exclusive lock now, so a second process fails at start rather than later.
-    db.exec('BEGIN IMMEDIATE; COMMIT');
   }
 
   private openError(e: Error & { code?: string }): Error {
