@@ -52,8 +52,20 @@ export function managerIdentifier(info: ManagerInfo): string {
   return '{' + parts.join(',') + '}';
 }
 
+/** Identifiers already parsed: every update parses the identifiers of the entries it finds, and they repeat. */
+const parsedIdentifiers = new Map<string, ManagerInfo | undefined>();
+
 /** The entry fields an identifier holds; undefined when it is not one. */
 export function parseManagerIdentifier(id: string): ManagerInfo | undefined {
+  if (!parsedIdentifiers.has(id)) {
+    if (parsedIdentifiers.size >= 4096) parsedIdentifiers.clear();
+    parsedIdentifiers.set(id, parseIdentifier(id));
+  }
+  const info = parsedIdentifiers.get(id);
+  return info && { ...info };
+}
+
+function parseIdentifier(id: string): ManagerInfo | undefined {
   let v: unknown;
   try {
     v = JSON.parse(id);
@@ -109,13 +121,22 @@ export function decodeManagedFields(entries: unknown): Managed {
   return managed;
 }
 
+/** Times already normalized: every update decodes the managedFields it finds, and their times repeat. */
+const normalizedTimes = new Map<string, string>();
+
 function normalizeTime(t: unknown): string | undefined {
   if (typeof t !== 'string' || t === '') return undefined;
+  const known = normalizedTimes.get(t);
+  if (known !== undefined) return known;
+  let normalized: string;
   try {
-    return toRfc3339(parseRfc3339(t));
+    normalized = toRfc3339(parseRfc3339(t));
   } catch (err) {
     throw new ManagedFieldsError((err as Error).message);
   }
+  if (normalizedTimes.size >= 4096) normalizedTimes.clear();
+  normalizedTimes.set(t, normalized);
+  return normalized;
 }
 
 /** The managedFields entries of `managed`; undefined when there are none (the field is then left out). */

@@ -4,9 +4,17 @@
  * Go's time.Parse(time.RFC3339, s) gives (what metav1.Time's JSON decoding reports).
  */
 
-/** metav1.Time's wire format for `date`. */
+let lastSecond = NaN;
+let lastText = '';
+
+/** metav1.Time's wire format for `date` (remembered for the current second: every write stamps one). */
 export function toRfc3339(date: Date): string {
-  return date.toISOString().slice(0, 19) + 'Z';
+  const second = Math.floor(date.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastText = date.toISOString().slice(0, 19) + 'Z';
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 export function rfc3339Now(): string {
