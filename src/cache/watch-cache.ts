@@ -321,7 +321,7 @@ export class WatchCache<T> {
   /** The last state of a deleted object at the delete's revision: a restamped copy of what is cached, or a decode. */
   private atRevision(cached: T | undefined, prev: KeyValue, revision: number): T {
     if (cached !== undefined && this.options.restamp) return this.options.restamp(cached, revision);
-    return this.decode({ ...prev, modRevision: revision });
+    return this.decode({ key: prev.key, value: prev.value, createRevision: prev.createRevision, modRevision: revision });
   }
 
   private put(entry: CacheEntry<T>): void {

@@ -58,9 +58,30 @@ export interface LogStoreOptions {
 
 const COMPACT_BATCH = 1000;
 
+/**
+ * A live key whose value stays in the log: read on access. It also serves as an
+ * event's prevKv, which listeners read (if at all) while the event is delivered,
+ * long before compaction could drop the row. `value` is a getter on the
+ * prototype (no per-key cost), so a spread copy (`{ ...kv }`) would miss it:
+ * copy a KeyValue field by field.
+ */
+class StoredKeyValue implements KeyValue {
+  constructor(
+    readonly key: string,
+    readonly createRevision: number,
+    readonly modRevision: number,
+    private readonly log: DurableLog,
+  ) {}
+
+  get value(): string {
+    return this.log.readValue!(this.modRevision);
+  }
+}
+
 export class LogStore implements Storage {
   private revision: number;
   private compactRevision: number;
+  /** The live keys. With a log that reads values back (sqlite), entries are StoredKeyValues, which keep no value. */
   private readonly live = new Map<string, KeyValue>();
   private readonly sorted = new SortedKeys();
   private readonly watchers = new Set<Watcher>();
@@ -77,7 +98,7 @@ export class LogStore implements Storage {
     this.revision = loaded.revision;
     this.compactRevision = loaded.compactRevision;
     for (const kv of loaded.live) {
-      this.live.set(kv.key, kv);
+      this.live.set(kv.key, this.toLive(kv));
       this.sorted.add(kv.key);
     }
     const interval = options.compactIntervalMs ?? 0;
@@ -86,7 +107,8 @@ export class LogStore implements Storage {
 
   async get(key: string): Promise<KeyValue | undefined> {
     this.assertOpen();
-    return this.live.get(key);
+    const kv = this.live.get(key);
+    return kv && this.materialize(kv);
   }
 
   async range(prefix: string, options: RangeOptions = {}): Promise<RangeResult> {
@@ -107,7 +129,7 @@ export class LogStore implements Storage {
     const count = Math.max(0, to - from);
     const n = limit > 0 ? Math.min(limit, count) : count;
     const kvs = new Array<KeyValue>(n);
-    for (let i = 0; i < n; i++) kvs[i] = this.live.get(keys[from + i])!;
+    for (let i = 0; i < n; i++) kvs[i] = this.materialize(this.live.get(keys[from + i])!);
     return { kvs, count, revision, more: count > n };
   }
 
@@ -266,7 +288,7 @@ export class LogStore implements Storage {
         rows.push({ ...base, deleted: true, value: '' });
         events.push({ type: 'DELETE', kv: { key: op.key, value: '', createRevision: cur.createRevision, modRevision: rev }, prevKv: cur });
         staged.set(op.key, undefined);
-        outcomes.push(() => op.done.resolve({ prevKv: cur, revision }));
+        outcomes.push(() => op.done.resolve({ prevKv: this.materialize(cur), revision }));
       }
     }
     if (rows.length === 0) {
@@ -282,7 +304,7 @@ export class LogStore implements Storage {
       for (const [key, kv] of staged) {
         if (kv) {
           if (!this.live.has(key)) this.sorted.add(key);
-          this.live.set(key, kv);
+          this.live.set(key, this.toLive(kv));
         } else if (this.live.delete(key)) {
           this.sorted.delete(key);
         }
@@ -302,6 +324,16 @@ export class LogStore implements Storage {
       // Writes that queued during the commit form the next batch at once.
       if (this.queue.length > 0 && !this.flushScheduled) this.flush();
     });
+  }
+
+  /** What the live map keeps of a written key-value. */
+  private toLive(kv: KeyValue): KeyValue {
+    return this.log.readValue ? new StoredKeyValue(kv.key, kv.createRevision, kv.modRevision, this.log) : kv;
+  }
+
+  /** A key-value whose value is read now (for callers that may keep it past a compaction). */
+  private materialize(kv: KeyValue): KeyValue {
+    return kv instanceof StoredKeyValue ? { key: kv.key, value: kv.value, createRevision: kv.createRevision, modRevision: kv.modRevision } : kv;
   }
 
   private broadcast(events: WatchEvent[]): void {

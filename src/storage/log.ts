@@ -36,6 +36,11 @@ export interface DurableLog {
    * previous values. (A log that commits on another thread may already hold rows past the store's revision.)
    */
   eventsAfter(start: string, end: string, afterRevision: number, upToRevision: number): WatchEvent[];
+  /**
+   * The value of the row written at `revision`, when the log can read one back quickly. A log
+   * that can spares the store from keeping every live value in memory as well.
+   */
+  readValue?(revision: number): string;
   /** Drop history in (fromRevision, toRevision] that the state at toRevision does not need. */
   compact(fromRevision: number, toRevision: number): void | Promise<void>;
   close(): void | Promise<void>;

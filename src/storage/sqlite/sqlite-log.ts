@@ -80,6 +80,7 @@ export class SqliteLog implements DurableLog {
   private readonly writer: Worker;
   /** Writes run here until the writer thread is up (a start does not wait for it). */
   private readonly localWrites: LogWrites;
+  private readonly valueAt: Database.Statement<[number], string>;
   private writerUp = false;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
@@ -101,6 +102,7 @@ export class SqliteLog implements DurableLog {
     }
     this.db = db;
     this.localWrites = prepareWrites(db);
+    this.valueAt = db.prepare<[number], string>('SELECT value FROM log WHERE revision = ?').pluck();
     this.writer = new Worker(WRITER, { workerData: { path } satisfies WriterData });
     this.writer.unref(); // referenced only while a request is outstanding (see send)
     this.writer.on('message', (reply: WriterReply) => this.settle(reply));
@@ -126,6 +128,12 @@ export class SqliteLog implements DurableLog {
     // blocks. Batches, which form under load, go to the writer thread.
     if (!this.writerUp || (rows.length <= LOCAL_BATCH && this.pending.size === 0)) return this.localWrites.append(rows);
     return this.send({ op: 'append', rows });
+  }
+
+  readValue(revision: number): string {
+    const value = this.valueAt.get(revision);
+    if (value === undefined) throw new StorageUnavailableError(`storage has no row at revision ${revision}`);
+    return value;
   }
 
   rangeAt(start: string, end: string, revision: number, limit: number): { kvs: KeyValue[]; count: number } {
