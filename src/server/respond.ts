@@ -28,7 +28,7 @@ export function writeShared(res: Response, code: number, obj: KObject, endpoint:
 }
 
 /** Write JSON that is already serialized. */
-export function writeJson(res: Response, code: number, json: string): void {
+export function writeJson(res: Response, code: number, json: string | Buffer): void {
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
   res.end(json);
 }

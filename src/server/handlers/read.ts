@@ -20,6 +20,9 @@ export async function handleGet(ctx: HandlerContext): Promise<void> {
   writeShared(ctx.res, 200, obj, endpoint, ctx.output);
 }
 
+const COMMA = Buffer.from(',');
+const LIST_END = Buffer.from(']}');
+
 export async function handleList(ctx: HandlerContext): Promise<void> {
   const { endpoint } = ctx;
   const params = parseListParams(ctx);
@@ -38,10 +41,14 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   }
   if (ctx.output.format === 'json' && !ctx.output.pretty) {
     // The list's JSON is assembled from each item's remembered JSON.
-    const head = listObject(ctx, [], page.revision, cont, page.remainingItemCount);
-    const items = page.items.map((o) => memoJson(o, endpoint.version, endpoint.toVersion)).join(',');
-    const json = stringifyJson(head);
-    return writeJson(ctx.res, 200, `${json.slice(0, -2)}${items}]}`);
+    const head = stringifyJson(listObject(ctx, [], page.revision, cont, page.remainingItemCount));
+    const parts: Buffer[] = [Buffer.from(head.slice(0, -2))];
+    page.items.forEach((o, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(memoJson(o, endpoint.version, endpoint.toVersion));
+    });
+    parts.push(LIST_END);
+    return writeJson(ctx.res, 200, Buffer.concat(parts));
   }
   writeObject(ctx.res, 200, listObject(ctx, page.items, page.revision, cont, page.remainingItemCount), ctx.output.format, ctx.output.pretty);
 }

@@ -20,6 +20,7 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 const MIN_REQUEST_TIMEOUT_S = 1800;
 /** Events waiting for a conversion before a watcher counts as too slow. */
 const MAX_QUEUED_CONVERSIONS = 1000;
+const EVENT_END = Buffer.from('}\n');
 
 export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const { endpoint, req } = ctx;
@@ -43,7 +44,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
 
   const table = ctx.output.format === 'table' ? tableOptions(ctx) : undefined;
   let headersSent = false;
-  const encodeObject = (event: CacheEvent<KObject>): string => {
+  const encodeObject = (event: CacheEvent<KObject>): string | Buffer => {
     if (!table) return memoJson(event.object, endpoint.version, endpoint.toVersion);
     // Column definitions go with a watcher's first event only.
     const opts = { ...table, noHeaders: headersSent };
@@ -55,7 +56,8 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     const key = table ? `${memoKey(type)}|table|${table.version}|${table.includeObject}|${headersSent}` : memoKey(type);
     let line = event.memo.get(key) as Buffer | undefined;
     if (!line) {
-      line = Buffer.from(`{"type":"${type}","object":${encodeObject(event)}}\n`);
+      const object = encodeObject(event);
+      line = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), typeof object === 'string' ? Buffer.from(object) : object, EVENT_END]);
       event.memo.set(key, line);
     } else if (table) {
       headersSent = true;
