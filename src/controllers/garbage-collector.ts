@@ -170,9 +170,15 @@ export class GarbageCollector {
       .catch(ignoreGoneOrChanged);
   }
 
+  /** The object as the watch cache holds it, if it is still the one `ref` names. */
+  private cached(ref: ObjectRef): KObject | undefined {
+    const obj = ref.store.cache.get(ref.store.key(ref.namespace, ref.name))?.object;
+    return obj?.metadata.uid === ref.uid ? obj : undefined;
+  }
+
   private hasDeletingDependents(uid: string): boolean {
     for (const dep of this.dependents.get(uid)?.values() ?? []) {
-      const cached = dep.store.cache.get(dep.store.key(dep.namespace, dep.name))?.object;
+      const cached = this.cached(dep);
       if (cached?.metadata.deletionTimestamp && (cached.metadata.finalizers ?? []).includes(FOREGROUND_FINALIZER)) return true;
     }
     return false;
@@ -187,8 +193,10 @@ export class GarbageCollector {
       return;
     }
     let blocking = 0;
+    // From the watch cache, as hasDeletingDependents reads: this scan runs again on every
+    // dependent's DELETED event, and a storage read per dependent would make it quadratic in reads.
     for (const dep of [...(this.dependents.get(ref.uid)?.values() ?? [])]) {
-      const obj = await this.current(dep);
+      const obj = this.cached(dep);
       if (!obj) continue;
       const toOwner = ownerRefs(obj).find((r) => r.uid === ref.uid);
       if (toOwner?.blockOwnerDeletion) blocking++;
