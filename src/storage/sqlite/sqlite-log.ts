@@ -78,14 +78,12 @@ export class SqliteLog implements DurableLog {
   private readonly lock: Database.Database;
   private readonly db: Database.Database;
   private readonly writer: Worker;
-  /** Writes run here until the writer thread is up (a start does not wait for it). */
+  /** Writes run here while the writer thread is not up: before it starts (a start does not wait for it), and after it fails. */
   private readonly localWrites: LogWrites;
   private readonly valueAt: Database.Statement<[number], string>;
   private writerUp = false;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
-  /** Set once the writer thread has failed: every later write fails with it. */
-  private broken?: Error;
 
   constructor(readonly path: string) {
     this.lock = this.openLock();
@@ -187,14 +185,13 @@ export class SqliteLog implements DurableLog {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    if (this.writerUp && !this.broken) await this.send({ op: 'close' }).catch(() => undefined);
+    if (this.writerUp) await this.send({ op: 'close' }).catch(() => undefined);
     await this.writer.terminate();
     this.db.close();
     this.lock.close();
   }
 
   private send(req: WriterOp): Promise<void> {
-    if (this.broken) return Promise.reject(this.broken);
     const id = this.nextId++;
     if (this.pending.size === 0) this.writer.ref();
     return new Promise((resolve, reject) => {
@@ -216,8 +213,9 @@ export class SqliteLog implements DurableLog {
     else p.resolve();
   }
 
+  /** The writer thread is gone: what it had in hand fails, and later writes commit on this connection. */
   private fail(err: Error): void {
-    this.broken ??= err;
+    this.writerUp = false;
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
   }
