@@ -113,7 +113,14 @@ export class RestStore {
 
   /** The current object. It may be shared with the cache and other readers: copy before changing it. */
   async get(namespace: string | undefined, name: string): Promise<KObject> {
-    const kv = await this.read(this.key(namespace, name), name);
+    const key = this.key(namespace, name);
+    // The cache's copy when the store says it is the current revision: no value to read and decode.
+    const current = this.storage.modRevisionOf?.(key);
+    if (current !== undefined) {
+      const cached = this.cache.get(key);
+      if (cached && cached.revision === current) return cached.object;
+    }
+    const kv = await this.read(key, name);
     if (!kv) throw errors.notFound(this.resource, name);
     return this.decode(kv);
   }

@@ -4,7 +4,7 @@
  * code), apiserver_storage_objects per resource, apiserver_longrunning_requests
  * for open watches, and the process_* / nodejs_* defaults. Served at /metrics.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiRegistry } from '../registry/registry.js';
 import type { ResourceRequest } from './request-info.js';
 
@@ -22,25 +22,14 @@ export interface RequestLabels {
 
 export class ApiMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<string>;
-  private readonly duration: Histogram<string>;
+  private readonly requests = new LabelledSeries('apiserver_request_total', 'counter', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
+  private readonly duration = new LabelledSeries('apiserver_request_duration_seconds', 'histogram', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.');
   private readonly longRunning: Gauge<string>;
 
   constructor(apis: ApiRegistry) {
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
-      name: 'apiserver_request_total',
-      help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-      labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
-      registers: [this.registry],
-    });
-    this.duration = new Histogram({
-      name: 'apiserver_request_duration_seconds',
-      help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-      labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
-      buckets: DURATION_BUCKETS,
-      registers: [this.registry],
-    });
+    this.registry.registerMetric(this.requests as never);
+    this.registry.registerMetric(this.duration as never);
     this.longRunning = new Gauge({
       name: 'apiserver_longrunning_requests',
       help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.',
@@ -78,19 +67,10 @@ export class ApiMetrics {
     };
   }
 
-  /** Label children cached by their values: prom-client hashes labels on every call otherwise. */
-  private readonly counters = new Map<string, { inc(): void }>();
-  private readonly histograms = new Map<string, { observe(v: number): void }>();
-
   observe(labels: RequestLabels, code: number, seconds: number): void {
     const key = `${labels.verb}|${labels.dry_run}|${labels.group}|${labels.version}|${labels.resource}|${labels.subresource}|${labels.scope}`;
-    let h = this.histograms.get(key);
-    if (!h) this.histograms.set(key, (h = this.duration.labels({ ...labels, component: 'apiserver' })));
-    h.observe(seconds);
-    const ckey = `${key}|${code}`;
-    let c = this.counters.get(ckey);
-    if (!c) this.counters.set(ckey, (c = this.requests.labels({ ...labels, component: 'apiserver', code: String(code) })));
-    c.inc();
+    this.duration.series(key, () => ({ ...labels, component: 'apiserver' })).observe(seconds);
+    this.requests.series(`${key}|${code}`, () => ({ ...labels, component: 'apiserver', code: String(code) })).observe(1);
   }
 
   watchStarted(labels: RequestLabels): () => void {
@@ -120,5 +100,78 @@ function reportedVerb(info: ResourceRequest, patchType: string | undefined): str
       return patchType === 'application/apply-patch+yaml' ? 'APPLY' : 'PATCH';
     default:
       return 'DELETE';
+  }
+}
+
+interface SeriesValue {
+  metricName?: string;
+  value: number;
+  labels: Record<string, string | number>;
+}
+
+/** One labelled series: a counter's total, or a histogram's bucket counts, sum and count. */
+class Series {
+  readonly buckets: number[];
+  sum = 0;
+  count = 0;
+
+  constructor(
+    readonly labels: Record<string, string>,
+    histogram: boolean,
+  ) {
+    this.buckets = histogram ? new Array<number>(DURATION_BUCKETS.length).fill(0) : [];
+  }
+
+  observe(v: number): void {
+    this.sum += v;
+    this.count++;
+    const b = this.buckets;
+    for (let i = 0; i < b.length; i++) {
+      if (v <= DURATION_BUCKETS[i]) {
+        b[i]++;
+        break;
+      }
+    }
+  }
+}
+
+/**
+ * A request counter or duration histogram that costs a map lookup and a few
+ * additions per request (prom-client's hashes the label object on every call,
+ * a few percent of a GET); the registry formats it on scrape through `get()`.
+ */
+class LabelledSeries {
+  readonly aggregator = 'sum';
+  private readonly byKey = new Map<string, Series>();
+
+  constructor(
+    readonly name: string,
+    readonly type: 'counter' | 'histogram',
+    readonly help: string,
+  ) {}
+
+  series(key: string, labels: () => Record<string, string>): Series {
+    let s = this.byKey.get(key);
+    if (!s) this.byKey.set(key, (s = new Series(labels(), this.type === 'histogram')));
+    return s;
+  }
+
+  get(): { name: string; help: string; type: string; aggregator: string; values: SeriesValue[] } {
+    const values: SeriesValue[] = [];
+    for (const s of this.byKey.values()) {
+      if (this.type === 'counter') {
+        values.push({ value: s.count, labels: s.labels });
+        continue;
+      }
+      let cumulative = 0;
+      DURATION_BUCKETS.forEach((le, i) => {
+        cumulative += s.buckets[i];
+        values.push({ metricName: `${this.name}_bucket`, value: cumulative, labels: { le, ...s.labels } });
+      });
+      values.push({ metricName: `${this.name}_bucket`, value: s.count, labels: { le: '+Inf', ...s.labels } });
+      values.push({ metricName: `${this.name}_sum`, value: s.sum, labels: s.labels });
+      values.push({ metricName: `${this.name}_count`, value: s.count, labels: s.labels });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
 }

@@ -103,3 +103,22 @@ function resourceInfo(method: string, group: string, version: string, rest: stri
 export function isTrue(v: string | null): boolean {
   return v === '1' || v === 't' || v === 'T' || v === 'true' || v === 'TRUE' || v === 'True';
 }
+
+/** A path with nothing the WHATWG URL parser would rewrite: no percent-escapes, dot segments, backslashes or fragment. */
+const PLAIN_PATH = /^\/[\w\-.~:@!$&'()*+,;=/]*$/;
+
+/**
+ * A request target's path and query. Plain paths (nearly every API request)
+ * are split directly; anything else goes through `URL`, which decodes and
+ * normalizes it. Both give the same result for plain paths; the split skips a
+ * full URL parse per request.
+ */
+export function parseTarget(target: string): { path: string; query: URLSearchParams } {
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  if (PLAIN_PATH.test(path) && !path.includes('/.') && !target.includes('#')) {
+    return { path, query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)) };
+  }
+  const url = new URL(target, 'https://kapi');
+  return { path: url.pathname, query: url.searchParams };
+}

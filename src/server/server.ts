@@ -16,7 +16,7 @@ import { serveResource } from './handlers/resource.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { negotiateOutput, type Negotiated } from './negotiation.js';
 import type { ApiMetrics, RequestLabels } from './metrics.js';
-import { parseRequestInfo, type DiscoveryRequest } from './request-info.js';
+import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
 import { writeError, writeNotFound, writeObject, addWarnings, type Response } from './respond.js';
 
 export interface HttpServerOptions {
@@ -83,9 +83,7 @@ export class HttpServer {
   private async handle(req: Request, res: Response): Promise<void> {
     res.setHeader('Cache-Control', 'no-cache, private');
     res.setHeader('Audit-Id', randomUUID());
-    const url = new URL(req.url ?? '/', 'https://kapi');
-    const path = url.pathname;
-    const query = url.searchParams;
+    const { path, query } = parseTarget(req.url ?? '/');
     let output: Negotiated = { format: 'json', pretty: false };
     let labels: RequestLabels | undefined;
     let watchDone: (() => void) | undefined;

@@ -111,6 +111,10 @@ export class LogStore implements Storage {
     return kv && this.materialize(kv);
   }
 
+  modRevisionOf(key: string): number | undefined {
+    return this.closed ? undefined : (this.live.get(key)?.modRevision ?? 0);
+  }
+
   async range(prefix: string, options: RangeOptions = {}): Promise<RangeResult> {
     this.assertOpen();
     const end = prefixEnd(prefix);

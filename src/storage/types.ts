@@ -67,6 +67,12 @@ export interface WatchHandle {
 
 export interface Storage {
   get(key: string): Promise<KeyValue | undefined>;
+  /**
+   * The key's current modRevision (0 when absent), if the store can tell without
+   * reading the value: in-process stores can, so a reader holding that revision
+   * decoded (the watch cache) need not read the value again. Undefined: read it.
+   */
+  modRevisionOf?(key: string): number | undefined;
   range(prefix: string, options?: RangeOptions): Promise<RangeResult>;
   create(key: string, value: string): Promise<KeyValue>;
   update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
