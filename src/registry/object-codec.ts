@@ -7,10 +7,63 @@ import type { KeyValue } from '../storage/types.js';
 import type { KObject } from './types.js';
 
 export function encodeForStorage(obj: KObject): string {
-  const rv = obj.metadata?.resourceVersion;
-  if (rv === undefined) return stringifyJson(obj);
-  const { resourceVersion: _rv, ...metadata } = obj.metadata;
-  return stringifyJson({ ...obj, metadata });
+  return encodeObject(obj).stored;
+}
+
+export interface EncodedObject {
+  /** The JSON to store: the object without metadata.resourceVersion. */
+  stored: string;
+  /**
+   * The object's JSON once metadata.resourceVersion is set to `rv` where setting
+   * it puts it (its own place, or last): what GET and watch will serve. Absent
+   * when the metadata is not a plain object.
+   */
+  served?(rv: string): string;
+}
+
+/**
+ * Encode for storage, member by member, so that the served JSON (with the
+ * revision the write gets) is the same pieces with one more member: a write
+ * stringifies its object once. The members join exactly as JSON.stringify would.
+ */
+export function encodeObject(obj: KObject): EncodedObject {
+  const meta = obj.metadata as Record<string, unknown> | undefined;
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return { stored: stringifyJson(obj) };
+  const top: string[] = [];
+  let metaAt = -1;
+  for (const k of Object.keys(obj)) {
+    if (k === 'metadata') {
+      metaAt = top.push('') - 1;
+      continue;
+    }
+    const m = member(k, (obj as Record<string, unknown>)[k]);
+    if (m !== undefined) top.push(m);
+  }
+  const fields: string[] = [];
+  let rvAt = -1;
+  for (const k of Object.keys(meta)) {
+    if (k === 'resourceVersion') {
+      rvAt = fields.length;
+      continue;
+    }
+    const m = member(k, meta[k]);
+    if (m !== undefined) fields.push(m);
+  }
+  if (rvAt < 0) rvAt = fields.length;
+  const withMetadata = (metadata: string[]) => {
+    top[metaAt] = `"metadata":{${metadata.join(',')}}`;
+    return `{${top.join(',')}}`;
+  };
+  return {
+    stored: withMetadata(fields),
+    served: (rv) => withMetadata([...fields.slice(0, rvAt), `"resourceVersion":${JSON.stringify(rv)}`, ...fields.slice(rvAt)]),
+  };
+}
+
+/** `"key":value` as JSON.stringify writes an object member; undefined when it leaves the member out. */
+function member(key: string, value: unknown): string | undefined {
+  const json = stringifyJson(value);
+  return json === undefined ? undefined : `${JSON.stringify(key)}:${json}`;
 }
 
 /** Decode a stored object; a value that does not parse yields a stub naming its key, never a throw. */

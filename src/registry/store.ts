@@ -14,7 +14,8 @@ import { toRfc3339 } from '../machinery/time.js';
 import { ConflictError, KeyExistsError, KeyNotFoundError } from '../storage/errors.js';
 import type { KeyValue, Storage } from '../storage/types.js';
 import { deepEqual, equalExcept } from '../util/deep-equal.js';
-import { decodeFromStorage, encodeForStorage } from './object-codec.js';
+import { rememberJson } from './json-memo.js';
+import { decodeFromStorage, encodeObject, type EncodedObject } from './object-codec.js';
 import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
 import type { DeleteOptions, KObject, ResourceNames, Strategy, WriteOptions } from './types.js';
 
@@ -113,16 +114,9 @@ export class RestStore {
 
   /** The current object. It may be shared with the cache and other readers: copy before changing it. */
   async get(namespace: string | undefined, name: string): Promise<KObject> {
-    const key = this.key(namespace, name);
-    // The cache's copy when the store says it is the current revision: no value to read and decode.
-    const current = this.storage.modRevisionOf?.(key);
-    if (current !== undefined) {
-      const cached = this.cache.get(key);
-      if (cached && cached.revision === current) return cached.object;
-    }
-    const kv = await this.read(key, name);
-    if (!kv) throw errors.notFound(this.resource, name);
-    return this.decode(kv);
+    const cur = await this.current(this.key(namespace, name), name);
+    if (!cur) throw errors.notFound(this.resource, name);
+    return cur.object;
   }
 
   async list(opts: StoreListOptions): Promise<StoreListResult> {
@@ -208,7 +202,7 @@ export class RestStore {
   ): Promise<UpdateResult> {
     const key = this.key(namespace, name);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const kv = await this.read(key, name);
+      const kv = await this.current(key, name);
       if (!kv) {
         if (!this.strategy.allowCreateOnUpdate && !opts.allowCreate) throw errors.notFound(this.resource, name);
         const fresh = await tryUpdate(undefined);
@@ -220,7 +214,7 @@ export class RestStore {
           throw err;
         }
       }
-      const old = this.decode(kv);
+      const old = kv.object;
       const obj = await tryUpdate(structuredClone(old));
       const meta = (obj.metadata ??= {});
       const clientRV = meta.resourceVersion;
@@ -265,9 +259,9 @@ export class RestStore {
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     const key = this.key(namespace, name);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const kv = await this.read(key, name);
+      const kv = await this.current(key, name);
       if (!kv) throw errors.notFound(this.resource, name);
-      const old = this.decode(kv);
+      const old = kv.object;
       this.checkPreconditions(old, name, opts);
       const next = structuredClone(old);
       let changed = !old.metadata.deletionTimestamp && this.strategy.prepareForDelete?.(next) === true;
@@ -317,6 +311,22 @@ export class RestStore {
     return Array.isArray(obj.metadata.finalizers) && obj.metadata.finalizers.length > 0;
   }
 
+  /**
+   * The key's current object and revision. When the store can tell the current
+   * revision without reading the value and the cache holds that revision, it is
+   * the cache's object: nothing to read or decode.
+   */
+  private async current(key: string, name: string): Promise<{ modRevision: number; object: KObject } | undefined> {
+    const rev = this.storage.modRevisionOf?.(key);
+    if (rev === 0) return undefined;
+    if (rev !== undefined) {
+      const cached = this.cache.get(key);
+      if (cached && cached.revision === rev) return { modRevision: rev, object: cached.object };
+    }
+    const kv = await this.read(key, name);
+    return kv && { modRevision: kv.modRevision, object: this.decode(kv) };
+  }
+
   private async read(key: string, name: string): Promise<KeyValue | undefined> {
     try {
       return await this.storage.get(key);
@@ -326,12 +336,12 @@ export class RestStore {
   }
 
   /** Objects this store just encoded for a write, by key, so the cache can take them instead of parsing their JSON again. */
-  private readonly written = new Map<string, { json: string; obj: KObject }>();
+  private readonly written = new Map<string, { encoded: EncodedObject; obj: KObject }>();
 
   private encode(key: string, obj: KObject): string {
-    const json = encodeForStorage(obj);
-    this.written.set(key, { json, obj });
-    return json;
+    const encoded = encodeObject(obj);
+    this.written.set(key, { encoded, obj });
+    return encoded.stored;
   }
 
   /** The cache's decoder: the object just written when the stored bytes are its own, else a parse. */
@@ -339,8 +349,10 @@ export class RestStore {
     const w = this.written.get(kv.key);
     if (w) {
       this.written.delete(kv.key);
-      if (w.json === kv.value) {
-        w.obj.metadata.resourceVersion = String(kv.modRevision);
+      if (w.encoded.stored === kv.value) {
+        const rv = String(kv.modRevision);
+        w.obj.metadata.resourceVersion = rv;
+        if (w.encoded.served) rememberJson(w.obj, w.encoded.served(rv));
         return w.obj;
       }
     }

@@ -5,7 +5,7 @@ import { stringifyJson } from '../machinery/json.js';
 import { errors, StatusError, type Status } from '../machinery/status.js';
 import { stringifyYaml } from '../machinery/yaml.js';
 import type { KObject } from '../registry/types.js';
-import { memoJson } from './json-memo.js';
+import { memoJson } from '../registry/json-memo.js';
 import type { Negotiated, OutputFormat } from './negotiation.js';
 
 export type Response = ServerResponse | Http2ServerResponse;

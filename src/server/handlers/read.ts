@@ -1,7 +1,7 @@
 /** GET of one object and of a list. */
 import type { KObject } from '../../registry/types.js';
 import { stringifyJson } from '../../machinery/json.js';
-import { memoJson } from '../json-memo.js';
+import { memoJson } from '../../registry/json-memo.js';
 import { parseIncludeObject, tableForList, tableForObject, type TableOptions, type TableVersion } from '../../printing/index.js';
 import { writeJson, writeObject, writeShared } from '../respond.js';
 import { groupVersion, type HandlerContext } from './context.js';

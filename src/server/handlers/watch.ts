@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { CacheEvent, CacheEventType } from '../../cache/watch-cache.js';
 import { stringifyJson } from '../../machinery/json.js';
-import { memoJson } from '../json-memo.js';
+import { memoJson } from '../../registry/json-memo.js';
 import { statusOf } from '../respond.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
