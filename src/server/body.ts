@@ -1,13 +1,10 @@
 /** Reading request bodies with kube-apiserver's 3 MiB limit, and decoding them. */
-import type { IncomingMessage } from 'node:http';
-import type { Http2ServerRequest } from 'node:http2';
 import { JsonSyntaxError, parseJson } from '../machinery/json.js';
 import { errors } from '../machinery/status.js';
 import { parseYaml, YamlSyntaxError } from '../machinery/yaml.js';
+import type { Request } from './exchange.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-
-export type Request = IncomingMessage | Http2ServerRequest;
 
 export function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);

@@ -1,5 +1,5 @@
 /** /healthz, /livez, /readyz (with ?verbose and per-check paths) and /version. */
-import type { Response } from './respond.js';
+import type { Response } from './exchange.js';
 
 const CHECKS = [
   'ping',

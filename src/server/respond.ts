@@ -1,14 +1,11 @@
 /** Writing responses: objects and statuses as JSON or YAML, with the headers every response carries. */
-import type { ServerResponse } from 'node:http';
-import type { Http2ServerResponse } from 'node:http2';
 import { stringifyJson } from '../machinery/json.js';
 import { errors, StatusError, type Status } from '../machinery/status.js';
 import { stringifyYaml } from '../machinery/yaml.js';
 import type { KObject } from '../registry/types.js';
 import { memoJson } from '../registry/json-memo.js';
 import type { Negotiated, OutputFormat } from './negotiation.js';
-
-export type Response = ServerResponse | Http2ServerResponse;
+import type { Response } from './exchange.js';
 
 export function encode(obj: unknown, format: OutputFormat | 'yaml' | 'json', pretty = false): { body: string; contentType: string } {
   if (format === 'yaml') return { body: stringifyYaml(obj), contentType: 'application/yaml' };

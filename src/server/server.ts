@@ -10,14 +10,14 @@ import { Discovery } from '../discovery/documents.js';
 import { errors } from '../machinery/status.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import type { TokenAuthenticator, UserInfo } from './authn.js';
-import type { Request } from './body.js';
+import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
 import type { Admission, HandlerContext } from './handlers/context.js';
 import { serveResource } from './handlers/resource.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { negotiateOutput, type Negotiated } from './negotiation.js';
 import type { ApiMetrics, RequestLabels } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
-import { writeError, writeNotFound, writeObject, addWarnings, type Response } from './respond.js';
+import { writeError, writeNotFound, writeObject, addWarnings } from './respond.js';
 
 export interface HttpServerOptions {
   registry: ApiRegistry;
@@ -47,9 +47,12 @@ export class HttpServer {
     // Flow-control windows as kube-apiserver sets them (256 KiB of upload buffer per
     // stream); Node's 64 KiB defaults would make a large request body wait for
     // WINDOW_UPDATE round trips.
-    this.server = http2.createSecureServer({ ...options.tls, allowHTTP1: true, settings: { initialWindowSize: UPLOAD_WINDOW_PER_STREAM } }, (req, res) => {
-      void this.handle(req, res);
-    });
+    this.server = http2.createSecureServer({ ...options.tls, allowHTTP1: true, settings: { initialWindowSize: UPLOAD_WINDOW_PER_STREAM } });
+    // HTTP/2 streams are served as they are: drop the hook that would wrap each in
+    // Node's compatibility request/response once a 'request' listener (HTTP/1.1) is added.
+    this.server.removeAllListeners('newListener');
+    this.server.on('stream', (stream, headers) => void this.handle(new StreamRequest(stream, headers), new StreamResponse(stream)));
+    this.server.on('request', (req: Request, res: Response) => void this.handle(req, res));
     this.server.on('session', (session: http2.ServerHttp2Session) => {
       session.once('localSettings', () => session.setLocalWindowSize(UPLOAD_WINDOW_PER_CONNECTION));
     });

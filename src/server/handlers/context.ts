@@ -1,10 +1,10 @@
 /** What a resource handler gets: the request, where it points, and the endpoint serving it. */
 import type { Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../registry/types.js';
-import type { Request } from '../body.js';
+import type { Request } from '../exchange.js';
 import type { Negotiated } from '../negotiation.js';
 import type { ResourceRequest } from '../request-info.js';
-import type { Response } from '../respond.js';
+import type { Response } from '../exchange.js';
 import type { UserInfo } from '../authn.js';
 
 /** Checks run before an object is written (NamespaceLifecycle and the like). */

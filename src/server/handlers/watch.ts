@@ -3,7 +3,6 @@
  * version and shared by every watcher. A resourceVersion older than the
  * cache's window gets a 200 and one ERROR event with a 410 Expired Status.
  */
-import type { ServerResponse } from 'node:http';
 import type { CacheEvent, CacheEventType } from '../../cache/watch-cache.js';
 import { stringifyJson } from '../../machinery/json.js';
 import { memoJson } from '../../registry/json-memo.js';
@@ -24,8 +23,7 @@ const EVENT_END = Buffer.from('}\n');
 
 export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const { endpoint, req } = ctx;
-  // Both HTTP/1 and HTTP/2 responses stream the same way; one type keeps write() callable.
-  const res = ctx.res as ServerResponse;
+  const res = ctx.res;
   const params = parseListParams(ctx);
   const apiVersion = groupVersion(endpoint.group, endpoint.version);
   const memoKey = (type: string) => `${apiVersion}|${type}`;
@@ -75,7 +73,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
           if (res.destroyed || res.writableEnded) return false;
           if (!endpoint.prepare) {
             writeEvent(type, event);
-            return bufferedBytes(res) < MAX_BUFFERED_BYTES;
+            return res.writableLength < MAX_BUFFERED_BYTES;
           }
           // Conversions that take time (webhooks) run one event after another, keeping the order.
           if (queued >= MAX_QUEUED_CONVERSIONS) return false;
@@ -119,7 +117,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   }
   start();
   // Send the 200 and headers now, so clients see the watch established before any event.
-  (res as { flushHeaders?: () => void }).flushHeaders?.();
+  res.flushHeaders();
   const seconds = params.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
   const timer = setTimeout(() => watcher?.close(), seconds * 1000);
   const onGone = () => watcher?.close();
@@ -130,7 +128,3 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   req.off('close', onGone);
 }
 
-function bufferedBytes(res: ServerResponse): number {
-  const r = res as { writableLength?: number; stream?: { writableLength?: number } };
-  return r.writableLength ?? r.stream?.writableLength ?? 0;
-}

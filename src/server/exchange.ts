@@ -1,0 +1,156 @@
+/**
+ * The request and response the handlers see: what they use of Node's HTTP/1
+ * objects, and a thin version of the same over a raw HTTP/2 stream.
+ *
+ * HTTP/2 requests are served from the stream itself rather than through
+ * Node's compatibility layer (Http2ServerRequest/Response), which wraps every
+ * stream in two more stream objects: a few percent of every request's CPU.
+ */
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { ServerHttp2Stream } from 'node:http2';
+
+type Listener = (...args: any[]) => void;
+
+export interface Request {
+  readonly headers: IncomingHttpHeaders;
+  readonly method?: string;
+  readonly url?: string;
+  readonly readableEnded: boolean;
+  on(event: string, listener: Listener): unknown;
+  once(event: string, listener: Listener): unknown;
+  off(event: string, listener: Listener): unknown;
+  resume(): unknown;
+}
+
+export interface Response {
+  statusCode: number;
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  readonly destroyed: boolean;
+  /** Bytes written but not yet sent (watch back-pressure). */
+  readonly writableLength: number;
+  setHeader(name: string, value: string | number | readonly string[]): unknown;
+  writeHead(code: number, headers?: OutgoingHttpHeaders): unknown;
+  /** Send the status and headers now (a watch, before its first event). */
+  flushHeaders(): void;
+  write(chunk: string | Buffer): boolean;
+  end(chunk?: string | Buffer): unknown;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/** An HTTP/2 request: its stream, with the method and target from the pseudo-headers. */
+export class StreamRequest implements Request {
+  readonly method: string;
+  readonly url: string;
+
+  constructor(
+    private readonly stream: ServerHttp2Stream,
+    readonly headers: IncomingHttpHeaders,
+  ) {
+    this.method = (headers[':method'] as string | undefined) ?? 'GET';
+    this.url = (headers[':path'] as string | undefined) ?? '/';
+  }
+
+  get readableEnded(): boolean {
+    return this.stream.readableEnded;
+  }
+
+  on(event: string, listener: Listener): this {
+    this.stream.on(event, listener);
+    return this;
+  }
+
+  once(event: string, listener: Listener): this {
+    this.stream.once(event, listener);
+    return this;
+  }
+
+  off(event: string, listener: Listener): this {
+    this.stream.off(event, listener);
+    return this;
+  }
+
+  resume(): this {
+    this.stream.resume();
+    return this;
+  }
+}
+
+/**
+ * An HTTP/2 response: headers gather until the first write, then go out as one
+ * HEADERS frame. A stream the client has reset takes no more writes (they are
+ * dropped, as the compatibility layer drops them).
+ */
+export class StreamResponse implements Response {
+  statusCode = 200;
+  private readonly pending: OutgoingHttpHeaders = {};
+
+  constructor(private readonly stream: ServerHttp2Stream) {
+    // Stream errors (a reset, a write after close) end the exchange; the handlers see 'close'.
+    stream.on('error', () => {});
+  }
+
+  get headersSent(): boolean {
+    return this.stream.headersSent;
+  }
+
+  get writableEnded(): boolean {
+    return this.stream.writableEnded;
+  }
+
+  get destroyed(): boolean {
+    return this.stream.destroyed;
+  }
+
+  get writableLength(): number {
+    return this.stream.writableLength;
+  }
+
+  setHeader(name: string, value: string | number | readonly string[]): this {
+    this.pending[name.toLowerCase()] = value as string | number | string[];
+    return this;
+  }
+
+  writeHead(code: number, headers?: OutgoingHttpHeaders): this {
+    this.statusCode = code;
+    if (headers) for (const name in headers) this.pending[name.toLowerCase()] = headers[name];
+    this.respond(false);
+    return this;
+  }
+
+  flushHeaders(): void {
+    this.respond(false);
+  }
+
+  write(chunk: string | Buffer): boolean {
+    this.respond(false);
+    return this.open() ? this.stream.write(chunk) : false;
+  }
+
+  end(chunk?: string | Buffer): this {
+    if (this.stream.writableEnded) return this;
+    const empty = chunk === undefined || chunk.length === 0;
+    // A response without a body ends with its HEADERS frame.
+    if (!this.stream.headersSent && empty) this.respond(true);
+    else {
+      this.respond(false);
+      if (this.open()) this.stream.end(chunk);
+    }
+    return this;
+  }
+
+  once(event: 'close', listener: () => void): this {
+    this.stream.once(event, listener);
+    return this;
+  }
+
+  private open(): boolean {
+    return !this.stream.destroyed && !this.stream.closed;
+  }
+
+  private respond(endStream: boolean): void {
+    if (this.stream.headersSent || !this.open()) return;
+    this.pending[':status'] = this.statusCode;
+    this.stream.respond(this.pending, { endStream });
+  }
+}
