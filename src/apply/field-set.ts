@@ -17,9 +17,18 @@ export interface ChildSet {
   readonly set: FieldSet;
 }
 
+/**
+ * Sets decoded from fieldsV1 objects. Objects in stored managedFields are
+ * shared and never changed, and an update decodes the live object's entries:
+ * most are the very objects an earlier write encoded.
+ */
+const decoded = new WeakMap<object, FieldSet>();
+
 export class FieldSet {
   readonly members: Map<string, PathElement>;
   readonly children: Map<string, ChildSet>;
+  /** This set's fieldsV1 object, once made (sets are not changed after they are built). */
+  private encoded?: JsonMap;
 
   constructor(members?: Map<string, PathElement>, children?: Map<string, ChildSet>) {
     this.members = members ?? new Map();
@@ -35,6 +44,7 @@ export class FieldSet {
   /** Adds a path (not its parents). The empty path (the whole object) is never owned. */
   insert(path: Path, length = path.length): void {
     if (length === 0) return;
+    this.encoded = undefined;
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     let node: FieldSet = this;
     for (let i = 0; i < length - 1; i++) node = node.descend(path[i]);
@@ -166,15 +176,24 @@ export class FieldSet {
     return out;
   }
 
-  /** The fieldsV1 JSON object (`Set.ToJSON`). */
+  /** The fieldsV1 JSON object (`Set.ToJSON`); shared: do not change it. */
   toFieldsV1(): JsonMap {
-    return emit(this, false);
+    if (!this.encoded) {
+      this.encoded = emit(this, false);
+      decoded.set(this.encoded, this);
+    }
+    return this.encoded;
   }
 
-  /** Set.FromJSON of a parsed fieldsV1 value; throws FieldsV1Error for malformed input. */
+  /** Set.FromJSON of a parsed fieldsV1 value; throws FieldsV1Error for malformed input. The set is shared: do not insert into it. */
   static fromFieldsV1(v: unknown): FieldSet {
     if (!isMap(v)) throw new FieldsV1Error(`expected a JSON object, got ${v === null ? 'null' : typeof v}`);
-    return read(v).children ?? new FieldSet();
+    let set = decoded.get(v);
+    if (!set) {
+      set = read(v).children ?? new FieldSet();
+      decoded.set(v, set);
+    }
+    return set;
   }
 
   private isEmptyStructure(): boolean {

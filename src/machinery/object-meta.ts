@@ -247,6 +247,7 @@ export function validateObjectMetaUpdate(newMeta: Meta, oldMeta: Meta, path = 'm
     if (v !== str(oldMeta, k)) errs.push(field.invalid(childPath(path, k), v, FIELD_IMMUTABLE_ERROR_MSG));
   }
   for (const k of ['creationTimestamp', 'deletionTimestamp']) {
+    if (newMeta[k] === oldMeta[k]) continue;
     const n = timestamp(newMeta, k);
     const o = timestamp(oldMeta, k);
     if (n?.ms !== o?.ms) errs.push(field.invalid(childPath(path, k), n ? n.text : null, FIELD_IMMUTABLE_ERROR_MSG));
