@@ -4,6 +4,7 @@
  * cache, running the resource's strategy hooks (apiserver-builder's model).
  * Objects come in and go out in the storage version; the HTTP layer converts.
  */
+import { deepClone } from '../machinery/json.js';
 import { randomUUID } from 'node:crypto';
 import { WatchCache, type CacheListResult, type CacheWatchSink, type CacheWatcher } from '../cache/watch-cache.js';
 import { field, type FieldError } from '../machinery/field-errors.js';
@@ -215,7 +216,7 @@ export class RestStore {
         }
       }
       const old = kv.object;
-      const obj = await tryUpdate(structuredClone(old));
+      const obj = await tryUpdate(deepClone(old));
       const meta = (obj.metadata ??= {});
       const clientRV = meta.resourceVersion;
       if (clientRV !== undefined && clientRV !== '' && clientRV !== old.metadata.resourceVersion) {
@@ -263,7 +264,7 @@ export class RestStore {
       if (!kv) throw errors.notFound(this.resource, name);
       const old = kv.object;
       this.checkPreconditions(old, name, opts);
-      const next = structuredClone(old);
+      const next = deepClone(old);
       let changed = !old.metadata.deletionTimestamp && this.strategy.prepareForDelete?.(next) === true;
       changed = applyPropagationFinalizers(next, opts.propagationPolicy) || changed;
       try {

@@ -1,4 +1,5 @@
 /** Converters written in TypeScript and registered with kapi: a version change without a network hop. */
+import { deepClone } from '../../machinery/json.js';
 import { errors } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
 import { checkConverted, ConversionRuleError } from './rules.js';
@@ -15,7 +16,7 @@ export function inProcessConverter(crdName: string, fn: ConvertFunction): CrConv
           continue;
         }
         try {
-          out.push(checkConverted(obj, await fn(structuredClone(obj), desiredApiVersion), desiredApiVersion));
+          out.push(checkConverted(obj, await fn(deepClone(obj), desiredApiVersion), desiredApiVersion));
         } catch (err) {
           const why = err instanceof ConversionRuleError ? err.message : `converter failed: ${(err as Error).message}`;
           throw errors.internal(`conversion for ${crdName} to ${desiredApiVersion} failed: ${why}`);

@@ -3,6 +3,7 @@
  * object; PUT and PATCH change only the replicas at specReplicasPath (a
  * resourceVersion in the Scale is a precondition).
  */
+import { deepClone } from '../../machinery/json.js';
 import { field } from '../../machinery/field-errors.js';
 import { errors } from '../../machinery/status.js';
 import { getPath, setPath, toScale, type ScaleConfig } from '../../crd/scale.js';
@@ -37,7 +38,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     async (old) => {
       if (patch?.kind === 'apply') return applyToScale(ctx, old!, patch.applied!, scale, force ?? false);
       const desired = incoming ?? checkScale(ctx, patch!.apply(toScale(old!, scale)));
-      const live = structuredClone(old!);
+      const live = deepClone(old!);
       return trackUpdate(ctx, live, applyScale(old!, desired, scale), 'scale');
     },
     { ...storeOptions(ctx, dryRun), subresource: 'scale' },

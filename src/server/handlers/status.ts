@@ -3,6 +3,7 @@
  * `.status` (everything else is taken from the stored object) and never move
  * metadata.generation.
  */
+import { deepClone } from '../../machinery/json.js';
 import type { KObject } from '../../registry/types.js';
 import { errors } from '../../machinery/status.js';
 import { writeShared } from '../respond.js';
@@ -18,7 +19,7 @@ export const handleStatusGet = handleGet;
 
 /** The stored object with the status (and resourceVersion precondition) of `incoming`. */
 function withStatusOf(old: KObject, incoming: KObject): KObject {
-  const next = structuredClone(old);
+  const next = deepClone(old);
   if (incoming.status === undefined) delete next.status;
   else next.status = incoming.status;
   next.metadata.resourceVersion = incoming.metadata?.resourceVersion;

@@ -1,4 +1,5 @@
 /** POST (create) and PUT (update) of an object. */
+import { deepClone } from '../../machinery/json.js';
 import { field } from '../../machinery/field-errors.js';
 import { errors } from '../../machinery/status.js';
 import { writeShared } from '../respond.js';
@@ -74,7 +75,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
     async (old) => {
       if (old) await endpoint.prepare?.([old]);
       // A copy per attempt: a retried compare-and-swap must not see the last attempt's managed fields.
-      const next = structuredClone(obj);
+      const next = deepClone(obj);
       trackUpdate(ctx, old ? endpoint.toVersion(old) : undefined, next);
       return endpoint.toStorage(next);
     },
