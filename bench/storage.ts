@@ -66,8 +66,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < watchers; i++) {
       cache.watch({ afterRevision: cache.currentRevision }, {
         onEvent: (_type, e) => {
-          let bytes = e.memo.get('json') as Buffer | undefined;
-          if (!bytes) e.memo.set('json', (bytes = Buffer.from(JSON.stringify({ type: 'ADDED', object: e.object }) + '\n')));
+          let bytes = e.memo?.get('json') as Buffer | undefined;
+          if (!bytes) (e.memo ??= new Map()).set('json', (bytes = Buffer.from(JSON.stringify({ type: 'ADDED', object: e.object }) + '\n')));
           delivered++;
           latencies.push(performance.now() - sentAt.get(e.key)!);
           return bytes.length > 0;

@@ -24,6 +24,14 @@ export interface ChildSet {
  */
 const decoded = new WeakMap<object, FieldSet>();
 
+/**
+ * fieldsV1 objects by their JSON: equal sets encode to one shared object, so
+ * 10,000 objects written alike hold one copy of their managedFields sets, not
+ * 10,000 (and `decoded` holds one set for them). Bounded; cleared when full.
+ */
+const interned = new Map<string, JsonMap>();
+const MAX_INTERNED = 4096;
+
 export class FieldSet {
   readonly members: Map<string, PathElement>;
   readonly children: Map<string, ChildSet>;
@@ -179,8 +187,15 @@ export class FieldSet {
   /** The fieldsV1 JSON object (`Set.ToJSON`); shared: do not change it. */
   toFieldsV1(): JsonMap {
     if (!this.encoded) {
-      this.encoded = emit(this, false);
-      decoded.set(this.encoded, this);
+      const fresh = emit(this, false);
+      const json = JSON.stringify(fresh);
+      let shared = interned.get(json);
+      if (!shared) {
+        if (interned.size >= MAX_INTERNED) interned.clear();
+        interned.set(json, (shared = fresh));
+        decoded.set(shared, this);
+      }
+      this.encoded = shared;
     }
     return this.encoded;
   }

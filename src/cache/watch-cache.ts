@@ -32,8 +32,8 @@ export interface CacheEvent<T> {
   object: T;
   prevObject?: T;
   prevRevision?: number;
-  /** Serializations of this event, shared by every watcher (keyed by the HTTP layer). */
-  memo: Map<string, unknown>;
+  /** Serializations of this event, shared by every watcher (keyed by the HTTP layer); made by the first watcher to write it. */
+  memo?: Map<string, unknown>;
 }
 
 /** Turns a stored key-value into the cached object; must not throw. */
@@ -214,7 +214,7 @@ export class WatchCache<T> {
     }
     const backlog: CacheEvent<T>[] =
       after === undefined
-        ? this.list({ prefix }).items.map((e) => ({ type: 'ADDED', key: e.key, revision: e.revision, object: e.object, memo: new Map() }))
+        ? this.list({ prefix }).items.map((e) => ({ type: 'ADDED', key: e.key, revision: e.revision, object: e.object }))
         : this.ring.after(after).filter((e) => inRange(e.key, w.start, w.end));
     this.watchers.add(w);
     for (const e of backlog) if (!this.dispatch(w, e)) break;
@@ -305,7 +305,7 @@ export class WatchCache<T> {
     if (e.type === 'DELETE') {
       // Kubernetes sends the last state of a deleted object, at the delete's revision.
       const last = prev ? this.atRevision(prevObject, prev, e.kv.modRevision) : prevObject!;
-      return { type: 'DELETED', key: e.kv.key, revision: e.kv.modRevision, object: last, prevObject, prevRevision: prev?.modRevision, memo: new Map() };
+      return { type: 'DELETED', key: e.kv.key, revision: e.kv.modRevision, object: last, prevObject, prevRevision: prev?.modRevision };
     }
     return {
       type: prev ? 'MODIFIED' : 'ADDED',
@@ -314,7 +314,6 @@ export class WatchCache<T> {
       object: this.decode(e.kv),
       prevObject,
       prevRevision: prev?.modRevision,
-      memo: new Map(),
     };
   }
 

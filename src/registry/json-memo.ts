@@ -8,13 +8,32 @@
 import { stringifyJson } from '../machinery/json.js';
 import type { KObject } from './types.js';
 
-const memo = new WeakMap<KObject, Map<string, Buffer>>();
+/** One version's JSON: what nearly every object has (a Map per object would cost more than the pair). */
+class OneVersion {
+  constructor(
+    readonly version: string,
+    readonly json: Buffer,
+  ) {}
+}
+
+const memo = new WeakMap<KObject, OneVersion | Map<string, Buffer>>();
+
+function recall(obj: KObject, version: string): Buffer | undefined {
+  const m = memo.get(obj);
+  if (m instanceof OneVersion) return m.version === version ? m.json : undefined;
+  return m?.get(version);
+}
+
+function remember(obj: KObject, version: string, json: Buffer): void {
+  const m = memo.get(obj);
+  if (m === undefined || (m instanceof OneVersion && m.version === version)) memo.set(obj, new OneVersion(version, json));
+  else if (m instanceof OneVersion) memo.set(obj, new Map([[m.version, m.json], [version, json]]));
+  else m.set(version, json);
+}
 
 export function memoJson(obj: KObject, version: string, convert: (o: KObject) => KObject): Buffer {
-  let byVersion = memo.get(obj);
-  if (!byVersion) memo.set(obj, (byVersion = new Map()));
-  let json = byVersion.get(version);
-  if (json === undefined) byVersion.set(version, (json = Buffer.from(stringifyJson(convert(obj)))));
+  let json = recall(obj, version);
+  if (json === undefined) remember(obj, version, (json = Buffer.from(stringifyJson(convert(obj)))));
   return json;
 }
 
@@ -26,7 +45,5 @@ export function memoJson(obj: KObject, version: string, convert: (o: KObject) =>
 export function rememberJson(obj: KObject, json: string): void {
   const apiVersion = obj.apiVersion;
   if (typeof apiVersion !== 'string') return;
-  let byVersion = memo.get(obj);
-  if (!byVersion) memo.set(obj, (byVersion = new Map()));
-  byVersion.set(apiVersion.slice(apiVersion.lastIndexOf('/') + 1), Buffer.from(json));
+  remember(obj, apiVersion.slice(apiVersion.lastIndexOf('/') + 1), Buffer.from(json));
 }

@@ -52,11 +52,11 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const writeEvent = (type: CacheEventType, event: CacheEvent<KObject>) => {
     start();
     const key = table ? `${memoKey(type)}|table|${table.version}|${table.includeObject}|${headersSent}` : memoKey(type);
-    let line = event.memo.get(key) as Buffer | undefined;
+    let line = event.memo?.get(key) as Buffer | undefined;
     if (!line) {
       const object = encodeObject(event);
       line = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), typeof object === 'string' ? Buffer.from(object) : object, EVENT_END]);
-      event.memo.set(key, line);
+      (event.memo ??= new Map()).set(key, line);
     } else if (table) {
       headersSent = true;
     }
