@@ -24,8 +24,9 @@ export async function startServer(dataDir?: string, extraArgs: string[] = []): P
   const root = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'kapi-bench-'));
   const dir = dataDir ?? join(root!, 'data');
   const t0 = performance.now();
-  // KAPI_BENCH_NODE_ARGS passes flags to the server's node, e.g. --cpu-prof to profile a figure.
-  const nodeArgs = process.env.KAPI_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  // The node flags of bin/kapi.js's `#!` line (as `npx kapi` and `npm start` run it), and
+  // KAPI_BENCH_NODE_ARGS for more, e.g. --cpu-prof to profile a figure.
+  const nodeArgs = [...shebangFlags(), ...(process.env.KAPI_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--data-dir', dir, '--secure-port', '0', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -62,4 +63,11 @@ export async function startServer(dataDir?: string, extraArgs: string[] = []): P
       if (root) rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** The node flags on bin/kapi.js's first line (`#!/usr/bin/env -S node <flags>`). */
+function shebangFlags(): string[] {
+  const first = readFileSync(bin, 'utf8').split('\n', 1)[0];
+  const m = /^#!\/usr\/bin\/env -S node(?: (.*))?$/.exec(first);
+  return m?.[1]?.split(' ').filter(Boolean) ?? [];
 }
