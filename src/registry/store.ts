@@ -4,10 +4,10 @@
  * cache, running the resource's strategy hooks (apiserver-builder's model).
  * Objects come in and go out in the storage version; the HTTP layer converts.
  */
-import { deepClone } from '../machinery/json.js';
 import { randomUUID } from 'node:crypto';
 import { WatchCache, type CacheListResult, type CacheWatchSink, type CacheWatcher } from '../cache/watch-cache.js';
 import { field, type FieldError } from '../machinery/field-errors.js';
+import { deepClone } from '../machinery/json.js';
 import { generateName } from '../machinery/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/object-meta.js';
 import { errors, type GroupResource } from '../machinery/status.js';

@@ -34,6 +34,9 @@ export interface Response {
   /** Send the status and headers now (a watch, before its first event). */
   flushHeaders(): void;
   write(chunk: string | Buffer): boolean;
+  /** Hold writes until uncork, then send them as one (a watch's events of one commit). */
+  cork(): void;
+  uncork(): void;
   end(chunk?: string | Buffer): unknown;
   once(event: 'close', listener: () => void): unknown;
 }
@@ -125,6 +128,14 @@ export class StreamResponse implements Response {
   write(chunk: string | Buffer): boolean {
     this.respond(false);
     return this.open() ? this.stream.write(chunk) : false;
+  }
+
+  cork(): void {
+    this.stream.cork();
+  }
+
+  uncork(): void {
+    this.stream.uncork();
   }
 
   end(chunk?: string | Buffer): this {

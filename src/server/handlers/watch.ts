@@ -60,7 +60,18 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     } else if (table) {
       headersSent = true;
     }
+    // The events of one commit arrive in one tick: they go out as one write.
+    if (!corked) {
+      corked = true;
+      res.cork();
+      process.nextTick(uncork);
+    }
     res.write(line);
+  };
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
   };
   let chain = Promise.resolve();
   let queued = 0;
