@@ -17,6 +17,7 @@ import { errors } from '../machinery/status.js';
 import { toRfc3339 } from '../machinery/time.js';
 import { deepClone } from '../machinery/json.js';
 import { conflictError } from './conflict.js';
+import { createdSet } from './created-ownership.js';
 import { FieldSet } from './field-set.js';
 import { allowedConflictsFromLastApplied, KUBECTL_MANAGER, updateLastApplied } from './last-applied.js';
 import {
@@ -83,10 +84,14 @@ const STRIP = FieldSet.of(
  */
 export function resetFieldsFor(opts: { hasStatusSubresource: boolean; subresource?: string }): FieldSet | undefined {
   if (!opts.hasStatusSubresource) return undefined;
-  if (opts.subresource === 'status') return FieldSet.of([fieldElement('metadata')], [fieldElement('spec')]);
-  if (!opts.subresource) return FieldSet.of([fieldElement('status')]);
+  if (opts.subresource === 'status') return RESET_ON_STATUS;
+  if (!opts.subresource) return RESET_ON_MAIN;
   return undefined;
 }
+
+// Shared (sets are immutable): createdSet remembers sets per reset-field set.
+const RESET_ON_STATUS = FieldSet.of([fieldElement('metadata')], [fieldElement('spec')]);
+const RESET_ON_MAIN = FieldSet.of([fieldElement('status')]);
 
 function metadataOf(obj: unknown): JsonMap | undefined {
   return isMap(obj) && isMap(obj.metadata) ? obj.metadata : undefined;
@@ -185,7 +190,7 @@ function capUpdateManagers(managed: Managed): void {
  * replaced `liveObj`, written by `manager` (a name).
  */
 function trackUpdate(liveObj: unknown, newObj: unknown, managed: Managed, manager: string, opts: FieldManagerOptions): Managed {
-  const id = managerIdentifier({ manager: manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion, subresource: opts.subresource });
+  const id = updaterIdentifier(manager, opts);
   checkTyped(newObj, opts.type, 'new');
   checkTyped(liveObj, opts.type, 'live');
   const next = updateOwnership(liveObj, newObj, opts.apiVersion, managed, CURRENT_OPERATION, updaterOptions(opts));
@@ -200,6 +205,29 @@ function trackUpdate(liveObj: unknown, newObj: unknown, managed: Managed, manage
   }
   capUpdateManagers(next);
   return next;
+}
+
+/**
+ * trackUpdate for a create that brings no managedFields: the manager owns what the
+ * object sets, a set remembered by the object's shape (see created-ownership.ts).
+ */
+function trackCreate(newObj: unknown, manager: string, opts: FieldManagerOptions): Managed {
+  const id = updaterIdentifier(manager, opts);
+  let computed: Managed | undefined;
+  const set = createdSet(newObj, opts.type, opts.resetFields, () => {
+    computed = trackUpdate({}, newObj, emptyManaged(), manager, opts);
+    return computed.fields.get(id)?.set ?? new FieldSet();
+  });
+  if (computed) return computed;
+  const managed = emptyManaged();
+  if (set.isEmpty()) return managed;
+  managed.fields.set(id, { set, apiVersion: opts.apiVersion, applied: false });
+  if (recordsTime(opts)) managed.times.set(id, toRfc3339(opts.now ?? new Date()));
+  return managed;
+}
+
+function updaterIdentifier(manager: string, opts: FieldManagerOptions): string {
+  return managerIdentifier({ manager: manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion, subresource: opts.subresource });
 }
 
 /**
@@ -240,7 +268,8 @@ export function updateManagedFields(liveObj: KObject | undefined, newObj: KObjec
   try {
     // skipNonAppliedManager: an existing object without managedFields is not tracked until applied to.
     if (managed.fields.size === 0 && hasUid(live)) return newObj;
-    setManagedFields(newObj, encodeManagedFields(trackUpdate(live, newObj, managed, manager, opts)));
+    const creating = liveObj === undefined && managed.fields.size === 0;
+    setManagedFields(newObj, encodeManagedFields(creating ? trackCreate(newObj, manager, opts) : trackUpdate(live, newObj, managed, manager, opts)));
   } catch (e) {
     if (!(e instanceof TypedError) && !(e instanceof RangeError)) throw e;
     // As upstream, a write is never refused for managedFields: the live object's are kept.
