@@ -193,7 +193,8 @@ export class RestStore {
   /**
    * A compare-and-swap update loop (GuaranteedUpdate): read the current object, let
    * `tryUpdate` build the new one, run the strategy, and write on the read revision;
-   * on a lost race, read again, unless the new object carried its own resourceVersion.
+   * on a lost race, read again and build again: only a resourceVersion
+   * the client sent and that is not the current one ends in 409.
    */
   async update(
     namespace: string | undefined,
@@ -244,8 +245,9 @@ export class RestStore {
         return { object: this.decode(await this.storage.update(key, this.encode(key, obj), kv.modRevision)), created: false };
       } catch (err) {
         this.written.delete(key);
-        if (err instanceof ConflictError && (clientRV === undefined || clientRV === '')) continue;
-        if (err instanceof KeyNotFoundError) continue;
+        // A lost race: build the object again on the new revision (a resourceVersion the
+        // client sent then no longer matches, and that attempt answers 409).
+        if (err instanceof ConflictError || err instanceof KeyNotFoundError) continue;
         throw toStatusError(err, this.resource, name);
       }
     }
