@@ -7,7 +7,8 @@
  */
 import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
-import { BenchClient, connect, fmt, line, load, pct } from './lib/client.js';
+import { BenchClient, connect, fmt, line, load, pct, withServerCpu } from './lib/client.js';
+import { crontab, crontabCrd, crontabsPath, GROUP } from './lib/crontab.js';
 import { startServer, type ServerProcess } from './lib/server-process.js';
 
 const quick = process.argv.includes('--quick');
@@ -26,52 +27,9 @@ const N = {
   crds: quick ? 100 : 1000,
 };
 
-const GROUP = 'bench.example.com';
-const crd = (plural: string, kind: string) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${plural}.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural, singular: kind.toLowerCase(), kind },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  cronSpec: { type: 'string', pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$' },
-                  image: { type: 'string' },
-                  replicas: { type: 'integer', minimum: 1, maximum: 10 },
-                  notes: { type: 'string' },
-                },
-              },
-              status: { type: 'object', properties: { replicas: { type: 'integer' }, phase: { type: 'string' } } },
-            },
-          },
-        },
-      },
-    ],
-  },
-});
-
-const PAD = 'x'.repeat(700);
-const obj = (name: string, ns: string, i: number) => ({
-  apiVersion: `${GROUP}/v1`,
-  kind: 'CronTab',
-  metadata: { name, namespace: ns, labels: { app: 'bench', shard: String(i % 10) } },
-  spec: { cronSpec: '* * * * */5', image: 'my-awesome-cron-image', replicas: 1 + (i % 10), notes: PAD },
-});
-
-const path = (ns: string) => `/apis/${GROUP}/v1/namespaces/${ns}/crontabs`;
+const crd = crontabCrd;
+const obj = (name: string, ns: string, i: number) => crontab(name, ns, i);
+const path = crontabsPath;
 
 async function settleRss(server: ServerProcess): Promise<number> {
   await new Promise((r) => setTimeout(r, 1000));
@@ -122,35 +80,35 @@ async function main(): Promise<void> {
 }
 
 async function writes(server: ServerProcess, c: BenchClient): Promise<void> {
-  const creates = await load(64, N.objects, async (i) => {
+  const creates = await withServerCpu(server, () => load(64, N.objects, async (i) => {
     const ns = i < N.small ? 'list-small' : 'bench';
     await c.expect('POST', path(ns), 201, obj(`o-${i}`, ns, i));
-  });
+  }));
   line(`creates, 64 clients (${N.objects} objects of ~1 KB)`, fmt(creates));
   line(`RSS after ${N.objects} objects`, `${(await settleRss(server)).toFixed(0)} MB`);
   if (!runs('updates')) return;
 
   const nsOf = (i: number) => (i < N.small ? 'list-small' : 'bench');
-  const gets = await load(64, N.ops * 2, async (i) => {
+  const gets = await withServerCpu(server, () => load(64, N.ops * 2, async (i) => {
     const k = i % N.objects;
     await c.expect('GET', `${path(nsOf(k))}/o-${k}`, 200);
-  });
+  }));
   line('gets, 64 clients', fmt(gets));
-  const status = await load(64, N.ops, async (i) => {
+  const status = await withServerCpu(server, () => load(64, N.ops, async (i) => {
     const k = i % N.objects;
     await c.expect('PATCH', `${path(nsOf(k))}/o-${k}/status`, 200, { status: { replicas: i, phase: 'Running' } }, { 'Content-Type': 'application/merge-patch+json' });
-  });
+  }));
   line('status updates (merge patch on /status), 64 clients', fmt(status));
-  const patches = await load(64, N.ops, async (i) => {
+  const patches = await withServerCpu(server, () => load(64, N.ops, async (i) => {
     const k = i % N.objects;
     await c.expect('PATCH', `${path(nsOf(k))}/o-${k}`, 200, { metadata: { annotations: { touched: String(i) } } }, { 'Content-Type': 'application/merge-patch+json' });
-  });
+  }));
   line('merge patches, 64 clients', fmt(patches));
-  const applies = await load(64, N.ops, async (i) => {
+  const applies = await withServerCpu(server, () => load(64, N.ops, async (i) => {
     const k = i % N.objects;
     const body = `apiVersion: ${GROUP}/v1\nkind: CronTab\nmetadata:\n  name: o-${k}\n  namespace: ${nsOf(k)}\nspec:\n  image: applied-${i}\n`;
     await c.expect('PATCH', `${path(nsOf(k))}/o-${k}?fieldManager=bench&force=true`, 200, body, { 'Content-Type': 'application/apply-patch+yaml' });
-  });
+  }));
   line('server-side applies (1 KB objects), 64 clients', fmt(applies));
   const sample = JSON.parse((await c.expect('GET', `${path('bench')}/o-${N.objects - 1}`, 200)).body);
   const mfBytes = JSON.stringify(sample.metadata.managedFields ?? []).length;

@@ -73,6 +73,8 @@ export interface LoadResult {
   perSecond: number;
   p50: number;
   p99: number;
+  /** The server's CPU time (all threads) per operation, when measured. */
+  serverCpuUs?: number;
 }
 
 /** Run `op(i)` from `clients` concurrent loops until `total` operations are done. */
@@ -102,4 +104,12 @@ export function line(name: string, figure: string): void {
   console.log(`${name.padEnd(58)} ${figure}`);
 }
 
-export const fmt = (r: LoadResult) => `${r.perSecond.toFixed(0)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms`;
+export const fmt = (r: LoadResult) =>
+  `${r.perSecond.toFixed(0)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms` + (r.serverCpuUs === undefined ? '' : `  server CPU ${r.serverCpuUs.toFixed(0)} µs/op`);
+
+/** Run a load and note the server's CPU time per operation. */
+export async function withServerCpu(server: { cpuMs(): number }, run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const before = server.cpuMs();
+  const r = await run();
+  return { ...r, serverCpuUs: ((server.cpuMs() - before) * 1000) / r.count };
+}

@@ -17,6 +17,8 @@ export interface ServerProcess {
   /** ms from spawn to the serving line */
   startMs: number;
   rssMb(): number;
+  /** CPU time the server process has used (all threads, user and system), in ms. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,11 @@ export async function startServer(dataDir?: string, extraArgs: string[] = []): P
     rssMb() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+    },
+    cpuMs() {
+      // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), in clock ticks of 10 ms.
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
     },
     async stop() {
       if (child.exitCode !== null) return;
