@@ -32,6 +32,11 @@ const decoded = new WeakMap<object, FieldSet>();
 const interned = new Map<string, JsonMap>();
 const MAX_INTERNED = 4096;
 
+function deepFreeze(m: JsonMap): JsonMap {
+  for (const k in m) if (isMap(m[k])) deepFreeze(m[k]);
+  return Object.freeze(m);
+}
+
 export class FieldSet {
   readonly members: Map<string, PathElement>;
   readonly children: Map<string, ChildSet>;
@@ -184,7 +189,10 @@ export class FieldSet {
     return out;
   }
 
-  /** The fieldsV1 JSON object (`Set.ToJSON`); shared: do not change it. */
+  /**
+   * The fieldsV1 JSON object (`Set.ToJSON`): shared, and frozen, so copies of the
+   * objects that hold it (deepClone) share it too and it stays known to `decoded`.
+   */
   toFieldsV1(): JsonMap {
     if (!this.encoded) {
       const fresh = emit(this, false);
@@ -192,7 +200,7 @@ export class FieldSet {
       let shared = interned.get(json);
       if (!shared) {
         if (interned.size >= MAX_INTERNED) interned.clear();
-        interned.set(json, (shared = fresh));
+        interned.set(json, (shared = deepFreeze(fresh)));
         decoded.set(shared, this);
       }
       this.encoded = shared;

@@ -53,12 +53,15 @@ export function deepClone<T>(value: T): T {
   return copyJson(value, false);
 }
 
-/** A deep copy of a JSON value; with dropNullMembers, object members whose value is null are left out. */
+/**
+ * A deep copy of a JSON value; with dropNullMembers, object members whose value is null are left out.
+ * Frozen objects and arrays are immutable: the copy shares them (managedFields' fieldsV1 sets).
+ */
 export function copyJson<T>(value: T, dropNullMembers: boolean): T {
-  if (typeof value !== 'object' || value === null) return value;
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   const stack: [unknown, unknown][] = [];
   const copy = (v: unknown): unknown => {
-    if (typeof v !== 'object' || v === null) return v;
+    if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
     if (!Array.isArray(v) && !isPlainObject(v)) return structuredClone(v);
     const c = Array.isArray(v) ? new Array<unknown>(v.length) : {};
     stack.push([v, c]);

@@ -3,7 +3,6 @@
  * `.status` (everything else is taken from the stored object) and never move
  * metadata.generation.
  */
-import { deepClone } from '../../machinery/json.js';
 import type { KObject } from '../../registry/types.js';
 import { errors } from '../../machinery/status.js';
 import { writeShared } from '../respond.js';
@@ -17,12 +16,15 @@ import { dryRunOf, storeOptions } from './write.js';
 
 export const handleStatusGet = handleGet;
 
-/** The stored object with the status (and resourceVersion precondition) of `incoming`. */
+/**
+ * The stored object with the status (and resourceVersion precondition) of `incoming`.
+ * It shares all but its top level and metadata with `old`, the store's private copy
+ * of the live object (nothing changes either in place), and takes `incoming`'s status.
+ */
 function withStatusOf(old: KObject, incoming: KObject): KObject {
-  const next = deepClone(old);
+  const next: KObject = { ...old, metadata: { ...old.metadata, resourceVersion: incoming.metadata?.resourceVersion } };
   if (incoming.status === undefined) delete next.status;
   else next.status = incoming.status;
-  next.metadata.resourceVersion = incoming.metadata?.resourceVersion;
   return next;
 }
 
