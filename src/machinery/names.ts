@@ -4,6 +4,8 @@
  * utilrand's alphabet (no vowels, no confusable digits).
  */
 
+import { randomFillSync } from 'node:crypto';
+
 const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_NAME_LENGTH = 63;
 const RANDOM_LENGTH = 5;
@@ -22,8 +24,15 @@ export function randomString(n: number, random: () => number = cryptoRandom): st
   return s;
 }
 
+// Random words drawn 1,024 at a time: a call to the system's generator per character
+// cost about 4 µs, a fifth of a create with generateName.
+const pool = new Uint32Array(1024);
+let next = pool.length;
+
 function cryptoRandom(): number {
-  const buf = new Uint32Array(1);
-  globalThis.crypto.getRandomValues(buf);
-  return buf[0] / 0x100000000;
+  if (next === pool.length) {
+    randomFillSync(pool);
+    next = 0;
+  }
+  return pool[next++] / 0x100000000;
 }
