@@ -226,8 +226,19 @@ function trackCreate(newObj: unknown, manager: string, opts: FieldManagerOptions
   return managed;
 }
 
+/** Update identifiers by manager, version and subresource (a write makes one; they repeat). */
+const updaterIds = new Map<string, string>();
+
 function updaterIdentifier(manager: string, opts: FieldManagerOptions): string {
-  return managerIdentifier({ manager: manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion, subresource: opts.subresource });
+  const key = `${manager}\0${opts.apiVersion}\0${opts.subresource ?? ''}`;
+  let id = updaterIds.get(key);
+  if (id === undefined) {
+    id = managerIdentifier({ manager: manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion, subresource: opts.subresource });
+    if (manager.includes('\0')) return id; // the key would be ambiguous
+    if (updaterIds.size >= 1024) updaterIds.clear();
+    updaterIds.set(key, id);
+  }
+  return id;
 }
 
 /**

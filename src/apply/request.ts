@@ -56,12 +56,16 @@ export function validateWriteOptions(kind: 'CreateOptions' | 'UpdateOptions', fi
   if (errs.length) throw errors.invalid({ group: 'meta.k8s.io', resource: kind }, '', errs);
 }
 
+/** Printable ASCII that fits a field manager name as it is. */
+const PLAIN_ASCII = /^[\x20-\x7e]{0,128}$/;
+
 /**
  * prefixFromUserAgent: the User-Agent before its first `/`, without non-printable
  * characters, cut to at most 128 bytes (`kubectl/v1.30.0 (linux/amd64)` → `kubectl`).
  */
 export function prefixFromUserAgent(userAgent: string): string {
   const head = userAgent.split('/')[0];
+  if (PLAIN_ASCII.test(head)) return head; // the usual case: nothing to drop or cut
   let out = '';
   let bytes = 0;
   for (const ch of head) {
