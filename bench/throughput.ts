@@ -1,7 +1,7 @@
 /**
  * Request throughput with h2load as the client (see lib/h2load.ts): creates,
  * gets, status updates and merge patches of ~1 KB CronTabs, 64 concurrent
- * requests over 4 keep-alive HTTPS connections, on a fresh kapi of its own.
+ * requests on one keep-alive HTTPS (HTTP/2) connection, on a fresh kapi of its own.
  * Each line also gives the server's CPU time per request, which does not
  * depend on the client. bench/api.ts measures the same with a Node.js client.
  *
@@ -29,16 +29,16 @@ async function main(): Promise<void> {
     // The CRD is served once its first object can be created.
     await c.expect('POST', crontabsPath('bench'), 201, crontab('first', 'bench', 0));
     const run = (what: string, load: Parameters<typeof h2load>[0]) =>
-      withServerCpu(server, () => h2load(load)).then((r) => line(`${what}, h2load, 64 streams`, fmt(r)));
+      withServerCpu(server, () => h2load(load)).then((r) => line(`${what}, h2load`, fmt(r)));
 
     // One body for all: the names come from generateName.
-    await run(`creates (${N} objects of ~1 KB)`, { urls: [collection], requests: N, token: server.token, body: crontab(undefined, 'bench', 3), status: 201 });
+    await run(`creates (${N} of ~1 KB)`, { urls: [collection], requests: N, token: server.token, body: crontab(undefined, 'bench', 3), status: 201 });
     const names = (JSON.parse((await c.expect('GET', crontabsPath('bench'), 200)).body).items as { metadata: { name: string } }[]).map((o) => o.metadata.name);
     const urls = names.map((n) => `${collection}/${n}`);
     await run('gets', { urls, requests: N * 2, token: server.token, status: 200 });
     const merge = 'application/merge-patch+json';
     const statusUrls = urls.map((u) => `${u}/status`);
-    await run('status updates (merge patch on /status)', { urls: statusUrls, requests: N, token: server.token, method: 'PATCH', body: { status: { replicas: 3, phase: 'Running' } }, contentType: merge, status: 200 });
+    await run('status updates (merge patch /status)', { urls: statusUrls, requests: N, token: server.token, method: 'PATCH', body: { status: { replicas: 3, phase: 'Running' } }, contentType: merge, status: 200 });
     await run('merge patches', { urls, requests: N, token: server.token, method: 'PATCH', body: { metadata: { annotations: { touched: 'yes' } } }, contentType: merge, status: 200 });
   } finally {
     c.close();
