@@ -9,7 +9,7 @@ import { FieldSet } from './field-set.js';
 import { fieldElement, type PathElement } from './path-element.js';
 import { isAssociative, listItemElement } from './typed.js';
 import { ATOMIC_ANY, atomOf, memberType, type Atom, type ListType, type MapType, type TypeInfo } from './types.js';
-import { equalValues, getOwn, isMap, mapKeys } from './value.js';
+import { equalValues, getOwn, hasOwn, isMap } from './value.js';
 
 export interface Comparison {
   removed: FieldSet;
@@ -25,6 +25,12 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeInfo): Comparison 
 
 export function isSame(c: Comparison): boolean {
   return c.removed.isEmpty() && c.modified.isEmpty() && c.added.isEmpty();
+}
+
+/** Whether a map has a member that is not undefined. */
+function hasMembers(m: Record<string, unknown> | undefined): boolean {
+  if (m) for (const k in m) if (m[k] !== undefined && hasOwn(m, k)) return true;
+  return false;
 }
 
 class Comparer {
@@ -69,13 +75,11 @@ class Comparer {
     }
     const lm = isMap(l) ? l : undefined;
     const rm = isMap(r) ? r : undefined;
-    const lk = lm ? mapKeys(lm) : [];
-    const rk = rm ? mapKeys(rm) : [];
-    if (a.atomic || (lk.length === 0 && rk.length === 0)) {
+    if (a.atomic || (!hasMembers(lm) && !hasMembers(rm))) {
       this.leaf(l, r);
       return true;
     }
-    this.mapItems(a, lm, lk, rm, rk);
+    this.mapItems(a, lm, rm);
     return false;
   }
 
@@ -85,14 +89,15 @@ class Comparer {
     else if (!equalValues(l, r)) this.modified.insert(this.path);
   }
 
-  private mapItems(t: MapType, lm: Record<string, unknown> | undefined, lk: string[], rm: Record<string, unknown> | undefined, rk: string[]): void {
-    const visit = (key: string) => {
-      this.path.push(fieldElement(key));
-      this.node(lm ? getOwn(lm, key) : undefined, rm ? getOwn(rm, key) : undefined, memberType(t, key) ?? ATOMIC_ANY);
-      this.path.pop();
-    };
-    for (const k of lk) visit(k);
-    for (const k of rk) if (!lm || getOwn(lm, k) === undefined) visit(k);
+  private mapItems(t: MapType, lm: Record<string, unknown> | undefined, rm: Record<string, unknown> | undefined): void {
+    if (lm) for (const k in lm) if (lm[k] !== undefined && hasOwn(lm, k)) this.member(t, k, lm[k], rm ? getOwn(rm, k) : undefined);
+    if (rm) for (const k in rm) if (rm[k] !== undefined && hasOwn(rm, k) && (!lm || getOwn(lm, k) === undefined)) this.member(t, k, undefined, rm[k]);
+  }
+
+  private member(t: MapType, key: string, l: unknown, r: unknown): void {
+    this.path.push(fieldElement(key));
+    this.node(l, r, memberType(t, key) ?? ATOMIC_ANY);
+    this.path.pop();
   }
 
   private listItems(t: ListType, ll: unknown[], rl: unknown[]): void {

@@ -200,7 +200,7 @@ function trackUpdate(liveObj: unknown, newObj: unknown, managed: Managed, manage
     // The write changed fields: they join the manager's entry, which is timed now.
     next.fields.delete(CURRENT_OPERATION);
     const prev = next.fields.get(id);
-    next.fields.set(id, prev ? { ...current, set: current.set.union(prev.set) } : current);
+    next.fields.set(id, prev ? { ...current, set: prev.set.union(current.set) } : current);
     if (recordsTime(opts)) next.times.set(id, toRfc3339(opts.now ?? new Date()));
   }
   capUpdateManagers(next);

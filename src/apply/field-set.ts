@@ -105,67 +105,75 @@ export class FieldSet {
     return n;
   }
 
+  // The operations return `this` (or `o`) when the result would equal it: the set keeps
+  // its fieldsV1 encoding, and an update that changes no ownership allocates nothing.
+
   union(o: FieldSet): FieldSet {
-    if (o.isEmptyStructure()) return this;
+    if (o === this || o.isEmptyStructure()) return this;
     if (this.isEmptyStructure()) return o;
-    const members = new Map(this.members);
-    for (const [k, pe] of o.members) if (!members.has(k)) members.set(k, pe);
-    const children = new Map(this.children);
+    let members: Map<string, PathElement> | undefined;
+    for (const [k, pe] of o.members) if (!this.members.has(k)) (members ??= new Map(this.members)).set(k, pe);
+    let children: Map<string, ChildSet> | undefined;
     for (const [k, c] of o.children) {
-      const mine = children.get(k);
-      children.set(k, mine ? { pe: mine.pe, set: mine.set.union(c.set) } : c);
+      const mine = this.children.get(k);
+      if (!mine) (children ??= new Map(this.children)).set(k, c);
+      else {
+        const u = mine.set.union(c.set);
+        if (u !== mine.set) (children ??= new Map(this.children)).set(k, { pe: mine.pe, set: u });
+      }
     }
-    return new FieldSet(members, children);
+    return members || children ? new FieldSet(members ?? this.members, children ?? this.children) : this;
   }
 
   intersection(o: FieldSet): FieldSet {
-    const members = new Map<string, PathElement>();
-    for (const [k, pe] of this.members) if (o.members.has(k)) members.set(k, pe);
-    const children = new Map<string, ChildSet>();
+    if (o === this) return this;
+    let members: Map<string, PathElement> | undefined;
+    for (const [k, pe] of this.members) if (o.members.has(k)) (members ??= new Map()).set(k, pe);
+    let children: Map<string, ChildSet> | undefined;
+    let same = (members?.size ?? 0) === this.members.size;
     for (const [k, c] of this.children) {
       const other = o.children.get(k);
-      if (!other) continue;
+      if (!other) {
+        same = false;
+        continue;
+      }
       const s = c.set.intersection(other.set);
-      if (!s.isEmpty()) children.set(k, { pe: c.pe, set: s });
+      if (s !== c.set) same = false;
+      if (!s.isEmpty()) (children ??= new Map()).set(k, s === c.set ? c : { pe: c.pe, set: s });
     }
-    return new FieldSet(members, children);
+    if (same) return this;
+    return !members && !children ? EMPTY : new FieldSet(members, children);
   }
 
   /** Members not in `o`; children minus `o`'s children (a member of `o` does not remove a subtree). */
   difference(o: FieldSet): FieldSet {
-    if (o.isEmptyStructure()) return this;
-    const members = new Map<string, PathElement>();
-    for (const [k, pe] of this.members) if (!o.members.has(k)) members.set(k, pe);
-    const children = new Map<string, ChildSet>();
-    for (const [k, c] of this.children) {
-      const other = o.children.get(k);
-      if (!other) {
-        children.set(k, c);
-        continue;
-      }
-      const s = c.set.difference(other.set);
-      if (!s.isEmpty()) children.set(k, { pe: c.pe, set: s });
-    }
-    return new FieldSet(members, children);
+    return this.minus(o, false);
   }
 
   /** Like difference, but a member of `o` also removes everything below it. */
   recursiveDifference(o: FieldSet): FieldSet {
+    return this.minus(o, true);
+  }
+
+  private minus(o: FieldSet, recursive: boolean): FieldSet {
     if (o.isEmptyStructure()) return this;
-    const members = new Map<string, PathElement>();
-    for (const [k, pe] of this.members) if (!o.members.has(k)) members.set(k, pe);
-    const children = new Map<string, ChildSet>();
+    let members: Map<string, PathElement> | undefined;
+    for (const k of this.members.keys()) if (o.members.has(k)) (members ??= new Map(this.members)).delete(k);
+    let children: Map<string, ChildSet> | undefined;
     for (const [k, c] of this.children) {
-      if (o.members.has(k)) continue;
-      const other = o.children.get(k);
-      if (!other) {
-        children.set(k, c);
+      if (recursive && o.members.has(k)) {
+        (children ??= new Map(this.children)).delete(k);
         continue;
       }
-      const s = c.set.recursiveDifference(other.set);
-      if (!s.isEmpty()) children.set(k, { pe: c.pe, set: s });
+      const other = o.children.get(k);
+      if (!other) continue;
+      const s = c.set.minus(other.set, recursive);
+      if (s === c.set) continue;
+      children ??= new Map(this.children);
+      if (s.isEmpty()) children.delete(k);
+      else children.set(k, { pe: c.pe, set: s });
     }
-    return new FieldSet(members, children);
+    return members || children ? new FieldSet(members ?? this.members, children ?? this.children) : this;
   }
 
   equals(o: FieldSet): boolean {
@@ -214,6 +222,8 @@ export class FieldSet {
     let set = decoded.get(v);
     if (!set) {
       set = read(v).children ?? new FieldSet();
+      // A frozen object is one toFieldsV1 made, or a copy that shares it: the set's encoding.
+      if (Object.isFrozen(v)) set.encoded = v;
       decoded.set(v, set);
     }
     return set;

@@ -40,8 +40,17 @@ export interface IndexElement extends Base {
 export type PathElement = FieldElement | KeyElement | ValueElement | IndexElement;
 export type Path = readonly PathElement[];
 
+/** Field elements by name: the same few names come back on every write. Bounded; cleared when full. */
+const fieldElements = new Map<string, FieldElement>();
+
 export function fieldElement(name: string): FieldElement {
-  return { type: 'f', key: 'f:' + name, name };
+  let pe = fieldElements.get(name);
+  if (pe === undefined) {
+    if (fieldElements.size >= 8192) fieldElements.clear();
+    pe = Object.freeze({ type: 'f', key: 'f:' + name, name });
+    fieldElements.set(name, pe);
+  }
+  return pe;
 }
 
 /** A key element; `fields` need not be sorted. */

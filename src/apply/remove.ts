@@ -76,6 +76,18 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, type: TypeInfo | unde
  * is now atomic owns the field itself instead. Undefined when nothing changes.
  */
 export function reconcileFieldSet(set: FieldSet, type: TypeInfo): FieldSet | undefined {
+  // Sets never change and the live object's come back decoded as the same objects: the
+  // answer for the last type each set was reconciled with is kept.
+  const known = reconciled.get(set);
+  if (known?.type === type) return known.result;
+  const result = reconcile(set, type);
+  reconciled.set(set, { type, result });
+  return result;
+}
+
+const reconciled = new WeakMap<FieldSet, { type: TypeInfo; result: FieldSet | undefined }>();
+
+function reconcile(set: FieldSet, type: TypeInfo): FieldSet | undefined {
   const r = new Reconciler();
   r.node(set, type, false);
   if (!r.toRemove && !r.toAdd) return undefined;

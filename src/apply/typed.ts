@@ -8,8 +8,8 @@
  */
 import { FieldSet } from './field-set.js';
 import { elementString, fieldElement, indexElement, keyElement, valueElement, type KeyField, type PathElement } from './path-element.js';
-import { atomOf, memberType, isDeclared, type ListType, type MapType, type ScalarKind, type TypeInfo } from './types.js';
-import { getOwn, goFormatV, goTypeName, isMap, isScalar, mapKeys, type JsonMap } from './value.js';
+import { ATOMIC_ANY, DEDUCED, atomOf, memberType, isDeclared, type ListType, type MapType, type ScalarKind, type TypeInfo } from './types.js';
+import { getOwn, goFormatV, goTypeName, hasOwn, isMap, isScalar, mapKeys, type JsonMap } from './value.js';
 
 /** The path element of a set or map-list item, or the reason it has none. */
 export function listItemElement(t: ListType, item: unknown): PathElement | string {
@@ -62,53 +62,81 @@ export function validationMessage(errs: ValidationError[]): string {
 
 /** TypedValue.Validate: the value conforms to its type; duplicates in associative lists are errors unless allowed. */
 export function validate(value: unknown, type: TypeInfo, allowDuplicates: boolean): ValidationError[] {
-  const errs: ValidationError[] = [];
-  validateNode(value, type, '', allowDuplicates, errs);
-  return errs;
+  const v = new Validator(allowDuplicates);
+  v.node(value, type);
+  return v.errs;
 }
 
-function validateNode(v: unknown, t: TypeInfo, path: string, dups: boolean, errs: ValidationError[]): void {
-  const a = atomOf(t, v);
-  if (a.kind === 'scalar') {
-    const msg = scalarError(a.scalar, v);
-    if (msg) errs.push({ path, message: msg });
-    return;
+/** A walk that keeps the path as a stack of elements, made into text only for an error. */
+class Validator {
+  readonly errs: ValidationError[] = [];
+  private readonly path: (string | PathElement)[] = [];
+
+  constructor(private readonly dups: boolean) {}
+
+  private error(message: string, member?: string): void {
+    let path = '';
+    for (const e of this.path) path += typeof e === 'string' ? '.' + e : elementString(e);
+    if (member !== undefined) path += '.' + member;
+    this.errs.push({ path, message });
   }
-  if (v === null || v === undefined) return;
-  if (a.kind === 'list') {
-    if (!Array.isArray(v)) {
-      errs.push({ path, message: `expected list, got &{${goFormatV(v)}}` });
+
+  node(v: unknown, t: TypeInfo): void {
+    // Untyped values take any JSON (managedFields' fieldsV1, preserved unknown fields).
+    if (t === ATOMIC_ANY || t === DEDUCED) return;
+    const a = atomOf(t, v);
+    if (a.kind === 'scalar') {
+      const msg = scalarError(a.scalar, v);
+      if (msg) this.error(msg);
       return;
     }
-    const seen = new Set<string>();
+    if (v === null || v === undefined) return;
+    if (a.kind === 'list') this.list(v, a);
+    else this.map(v, a);
+  }
+
+  private list(v: unknown, a: ListType): void {
+    if (!Array.isArray(v)) {
+      this.error(`expected list, got &{${goFormatV(v)}}`);
+      return;
+    }
+    const seen = isAssociative(a) ? new Set<string>() : undefined;
     for (let i = 0; i < v.length; i++) {
       let pe: PathElement;
-      if (!isAssociative(a)) pe = indexElement(i);
+      if (!seen) pe = indexElement(i);
       else {
         const r = listItemElement(a, v[i]);
         if (typeof r === 'string') {
-          errs.push({ path, message: `element ${i}: ${r}` });
+          this.error(`element ${i}: ${r}`);
           return;
         }
         pe = r;
-        if (seen.has(pe.key) && !dups) errs.push({ path, message: `duplicate entries for key ${elementString(pe)}` });
+        if (seen.has(pe.key) && !this.dups) this.error(`duplicate entries for key ${elementString(pe)}`);
         seen.add(pe.key);
       }
-      validateNode(v[i], a.elements, path + elementString(pe), dups, errs);
+      this.path.push(pe);
+      this.node(v[i], a.elements);
+      this.path.pop();
     }
-    return;
   }
-  if (!isMap(v)) {
-    errs.push({ path, message: `expected map, got &{${goFormatV(v)}}` });
-    return;
-  }
-  for (const key of mapKeys(v)) {
-    const ft = memberType(a, key);
-    if (!ft) {
-      errs.push({ path: path + '.' + key, message: 'field not declared in schema' });
+
+  private map(v: unknown, a: MapType): void {
+    if (!isMap(v)) {
+      this.error(`expected map, got &{${goFormatV(v)}}`);
       return;
     }
-    validateNode(v[key], ft, path + '.' + key, dups, errs);
+    for (const key in v) {
+      const member = v[key];
+      if (member === undefined || !hasOwn(v, key)) continue;
+      const ft = memberType(a, key);
+      if (!ft) {
+        this.error('field not declared in schema', key);
+        return;
+      }
+      this.path.push(key);
+      this.node(member, ft);
+      this.path.pop();
+    }
   }
 }
 

@@ -66,69 +66,95 @@ class Fatal {
 class Checker {
   /** The first type error, which Go reports once decoding has finished. */
   firstError: string | undefined;
+  /** The field path being checked (built into a message only on failure). */
+  private readonly stack: string[] = [];
 
   constructor(private readonly prefix: string[]) {}
 
-  struct(value: Record<string, unknown>, fields: Record<string, Kind>, structName: string, stack: string[]): void {
-    for (const [key, v] of Object.entries(value)) {
+  struct(value: Record<string, unknown>, fields: Record<string, Kind>, structName: string): void {
+    for (const key in value) {
       // The apiserver decodes case-sensitively: other spellings are unknown fields.
-      if (!Object.prototype.hasOwnProperty.call(fields, key)) continue;
-      this.value(v, fields[key], structName, [...stack, key]);
+      if (!Object.prototype.hasOwnProperty.call(value, key) || !Object.prototype.hasOwnProperty.call(fields, key)) continue;
+      this.stack.push(key);
+      this.value(value[key], fields[key], structName);
+      this.stack.pop();
     }
   }
 
-  private value(v: unknown, kind: Kind, structName: string, stack: string[]): void {
+  private fieldPath(structName: string): string {
+    return `${structName}.${[...this.prefix, ...this.stack].join('.')}`;
+  }
+
+  private fail(structName: string, what: string, type: string): void {
+    this.firstError ??= `json: cannot unmarshal ${what} into Go struct field ${this.fieldPath(structName)} of type ${type}`;
+  }
+
+  private value(v: unknown, kind: Kind, structName: string): void {
     if (v === null || v === undefined || kind === 'any') return;
-    const fail = (what: string, type: string) => {
-      this.firstError ??= `json: cannot unmarshal ${what} into Go struct field ${structName}.${[...this.prefix, ...stack].join('.')} of type ${type}`;
-    };
     switch (kind) {
       case 'string':
       case 'uid':
       case 'operation':
-        if (typeof v !== 'string') fail(jsonKind(v), GO_TYPE[kind]);
+        if (typeof v !== 'string') this.fail(structName, jsonKind(v), GO_TYPE[kind]);
         return;
       case 'bool':
-        if (typeof v !== 'boolean') fail(jsonKind(v), 'bool');
+        if (typeof v !== 'boolean') this.fail(structName, jsonKind(v), 'bool');
         return;
       case 'int64':
+        if (typeof v === 'number' && Number.isSafeInteger(v)) return;
         if (typeof v === 'number' || typeof v === 'bigint') {
           const lit = String(v);
-          if (!/^-?[0-9]+$/.test(lit) || BigInt(lit) > 9223372036854775807n || BigInt(lit) < -9223372036854775808n) fail(`number ${lit}`, 'int64');
-        } else fail(jsonKind(v), 'int64');
+          if (!/^-?[0-9]+$/.test(lit) || BigInt(lit) > 9223372036854775807n || BigInt(lit) < -9223372036854775808n) this.fail(structName, `number ${lit}`, 'int64');
+        } else this.fail(structName, jsonKind(v), 'int64');
         return;
       case 'time':
         // metav1.Time decodes itself: a nested json.Unmarshal into a string, then time.Parse.
         if (typeof v !== 'string') {
-          throw new Fatal(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${structName}.${[...this.prefix, ...stack].join('.')} of type string`);
+          throw new Fatal(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${this.fieldPath(structName)} of type string`);
         }
-        try {
-          parseRfc3339(v);
-        } catch (e) {
-          throw new Fatal((e as Error).message);
-        }
+        checkTime(v);
         return;
       case 'stringMap':
-        if (!isPlainObject(v)) return fail(jsonKind(v), GO_TYPE.stringMap);
-        for (const x of Object.values(v)) if (x !== null && typeof x !== 'string') fail(jsonKind(x), 'string');
+        if (!isPlainObject(v)) return this.fail(structName, jsonKind(v), GO_TYPE.stringMap);
+        for (const k in v) {
+          const x = v[k];
+          if (x !== null && typeof x !== 'string' && Object.prototype.hasOwnProperty.call(v, k)) this.fail(structName, jsonKind(x), 'string');
+        }
         return;
       case 'stringSlice':
-        if (!Array.isArray(v)) return fail(jsonKind(v), GO_TYPE.stringSlice);
-        for (const x of v) if (x !== null && typeof x !== 'string') fail(jsonKind(x), 'string');
+        if (!Array.isArray(v)) return this.fail(structName, jsonKind(v), GO_TYPE.stringSlice);
+        for (const x of v) if (x !== null && typeof x !== 'string') this.fail(structName, jsonKind(x), 'string');
         return;
       case 'ownerRefs':
       case 'managedFields': {
-        if (!Array.isArray(v)) return fail(jsonKind(v), GO_TYPE[kind]);
+        if (!Array.isArray(v)) return this.fail(structName, jsonKind(v), GO_TYPE[kind]);
         const [fields, name] = kind === 'ownerRefs' ? [OWNER_REFERENCE, 'OwnerReference'] : [MANAGED_FIELDS_ENTRY, 'ManagedFieldsEntry'];
         for (const x of v) {
           if (x === null) continue;
-          if (!isPlainObject(x)) fail(jsonKind(x), `v1.${name}`);
-          else this.struct(x, fields, name, stack);
+          if (!isPlainObject(x)) this.fail(structName, jsonKind(x), `v1.${name}`);
+          else this.struct(x, fields, name);
         }
         return;
       }
     }
   }
+}
+
+/**
+ * Time strings that parsed (every write of an object carries its creationTimestamp and
+ * managedFields times again, and those repeat): a small set, emptied when full.
+ */
+const parsedTimes = new Set<string>();
+
+function checkTime(v: string): void {
+  if (parsedTimes.has(v)) return;
+  try {
+    parseRfc3339(v);
+  } catch (e) {
+    throw new Fatal((e as Error).message);
+  }
+  if (parsedTimes.size >= 4096) parsedTimes.clear();
+  parsedTimes.add(v);
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -154,7 +180,7 @@ export function checkMetadataTypes(meta: unknown, fieldPrefix: string[] = []): s
   if (!isPlainObject(meta)) return `json: cannot unmarshal ${jsonKind(meta)} into Go value of type v1.ObjectMeta`;
   const checker = new Checker(fieldPrefix);
   try {
-    checker.struct(meta, OBJECT_META, 'ObjectMeta', []);
+    checker.struct(meta, OBJECT_META, 'ObjectMeta');
   } catch (e) {
     if (e instanceof Fatal) return e.message;
     throw e;

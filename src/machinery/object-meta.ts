@@ -204,8 +204,12 @@ export function validateManagedFields(entries: Meta[], path: string): FieldError
   return errs;
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** ValidateFieldManager: at most 128 bytes, printable characters only. */
 export function validateFieldManager(manager: string, path: string): FieldError[] {
+  // Printable ASCII, within the limit: the usual manager needs no walk by code point.
+  if (manager.length <= FIELD_MANAGER_MAX_LENGTH && PRINTABLE_ASCII.test(manager)) return [];
   const errs: FieldError[] = [];
   if (byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(field.tooLong(path, '', FIELD_MANAGER_MAX_LENGTH));
   let pos = 0; // byte position, as Go ranges over a string
