@@ -88,3 +88,26 @@ test('path elements sort fields, then keys, then values, then indexes', () => {
   const s = FieldSet.of([indexElement(1)], [valueElement(true)], [valueElement('a')], [valueElement(2)], [keyElement([{ name: 'n', value: 'x' }])], [f('z')], [f('a')]);
   assert.deepEqual(Object.keys(s.toFieldsV1()), ['f:a', 'f:z', 'k:{"n":"x"}', 'v:2', 'v:"a"', 'v:true', 'i:1']);
 });
+
+test('set operations that change nothing return their input (which keeps its fieldsV1 object); others build new sets', () => {
+  const a = FieldSet.of(p('spec', 'replicas'), p('spec', 'template', 'image'), p('status', 'phase'));
+  const encoded = a.toFieldsV1();
+  const sub = FieldSet.of(p('spec', 'replicas'), p('status', 'phase'));
+  const other = FieldSet.of(p('metadata', 'labels', 'app'), p('spec', 'paused'));
+  assert.equal(a.union(sub), a);
+  assert.equal(a.union(new FieldSet()), a);
+  assert.equal(a.difference(other), a);
+  assert.equal(a.recursiveDifference(other), a);
+  assert.equal(sub.intersection(a), sub);
+  assert.equal(a.union(sub).toFieldsV1(), encoded);
+  assert.ok(a.intersection(other).isEmpty());
+  // Changes still come out right, and the inputs are left as they were.
+  assert.deepEqual(a.union(other).paths().map(pathString), ['.metadata.labels.app', '.spec.paused', '.spec.replicas', '.spec.template.image', '.status.phase']);
+  assert.deepEqual(a.difference(sub).paths().map(pathString), ['.spec.template.image']);
+  assert.deepEqual(a.recursiveDifference(FieldSet.of(p('spec'))).paths().map(pathString), ['.status.phase']);
+  assert.deepEqual(a.intersection(FieldSet.of(p('spec', 'replicas'), p('spec', 'paused'))).paths().map(pathString), ['.spec.replicas']);
+  assert.deepEqual(a.paths().map(pathString), ['.spec.replicas', '.spec.template.image', '.status.phase']);
+  assert.equal(JSON.stringify(a.toFieldsV1()), JSON.stringify(encoded));
+  // A decoded frozen encoding is the set's own encoding.
+  assert.equal(FieldSet.fromFieldsV1(encoded).toFieldsV1(), encoded);
+});
