@@ -64,6 +64,7 @@ async function main(): Promise<void> {
     c.close();
     await server.stop();
   }
+  if (runs('crds') && (runs('writes') || runs('lists') || runs('watch'))) await crdsAloneRss();
   if (!runs('restart')) return server.cleanup();
 
   const again = await startServer(server.dataDir);
@@ -215,7 +216,25 @@ async function manyCrds(server: ServerProcess, c: BenchClient): Promise<void> {
   await time(`discovery /apis/${GROUP}/v1 with ${N.crds} CRDs`, `/apis/${GROUP}/v1`);
   await time('aggregated discovery /apis', '/apis', 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
   await time('/openapi/v2 (JSON)', '/openapi/v2');
-  line(`RSS after ${N.crds} CRDs`, `${(await settleRss(server)).toFixed(0)} MB`);
+  line(`RSS after ${N.crds} CRDs (and all of the above)`, `${(await settleRss(server)).toFixed(0)} MB`);
+}
+
+/** The target's figure: a fresh server with the CRDs alone, once it has served /openapi/v2. */
+async function crdsAloneRss(): Promise<void> {
+  const server = await startServer();
+  const c = new BenchClient(server.url, server.token, server.ca, 4);
+  try {
+    await load(16, N.crds, async (i) => {
+      await c.expect('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', 201, crd(`kinds${i}`, `Kind${i}`));
+    });
+    await c.expect('GET', `/apis/${GROUP}/v1/namespaces/default/kinds${N.crds - 1}`, 200);
+    await c.expect('GET', '/openapi/v2', 200);
+    line(`RSS with ${N.crds} CRDs alone (fresh server, after /openapi/v2)`, `${(await settleRss(server)).toFixed(0)} MB`);
+  } finally {
+    c.close();
+    await server.stop();
+    server.cleanup();
+  }
 }
 
 await main();
