@@ -4,6 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stringifyYaml } from '../machinery/yaml-emit.js';
 import { writeFileAtomic } from './certs.js';
 
 export interface AdminKubeconfigOptions {
@@ -35,12 +36,9 @@ export async function writeAdminKubeconfig(dataDir: string, opts: AdminKubeconfi
     'current-context': name,
     preferences: {},
   };
-  // Loaded here, not at the top: the yaml package takes ~35 ms to import, which
-  // startup should only pay when something needs it.
-  const { stringify } = await import('yaml');
   await mkdir(dataDir, { recursive: true });
   const path = join(dataDir, 'admin.kubeconfig');
-  // lineWidth 0: keep the long base64 on one line, as kubectl writes it.
-  await writeFileAtomic(path, stringify(config, { lineWidth: 0 }), 0o600);
+  // go-yaml's output, as kubectl writes kubeconfigs; the base64 has no spaces, so it stays on one line.
+  await writeFileAtomic(path, stringifyYaml(config), 0o600);
   return path;
 }

@@ -1,6 +1,6 @@
 /** `kapi serve` as a user runs it: a real process, its kubeconfig, a token file, SIGTERM. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { it } from 'node:test';
 import { execFile } from 'node:child_process';
 import { KUBECTL } from './harness.js';
-import { openStorage } from '../../src/storage/index.js';
+import { openStorage, openStorageAsync } from '../../src/storage/index.js';
+import { findEtcd, startEtcdCluster } from '../storage/etcd-helper.js';
 
 const bin = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'kapi.js');
 
@@ -24,16 +25,12 @@ function get(url: string, ca: string, token: string): Promise<{ status: number; 
   });
 }
 
-it('serves with TLS and a kubeconfig, honors a token file, and stops cleanly on SIGTERM', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kapi-cli-'));
-  const dataDir = join(dir, 'data');
-  const tokenFile = join(dir, 'tokens.csv');
-  writeFileSync(tokenFile, 'alice-token,alice,1001,"dev,ops"\n');
-  const child = spawn(process.execPath, [bin, 'serve', '--data-dir', dataDir, '--secure-port', '0', '--token-auth-file', tokenFile], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Spawns `kapi serve` from the bundle and resolves with its URL once it prints the kubeconfig line. */
+async function startKapi(args: string[]): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+  const child = spawn(process.execPath, [bin, 'serve', '--secure-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   try {
-    let out = '';
     const url = await new Promise<string>((res, rej) => {
       const timer = setTimeout(() => rej(new Error(`kapi did not start: ${out}`)), 10_000);
       child.stdout.on('data', (c: Buffer) => {
@@ -46,7 +43,38 @@ it('serves with TLS and a kubeconfig, honors a token file, and stops cleanly on 
       });
       child.once('exit', (code) => rej(new Error(`kapi exited with ${code}: ${out}`)));
     });
-    assert.match(out, new RegExp(`export KUBECONFIG=${join(dataDir, 'admin.kubeconfig').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    return { child, url, out: () => out };
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw e;
+  }
+}
+
+/** Stops kapi with SIGTERM and resolves with its exit code. */
+async function stopKapi(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((res) => child.once('exit', res));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  try {
+    return await exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+it('serves with TLS and a kubeconfig, honors a token file, and stops cleanly on SIGTERM', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kapi-cli-'));
+  const dataDir = join(dir, 'data');
+  const tokenFile = join(dir, 'tokens.csv');
+  writeFileSync(tokenFile, 'alice-token,alice,1001,"dev,ops"\n');
+  let child: ChildProcess | undefined;
+  try {
+    const started = await startKapi(['--data-dir', dataDir, '--token-auth-file', tokenFile]);
+    child = started.child;
+    const { url } = started;
+    const out = started.out;
+    assert.match(out(), new RegExp(`export KUBECONFIG=${join(dataDir, 'admin.kubeconfig').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     const ca = readFileSync(join(dataDir, 'pki', 'ca.crt'), 'utf8');
     const version = await get(`${url}/version`, ca, '');
     assert.equal(version.status, 200);
@@ -61,10 +89,8 @@ it('serves with TLS and a kubeconfig, honors a token file, and stops cleanly on 
       ),
     );
     assert.match(kubectlOut, /namespace\/kube-system/);
-    child.kill('SIGTERM');
-    const code = await new Promise<number | null>((res) => child.once('exit', res));
-    assert.equal(code, 0);
-    assert.match(out, /SIGTERM, shutting down/);
+    assert.equal(await stopKapi(child), 0);
+    assert.match(out(), /SIGTERM, shutting down/);
     // The store was closed: it opens again, with the namespaces created at first start.
     const storage = openStorage({ kind: 'sqlite', path: join(dataDir, 'state.db') });
     try {
@@ -73,7 +99,55 @@ it('serves with TLS and a kubeconfig, honors a token file, and stops cleanly on 
       await storage.close();
     }
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    if (child) await stopKapi(child);
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** The modules a bundle file imports statically (`import … from "…"`), following its own chunks. */
+function staticImports(file: string, seen = new Set<string>()): Set<string> {
+  const specifiers = new Set<string>();
+  for (const m of readFileSync(file, 'utf8').matchAll(/\bimport\s*(?:[\w${}\s,*]+from\s*)?["']([^"']+)["']/g)) {
+    const spec = m[1];
+    if (!spec.startsWith('.')) specifiers.add(spec);
+    else if (!seen.has(spec)) {
+      seen.add(spec);
+      for (const s of staticImports(resolve(dirname(file), spec), seen)) specifiers.add(s);
+    }
+  }
+  return specifiers;
+}
+
+it('loads the etcd client only for --etcd-servers: the embedded start imports no gRPC', () => {
+  const imports = staticImports(resolve(dirname(bin), '..', 'dist', 'kapi.mjs'));
+  assert.ok(imports.has('better-sqlite3'), `the bundle's imports: ${[...imports].join(', ')}`);
+  assert.deepEqual([...imports].filter((s) => /grpc|protobuf/.test(s)), []);
+});
+
+it('serves from etcd with --etcd-servers, the etcd chunk loaded on demand', async (t) => {
+  const etcd = findEtcd();
+  if (!etcd.bin) return t.skip(etcd.reason);
+  const cluster = await startEtcdCluster();
+  const dir = mkdtempSync(join(tmpdir(), 'kapi-cli-etcd-'));
+  let child: ChildProcess | undefined;
+  try {
+    const started = await startKapi(['--data-dir', join(dir, 'data'), '--etcd-servers', cluster.endpoints.join(','), '--etcd-prefix', '/cli-test']);
+    child = started.child;
+    const ca = readFileSync(join(dir, 'data', 'pki', 'ca.crt'), 'utf8');
+    const token = readFileSync(join(dir, 'data', 'admin.kubeconfig'), 'utf8').match(/token: (\S+)/)?.[1] ?? '';
+    const ns = await get(`${started.url}/api/v1/namespaces/default`, ca, token);
+    assert.equal(ns.status, 200, ns.body);
+    assert.equal(await stopKapi(child), 0);
+    // The namespace is in etcd, under the prefix given.
+    const storage = await openStorageAsync({ kind: 'etcd', endpoints: cluster.endpoints, prefix: '/cli-test' });
+    try {
+      assert.ok(await storage.get('/registry/namespaces/default'));
+    } finally {
+      await storage.close();
+    }
+  } finally {
+    if (child) await stopKapi(child);
+    rmSync(dir, { recursive: true, force: true });
+    await cluster.cleanup();
   }
 });
