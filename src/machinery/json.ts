@@ -58,7 +58,34 @@ export function deepClone<T>(value: T): T {
  * Frozen objects and arrays are immutable: the copy shares them (managedFields' fieldsV1 sets).
  */
 export function copyJson<T>(value: T, dropNullMembers: boolean): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  return copyNested(value, dropNullMembers, 0) as T;
+}
+
+// Recursion is the fast path (no frames to allocate); past this depth the copy goes on with an explicit stack.
+const RECURSION_LIMIT = 200;
+
+function copyNested(v: unknown, dropNullMembers: boolean, depth: number): unknown {
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
+  if (depth > RECURSION_LIMIT) return copyDeep(v, dropNullMembers);
+  if (Array.isArray(v)) {
+    const c = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) c[i] = copyNested(v[i], dropNullMembers, depth + 1);
+    return c;
+  }
+  if (!isPlainObject(v)) return structuredClone(v);
+  const src = v as Record<string, unknown>;
+  const c: Record<string, unknown> = {};
+  // for-in on a plain object visits its own enumerable keys, without building a key array.
+  for (const k in src) {
+    const member = src[k];
+    if (member === null && dropNullMembers) continue;
+    setOwn(c, k, copyNested(member, dropNullMembers, depth + 1));
+  }
+  return c;
+}
+
+/** copyJson without recursion, for values nested deeper than the stack should go. */
+function copyDeep(value: object, dropNullMembers: boolean): unknown {
   const stack: [unknown, unknown][] = [];
   const copy = (v: unknown): unknown => {
     if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
@@ -80,7 +107,7 @@ export function copyJson<T>(value: T, dropNullMembers: boolean): T {
       }
     }
   }
-  return root as T;
+  return root;
 }
 
 function isPlainObject(v: object): boolean {

@@ -15,11 +15,17 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     return true;
   }
   if (!isPlainObject(a) || !isPlainObject(b)) return false;
-  const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-  if (ka.length !== kb.length) return false;
-  for (const k of ka) if (!Object.prototype.hasOwnProperty.call(b, k) || !deepEqual(a[k], b[k])) return false;
-  return true;
+  // Members whose value is undefined do not count (JSON leaves them out). for-in on a plain
+  // object visits its own keys without building key arrays: this runs on every update.
+  let defined = 0;
+  for (const k in a) {
+    const v = a[k];
+    if (v === undefined) continue;
+    defined++;
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !deepEqual(v, b[k])) return false;
+  }
+  for (const k in b) if (b[k] !== undefined) defined--;
+  return defined === 0;
 }
 
 /** Equality of two objects ignoring some top-level keys. */
