@@ -14,8 +14,9 @@ import { errors, type GroupResource } from '../machinery/status.js';
 import { toRfc3339 } from '../machinery/time.js';
 import { ConflictError, KeyExistsError, KeyNotFoundError } from '../storage/errors.js';
 import type { KeyValue, Storage } from '../storage/types.js';
-import { deepEqual, equalExcept } from '../util/deep-equal.js';
+import { equalExcept } from '../util/deep-equal.js';
 import { rememberJson } from './json-memo.js';
+import { shareUnchanged } from './share-unchanged.js';
 import { decodeFromStorage, encodeObject, type EncodedObject } from './object-codec.js';
 import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
 import type { DeleteOptions, KObject, ResourceNames, Strategy, WriteOptions } from './types.js';
@@ -228,7 +229,8 @@ export class RestStore {
       }
       this.beforeUpdate(namespace, obj, old, opts);
       meta.resourceVersion = old.metadata.resourceVersion;
-      if (deepEqual(obj, old)) return { object: old, created: false };
+      // Also points obj's unchanged members at old's, so the cache shares them.
+      if (shareUnchanged(obj, old)) return { object: old, created: false };
       if (meta.deletionTimestamp && !this.hasPendingFinalizers(obj)) {
         // The last finalizer is gone from an object being deleted: delete it now.
         if (opts.dryRun) return { object: obj, created: false };
