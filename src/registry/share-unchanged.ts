@@ -24,23 +24,7 @@ const SHARE_DEPTH = 64;
  * returns whether the two objects are equal (as deepEqual would say).
  */
 export function shareUnchanged(next: Json, prev: Json): boolean {
-  let equal = true;
-  let defined = 0;
-  for (const k in next) {
-    const v = next[k];
-    if (v === undefined) continue;
-    defined++;
-    if (!Object.prototype.hasOwnProperty.call(prev, k)) {
-      equal = false;
-      continue;
-    }
-    const p = prev[k];
-    if (k === 'metadata' && isObject(v) && isObject(p)) {
-      // Members of metadata may be shared, metadata itself not.
-      if (!shareMembers(v, p, 1)) equal = false;
-    } else if (!share(next, k, v, p, 1)) equal = false;
-  }
-  return equal && defined === definedCount(prev);
+  return shareMembers(next, prev, 0);
 }
 
 /** Compares next[k] (= v) with p, and when equal points next[k] at p. */
@@ -49,8 +33,8 @@ function share(next: Json | unknown[], k: string | number, v: unknown, p: unknow
   let equal: boolean;
   // A frozen value (a shared fieldsV1 set) cannot take members: it is compared whole.
   if (typeof v !== 'object' || v === null || typeof p !== 'object' || p === null || depth > SHARE_DEPTH || Object.isFrozen(v)) equal = deepEqual(v, p);
-  else if (Array.isArray(v)) equal = Array.isArray(p) && shareElements(v, p, depth + 1);
-  else equal = !Array.isArray(p) && shareMembers(v as Json, p as Json, depth + 1);
+  else if (Array.isArray(v)) equal = Array.isArray(p) && shareElements(v, p, depth);
+  else equal = !Array.isArray(p) && shareMembers(v as Json, p as Json, depth);
   if (equal) {
     if (typeof k === 'number') (next as unknown[])[k] = p;
     else setOwn(next as Json, k, p);
@@ -66,7 +50,10 @@ function shareMembers(v: Json, p: Json, depth: number): boolean {
     if (m === undefined) continue;
     defined++;
     if (!Object.prototype.hasOwnProperty.call(p, k)) equal = false;
-    else if (!share(v, k, m, p[k], depth)) equal = false;
+    else if (depth === 0 && k === 'metadata' && isObject(m) && isObject(p[k])) {
+      // Members of metadata may be shared, metadata itself not.
+      if (!shareMembers(m, p[k] as Json, 1)) equal = false;
+    } else if (!share(v, k, m, p[k], depth + 1)) equal = false;
   }
   return equal && defined === definedCount(p);
 }
@@ -75,7 +62,7 @@ function shareElements(v: unknown[], p: unknown[], depth: number): boolean {
   // Lists of another length are not aligned: their items are compared as a whole.
   if (v.length !== p.length) return false;
   let equal = true;
-  for (let i = 0; i < v.length; i++) if (!share(v, i, v[i], p[i], depth)) equal = false;
+  for (let i = 0; i < v.length; i++) if (!share(v, i, v[i], p[i], depth + 1)) equal = false;
   return equal;
 }
 
