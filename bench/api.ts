@@ -187,6 +187,7 @@ async function watchFanOut(server: ServerProcess, c: BenchClient): Promise<void>
     ),
   );
   const t = performance.now();
+  const cpu = server.cpuMs();
   await load(16, N.events, async (i) => {
     sent.set(`w-${i}`, performance.now());
     await c.expect('POST', path('watched'), 201, obj(`w-${i}`, 'watched', i));
@@ -195,8 +196,9 @@ async function watchFanOut(server: ServerProcess, c: BenchClient): Promise<void>
   await done;
   clearTimeout(timeout);
   const total = performance.now() - t;
+  const cpuNs = ((server.cpuMs() - cpu) * 1e6) / received;
   latencies.sort((a, b) => a - b);
-  line(`watch fan-out ${N.watchers} watchers (HTTP/2, 10 connections) x ${N.events} events`, `${received} delivered in ${total.toFixed(0)} ms, p50 ${pct(latencies, 0.5).toFixed(1)} ms, p99 ${pct(latencies, 0.99).toFixed(1)} ms`);
+  line(`watch fan-out ${N.watchers} watchers (HTTP/2, 10 connections) x ${N.events} events`, `${received} delivered in ${total.toFixed(0)} ms, p50 ${pct(latencies, 0.5).toFixed(1)} ms, p99 ${pct(latencies, 0.99).toFixed(1)} ms, server CPU ${cpuNs.toFixed(0)} ns/delivery`);
   for (const st of streams) st.close();
   for (const s of sessions) s.close();
 }

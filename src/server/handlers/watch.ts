@@ -21,12 +21,28 @@ const MIN_REQUEST_TIMEOUT_S = 1800;
 const MAX_QUEUED_CONVERSIONS = 1000;
 const EVENT_END = Buffer.from('}\n');
 
+/**
+ * The keys of an event's serialized lines in its memo, per API version: strings shared by
+ * every watcher, so a million deliveries look them up by identity, where a key built per
+ * delivery is flattened, hashed and compared by content each time.
+ */
+const memoKeysByVersion = new Map<string, Record<CacheEventType, string>>();
+
+function eventMemoKeys(apiVersion: string): Record<CacheEventType, string> {
+  let keys = memoKeysByVersion.get(apiVersion);
+  if (keys === undefined) {
+    if (memoKeysByVersion.size >= 4096) memoKeysByVersion.clear();
+    keys = { ADDED: `${apiVersion}|ADDED`, MODIFIED: `${apiVersion}|MODIFIED`, DELETED: `${apiVersion}|DELETED` };
+    memoKeysByVersion.set(apiVersion, keys);
+  }
+  return keys;
+}
+
 export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const { endpoint, req } = ctx;
   const res = ctx.res;
   const params = parseListParams(ctx);
   const apiVersion = groupVersion(endpoint.group, endpoint.version);
-  const memoKey = (type: string) => `${apiVersion}|${type}`;
   let started = false;
   const start = () => {
     if (started) return;
@@ -49,9 +65,10 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     headersSent = true;
     return stringifyJson(tableForWatchEvent(endpoint.table!, endpoint.toVersion(event.object), opts));
   };
+  const memoKeys = eventMemoKeys(apiVersion);
   const writeEvent = (type: CacheEventType, event: CacheEvent<KObject>) => {
     start();
-    const key = table ? `${memoKey(type)}|table|${table.version}|${table.includeObject}|${headersSent}` : memoKey(type);
+    const key = table ? `${memoKeys[type]}|table|${table.version}|${table.includeObject}|${headersSent}` : memoKeys[type];
     let line = event.memo?.get(key) as Buffer | undefined;
     if (!line) {
       const object = encodeObject(event);
