@@ -57,15 +57,17 @@ export function pruneObject(obj: unknown, s: Structural | undefined, isResourceR
   return t.paths.sort();
 }
 
-function prune(x: unknown, s: Structural | undefined, t: Tracker): void {
-  if (s?.preserveUnknownFields) {
-    skipPrune(x, s, t);
-    return;
-  }
+/**
+ * keepUnknown (a schema with x-kubernetes-preserve-unknown-fields, and the items of its
+ * arrays): fields the schema does not name stay, the ones it names are still pruned.
+ */
+function prune(x: unknown, s: Structural | undefined, t: Tracker, keepUnknown = false): void {
+  keepUnknown ||= s?.preserveUnknownFields === true;
+  if (!s && keepUnknown) return;
   if (Array.isArray(x)) {
     for (let i = 0; i < x.length; i++) {
       t.enterIndex(i);
-      prune(x[i], s?.items, t);
+      prune(x[i], s?.items, t, keepUnknown);
       t.leave();
     }
     return;
@@ -87,33 +89,9 @@ function prune(x: unknown, s: Structural | undefined, t: Tracker): void {
       t.enterKey(k);
       prune(obj[k], sub, t);
       t.leave();
-    } else {
+    } else if (!keepUnknown) {
       if (t.track && (!META_FIELDS.has(k) || t.segs.length > 0)) t.record(k);
       delete obj[k];
-    }
-  }
-}
-
-function skipPrune(x: unknown, s: Structural | undefined, t: Tracker): void {
-  if (!s) return;
-  if (Array.isArray(x)) {
-    for (let i = 0; i < x.length; i++) {
-      t.enterIndex(i);
-      skipPrune(x[i], s.items, t);
-      t.leave();
-    }
-    return;
-  }
-  if (!isObject(x)) return;
-  const obj = x as JsonObject;
-  for (const k in obj) {
-    if (s.embeddedResource && META_FIELDS.has(k)) continue;
-    const sub = s.properties?.get(k) ?? s.additionalProperties?.schema;
-    if (sub && droppableNull(obj[k], sub, t)) delete obj[k];
-    else if (sub || s.additionalProperties) {
-      t.enterKey(k);
-      prune(obj[k], sub, t);
-      t.leave();
     }
   }
 }
