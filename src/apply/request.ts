@@ -64,7 +64,18 @@ const PLAIN_ASCII = /^[\x20-\x7e]{0,128}$/;
  * characters, cut to at most 128 bytes (`kubectl/v1.30.0 (linux/amd64)` → `kubectl`).
  */
 export function prefixFromUserAgent(userAgent: string): string {
-  const head = userAgent.split('/')[0];
+  // A client sends the same User-Agent on every request: remember the last answer.
+  if (userAgent === lastUserAgent) return lastPrefix;
+  lastPrefix = prefixOf(userAgent);
+  lastUserAgent = userAgent;
+  return lastPrefix;
+}
+let lastUserAgent = '';
+let lastPrefix = '';
+
+function prefixOf(userAgent: string): string {
+  const slash = userAgent.indexOf('/');
+  const head = slash < 0 ? userAgent : userAgent.slice(0, slash);
   if (PLAIN_ASCII.test(head)) return head; // the usual case: nothing to drop or cut
   let out = '';
   let bytes = 0;
