@@ -21,14 +21,39 @@ export interface EncodedObject {
   served?(rv: string): string;
 }
 
+// A stand-in for the revision: its JSON (`"\u0000kapi-rv\u0000"`) marks where the revision goes.
+const RV_MARK = '\u0000kapi-rv\u0000';
+const RV_MEMBER = `"resourceVersion":${JSON.stringify(RV_MARK)}`;
+
 /**
- * Encode for storage, member by member, so that the served JSON (with the
- * revision the write gets) is the same pieces with one more member: a write
- * stringifies its object once. The members join exactly as JSON.stringify would.
+ * Encode for storage so that the served JSON (with the revision the write gets)
+ * is the stored JSON with one more member: a write stringifies its object once.
+ * The object is stringified with a marker as its resourceVersion (in that
+ * member's own place, or last), and the marker's member is cut out for storage.
  */
 export function encodeObject(obj: KObject): EncodedObject {
   const meta = obj.metadata as Record<string, unknown> | undefined;
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return { stored: stringifyJson(obj) };
+  let json: string;
+  try {
+    // Spreads keep each key's place; resourceVersion is added last if the metadata has none.
+    json = JSON.stringify({ ...obj, metadata: { ...meta, resourceVersion: RV_MARK } });
+  } catch {
+    return encodeByMember(obj, meta); // BigInt values or nesting too deep for JSON.stringify
+  }
+  const at = json.indexOf(RV_MEMBER);
+  // The marker's text is ours only if it occurs once (a string value could hold the same characters).
+  if (at < 0 || json.indexOf(RV_MEMBER, at + 1) >= 0) return encodeByMember(obj, meta);
+  const end = at + RV_MEMBER.length;
+  const stored =
+    json[end] === ',' ? json.slice(0, at) + json.slice(end + 1)
+    : json[at - 1] === ',' ? json.slice(0, at - 1) + json.slice(end)
+    : json.slice(0, at) + json.slice(end);
+  return { stored, served: (rv) => `${json.slice(0, at)}"resourceVersion":${JSON.stringify(rv)}${json.slice(end)}` };
+}
+
+/** encodeObject for the objects JSON.stringify cannot write: member by member, with stringifyJson. */
+function encodeByMember(obj: KObject, meta: Record<string, unknown>): EncodedObject {
   const top: string[] = [];
   let metaAt = -1;
   for (const k of Object.keys(obj)) {

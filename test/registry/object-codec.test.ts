@@ -19,6 +19,12 @@ describe('object codec', () => {
     'an update (resourceVersion keeps its place)': { apiVersion: 'g/v1', kind: 'K', metadata: { name: 'a', resourceVersion: '7', uid: 'u' }, spec: {} },
     'metadata first, members left out as JSON.stringify does': { metadata: { resourceVersion: '', gone: undefined, name: 'b' }, kind: 'K', skipped: undefined, status: { s: 'é"\\' } } as unknown as KObject,
     'empty metadata': { kind: 'K', metadata: {} },
+    'resourceVersion as the only metadata member': { kind: 'K', metadata: { resourceVersion: '3' }, spec: { a: [1, null] } },
+    'a value holding the revision marker itself': {
+      kind: 'K',
+      metadata: { name: 'm', annotations: { a: '"resourceVersion":"\u0000kapi-rv\u0000"' } },
+      spec: { s: '\u0000kapi-rv\u0000' },
+    },
   };
   for (const [name, obj] of Object.entries(cases)) {
     it(`encodes ${name} as JSON.stringify would`, () => {
@@ -33,6 +39,7 @@ describe('object codec', () => {
   it('stores big integers as bare digits and leaves odd metadata to a plain encode', () => {
     const big = { kind: 'K', metadata: { name: 'n' }, spec: { n: 2n ** 62n } } as unknown as KObject;
     assert.equal(encodeObject(big).stored, `{"kind":"K","metadata":{"name":"n"},"spec":{"n":${2n ** 62n}}}`);
+    assert.equal(encodeObject(big).served?.('5'), `{"kind":"K","metadata":{"name":"n","resourceVersion":"5"},"spec":{"n":${2n ** 62n}}}`);
     const odd = { kind: 'K', metadata: ['x'] } as unknown as KObject;
     assert.equal(encodeObject(odd).stored, '{"kind":"K","metadata":["x"]}');
     assert.equal(encodeObject(odd).served, undefined);
