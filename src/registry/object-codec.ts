@@ -42,7 +42,7 @@ export function encodeObject(obj: KObject): EncodedObject {
     return encodeByMember(obj, meta); // BigInt values or nesting too deep for JSON.stringify
   }
   const at = json.indexOf(RV_MEMBER);
-  // The marker's text is ours only if it occurs once (a string value could hold the same characters).
+  // The marker's member is ours only if it occurs once (another member named resourceVersion could hold it).
   if (at < 0 || json.indexOf(RV_MEMBER, at + 1) >= 0) return encodeByMember(obj, meta);
   const end = at + RV_MEMBER.length;
   const stored =
