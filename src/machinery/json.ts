@@ -50,7 +50,15 @@ export function stringifyJson(value: unknown, indent?: number): string {
 
 /** A deep copy of a JSON value (BigInt included), without recursion. */
 export function deepClone<T>(value: T): T {
-  return copyJson(value, false);
+  return copyNested(value, 0, 0) as T;
+}
+
+/**
+ * A deep copy with nothing shared, frozen objects included: for code that changes the
+ * copy anywhere (a JSON patch may write into managedFields' fieldsV1 sets).
+ */
+export function deepCloneMutable<T>(value: T): T {
+  return copyNested(value, COPY_FROZEN, 0) as T;
 }
 
 /**
@@ -58,38 +66,45 @@ export function deepClone<T>(value: T): T {
  * Frozen objects and arrays are immutable: the copy shares them (managedFields' fieldsV1 sets).
  */
 export function copyJson<T>(value: T, dropNullMembers: boolean): T {
-  return copyNested(value, dropNullMembers, 0) as T;
+  return copyNested(value, dropNullMembers ? DROP_NULLS : 0, 0) as T;
 }
+
+const DROP_NULLS = 1;
+const COPY_FROZEN = 2;
 
 // Recursion is the fast path (no frames to allocate); past this depth the copy goes on with an explicit stack.
 const RECURSION_LIMIT = 200;
 
-function copyNested(v: unknown, dropNullMembers: boolean, depth: number): unknown {
-  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
-  if (depth > RECURSION_LIMIT) return copyDeep(v, dropNullMembers);
+function shared(v: unknown, flags: number): boolean {
+  return typeof v !== 'object' || v === null || (!(flags & COPY_FROZEN) && Object.isFrozen(v));
+}
+
+function copyNested(v: unknown, flags: number, depth: number): unknown {
+  if (shared(v, flags)) return v;
+  if (depth > RECURSION_LIMIT) return copyDeep(v as object, flags);
   if (Array.isArray(v)) {
     const c = new Array<unknown>(v.length);
-    for (let i = 0; i < v.length; i++) c[i] = copyNested(v[i], dropNullMembers, depth + 1);
+    for (let i = 0; i < v.length; i++) c[i] = copyNested(v[i], flags, depth + 1);
     return c;
   }
-  if (!isPlainObject(v)) return structuredClone(v);
+  if (!isPlainObject(v as object)) return structuredClone(v);
   const src = v as Record<string, unknown>;
   const c: Record<string, unknown> = {};
   // for-in on a plain object visits its own enumerable keys, without building a key array.
   for (const k in src) {
     const member = src[k];
-    if (member === null && dropNullMembers) continue;
-    setOwn(c, k, copyNested(member, dropNullMembers, depth + 1));
+    if (member === null && flags & DROP_NULLS) continue;
+    setOwn(c, k, copyNested(member, flags, depth + 1));
   }
   return c;
 }
 
-/** copyJson without recursion, for values nested deeper than the stack should go. */
-function copyDeep(value: object, dropNullMembers: boolean): unknown {
+/** copyNested without recursion, for values nested deeper than the stack should go. */
+function copyDeep(value: object, flags: number): unknown {
   const stack: [unknown, unknown][] = [];
   const copy = (v: unknown): unknown => {
-    if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
-    if (!Array.isArray(v) && !isPlainObject(v)) return structuredClone(v);
+    if (shared(v, flags)) return v;
+    if (!Array.isArray(v) && !isPlainObject(v as object)) return structuredClone(v);
     const c = Array.isArray(v) ? new Array<unknown>(v.length) : {};
     stack.push([v, c]);
     return c;
@@ -102,7 +117,7 @@ function copyDeep(value: object, dropNullMembers: boolean): unknown {
     } else {
       for (const k of Object.keys(src)) {
         const v = src[k];
-        if (v === null && dropNullMembers) continue;
+        if (v === null && flags & DROP_NULLS) continue;
         setOwn(dst, k, copy(v));
       }
     }

@@ -167,6 +167,18 @@ describe('custom resources over HTTP', () => {
       details: {},
       code: 422,
     });
+    // A JSON patch may write inside managedFields' fieldsV1 sets (which the server shares between objects).
+    const live = (await s.request('GET', `${ns('default')}/a`)).json;
+    const at = live.metadata.managedFields.findIndex((e: any) => e.fieldsV1?.['f:spec']);
+    assert.ok(at >= 0, JSON.stringify(live.metadata.managedFields));
+    const intoSet = await s.request('PATCH', `${ns('default')}/a`, {
+      body: [{ op: 'add', path: `/metadata/managedFields/${at}/fieldsV1/f:spec/f:kapiTest`, value: {} }],
+      contentType: 'application/json-patch+json',
+    });
+    assert.equal(intoSet.status, 200, intoSet.text);
+    assert.ok(intoSet.json.metadata.managedFields.some((e: any) => e.fieldsV1?.['f:spec']?.['f:kapiTest']), JSON.stringify(intoSet.json.metadata.managedFields));
+    const other = (await s.request('GET', `${ns('default')}/a`)).json;
+    assert.deepEqual(other, intoSet.json);
     const smp = await s.request('PATCH', `${ns('default')}/a`, { body: { spec: {} }, contentType: 'application/strategic-merge-patch+json' });
     assert.equal(smp.status, 415);
     assert.equal(smp.json.reason, 'UnsupportedMediaType');

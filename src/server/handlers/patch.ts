@@ -6,7 +6,7 @@
 import { applyPatch, type Operation } from 'rfc6902';
 import { applyMergePatch } from '../../machinery/merge-patch.js';
 import { applyStrategicMergePatch } from '../../machinery/strategic-merge-patch.js';
-import { deepClone, JsonSyntaxError, parseJson } from '../../machinery/json.js';
+import { deepCloneMutable, JsonSyntaxError, parseJson } from '../../machinery/json.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
 import { readBody } from '../body.js';
@@ -132,7 +132,8 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
 }
 
 function applyJsonPatch(doc: KObject, ops: Operation[]): KObject {
-  const target = deepClone(doc);
+  // The operations change the copy in place, anywhere: nothing may be shared (frozen fieldsV1 sets are copied too).
+  const target = deepCloneMutable(doc);
   for (const op of ops) {
     if (op === null || typeof op !== 'object' || typeof (op as { op?: unknown }).op !== 'string') {
       throw errors.badRequest('the server rejected our request due to an error in our request');
