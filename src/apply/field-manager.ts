@@ -200,7 +200,13 @@ function trackUpdate(liveObj: unknown, newObj: unknown, managed: Managed, manage
     // The write changed fields: they join the manager's entry, which is timed now.
     next.fields.delete(CURRENT_OPERATION);
     const prev = next.fields.get(id);
-    next.fields.set(id, prev ? { ...current, set: prev.set.union(current.set) } : current);
+    let set = prev ? prev.set.union(current.set) : current.set;
+    // The manager lost the fields it changed to the current operation and takes them back:
+    // most often its set is what it was, and that set (already encoded) is kept.
+    const before = managed.fields.get(id);
+    if (before && set !== before.set && set.equals(before.set)) set = before.set;
+    const unchanged = before && set === before.set && before.apiVersion === current.apiVersion && before.applied === current.applied;
+    next.fields.set(id, unchanged ? before : { ...current, set });
     if (recordsTime(opts)) next.times.set(id, toRfc3339(opts.now ?? new Date()));
   }
   capUpdateManagers(next);
@@ -280,7 +286,8 @@ export function updateManagedFields(liveObj: KObject | undefined, newObj: KObjec
     // skipNonAppliedManager: an existing object without managedFields is not tracked until applied to.
     if (managed.fields.size === 0 && hasUid(live)) return newObj;
     const creating = liveObj === undefined && managed.fields.size === 0;
-    setManagedFields(newObj, encodeManagedFields(creating ? trackCreate(newObj, manager, opts) : trackUpdate(live, newObj, managed, manager, opts)));
+    const next = creating ? trackCreate(newObj, manager, opts) : trackUpdate(live, newObj, managed, manager, opts);
+    setManagedFields(newObj, encodeManagedFields(next, managedFieldsOf(live)));
   } catch (e) {
     if (!(e instanceof TypedError) && !(e instanceof RangeError)) throw e;
     // As upstream, a write is never refused for managedFields: the live object's are kept.
@@ -327,7 +334,7 @@ export function applyObject(liveObj: KObject | undefined, applied: KObject, mana
     throw e;
   }
   if (manager === KUBECTL_MANAGER) updateLastApplied(result.object, applied);
-  setManagedFields(result.object, encodeManagedFields(result.managed));
+  setManagedFields(result.object, encodeManagedFields(result.managed, managedFieldsOf(live)));
   return result.object;
 }
 

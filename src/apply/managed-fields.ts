@@ -92,12 +92,32 @@ export function isResetManagedFields(entries: unknown): boolean {
   return (e.time === undefined || e.time === null) && (e.fieldsV1 === undefined || e.fieldsV1 === null);
 }
 
+/**
+ * Entries encodeManagedFields makes are frozen and carry, under this symbol (JSON and
+ * Object.keys never see it), what they decode to: copies of an object share its frozen
+ * entries, so the next write of the object decodes them for free. Only a frozen entry is
+ * taken at its word: a spread copy carries the symbol too, but may differ.
+ */
+const DECODED = Symbol('decoded managedFields entry');
+
+interface DecodedEntry {
+  id: string;
+  vs: VersionedSet;
+  time: string | undefined;
+}
+
 /** DecodeManagedFields: throws ManagedFieldsError with upstream's text for entries it cannot use. */
 export function decodeManagedFields(entries: unknown): Managed {
   const managed = emptyManaged();
   if (entries === undefined || entries === null) return managed;
   if (!Array.isArray(entries)) throw new ManagedFieldsError('managedFields must be a list');
   entries.forEach((raw, i) => {
+    const known = isMap(raw) && Object.isFrozen(raw) ? (raw as { [DECODED]?: DecodedEntry })[DECODED] : undefined;
+    if (known) {
+      managed.fields.set(known.id, known.vs);
+      managed.times.set(known.id, known.time);
+      return;
+    }
     const e: JsonMap = isMap(raw) ? raw : {};
     const str = (k: string) => (typeof e[k] === 'string' ? (e[k] as string) : '');
     const operation = str('operation');
@@ -139,41 +159,75 @@ function normalizeTime(t: unknown): string | undefined {
   return normalized;
 }
 
-/** The managedFields entries of `managed`; undefined when there are none (the field is then left out). */
-export function encodeManagedFields(managed: Managed): JsonMap[] | undefined {
+/**
+ * The managedFields entries of `managed`; undefined when there are none (the field is then
+ * left out). Entries are frozen; where `previous` (the live object's entries) has one for
+ * the same manager, versioned set and time, that entry is kept.
+ */
+export function encodeManagedFields(managed: Managed, previous?: unknown): JsonMap[] | undefined {
   if (managed.fields.size === 0) return undefined;
-  const out: JsonMap[] = [];
+  const out: SortedEntry[] = [];
   for (const [id, vs] of managed.fields) {
-    const info = parseManagerIdentifier(id) ?? { manager: '', operation: '' };
-    const entry: JsonMap = {};
-    if (info.manager) entry.manager = info.manager;
-    const operation = vs.applied ? 'Apply' : info.operation;
-    if (operation) entry.operation = operation;
-    if (vs.apiVersion) entry.apiVersion = vs.apiVersion;
     const time = managed.times.get(id);
-    if (time) entry.time = time;
-    entry.fieldsType = 'FieldsV1';
-    entry.fieldsV1 = vs.set.toFieldsV1();
-    if (info.subresource) entry.subresource = info.subresource;
-    out.push(entry);
+    const entry = madeBefore(previous, id, vs, time) ?? makeEntry(id, vs, time);
+    const operation = entry.operation;
+    out.push({ entry, operation: typeof operation === 'string' ? operation : '', seconds: seconds(time) });
   }
-  return out.sort(compareEntries);
+  if (out.length > 1) out.sort(compareEntries);
+  return out.map((e) => e.entry);
 }
+
+function madeBefore(previous: unknown, id: string, vs: VersionedSet, time: string | undefined): JsonMap | undefined {
+  if (!Array.isArray(previous)) return undefined;
+  for (const e of previous) {
+    const d = isMap(e) && Object.isFrozen(e) ? (e as { [DECODED]?: DecodedEntry })[DECODED] : undefined;
+    if (d && d.id === id && d.vs === vs && d.time === time) return e as JsonMap;
+  }
+  return undefined;
+}
+
+function makeEntry(id: string, vs: VersionedSet, time: string | undefined): JsonMap {
+  const info = parseManagerIdentifier(id) ?? { manager: '', operation: '' };
+  const entry: JsonMap = {};
+  if (info.manager) entry.manager = info.manager;
+  const operation = vs.applied ? 'Apply' : info.operation;
+  if (operation) entry.operation = operation;
+  if (vs.apiVersion) entry.apiVersion = vs.apiVersion;
+  if (time) entry.time = time;
+  entry.fieldsType = 'FieldsV1';
+  entry.fieldsV1 = vs.set.toFieldsV1();
+  if (info.subresource) entry.subresource = info.subresource;
+  (entry as { [DECODED]?: DecodedEntry })[DECODED] = { id, vs, time };
+  return Object.freeze(entry);
+}
+
+/** Whole seconds of the entry times seen last (entries written in one second share them). */
+const secondsOf = new Map<string, number>();
 
 function seconds(t: unknown): number {
   if (typeof t !== 'string') return 0;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
+  let s = secondsOf.get(t);
+  if (s === undefined) {
+    const ms = Date.parse(t);
+    s = Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
+    if (secondsOf.size >= 64) secondsOf.clear();
+    secondsOf.set(t, s);
+  }
+  return s;
 }
 
-function compareEntries(p: JsonMap, q: JsonMap): number {
+interface SortedEntry {
+  entry: JsonMap;
+  operation: string;
+  seconds: number;
+}
+
+function compareEntries(p: SortedEntry, q: SortedEntry): number {
+  if (p.operation !== q.operation) return compareGoStrings(p.operation, q.operation);
+  if (p.seconds !== q.seconds) return p.seconds - q.seconds;
   const s = (e: JsonMap, k: string) => (typeof e[k] === 'string' ? (e[k] as string) : '');
-  if (s(p, 'operation') !== s(q, 'operation')) return compareGoStrings(s(p, 'operation'), s(q, 'operation'));
-  const ps = seconds(p.time);
-  const qs = seconds(q.time);
-  if (ps !== qs) return ps - qs;
   for (const k of ['manager', 'apiVersion', 'subresource']) {
-    const c = compareGoStrings(s(p, k), s(q, k));
+    const c = compareGoStrings(s(p.entry, k), s(q.entry, k));
     if (c !== 0) return c;
   }
   return 0;

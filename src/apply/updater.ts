@@ -75,7 +75,12 @@ function takeChanges(
     fields.set(m, { ...vs, set: vs.set.difference(c) });
   }
   if (!cmp.removed.isEmpty()) {
-    for (const [m, vs] of fields) if (m !== workflow) fields.set(m, { ...vs, set: vs.set.difference(cmp.removed) });
+    for (const [m, vs] of fields) {
+      if (m === workflow) continue;
+      // An unchanged set keeps its versioned set: managed-fields.ts reuses the entry made for it.
+      const set = vs.set.difference(cmp.removed);
+      if (set !== vs.set) fields.set(m, { ...vs, set });
+    }
   }
   for (const [m, vs] of fields) if (vs.set.isEmpty()) fields.delete(m);
   return cmp;

@@ -193,6 +193,8 @@ export function validateFinalizers(finalizers: string[], path: string): FieldErr
 export function validateManagedFields(entries: Meta[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   entries.forEach((e, i) => {
+    if (validEntries.has(e)) return;
+    const before = errs.length;
     const p = indexPath(path, i);
     const operation = str(e, 'operation');
     if (operation !== 'Apply' && operation !== 'Update') errs.push(field.invalid(childPath(p, 'operation'), operation, 'must be `Apply` or `Update`'));
@@ -200,9 +202,13 @@ export function validateManagedFields(entries: Meta[], path: string): FieldError
     if (fieldsType && fieldsType !== 'FieldsV1') errs.push(field.invalid(childPath(p, 'fieldsType'), fieldsType, 'must be `FieldsV1`'));
     errs.push(...validateFieldManager(str(e, 'manager'), childPath(p, 'manager')));
     if (byteLength(str(e, 'subresource')) > MAX_SUBRESOURCE_NAME_LENGTH) errs.push(field.tooLong(childPath(p, 'subresource'), '', MAX_SUBRESOURCE_NAME_LENGTH));
+    if (errs.length === before && Object.isFrozen(e)) validEntries.add(e);
   });
   return errs;
 }
+
+/** Frozen entries (the field manager's own, which never change) found valid: every write of an object validates them again. */
+const validEntries = new WeakSet<Meta>();
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 

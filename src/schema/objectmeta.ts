@@ -90,7 +90,8 @@ export function normalizeObjectMeta(meta: JsonObject, prefix: string, unknown: s
         if (Array.isArray(v) && v.length) out[k] = v.map((r, i) => normalizeStruct(r, OWNER_REF_REQUIRED, OWNER_REF_OPTIONAL, `${prefix}.${k}[${i}]`, unknown));
         break;
       case 'managed':
-        if (Array.isArray(v) && v.length) out[k] = v.map((r, i) => normalizeStruct(r, [], MANAGED_FIELDS, `${prefix}.${k}[${i}]`, unknown));
+        // A frozen entry is one the field manager made (see apply/managed-fields.ts): already in its normal form.
+        if (Array.isArray(v) && v.length) out[k] = v.map((r, i) => (Object.isFrozen(r) && isObject(r) ? r : normalizeStruct(r, [], MANAGED_FIELDS, `${prefix}.${k}[${i}]`, unknown)));
         break;
     }
   }
@@ -119,8 +120,9 @@ const isStrMap = (v: unknown): boolean => v === null || (isObject(v) && Object.v
 const isStrList = (v: unknown): boolean => v === null || (Array.isArray(v) && v.every(isStr));
 const isTime = (v: unknown): boolean => v === null || (typeof v === 'string' && CANONICAL_TIME.test(v) && !Number.isNaN(Date.parse(v)));
 const isInt = (v: unknown): boolean => v === null || typeof v === 'bigint' || Number.isSafeInteger(v);
+// Frozen entries are the field manager's own managedFields entries, well typed by construction.
 const isStruct = (v: unknown, fields: Record<string, (x: unknown) => boolean>): boolean =>
-  v === null || (Array.isArray(v) && v.every((e) => e === null || (isObject(e) && Object.keys(e).every((k) => !has(fields, k) || fields[k](e[k])))));
+  v === null || (Array.isArray(v) && v.every((e) => e === null || (isObject(e) && (Object.isFrozen(e) || Object.keys(e).every((k) => !has(fields, k) || fields[k](e[k]))))));
 const OWNER_REF_CHECKS = { apiVersion: isStr, kind: isStr, name: isStr, uid: isStr, controller: (v: unknown) => v === null || typeof v === 'boolean', blockOwnerDeletion: (v: unknown) => v === null || typeof v === 'boolean' };
 const MANAGED_CHECKS = { manager: isStr, operation: isStr, apiVersion: isStr, time: isTime, fieldsType: isStr, fieldsV1: () => true, subresource: isStr };
 const QUICK: Record<Kind, (v: unknown) => boolean> = {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { updateManagedFields } from '../../src/apply/field-manager.js';
 import { BUILTIN_OBJECT } from '../../src/apply/types.js';
+import { deepClone } from '../../src/machinery/json.js';
 import { apply, create, GV, owners, tick, TYPE, update, widget, type Obj } from './harness.js';
 
 test('create records the creator; a PUT by one manager then an apply by another gives two entries', () => {
@@ -162,4 +163,37 @@ test('an object that does not fit its type keeps the live managedFields', () => 
   assert.deepEqual(bad.metadata.managedFields, obj.metadata.managedFields);
   const created = updateManagedFields(undefined, widget({ nope: true }), 'x', { type: TYPE, apiVersion: GV });
   assert.equal(created.metadata.managedFields, undefined);
+});
+
+test('entries are frozen, and copies that share them (as the store copies objects) give the same ownership as fresh ones', () => {
+  const obj = create(widget({ replicas: 1, image: 'i' }), 'creator');
+  const o = { type: TYPE, apiVersion: GV, now: tick() };
+  // Two writes in the same second by one manager of the same field, once on copies that share
+  // the entries (deepClone) and once on fresh copies (structuredClone): the entries must agree.
+  const shared = (live: Obj, replicas: number) => {
+    const next = deepClone(live);
+    next.spec.replicas = replicas;
+    return updateManagedFields(live, next, 'scaler', o);
+  };
+  const fresh = (live: Obj, replicas: number) => {
+    const next = structuredClone(live);
+    next.spec.replicas = replicas;
+    return updateManagedFields(structuredClone(live), next, 'scaler', o);
+  };
+  const a1 = shared(obj, 2);
+  const a2 = shared(a1, 3);
+  const b2 = fresh(fresh(obj, 2), 3);
+  assert.deepEqual(owners(a2), owners(b2));
+  assert.deepEqual(owners(a2), [
+    'creator/Update: {"f:spec":{".":{},"f:image":{}}}',
+    'scaler/Update: {"f:spec":{"f:replicas":{}}}',
+  ]);
+  assert.ok(a2.metadata.managedFields.every((e: Obj) => Object.isFrozen(e)));
+  // Nothing changed for either manager between the two writes: the entries are the ones made before.
+  assert.equal(a2.metadata.managedFields[0], a1.metadata.managedFields[0]);
+  assert.equal(a2.metadata.managedFields[1], a1.metadata.managedFields[1]);
+  // A later write by the scaler moves its time, and only its entry is new.
+  const a3 = updateManagedFields(a2, Object.assign(deepClone(a2), { spec: { ...a2.spec, replicas: 4 } }), 'scaler', { ...o, now: tick(5) });
+  assert.equal(a3.metadata.managedFields[0], a2.metadata.managedFields[0]);
+  assert.notEqual(a3.metadata.managedFields[1].time, a2.metadata.managedFields[1].time);
 });
