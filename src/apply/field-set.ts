@@ -37,15 +37,43 @@ function deepFreeze(m: JsonMap): JsonMap {
   return Object.freeze(m);
 }
 
+// Shared by every set without members (or children) until it gets some: most sets lack one
+// of the two, and a write builds dozens of sets. Never changed (only read through ReadonlyMap).
+const NO_MEMBERS = new Map<string, PathElement>();
+const NO_CHILDREN = new Map<string, ChildSet>();
+
 export class FieldSet {
-  readonly members: Map<string, PathElement>;
-  readonly children: Map<string, ChildSet>;
+  private ownMembers: Map<string, PathElement>;
+  private ownChildren: Map<string, ChildSet>;
   /** This set's fieldsV1 object, once made (sets are not changed after they are built). */
   private encoded?: JsonMap;
 
+  /** The maps become the set's own: the caller does not change them afterwards. */
   constructor(members?: Map<string, PathElement>, children?: Map<string, ChildSet>) {
-    this.members = members ?? new Map();
-    this.children = children ?? new Map();
+    this.ownMembers = members ?? NO_MEMBERS;
+    this.ownChildren = children ?? NO_CHILDREN;
+  }
+
+  get members(): ReadonlyMap<string, PathElement> {
+    return this.ownMembers;
+  }
+
+  get children(): ReadonlyMap<string, ChildSet> {
+    return this.ownChildren;
+  }
+
+  /** Adds a member element (building only). */
+  addMember(pe: PathElement): void {
+    this.encoded = undefined;
+    if (this.ownMembers === NO_MEMBERS) this.ownMembers = new Map();
+    this.ownMembers.set(pe.key, pe);
+  }
+
+  /** Sets the child set below `pe` (building only). */
+  setChild(pe: PathElement, set: FieldSet): void {
+    this.encoded = undefined;
+    if (this.ownChildren === NO_CHILDREN) this.ownChildren = new Map();
+    this.ownChildren.set(pe.key, { pe, set });
   }
 
   static of(...paths: Path[]): FieldSet {
@@ -61,18 +89,16 @@ export class FieldSet {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     let node: FieldSet = this;
     for (let i = 0; i < length - 1; i++) node = node.descend(path[i]);
-    const last = path[length - 1];
-    node.members.set(last.key, last);
+    node.addMember(path[length - 1]);
   }
 
   /** The child set below `pe`, created when missing (building only). */
   descend(pe: PathElement): FieldSet {
-    let c = this.children.get(pe.key);
-    if (!c) {
-      c = { pe, set: new FieldSet() };
-      this.children.set(pe.key, c);
-    }
-    return c.set;
+    const c = this.children.get(pe.key);
+    if (c) return c.set;
+    const set = new FieldSet();
+    this.setChild(pe, set);
+    return set;
   }
 
   has(path: Path): boolean {
@@ -122,7 +148,7 @@ export class FieldSet {
         if (u !== mine.set) (children ??= new Map(this.children)).set(k, { pe: mine.pe, set: u });
       }
     }
-    return members || children ? new FieldSet(members ?? this.members, children ?? this.children) : this;
+    return members || children ? new FieldSet(members ?? this.ownMembers, children ?? this.ownChildren) : this;
   }
 
   intersection(o: FieldSet): FieldSet {
@@ -173,7 +199,7 @@ export class FieldSet {
       if (s.isEmpty()) children.delete(k);
       else children.set(k, { pe: c.pe, set: s });
     }
-    return members || children ? new FieldSet(members ?? this.members, children ?? this.children) : this;
+    return members || children ? new FieldSet(members ?? this.ownMembers, children ?? this.ownChildren) : this;
   }
 
   equals(o: FieldSet): boolean {
@@ -299,11 +325,11 @@ function read(obj: JsonMap): { children?: FieldSet; member: boolean } {
     if (pe === UNKNOWN_ELEMENT) continue;
     if (!isMap(value)) throw new FieldsV1Error(`expected a JSON object for ${JSON.stringify(key)}`);
     const sub = read(value);
-    if (sub.member) (children ??= new FieldSet()).members.set(pe.key, pe);
+    if (sub.member) (children ??= new FieldSet()).addMember(pe);
     if (sub.children) {
       children ??= new FieldSet();
       const existing = children.children.get(pe.key);
-      children.children.set(pe.key, { pe, set: existing ? existing.set.union(sub.children) : sub.children });
+      children.setChild(pe, existing ? existing.set.union(sub.children) : sub.children);
     }
   }
   if (!children) member = true;

@@ -169,7 +169,7 @@ export function toFieldSet(value: unknown, type: TypeInfo): FieldSet {
 function visit(v: unknown, t: TypeInfo, parent: FieldSet, pe: PathElement): void {
   const a = atomOf(t, v);
   if (a.kind === 'scalar' || (a.kind === 'list' ? !isAssociative(a) : a.atomic)) {
-    parent.members.set(pe.key, pe);
+    parent.addMember(pe);
     return;
   }
   if (a.kind === 'list') {
@@ -180,7 +180,7 @@ function visit(v: unknown, t: TypeInfo, parent: FieldSet, pe: PathElement): void
 function attach(parent: FieldSet, pe: PathElement, fill: (node: FieldSet) => void): void {
   const node = new FieldSet();
   fill(node);
-  if (node.members.size > 0 || node.children.size > 0) parent.children.set(pe.key, { pe, set: node });
+  if (node.members.size > 0 || node.children.size > 0) parent.setChild(pe, node);
 }
 
 function listItems(list: unknown[], t: ListType, node: FieldSet): void {
@@ -193,14 +193,14 @@ function listItems(list: unknown[], t: ListType, node: FieldSet): void {
     pes[i] = r;
     if (seen.has(r.key)) {
       (duplicates ??= new Set()).add(r.key);
-      node.members.set(r.key, r);
+      node.addMember(r);
     } else seen.add(r.key);
   }
   for (let i = 0; i < list.length; i++) {
     const pe = pes[i];
     if (!pe || duplicates?.has(pe.key)) continue;
     visit(list[i], t.elements, node, pe);
-    node.members.set(pe.key, pe);
+    node.addMember(pe);
   }
 }
 
@@ -210,6 +210,6 @@ function mapItems(m: JsonMap, t: MapType, node: FieldSet): void {
     const pe = fieldElement(key);
     const ft = memberType(t, key);
     if (ft) visit(v, ft, node, pe);
-    if (v === null || (isMap(v) && mapKeys(v).length === 0) || !isDeclared(t, key)) node.members.set(pe.key, pe);
+    if (v === null || (isMap(v) && mapKeys(v).length === 0) || !isDeclared(t, key)) node.addMember(pe);
   }
 }
