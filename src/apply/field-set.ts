@@ -229,12 +229,12 @@ export class FieldSet {
    */
   toFieldsV1(): JsonMap {
     if (!this.encoded) {
-      const fresh = emit(this, false);
-      const json = JSON.stringify(fresh);
+      // The JSON text finds the shared object; only a set not seen before builds one.
+      const json = emitText(this, false);
       let shared = interned.get(json);
       if (!shared) {
         if (interned.size >= MAX_INTERNED) interned.clear();
-        interned.set(json, (shared = deepFreeze(fresh)));
+        interned.set(json, (shared = deepFreeze(JSON.parse(json) as JsonMap)));
         decoded.set(shared, this);
       }
       this.encoded = shared;
@@ -272,36 +272,42 @@ function sortedChildren(it: Iterable<ChildSet>): ChildSet[] {
   return [...it].sort((a, b) => compareElements(a.pe, b.pe));
 }
 
-// emitContentsV1: "." first when the element is also a member, then members and children merged in order.
-function emit(s: FieldSet, includeSelf: boolean): JsonMap {
-  const out: JsonMap = {};
-  if (includeSelf && (s.members.size > 0 || s.children.size > 0)) out['.'] = {};
+// emitContentsV1, as JSON text: "." first when the element is also a member, then members
+// and children merged in order. (No key is an array index, so JSON.parse keeps this order.)
+function emitText(s: FieldSet, includeSelf: boolean): string {
+  let out = includeSelf && (s.members.size > 0 || s.children.size > 0) ? '{".":{}' : '{';
   const members = sortedElements(s.members.values());
   const children = sortedChildren(s.children.values());
   let mi = 0;
   let ci = 0;
   while (mi < members.length || ci < children.length) {
+    if (out.length > 1) out += ',';
     const m = members[mi];
     const c = children[ci];
     const cmp = !m ? 1 : !c ? -1 : compareElements(m, c.pe);
     if (cmp < 0) {
-      put(out, m.key, {});
+      out += quotedKey(m.key) + '{}';
       mi++;
-    } else if (cmp > 0) {
-      put(out, c.pe.key, emit(c.set, false));
-      ci++;
     } else {
-      put(out, c.pe.key, emit(c.set, true));
-      mi++;
+      out += quotedKey(c.pe.key) + emitText(c.set, cmp === 0);
+      if (cmp === 0) mi++;
       ci++;
     }
   }
-  return out;
+  return out + '}';
 }
 
-function put(o: JsonMap, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
-  else o[k] = v;
+/** `"key":` for a path element key (they repeat: the common ones are kept). */
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k) + ':';
+    if (quotedKeys.size >= 4096) quotedKeys.clear();
+    quotedKeys.set(k, q);
+  }
+  return q;
 }
 
 // readIterV1: returns the child set (undefined when the node has no children) and whether the node is a member.

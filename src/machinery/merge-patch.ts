@@ -2,7 +2,8 @@
  * JSON merge patch (RFC 7386) as kube-apiserver applies it (evanphx/json-patch
  * v4 MergePatch), including its quirk of pruning nulls inside objects nested
  * in arrays that replace a non-object; plus CreateMergePatch's diff. Inputs
- * are never mutated, results share no structure with them, and nothing
+ * are never mutated, results share no structure with them (but for
+ * applyMergePatchSharing's), and nothing
  * recurses (documents may nest 10000 levels deep).
  */
 import { copyJson, deepClone } from './json.js';
@@ -41,6 +42,34 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
       if (!isObject(cur)) setOwn(d, k, copyJson(v, true));
       else if (isObject(v)) stack.push([cur, v]);
       else setOwn(d, k, deepClone(v)); // an object replaced by a non-object: the patch value verbatim
+    }
+  }
+  return doc;
+}
+
+/**
+ * applyMergePatch that copies only the objects along the patch's paths: every member the
+ * patch does not reach is `target`'s own value, shared. For callers that change nothing
+ * in the result but what the patch put there (or copy it first).
+ */
+export function applyMergePatchSharing(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return copyJson(patch, true);
+  const doc: Obj = isObject(target) ? { ...target } : {};
+  const stack: [Obj, Obj][] = [[doc, patch]];
+  while (stack.length) {
+    const [d, p] = stack.pop() as [Obj, Obj];
+    for (const [k, v] of Object.entries(p)) {
+      if (v === null) {
+        delete d[k];
+        continue;
+      }
+      const cur = hasOwn(d, k) ? d[k] : undefined;
+      if (!isObject(cur)) setOwn(d, k, copyJson(v, true));
+      else if (isObject(v)) {
+        const copy = { ...cur };
+        setOwn(d, k, copy);
+        stack.push([copy, v]);
+      } else setOwn(d, k, deepClone(v));
     }
   }
   return doc;

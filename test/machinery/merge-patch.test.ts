@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyMergePatch, createMergePatch, INVALID_MERGE_PATCH, jsonEqual, mergePatchError } from '../../src/machinery/merge-patch.js';
+import { applyMergePatch, applyMergePatchSharing, createMergePatch, INVALID_MERGE_PATCH, jsonEqual, mergePatchError } from '../../src/machinery/merge-patch.js';
 import { deepClone, parseJson, stringifyJson } from '../../src/machinery/json.js';
 
 // RFC 7386, Appendix A.
@@ -41,6 +41,33 @@ test('inputs are not mutated and the result shares nothing with them', () => {
   assert.notEqual(out.list, target.list);
   assert.notEqual(out.a.c, patch.a.c);
   assert.notEqual(out.n, patch.n);
+});
+
+test('the sharing variant gives the same results, shares what the patch does not reach, and mutates nothing', () => {
+  for (const [target, patch, expected] of RFC_EXAMPLES) {
+    assert.deepEqual(applyMergePatchSharing(JSON.parse(target), JSON.parse(patch)), JSON.parse(expected), `${target} + ${patch}`);
+  }
+  const quirks: [unknown, unknown][] = [
+    [{ a: [] }, { a: [{ x: null, y: 1 }, null] }],
+    [{ a: 'x' }, { a: { b: null, c: 1 } }],
+    [{ a: { o: 1 } }, { a: [{ x: null }] }],
+    [{ a: null }, { a: { b: null, c: 2 } }],
+  ];
+  for (const [target, patch] of quirks) assert.deepEqual(applyMergePatchSharing(target, patch), applyMergePatch(target, patch));
+  const target = { spec: { big: { x: 1 } }, status: { phase: 'A', conditions: [{ type: 'Ready' }], deep: { keep: { y: 1 }, n: 1 } } };
+  const t0 = deepClone(target);
+  const out = applyMergePatchSharing(target, { status: { phase: 'B', deep: { n: 2 } } }) as typeof target;
+  assert.deepEqual(target, t0);
+  assert.deepEqual(out, { spec: { big: { x: 1 } }, status: { phase: 'B', conditions: [{ type: 'Ready' }], deep: { keep: { y: 1 }, n: 2 } } });
+  assert.equal(out.spec, target.spec);
+  assert.equal(out.status.conditions, target.status.conditions);
+  assert.equal(out.status.deep.keep, target.status.deep.keep);
+  assert.notEqual(out.status, target.status);
+  assert.notEqual(out.status.deep, target.status.deep);
+  const depth = 10000;
+  const deep = parseJson('{"a":'.repeat(depth) + '1' + '}'.repeat(depth));
+  const deeper = parseJson('{"a":'.repeat(depth) + '2' + '}'.repeat(depth));
+  assert.ok(jsonEqual(applyMergePatchSharing(deep, deeper), deeper));
 });
 
 test('evanphx quirks the apiserver has: nulls pruned inside arrays replacing non-objects only', () => {

@@ -4,7 +4,7 @@
  * metadata). Custom resources refuse strategic merge patch with 415.
  */
 import { applyPatch, type Operation } from 'rfc6902';
-import { applyMergePatch } from '../../machinery/merge-patch.js';
+import { applyMergePatch, applyMergePatchSharing } from '../../machinery/merge-patch.js';
 import { applyStrategicMergePatch } from '../../machinery/strategic-merge-patch.js';
 import { deepCloneMutable, JsonSyntaxError, parseJson } from '../../machinery/json.js';
 import { errors, StatusError } from '../../machinery/status.js';
@@ -23,6 +23,11 @@ const MAX_JSON_PATCH_OPERATIONS = 10000;
 export interface ParsedPatch {
   /** Apply the patch to an object (in the request's version); throws Kubernetes errors. */
   apply(obj: KObject): KObject;
+  /**
+   * Like apply, but the result may share what the patch does not touch with `obj`
+   * (merge patches): for callers that take only part of the result, and copy it.
+   */
+  applySharing(obj: KObject): KObject;
   raw: string;
   kind: 'json' | 'merge' | 'strategic' | 'apply';
   /** For server-side apply: the applied configuration. */
@@ -41,7 +46,7 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   const raw = (await readBody(ctx.req)).toString('utf8');
   if (patchType === 'apply-yaml') {
     const applied = parseApplyBody(raw);
-    return { raw, kind: 'apply', applied, apply: () => applied };
+    return { raw, kind: 'apply', applied, apply: () => applied, applySharing: () => applied };
   }
   let patch: unknown;
   try {
@@ -55,14 +60,18 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
     if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
       throw new StatusError(413, 'RequestEntityTooLarge', `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
     }
-    return { raw, kind: 'json', apply: (obj) => applyJsonPatch(obj, patch as Operation[]) };
+    const apply = (obj: KObject) => applyJsonPatch(obj, patch as Operation[]);
+    return { raw, kind: 'json', apply, applySharing: apply };
   }
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
     throw errors.badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
   }
   ctx.rawBody = raw;
-  if (patchType === 'strategic-merge-patch') return { raw, kind: 'strategic', apply: (obj) => applyStrategicMergePatch(obj, patch) as KObject };
-  return { raw, kind: 'merge', apply: (obj) => applyMergePatch(obj, patch) as KObject };
+  if (patchType === 'strategic-merge-patch') {
+    const apply = (obj: KObject) => applyStrategicMergePatch(obj, patch) as KObject;
+    return { raw, kind: 'strategic', apply, applySharing: apply };
+  }
+  return { raw, kind: 'merge', apply: (obj) => applyMergePatch(obj, patch) as KObject, applySharing: (obj) => applyMergePatchSharing(obj, patch) as KObject };
 }
 
 /** The PatchOptions checks: fieldManager required for apply, force only with apply. */

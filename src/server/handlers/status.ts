@@ -4,6 +4,7 @@
  * metadata.generation.
  */
 import type { KObject } from '../../registry/types.js';
+import { deepClone } from '../../machinery/json.js';
 import { errors } from '../../machinery/status.js';
 import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
@@ -19,12 +20,13 @@ export const handleStatusGet = handleGet;
 /**
  * The stored object with the status (and resourceVersion precondition) of `incoming`.
  * It shares all but its top level and metadata with `old`, the store's private copy
- * of the live object (nothing changes either in place), and takes `incoming`'s status.
+ * of the live object (nothing changes either in place), and takes `incoming`'s status,
+ * copied when `incoming` may share it with `old`.
  */
-function withStatusOf(old: KObject, incoming: KObject): KObject {
+function withStatusOf(old: KObject, incoming: KObject, copyStatus = false): KObject {
   const next: KObject = { ...old, metadata: { ...old.metadata, resourceVersion: incoming.metadata?.resourceVersion } };
   if (incoming.status === undefined) delete next.status;
-  else next.status = incoming.status;
+  else next.status = copyStatus ? deepClone(incoming.status) : incoming.status;
   return next;
 }
 
@@ -68,8 +70,9 @@ export async function handleStatusPatch(ctx: HandlerContext): Promise<void> {
         next.metadata.managedFields = applied.metadata?.managedFields;
         return next;
       }
-      const patched = checkTypeMeta(ctx, patch.apply(live), patch.raw);
-      return trackUpdate(ctx, old!, withStatusOf(old!, await endpoint.toStorage(patched)), 'status');
+      // Only the patched status is kept (copied): the rest of the result may be live's own.
+      const patched = checkTypeMeta(ctx, patch.applySharing(live), patch.raw);
+      return trackUpdate(ctx, old!, withStatusOf(old!, await endpoint.toStorage(patched), true), 'status');
     },
     { ...storeOptions(ctx, dryRun), subresource: 'status' },
   );
