@@ -82,8 +82,28 @@ const labelKeyFmt = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const labelKeyErrMsg = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const labelKeyRe = new RegExp(`^${labelKeyFmt}$`);
 
+/**
+ * A check of strings with the values found valid remembered (label keys and values,
+ * annotation keys: every write of an object checks them again, and they repeat
+ * across objects). Bounded: emptied when full.
+ */
+function rememberingValid(check: (value: string) => string[]): (value: string) => string[] {
+  const valid = new Set<string>();
+  return (value) => {
+    if (valid.has(value)) return [];
+    const errs = check(value);
+    if (errs.length === 0) {
+      if (valid.size >= 4096) valid.clear();
+      valid.add(value);
+    }
+    return errs;
+  };
+}
+
 /** A label key / "qualified name": `[prefix/]name` (content.IsLabelKey). */
-export function isQualifiedName(value: string): string[] {
+export const isQualifiedName = rememberingValid(qualifiedNameErrors);
+
+function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;
@@ -112,7 +132,9 @@ const labelValueErrMsg =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const labelValueRe = new RegExp(`^${labelValueFmt}$`);
 
-export function isValidLabelValue(value: string): string[] {
+export const isValidLabelValue = rememberingValid(labelValueErrors);
+
+function labelValueErrors(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > LABEL_VALUE_MAX_LENGTH) errs.push(maxBytesError(LABEL_VALUE_MAX_LENGTH));
   if (!labelValueRe.test(value)) errs.push(regexError(labelValueErrMsg, labelValueFmt, 'MyValue', 'my_value', '12345'));

@@ -65,6 +65,17 @@ test('qualified names (label keys)', () => {
   ]);
 });
 
+test('answers asked again are the same (valid ones are remembered; invalid ones are checked each time)', () => {
+  for (let i = 0; i < 3; i++) {
+    const ok = isQualifiedName('example.com/again');
+    assert.equal(ok.length, 0);
+    ok.push('callers may keep the array');
+    assert.deepEqual(isQualifiedName('a b'), [KEY_NAME_MSG]);
+    assert.deepEqual(isValidLabelValue('v1'), []);
+    assert.deepEqual(isValidLabelValue('-v1'), [VALUE_MSG]);
+  }
+});
+
 test('label values', () => {
   for (const ok of ['', 'a', 'A-b_c.d', 'x'.repeat(63)]) assert.deepEqual(isValidLabelValue(ok), [], ok);
   assert.deepEqual(isValidLabelValue('-a'), [VALUE_MSG]);
