@@ -34,13 +34,24 @@ const RV_MEMBER = `"resourceVersion":${JSON.stringify(RV_MARK)}`;
 export function encodeObject(obj: KObject): EncodedObject {
   const meta = obj.metadata as Record<string, unknown> | undefined;
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return { stored: stringifyJson(obj) };
-  let json: string;
+  // The marker goes in for the stringify and out again: in resourceVersion's own place, or
+  // added last (and deleting the last property added leaves the object as it was).
+  const had = Object.prototype.hasOwnProperty.call(meta, 'resourceVersion');
+  const own = meta.resourceVersion;
   try {
-    // Spreads keep each key's place; resourceVersion is added last if the metadata has none.
-    json = JSON.stringify({ ...obj, metadata: { ...meta, resourceVersion: RV_MARK } });
+    meta.resourceVersion = RV_MARK;
   } catch {
-    return encodeByMember(obj, meta); // BigInt values or nesting too deep for JSON.stringify
+    return encodeByMember(obj, meta); // frozen metadata
   }
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(obj);
+  } catch {
+    // BigInt values, or nesting too deep for JSON.stringify: below.
+  }
+  if (had) meta.resourceVersion = own;
+  else delete meta.resourceVersion;
+  if (json === undefined) return encodeByMember(obj, meta);
   const at = json.indexOf(RV_MEMBER);
   // The marker's member is ours only if it occurs once (another member named resourceVersion could hold it).
   if (at < 0 || json.indexOf(RV_MEMBER, at + 1) >= 0) return encodeByMember(obj, meta);

@@ -27,9 +27,14 @@ describe('object codec', () => {
       metadata: { name: 'm', annotations: { a: '"resourceVersion":"\u0000kapi-rv\u0000"' } },
     } as unknown as KObject,
   };
+  cases['frozen metadata'] = { kind: 'K', metadata: Object.freeze({ name: 'f', resourceVersion: '9' }), spec: { x: 1 } };
   for (const [name, obj] of Object.entries(cases)) {
-    it(`encodes ${name} as JSON.stringify would`, () => {
+    it(`encodes ${name} as JSON.stringify would, and leaves the object as it was`, () => {
+      const before = JSON.stringify(obj);
+      const hadRv = Object.prototype.hasOwnProperty.call(obj.metadata, 'resourceVersion');
       const enc = encodeObject(obj);
+      assert.equal(JSON.stringify(obj), before);
+      assert.equal(Object.prototype.hasOwnProperty.call(obj.metadata, 'resourceVersion'), hadRv);
       const want = expected(obj, '42');
       assert.equal(enc.stored, want.stored);
       assert.equal(enc.served?.('42'), want.served);
