@@ -130,7 +130,8 @@ class Checker {
         if (!Array.isArray(v)) return this.fail(structName, jsonKind(v), GO_TYPE[kind]);
         const [fields, name] = kind === 'ownerRefs' ? [OWNER_REFERENCE, 'OwnerReference'] : [MANAGED_FIELDS_ENTRY, 'ManagedFieldsEntry'];
         for (const x of v) {
-          if (x === null) continue;
+          // A frozen entry is one the field manager made: well typed.
+          if (x === null || (kind === 'managedFields' && Object.isFrozen(x))) continue;
           if (!isPlainObject(x)) this.fail(structName, jsonKind(x), `v1.${name}`);
           else this.struct(x, fields, name);
         }
