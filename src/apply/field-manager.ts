@@ -154,8 +154,10 @@ function strip(managed: Managed, manager: string): void {
 
 // capManagersManager: merge the oldest update entries, per apiVersion, into "ancient-changes".
 function capUpdateManagers(managed: Managed): void {
+  let count = 0;
+  for (const vs of managed.fields.values()) if (!vs.applied) count++;
+  if (count <= MAX_UPDATE_MANAGERS) return;
   const updaters = [...managed.fields.entries()].filter(([, vs]) => !vs.applied).map(([m]) => m);
-  if (updaters.length <= MAX_UPDATE_MANAGERS) return;
   const secs = (m: string) => {
     const t = managed.times.get(m);
     return t ? Math.floor(Date.parse(t) / 1000) : 0;

@@ -95,8 +95,10 @@ export function validateLabelName(name: string, path: string): FieldError[] {
 /** metav1 validation.ValidateLabels: keys are qualified names, values label values. */
 export function validateLabels(labels: Record<string, string> | undefined | null, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const [k, v] of Object.entries(labels ?? {})) {
-    errs.push(...validateLabelName(k, path));
+  if (!labels) return errs;
+  for (const k of Object.keys(labels)) {
+    const v = labels[k];
+    for (const msg of isQualifiedName(k)) errs.push(field.invalid(path, k, msg));
     for (const msg of isValidLabelValue(v)) errs.push(field.invalid(path, v, msg));
   }
   return errs;

@@ -57,22 +57,35 @@ function int64(m: Meta, k: string): bigint | undefined {
   return typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : undefined;
 }
 
+// The accessors hand back the value itself when it is all of the right type (the usual
+// case, and every write validates metadata twice), else a filtered copy; read only.
+const NO_STRINGS: Record<string, string> = Object.freeze({});
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+
 function stringMap(m: Meta, k: string): Record<string, string> {
   const v = m[k];
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return {};
-  const out: Record<string, string> = {};
-  for (const [key, x] of Object.entries(v)) if (typeof x === 'string') out[key] = x;
-  return out;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return NO_STRINGS;
+  const map = v as Record<string, unknown>;
+  for (const key of Object.keys(map)) {
+    if (typeof map[key] === 'string') continue;
+    const out: Record<string, string> = {};
+    for (const [key2, x] of Object.entries(map)) if (typeof x === 'string') out[key2] = x;
+    return out;
+  }
+  return map as Record<string, string>;
 }
 
 function stringSlice(m: Meta, k: string): string[] {
   const v = m[k];
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  if (!Array.isArray(v)) return NONE;
+  return v.every((x) => typeof x === 'string') ? (v as string[]) : v.filter((x): x is string => typeof x === 'string');
 }
 
 function objects(m: Meta, k: string): Meta[] {
   const v = m[k];
-  return Array.isArray(v) ? v.filter((x): x is Meta => typeof x === 'object' && x !== null && !Array.isArray(x)) : [];
+  if (!Array.isArray(v)) return NONE;
+  const isObject = (x: unknown): x is Meta => typeof x === 'object' && x !== null && !Array.isArray(x);
+  return v.every(isObject) ? (v as Meta[]) : v.filter(isObject);
 }
 
 /** A timestamp as metav1.Time's JSON (RFC 3339, UTC, seconds), or null when unset or unparseable. */
