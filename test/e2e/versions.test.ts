@@ -222,6 +222,14 @@ describe('in-process converters', () => {
     s = await startTestServer({
       converters: {
         [`inprocs.${GROUP}`]: (obj, to) => ({ ...obj, apiVersion: to, spec: to.endsWith('/v1') ? { data: obj.spec?.value } : { value: obj.spec?.data } }),
+        // A converter that rewrites the managedFields entries' versions in place, as a user's may.
+        [`rewrites.${GROUP}`]: (obj, to) => {
+          for (const e of obj.metadata?.managedFields ?? []) {
+            e.apiVersion = to;
+            e.fieldsV1['f:metadata'] ??= {};
+          }
+          return { ...obj, apiVersion: to, spec: to.endsWith('/v1') ? { data: obj.spec?.value } : { value: obj.spec?.data } };
+        },
       },
     });
     assert.equal((await s.request('POST', CRDS, { body: multiCrd('inprocs', 'InProc') })).status, 201);
@@ -233,5 +241,23 @@ describe('in-process converters', () => {
     assert.equal(res.status, 201, res.text);
     assert.deepEqual(res.json.spec, { value: 'x' });
     assert.deepEqual((await s.request('GET', `${path('inprocs', 'v1')}/p`)).json.spec, { data: 'x' });
+  });
+
+  it('gives the converter objects it may change anywhere, managedFields included', async () => {
+    assert.equal((await s.request('POST', CRDS, { body: multiCrd('rewrites', 'Rewrite') })).status, 201);
+    let res;
+    for (let i = 0; i < 50; i++) {
+      res = await s.request('POST', path('rewrites', 'v1beta1'), { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rewrite', metadata: { name: 'r' }, spec: { value: 'y' } } });
+      if (res.status !== 404) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(res!.status, 201, res!.text);
+    const got = await s.request('GET', `${path('rewrites', 'v1')}/r`);
+    assert.equal(got.status, 200, got.text);
+    assert.deepEqual(got.json.spec, { data: 'y' });
+    // As upstream, only labels and annotations may change in a converted object's metadata.
+    assert.equal(got.json.metadata.managedFields[0].apiVersion, `${GROUP}/v1beta1`);
+    const again = await s.request('GET', `${path('rewrites', 'v1')}/r`);
+    assert.deepEqual(again.json, got.json);
   });
 });

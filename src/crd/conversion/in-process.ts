@@ -1,5 +1,5 @@
 /** Converters written in TypeScript and registered with kapi: a version change without a network hop. */
-import { deepClone } from '../../machinery/json.js';
+import { deepCloneMutable } from '../../machinery/json.js';
 import { errors } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
 import { checkConverted, ConversionRuleError } from './rules.js';
@@ -16,7 +16,8 @@ export function inProcessConverter(crdName: string, fn: ConvertFunction): CrConv
           continue;
         }
         try {
-          out.push(checkConverted(obj, await fn(deepClone(obj), desiredApiVersion), desiredApiVersion));
+          // The converter's own copy, which it may change anywhere (managedFields entries too: they are frozen in the cache).
+          out.push(checkConverted(obj, await fn(deepCloneMutable(obj), desiredApiVersion), desiredApiVersion));
         } catch (err) {
           const why = err instanceof ConversionRuleError ? err.message : `converter failed: ${(err as Error).message}`;
           throw errors.internal(`conversion for ${crdName} to ${desiredApiVersion} failed: ${why}`);
