@@ -143,5 +143,5 @@ if (gc) {
   console.log(`openapi: retained after a full GC: heap ${mb(mem.heapUsed)}, buffers ${mb(mem.arrayBuffers)}, rss ${mb(mem.rss)}`);
 } else console.log('openapi: (run with node --expose-gc for retained memory)');
 console.log(
-  `openapi: publish latency after one change (setCrd + JSON + protobuf): ${ms(median(changes.map((c) => c.set + c.json + c.proto)))}; fragments rebuilt per change: 1 (total builds ${p.fragmentBuilds})`,
+  `openapi: publish latency after one change (setCrd + JSON + protobuf): ${ms(median(changes.map((c) => c.set + c.json + c.proto)))}; fragments rebuilt per change: 1 per form served (total builds ${p.fragmentBuilds})`,
 );

@@ -1,9 +1,9 @@
 /**
  * Serialized pieces of the published documents and their assembly: every
- * definition, schema and path of a fragment is serialized once (JSON text or
- * protobuf entry, with its SHA-512) and cached by its Source until that source
- * changes; a document is the concatenation of pieces, and its ETag a SHA-512
- * over the pieces' digests, so a change costs one fragment plus a copy.
+ * definition, schema and path of a fragment is serialized once per form (JSON
+ * text or protobuf entry, with its SHA-512) and cached by its Source until that
+ * source changes; a document is the concatenation of pieces, and its ETag a
+ * SHA-512 over the pieces' digests, so a change costs one fragment plus a copy.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { stringifyJson } from '../machinery/json.js';
@@ -30,24 +30,25 @@ export function jsonEntry(key: string, value: unknown): Piece {
   return piece(JSON.stringify(key) + ':' + stringifyJson(value));
 }
 
-/** What a source contributes, serialized: every piece in every form, by key. */
-export interface SerializedFragment {
-  v2DefinitionJson: Map<string, Piece>;
-  v2PathJson: Map<string, Piece>;
-  /** Definitions entries (NamedSchema, field 1). */
-  v2DefinitionProto: Map<string, Piece>;
-  /** Paths entries (NamedPathItem, field 2). */
-  v2PathProto: Map<string, Piece>;
-  v3: Map<string, { schemas: Map<string, Piece>; paths: Map<string, Piece> }>;
+/** The v2 pieces of a source in one form (JSON members, or protobuf entries: NamedSchema field 1, NamedPathItem field 2), by key. */
+export interface V2Pieces {
+  definitions: Map<string, Piece>;
+  paths: Map<string, Piece>;
 }
 
+/** The v3 pieces of a source: per group-version, its schemas and paths as JSON members. */
+export type V3Pieces = Map<string, { schemas: Map<string, Piece>; paths: Map<string, Piece> }>;
+
 /**
- * One contributor of definitions, schemas and paths (a CRD, or the built-ins). Its
- * fragment is built on first use and serialized at once in every form; only the
- * serialized pieces are kept, which take a fraction of the memory of the schema objects.
+ * One contributor of definitions, schemas and paths (a CRD, or the built-ins). Each form
+ * (v2 JSON, v2 protobuf, v3) is serialized on its first use, from a fragment built for it
+ * and dropped after: only the pieces of the forms clients asked for are kept, which take
+ * a fraction of the memory of the schema objects (most clients use one form).
  */
 export class Source {
-  private serialized: SerializedFragment | undefined;
+  private json: V2Pieces | undefined;
+  private proto: V2Pieces | undefined;
+  private v3Pieces: V3Pieces | undefined;
 
   constructor(
     private readonly build: () => Fragment,
@@ -55,29 +56,39 @@ export class Source {
     readonly groupVersions: readonly string[],
   ) {}
 
-  get(): SerializedFragment {
-    this.serialized ??= serialize(this.build());
-    return this.serialized;
+  v2Json(): V2Pieces {
+    this.json ??= v2Pieces(this.build(), (name, schema) => jsonEntry(name, schema), (path, item) => jsonEntry(path, item));
+    return this.json;
+  }
+
+  v2Proto(): V2Pieces {
+    this.proto ??= v2Pieces(
+      this.build(),
+      (name, schema) => piece(namedEntry(1, name, (w) => writeSchema(w, schema))),
+      (path, item) => piece(namedEntry(2, path, (w) => writePathItem(w, item))),
+    );
+    return this.proto;
+  }
+
+  v3(): V3Pieces {
+    if (this.v3Pieces) return this.v3Pieces;
+    const out: V3Pieces = new Map();
+    for (const [gv, part] of this.build().v3) {
+      const schemas = new Map<string, Piece>();
+      const paths = new Map<string, Piece>();
+      for (const [name, schema] of part.schemas) schemas.set(name, jsonEntry(name, schema as Schema));
+      for (const [path, item] of part.paths) paths.set(path, jsonEntry(path, item));
+      out.set(gv, { schemas, paths });
+    }
+    this.v3Pieces = out;
+    return out;
   }
 }
 
-function serialize(f: Fragment): SerializedFragment {
-  const out: SerializedFragment = { v2DefinitionJson: new Map(), v2PathJson: new Map(), v2DefinitionProto: new Map(), v2PathProto: new Map(), v3: new Map() };
-  for (const [name, schema] of f.v2Definitions) {
-    out.v2DefinitionJson.set(name, jsonEntry(name, schema));
-    out.v2DefinitionProto.set(name, piece(namedEntry(1, name, (w) => writeSchema(w, schema))));
-  }
-  for (const [path, item] of f.v2Paths) {
-    out.v2PathJson.set(path, jsonEntry(path, item));
-    out.v2PathProto.set(path, piece(namedEntry(2, path, (w) => writePathItem(w, item))));
-  }
-  for (const [gv, part] of f.v3) {
-    const schemas = new Map<string, Piece>();
-    const paths = new Map<string, Piece>();
-    for (const [name, schema] of part.schemas) schemas.set(name, jsonEntry(name, schema as Schema));
-    for (const [path, item] of part.paths) paths.set(path, jsonEntry(path, item));
-    out.v3.set(gv, { schemas, paths });
-  }
+function v2Pieces(f: Fragment, definition: (name: string, schema: Schema) => Piece, path: (path: string, item: Schema) => Piece): V2Pieces {
+  const out: V2Pieces = { definitions: new Map(), paths: new Map() };
+  for (const [name, schema] of f.v2Definitions) out.definitions.set(name, definition(name, schema));
+  for (const [p, item] of f.v2Paths) out.paths.set(p, path(p, item));
   return out;
 }
 

@@ -1,7 +1,7 @@
 /**
  * OpenAPI publishing, incrementally: each CRD (and the set of built-ins) is a
- * Source whose fragment is rebuilt and serialized (lazily, on the next request)
- * only when that CRD changes. A request after a change assembles the document
+ * Source whose fragment is rebuilt and serialized (lazily, on the next request
+ * for each form) only when that CRD changes. A request after a change assembles the document
  * from the cached pieces of every source: `/openapi/v2` (JSON or gnostic protobuf), `/openapi/v3` (the
  * discovery document, each group-version's URL carrying its ETag as hash) and
  * `/openapi/v3/<api|apis/group>/<version>`.
@@ -9,7 +9,7 @@
 import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
 import { builtinFragment, crdFragment, crdSupportSchemas, type BuiltinResource } from './fragments.js';
 import { computeETag, negotiate, notAcceptable, notFound, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';
-import { DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece, type SerializedFragment } from './pieces.js';
+import { DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece } from './pieces.js';
 import type { Schema } from './schema-types.js';
 import { encodeDocument, namedEntry, writeParameter } from './protobuf.js';
 import { shareableParameters } from './parameters.js';
@@ -49,7 +49,7 @@ export class OpenApiPublisher {
   private v3Params: Piece[] | undefined;
   /** Bumped on every change. */
   generation = 0;
-  /** How many fragments have been built (re-serializing after a change builds one). */
+  /** How many fragments have been built (after a change, one per form served: v2 JSON, v2 protobuf, v3). */
   fragmentBuilds = 0;
 
   constructor(opts: OpenApiPublisherOptions = {}) {
@@ -99,7 +99,9 @@ export class OpenApiPublisher {
   async warmAsync(): Promise<void> {
     let slice = performance.now();
     for (const src of [this.builtins, ...this.crds.values()]) {
-      src.get();
+      src.v2Json();
+      src.v2Proto();
+      src.v3();
       if (performance.now() - slice > 20) {
         await new Promise((resolve) => setImmediate(resolve));
         slice = performance.now();
@@ -143,9 +145,9 @@ export class OpenApiPublisher {
     if (this.v2Json) return this.v2Json;
     const { etag, body } = new DocumentBuilder(true)
       .literal(`{"swagger":"2.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`)
-      .pieces(this.v2Entries((f) => f.v2PathJson), true)
+      .pieces(this.v2Entries((s) => s.v2Json().paths), true)
       .literal('},"definitions":{')
-      .pieces(this.v2Entries((f) => f.v2DefinitionJson), true)
+      .pieces(this.v2Entries((s) => s.v2Json().definitions), true)
       .literal('},"parameters":{')
       .pieces(this.sharedParameters().map(([n, p]) => jsonEntry(n, p)), true)
       .literal('},' + SECURITY_DEFINITIONS + '}')
@@ -157,8 +159,8 @@ export class OpenApiPublisher {
   /** The /openapi/v2 document as gnostic protobuf. */
   v2ProtoRepresentation(): Representation {
     if (this.v2Proto) return this.v2Proto;
-    const paths = this.v2Entries((f) => f.v2PathProto);
-    const defs = this.v2Entries((f) => f.v2DefinitionProto);
+    const paths = this.v2Entries((s) => s.v2Proto().paths);
+    const defs = this.v2Entries((s) => s.v2Proto().definitions);
     const params = this.sharedParameters().map(([n, p]) => piece(namedEntry(1, n, (w) => writeParameter(w, p))));
     const { etag } = new DocumentBuilder(false).literal(`protobuf ${this.version}`).pieces(paths, false).pieces(defs, false).pieces(params, false).finish();
     const body = encodeDocument(
@@ -213,12 +215,12 @@ export class OpenApiPublisher {
 
   /** A v3 group-version document from the pieces of the sources contributing to it (ETag only without body). */
   private assembleV3(gv: string, withBody: boolean): { etag: string; lastModified: Date; body?: Buffer } | undefined {
-    const sources = [this.builtins, ...this.crds.values()].filter((s) => s.groupVersions.includes(gv) && s.get().v3.has(gv));
+    const sources = [this.builtins, ...this.crds.values()].filter((s) => s.groupVersions.includes(gv) && s.v3().has(gv));
     if (sources.length === 0) return undefined;
     const schemas: [string, Piece][] = [];
     const paths: [string, Piece][] = [];
     for (const src of sources) {
-      const part = src.get().v3.get(gv)!;
+      const part = src.v3().get(gv)!;
       if (src !== this.builtins) schemas.push(...this.crdSupportPieces());
       schemas.push(...part.schemas);
       paths.push(...part.paths);
@@ -261,9 +263,9 @@ export class OpenApiPublisher {
   }
 
   /** Pieces of one kind across sources, built-ins first (they win conflicts), sorted by key. */
-  private v2Entries(pick: (f: SerializedFragment) => Map<string, Piece>): Piece[] {
+  private v2Entries(pick: (s: Source) => Map<string, Piece>): Piece[] {
     const all: [string, Piece][] = [];
-    for (const src of [this.builtins, ...this.crds.values()]) all.push(...pick(src.get()));
+    for (const src of [this.builtins, ...this.crds.values()]) all.push(...pick(src));
     return sortedEntries(all).map(([, p]) => p);
   }
 

@@ -163,18 +163,23 @@ describe('OpenAPI publisher', () => {
     assert.equal(Object.keys(doc.paths).some((k) => k.includes('crontabs')), false);
   });
 
-  it('rebuilds only the fragment of the CRD that changed', () => {
+  it('rebuilds only the fragment of the CRD that changed, for the forms that are served', () => {
     const p = new OpenApiPublisher({ now: () => NOW });
     p.setBuiltins(BUILTINS);
     for (let i = 0; i < 20; i++) p.setCrd(crontabCrd({ group: `g${i}.example.com` }));
     const first = v2(p);
     assert.equal(Object.keys(first.definitions).filter((k) => k.endsWith('.v1.CronTab')).length, 20);
+    // Each form is serialized on first use, from a fragment built for it: 21 sources, JSON only so far.
+    assert.equal(p.fragmentBuilds, 21);
+    p.handle('/openapi/v2', { accept: PROTO });
+    assert.equal(p.fragmentBuilds, 42);
     const built = p.fragmentBuilds;
     const crd = crontabCrd({ group: 'g7.example.com', extraProps: 1 });
     p.setCrd(crd);
     const doc = v2(p);
     p.handle('/openapi/v2', { accept: PROTO });
-    assert.equal(p.fragmentBuilds, built + 1);
+    // The changed CRD's fragment, once for each form served.
+    assert.equal(p.fragmentBuilds, built + 2);
     assert.ok(doc.definitions['com.example.g7.v1.CronTab'].properties.spec.properties.field0);
     assert.deepEqual(doc.definitions['com.example.g3.v1.CronTab'], first.definitions['com.example.g3.v1.CronTab']);
   });
