@@ -28,7 +28,21 @@ export function mergePatchError(patch: unknown): string | undefined {
 /** Applies `patch` to `target`: null deletes a key, objects merge, anything else replaces. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return copyJson(patch, true);
-  const doc: Obj = isObject(target) ? deepClone(target) : {};
+  return mergeInto(isObject(target) ? deepClone(target) : {}, patch, false);
+}
+
+/**
+ * applyMergePatch that copies only the objects along the patch's paths: every member the
+ * patch does not reach is `target`'s own value, shared. For callers that change nothing
+ * in the result but what the patch put there (or copy it first).
+ */
+export function applyMergePatchSharing(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return copyJson(patch, true);
+  return mergeInto(isObject(target) ? { ...target } : {}, patch, true);
+}
+
+/** Merges `patch` into `doc` in place; with copyOnDescend, objects of `doc` the patch enters are copied first. */
+function mergeInto(doc: Obj, patch: Obj, copyOnDescend: boolean): Obj {
   // An explicit stack instead of recursion: patches may nest 10000 levels deep.
   const stack: [Obj, Obj][] = [[doc, patch]];
   while (stack.length) {
@@ -40,36 +54,11 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
       }
       const cur = hasOwn(d, k) ? d[k] : undefined;
       if (!isObject(cur)) setOwn(d, k, copyJson(v, true));
-      else if (isObject(v)) stack.push([cur, v]);
-      else setOwn(d, k, deepClone(v)); // an object replaced by a non-object: the patch value verbatim
-    }
-  }
-  return doc;
-}
-
-/**
- * applyMergePatch that copies only the objects along the patch's paths: every member the
- * patch does not reach is `target`'s own value, shared. For callers that change nothing
- * in the result but what the patch put there (or copy it first).
- */
-export function applyMergePatchSharing(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return copyJson(patch, true);
-  const doc: Obj = isObject(target) ? { ...target } : {};
-  const stack: [Obj, Obj][] = [[doc, patch]];
-  while (stack.length) {
-    const [d, p] = stack.pop() as [Obj, Obj];
-    for (const [k, v] of Object.entries(p)) {
-      if (v === null) {
-        delete d[k];
-        continue;
-      }
-      const cur = hasOwn(d, k) ? d[k] : undefined;
-      if (!isObject(cur)) setOwn(d, k, copyJson(v, true));
       else if (isObject(v)) {
-        const copy = { ...cur };
-        setOwn(d, k, copy);
-        stack.push([copy, v]);
-      } else setOwn(d, k, deepClone(v));
+        const into = copyOnDescend ? { ...cur } : cur;
+        if (into !== cur) setOwn(d, k, into);
+        stack.push([into, v]);
+      } else setOwn(d, k, deepClone(v)); // an object replaced by a non-object: the patch value verbatim
     }
   }
   return doc;
