@@ -7,6 +7,7 @@
  * Update, then by time, manager, apiVersion, subresource), empty ones dropped.
  */
 import { compareGoStrings, goQuote } from '../machinery/go-text.js';
+import { isManagerMadeEntry } from '../machinery/metadata-types.js';
 import { parseRfc3339, toRfc3339 } from '../machinery/time.js';
 import { FieldSet, FieldsV1Error } from './field-set.js';
 import { goJsonString, isMap, type JsonMap } from './value.js';
@@ -93,10 +94,10 @@ export function isResetManagedFields(entries: unknown): boolean {
 }
 
 /**
- * Entries encodeManagedFields makes are frozen and carry, under this symbol (JSON and
- * Object.keys never see it), what they decode to: copies of an object share its frozen
- * entries, so the next write of the object decodes them for free. Only a frozen entry is
- * taken at its word: a spread copy carries the symbol too, but may differ.
+ * Entries encodeManagedFields makes are frozen (isManagerMadeEntry) and carry, under this
+ * symbol (JSON and Object.keys never see it), what they decode to: copies of an object
+ * share its frozen entries, so the next write of the object decodes them for free. Only a
+ * frozen entry is taken at its word: a spread copy carries the symbol too, but may differ.
  */
 const DECODED = Symbol('decoded managedFields entry');
 
@@ -112,7 +113,7 @@ export function decodeManagedFields(entries: unknown): Managed {
   if (entries === undefined || entries === null) return managed;
   if (!Array.isArray(entries)) throw new ManagedFieldsError('managedFields must be a list');
   entries.forEach((raw, i) => {
-    const known = isMap(raw) && Object.isFrozen(raw) ? (raw as { [DECODED]?: DecodedEntry })[DECODED] : undefined;
+    const known = isManagerMadeEntry(raw) ? (raw as { [DECODED]?: DecodedEntry })[DECODED] : undefined;
     if (known) {
       managed.fields.set(known.id, known.vs);
       managed.times.set(known.id, known.time);
@@ -180,7 +181,7 @@ export function encodeManagedFields(managed: Managed, previous?: unknown): JsonM
 function madeBefore(previous: unknown, id: string, vs: VersionedSet, time: string | undefined): JsonMap | undefined {
   if (!Array.isArray(previous)) return undefined;
   for (const e of previous) {
-    const d = isMap(e) && Object.isFrozen(e) ? (e as { [DECODED]?: DecodedEntry })[DECODED] : undefined;
+    const d = isManagerMadeEntry(e) ? (e as { [DECODED]?: DecodedEntry })[DECODED] : undefined;
     if (d && d.id === id && d.vs === vs && d.time === time) return e as JsonMap;
   }
   return undefined;

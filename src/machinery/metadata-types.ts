@@ -7,6 +7,15 @@
  */
 import { parseRfc3339 } from './time.js';
 
+/**
+ * Whether a managedFields entry is one the field manager made (apply/managed-fields.ts
+ * freezes the entries it makes; parsed ones never are). Those are well formed and never
+ * change, so the metadata checks every write runs pass them by.
+ */
+export function isManagerMadeEntry(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && !Array.isArray(e) && Object.isFrozen(e);
+}
+
 type Kind = 'string' | 'uid' | 'int64' | 'bool' | 'time' | 'stringMap' | 'stringSlice' | 'ownerRefs' | 'managedFields' | 'operation' | 'any';
 
 const GO_TYPE: Record<Exclude<Kind, 'time' | 'any'>, string> = {
@@ -130,8 +139,7 @@ class Checker {
         if (!Array.isArray(v)) return this.fail(structName, jsonKind(v), GO_TYPE[kind]);
         const [fields, name] = kind === 'ownerRefs' ? [OWNER_REFERENCE, 'OwnerReference'] : [MANAGED_FIELDS_ENTRY, 'ManagedFieldsEntry'];
         for (const x of v) {
-          // A frozen entry is one the field manager made: well typed.
-          if (x === null || (kind === 'managedFields' && Object.isFrozen(x))) continue;
+          if (x === null || (kind === 'managedFields' && isManagerMadeEntry(x))) continue;
           if (!isPlainObject(x)) this.fail(structName, jsonKind(x), `v1.${name}`);
           else this.struct(x, fields, name);
         }

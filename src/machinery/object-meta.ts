@@ -9,7 +9,8 @@ import { validateLabels } from './labels.js';
 import { parseRfc3339 } from './time.js';
 import { isQualifiedName, nameIsDNSSubdomain, validateNamespaceName, type NameValidator } from './validation.js';
 
-export { checkMetadataTypes } from './metadata-types.js';
+export { checkMetadataTypes, isManagerMadeEntry } from './metadata-types.js';
+import { isManagerMadeEntry } from './metadata-types.js';
 
 export const FIELD_IMMUTABLE_ERROR_MSG = 'field is immutable';
 
@@ -215,12 +216,12 @@ export function validateManagedFields(entries: Meta[], path: string): FieldError
     if (fieldsType && fieldsType !== 'FieldsV1') errs.push(field.invalid(childPath(p, 'fieldsType'), fieldsType, 'must be `FieldsV1`'));
     errs.push(...validateFieldManager(str(e, 'manager'), childPath(p, 'manager')));
     if (byteLength(str(e, 'subresource')) > MAX_SUBRESOURCE_NAME_LENGTH) errs.push(field.tooLong(childPath(p, 'subresource'), '', MAX_SUBRESOURCE_NAME_LENGTH));
-    if (errs.length === before && Object.isFrozen(e)) validEntries.add(e);
+    if (errs.length === before && isManagerMadeEntry(e)) validEntries.add(e);
   });
   return errs;
 }
 
-/** Frozen entries (the field manager's own, which never change) found valid: every write of an object validates them again. */
+/** The field manager's own entries found valid (they never change): every write of an object validates them again. */
 const validEntries = new WeakSet<Meta>();
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

@@ -6,7 +6,7 @@
  * the malformed fields dropped when reading from storage), and the validation of
  * embedded resources (apiVersion, kind, metadata) of schema/objectmeta.
  */
-import { checkMetadataTypes, validateObjectMeta } from '../machinery/object-meta.js';
+import { checkMetadataTypes, isManagerMadeEntry, validateObjectMeta } from '../machinery/object-meta.js';
 import { parseRfc3339 } from '../machinery/time.js';
 import { isDNS1035Label, validatePathSegmentName } from '../machinery/validation.js';
 import { childPath, fe, keyPath, type FieldError } from './errors.js';
@@ -90,8 +90,8 @@ export function normalizeObjectMeta(meta: JsonObject, prefix: string, unknown: s
         if (Array.isArray(v) && v.length) out[k] = v.map((r, i) => normalizeStruct(r, OWNER_REF_REQUIRED, OWNER_REF_OPTIONAL, `${prefix}.${k}[${i}]`, unknown));
         break;
       case 'managed':
-        // A frozen entry is one the field manager made (see apply/managed-fields.ts): already in its normal form.
-        if (Array.isArray(v) && v.length) out[k] = v.map((r, i) => (Object.isFrozen(r) && isObject(r) ? r : normalizeStruct(r, [], MANAGED_FIELDS, `${prefix}.${k}[${i}]`, unknown)));
+        // The field manager's own entries are already in their normal form.
+        if (Array.isArray(v) && v.length) out[k] = v.map((r, i) => (isManagerMadeEntry(r) ? r : normalizeStruct(r, [], MANAGED_FIELDS, `${prefix}.${k}[${i}]`, unknown)));
         break;
     }
   }
@@ -120,9 +120,10 @@ const isStrMap = (v: unknown): boolean => v === null || (isObject(v) && Object.v
 const isStrList = (v: unknown): boolean => v === null || (Array.isArray(v) && v.every(isStr));
 const isTime = (v: unknown): boolean => v === null || (typeof v === 'string' && CANONICAL_TIME.test(v) && !Number.isNaN(Date.parse(v)));
 const isInt = (v: unknown): boolean => v === null || typeof v === 'bigint' || Number.isSafeInteger(v);
-// Frozen entries are the field manager's own managedFields entries, well typed by construction.
+const isStructEntry = (e: unknown, fields: Record<string, (x: unknown) => boolean>): boolean =>
+  e === null || (isObject(e) && Object.keys(e).every((k) => !has(fields, k) || fields[k](e[k])));
 const isStruct = (v: unknown, fields: Record<string, (x: unknown) => boolean>): boolean =>
-  v === null || (Array.isArray(v) && v.every((e) => e === null || (isObject(e) && (Object.isFrozen(e) || Object.keys(e).every((k) => !has(fields, k) || fields[k](e[k]))))));
+  v === null || (Array.isArray(v) && v.every((e) => isStructEntry(e, fields)));
 const OWNER_REF_CHECKS = { apiVersion: isStr, kind: isStr, name: isStr, uid: isStr, controller: (v: unknown) => v === null || typeof v === 'boolean', blockOwnerDeletion: (v: unknown) => v === null || typeof v === 'boolean' };
 const MANAGED_CHECKS = { manager: isStr, operation: isStr, apiVersion: isStr, time: isTime, fieldsType: isStr, fieldsV1: () => true, subresource: isStr };
 const QUICK: Record<Kind, (v: unknown) => boolean> = {
@@ -132,7 +133,7 @@ const QUICK: Record<Kind, (v: unknown) => boolean> = {
   map: isStrMap,
   list: isStrList,
   refs: (v) => isStruct(v, OWNER_REF_CHECKS),
-  managed: (v) => isStruct(v, MANAGED_CHECKS),
+  managed: (v) => v === null || (Array.isArray(v) && v.every((e) => isManagerMadeEntry(e) || isStructEntry(e, MANAGED_CHECKS))),
 };
 
 /** A fast "surely decodes" test; when it says no, checkMetadataTypes gives Go's error (or none). */
