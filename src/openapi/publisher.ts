@@ -88,28 +88,6 @@ export class OpenApiPublisher {
     this.changed(undefined);
   }
 
-  /** Builds and serializes everything now, so the first request does not wait for it. */
-  warm(): void {
-    this.v2JsonRepresentation();
-    this.v2ProtoRepresentation();
-    this.v3DiscoveryRepresentation();
-  }
-
-  /** Like warm, but building one source at a time and yielding to the event loop in between (startup with many CRDs). */
-  async warmAsync(): Promise<void> {
-    let slice = performance.now();
-    for (const src of [this.builtins, ...this.crds.values()]) {
-      src.v2Json();
-      src.v2Proto();
-      src.v3();
-      if (performance.now() - slice > 20) {
-        await new Promise((resolve) => setImmediate(resolve));
-        slice = performance.now();
-      }
-    }
-    this.warm();
-  }
-
   /**
    * The response for an `/openapi/...` path (query included), or undefined for other paths.
    * Headers are the request's, lower-case (accept, accept-encoding, if-none-match, if-modified-since).
