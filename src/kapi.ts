@@ -3,7 +3,6 @@
  * CustomResourceDefinitions, the CRD runtime, TLS, authentication and the HTTP
  * front. `startKapi` is what `kapi serve` runs, and what tests and embedders use.
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { BUILTIN_RESOURCES, type BuiltinResource } from './apis/builtin.js';
@@ -25,10 +24,11 @@ import { RestStore } from './registry/store.js';
 import type { KObject } from './registry/types.js';
 import { ensureAdminToken, adminUserInfo, parseTokenFile, TokenAuthenticator } from './server/authn.js';
 import { ensureServingCertificates } from './server/certs.js';
+import { ensurePrivateDir } from './util/private-files.js';
 import { writeAdminKubeconfig } from './server/kubeconfig.js';
 import { ApiMetrics } from './server/metrics.js';
 import { builtinApplyType } from './server/handlers/field-manager.js';
-import { HttpServer } from './server/server.js';
+import { HttpServer, type ServerLimits } from './server/server.js';
 import { openStorageAsync, type Storage, type StorageConfig } from './storage/index.js';
 
 export interface KapiOptions {
@@ -45,6 +45,12 @@ export interface KapiOptions {
   converters?: Record<string, ConvertFunction>;
   /** How long a conversion webhook may take (default 30 s, as upstream). */
   webhookTimeoutMs?: number;
+  /** Request limits and timeouts of the HTTP front (kube-apiserver's defaults where absent). */
+  limits?: Partial<ServerLimits>;
+  /** Where the request log goes (kube-apiserver's httplog; `kapi serve -v=2`); absent: none. */
+  requestLog?: (line: string) => void;
+  /** Warnings at start and unexpected errors while serving (default: stderr). */
+  warn?: (message: string) => void;
   /** Controller leader election (replicas on etcd): lease duration and retry period. */
   leaderElection?: { leaseDurationSeconds?: number; retryPeriodMs?: number };
 }
@@ -91,7 +97,8 @@ function builtinEndpoint(storage: Storage, r: BuiltinResource): Endpoint {
 
 export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const dataDir = options.dataDir ?? '.kapi';
-  await mkdir(dataDir, { recursive: true });
+  const warn = options.warn ?? ((m: string) => process.stderr.write(`${m}\n`));
+  await ensurePrivateDir(dataDir, warn);
   const bindAddress = options.bindAddress ?? '127.0.0.1';
   const [tls, adminToken, extraTokens] = await Promise.all([
     ensureServingCertificates(dataDir, { hosts: [bindAddress] }),
@@ -184,6 +191,9 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     admit: namespaceLifecycle(nsEndpoint.store),
     metrics: new ApiMetrics(registry),
     openapi,
+    limits: options.limits,
+    requestLog: options.requestLog,
+    logError: warn,
   });
   const address = await http.listen(options.port ?? 6443, bindAddress);
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;

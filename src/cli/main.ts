@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { startKapi } from '../kapi.js';
+import { parseGoDuration } from '../server/filters.js';
 import { clientFromKubeconfig } from './kube-client.js';
 import { migrateStorage } from './migrate-storage.js';
 
@@ -17,6 +18,24 @@ interface ServeOptions {
   etcdCafile?: string;
   etcdCertfile?: string;
   etcdKeyfile?: string;
+  maxRequestsInflight: string;
+  maxMutatingRequestsInflight: string;
+  maxWatches: string;
+  requestTimeout: string;
+  minRequestTimeout: string;
+  v: string;
+}
+
+/** A flag's whole, non-negative number, or a clear error naming the flag. */
+function count(flag: string, value: string): number {
+  if (!/^[0-9]{1,15}$/.test(value)) throw new Error(`invalid value "${value}" for ${flag}: must be a whole number >= 0`);
+  return Number(value);
+}
+
+function duration(flag: string, value: string): number {
+  const ms = parseGoDuration(value);
+  if (ms === undefined || ms < 0) throw new Error(`invalid value "${value}" for ${flag}: must be a duration such as 60s or 1m0s`);
+  return ms;
 }
 
 const program = new Command();
@@ -35,8 +54,25 @@ program
   .option('--etcd-cafile <file>', 'CA certificate to verify the etcd servers with')
   .option('--etcd-certfile <file>', 'client certificate for etcd')
   .option('--etcd-keyfile <file>', 'client key for etcd')
+  .option('--max-requests-inflight <n>', 'read-only requests served at once; more get 429 (0: no limit)', '400')
+  .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; more get 429 (0: no limit)', '200')
+  .option('--max-watches <n>', 'watches open at once; more get 429 (0: no limit)', '20000')
+  .option('--request-timeout <duration>', 'how long a request that is not a watch may take before it gets 504', '1m0s')
+  .option('--min-request-timeout <seconds>', 'a watch without timeoutSeconds ends after a random time between this and twice this', '1800')
+  .option('-v, --v <level>', 'log verbosity; 2 and above log every request', '0')
   .action(async (opts: ServeOptions) => {
     const started = performance.now();
+    const verbosity = count('--v', opts.v);
+    const limits = {
+      maxRequestsInFlight: count('--max-requests-inflight', opts.maxRequestsInflight),
+      maxMutatingRequestsInFlight: count('--max-mutating-requests-inflight', opts.maxMutatingRequestsInflight),
+      maxWatches: count('--max-watches', opts.maxWatches),
+      requestTimeoutMs: duration('--request-timeout', opts.requestTimeout),
+      minRequestTimeoutSeconds: count('--min-request-timeout', opts.minRequestTimeout),
+    };
+    // A failure that escaped its request is logged; the server stays up for every other client.
+    process.on('unhandledRejection', (err) => console.error('kapi: unhandled rejection:', err));
+    process.on('uncaughtException', (err) => console.error('kapi: uncaught exception:', err));
     const converters = opts.converters ? (await import(pathToFileURL(resolve(opts.converters)).href)).default : undefined;
     const kapi = await startKapi({
       dataDir: opts.dataDir,
@@ -44,6 +80,8 @@ program
       port: Number(opts.securePort),
       tokenAuthFile: opts.tokenAuthFile,
       converters,
+      limits,
+      requestLog: verbosity >= 2 ? (line) => process.stderr.write(line) : undefined,
       storage: opts.etcdServers
         ? {
             kind: 'etcd',

@@ -7,6 +7,7 @@
  * name the resourceVersion they replace, and PUT never creates.
  */
 import { errors } from '../machinery/status.js';
+import { goQuote } from '../machinery/go-text.js';
 import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
 import { compileSchema, findDuplicateFields, type CompiledSchema } from '../schema/index.js';
 import { validateScaleFields, type ScaleConfig } from './scale.js';
@@ -68,7 +69,7 @@ function admit(obj: KObject, ctx: WriteOptions, cs: CompiledSchema, kind: string
   if (result.error) throw errors.badRequest(`${kind} in version "${ctx.version}" cannot be handled as a ${kind}: ${result.error}`);
   const mode = ctx.fieldValidation ?? 'Warn';
   if (mode === 'Ignore') return;
-  const problems = [...(ctx.rawBody ? findDuplicateFields(ctx.rawBody) : []), ...result.unknownFields.map((f) => `unknown field "${f}"`)];
+  const problems = [...(ctx.rawBody ? findDuplicateFields(ctx.rawBody) : []), ...result.unknownFields.map((f) => `unknown field ${goQuote(f)}`)];
   if (problems.length === 0) return;
   if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
   ctx.warnings?.push(...problems);

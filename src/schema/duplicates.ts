@@ -3,6 +3,7 @@
  * decoding (`duplicate field "name"`, the bare key, in document order) for
  * fieldValidation=Strict|Warn. The text is assumed to be valid JSON.
  */
+import { goQuote } from '../machinery/go-text.js';
 
 export function findDuplicateFields(text: string): string[] {
   const out: string[] = [];
@@ -35,7 +36,7 @@ export function findDuplicateFields(text: string): string[] {
             key = raw;
           }
         }
-        if (top.has(key)) out.push(`duplicate field ${JSON.stringify(key)}`);
+        if (top.has(key)) out.push(`duplicate field ${goQuote(key)}`);
         else top.add(key);
         expectKey = false;
       }

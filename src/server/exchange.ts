@@ -180,6 +180,11 @@ export class StreamResponse implements Response {
     return this;
   }
 
+  /** End the stream with RST_STREAM INTERNAL_ERROR: for when no answer can be written. */
+  reset(): void {
+    if (!this.stream.destroyed) this.stream.close(0x2);
+  }
+
   private open(): boolean {
     return !this.stream.destroyed && !this.stream.closed;
   }

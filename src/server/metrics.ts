@@ -5,7 +5,7 @@
  * for open watches, and the process_* / nodejs_* defaults. Served at /metrics.
  */
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ApiRegistry } from '../registry/registry.js';
+import type { ApiRegistry, Endpoint } from '../registry/registry.js';
 import type { ResourceRequest } from './request-info.js';
 
 const DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
@@ -54,10 +54,19 @@ export class ApiMetrics {
     });
   }
 
-  /** Labels of a resource request, as upstream reports them. */
-  labels(info: ResourceRequest, patchType: string | undefined, dryRun: boolean): RequestLabels {
+  /**
+   * Labels of a resource request, as upstream reports them; undefined for a
+   * request that no route serves (an unknown verb or subresource, extra path
+   * segments), which upstream does not count either. Every label comes from a
+   * known value: the endpoint's group, version, resource and subresources.
+   */
+  labels(info: ResourceRequest, endpoint: Pick<Endpoint, 'subresources'>, contentType: string | undefined, dryRun: boolean): RequestLabels | undefined {
+    const verb = reportedVerb(info, contentType);
+    if (verb === undefined || info.extraParts) return undefined;
+    const sub = info.subresource;
+    if (sub !== undefined && !((sub === 'status' || sub === 'scale' || sub === 'finalize') && endpoint.subresources[sub])) return undefined;
     return {
-      verb: reportedVerb(info, patchType),
+      verb,
       dry_run: dryRun ? 'All' : '',
       group: info.group,
       version: info.version,
@@ -84,7 +93,7 @@ export class ApiMetrics {
   }
 }
 
-function reportedVerb(info: ResourceRequest, patchType: string | undefined): string {
+function reportedVerb(info: ResourceRequest, contentType: string | undefined): string | undefined {
   switch (info.verb) {
     case 'list':
       return 'LIST';
@@ -97,9 +106,12 @@ function reportedVerb(info: ResourceRequest, patchType: string | undefined): str
     case 'update':
       return 'PUT';
     case 'patch':
-      return patchType === 'application/apply-patch+yaml' ? 'APPLY' : 'PATCH';
-    default:
+      return contentType?.startsWith('application/apply-patch+yaml') ? 'APPLY' : 'PATCH';
+    case 'delete':
+    case 'deletecollection':
       return 'DELETE';
+    default:
+      return undefined;
   }
 }
 

@@ -30,8 +30,25 @@ export type RequestInfo = ResourceRequest | DiscoveryRequest | { kind: 'other'; 
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
+/**
+ * The segments of a path, or undefined when it is not in clean form: every
+ * segment non-empty (a trailing slash aside) and neither `.` nor `..`.
+ * kube-apiserver's routes never match such paths, so they address nothing.
+ */
+function cleanSegments(path: string): string[] | undefined {
+  const parts = path.split('/');
+  if (parts[0] !== '') return undefined;
+  const end = parts[parts.length - 1] === '' ? parts.length - 1 : parts.length;
+  for (let i = 1; i < end; i++) {
+    const p = parts[i];
+    if (p === '' || p === '.' || p === '..') return undefined;
+  }
+  return parts.slice(1, end);
+}
+
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
-  const parts = path.split('/').filter((p) => p !== '');
+  const parts = cleanSegments(path);
+  if (!parts) return { kind: 'other', path };
   if (parts[0] === 'api') {
     if (parts.length === 1) return { kind: 'api-versions' };
     if (parts.length === 2) return { kind: 'group-version', group: '', version: parts[1] };
@@ -104,21 +121,35 @@ export function isTrue(v: string | null): boolean {
   return v === '1' || v === 't' || v === 'T' || v === 'true' || v === 'TRUE' || v === 'True';
 }
 
-/** A path with nothing the WHATWG URL parser would rewrite: no percent-escapes, dot segments, backslashes or fragment. */
+/** A path with nothing to decode: no percent-escapes. */
 const PLAIN_PATH = /^\/[\w\-.~:@!$&'()*+,;=/]*$/;
+/** The scheme and authority of an absolute-form target (`http://host:port/path`), which HTTP/1.1 allows. */
+const ABSOLUTE_FORM = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?]*/;
+const BAD_ESCAPE = /%(?![0-9a-fA-F]{2})/;
 
 /**
- * A request target's path and query. Plain paths (nearly every API request)
- * are split directly; anything else goes through `URL`, which decodes and
- * normalizes it. Both give the same result for plain paths; the split skips a
- * full URL parse per request.
+ * A request target's path and query, as Go's `url.ParseRequestURI` reads it
+ * for kube-apiserver: the path is percent-decoded and nothing else (dot
+ * segments, empty segments and backslashes are kept, so they address nothing).
+ * Never throws: a target that cannot be read (a bad escape, a malformed
+ * absolute form) gives undefined, which is a 400.
  */
-export function parseTarget(target: string): { path: string; query: URLSearchParams } {
+export function parseTarget(target: string): { path: string; query: URLSearchParams } | undefined {
   const q = target.indexOf('?');
-  const path = q < 0 ? target : target.slice(0, q);
-  if (PLAIN_PATH.test(path) && !path.includes('/.') && !target.includes('#')) {
-    return { path, query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)) };
+  let path = q < 0 ? target : target.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? '' : target.slice(q + 1));
+  if (PLAIN_PATH.test(path)) return { path, query };
+  if (path[0] !== '/') {
+    const authority = ABSOLUTE_FORM.exec(path);
+    if (!authority || !URL.canParse(authority[0])) return undefined;
+    path = path.slice(authority[0].length) || '/';
   }
-  const url = new URL(target, 'https://kapi');
-  return { path: url.pathname, query: url.searchParams };
+  if (!path.includes('%')) return { path, query };
+  if (BAD_ESCAPE.test(path)) return undefined;
+  try {
+    return { path: decodeURIComponent(path), query };
+  } catch {
+    // Escapes that are not UTF-8: Go keeps the bytes; such a path addresses nothing here either.
+    return { path: Buffer.from(path.replace(/%([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'), query };
+  }
 }

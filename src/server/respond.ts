@@ -6,6 +6,7 @@ import type { KObject } from '../registry/types.js';
 import { memoJson } from '../registry/json-memo.js';
 import type { Negotiated, OutputFormat } from './negotiation.js';
 import type { Response } from './exchange.js';
+import { warningHeaderValues } from './warnings.js';
 
 export function encode(obj: unknown, format: OutputFormat | 'yaml' | 'json', pretty = false): { body: string; contentType: string } {
   if (format === 'yaml') return { body: stringifyYaml(obj), contentType: 'application/yaml' };
@@ -50,13 +51,19 @@ export function writeError(res: Response, err: unknown, format: OutputFormat = '
 
 /** The plain-text 404 of Go's http.NotFoundHandler, for paths nothing serves. */
 export function writeNotFound(res: Response): void {
-  const body = '404 page not found\n';
-  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': body.length });
+  writePlain(res, 404, '404 page not found');
+}
+
+/** A plain-text answer as Go's http.Error writes it. */
+export function writePlain(res: Response, code: number, text: string, headers: Record<string, string> = {}): void {
+  const body = `${text}\n`;
+  res.writeHead(code, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
 
-/** Warning headers, `299 - "<text>"`, one per warning. */
-export function addWarnings(res: Response, warnings: string[]): void {
+/** Warning headers, `299 - "<text>"`, one per warning, deduplicated and capped as upstream's recorder does. */
+export function addWarnings(res: Response, warnings: readonly string[]): void {
   if (warnings.length === 0 || res.headersSent) return;
-  res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  const values = warningHeaderValues(warnings);
+  if (values.length > 0) res.setHeader('Warning', values);
 }

@@ -4,12 +4,14 @@
  * version, discovery and resource routes.
  */
 import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { Discovery } from '../discovery/documents.js';
-import { errors } from '../machinery/status.js';
+import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry } from '../registry/registry.js';
-import type { TokenAuthenticator, UserInfo } from './authn.js';
+import type { TokenAuthenticator } from './authn.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
 import type { Admission, HandlerContext } from './handlers/context.js';
 import { serveResource } from './handlers/resource.js';
@@ -17,7 +19,8 @@ import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { negotiateOutput, type Negotiated } from './negotiation.js';
 import type { ApiMetrics, RequestLabels } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
-import { writeError, writeNotFound, writeObject, addWarnings } from './respond.js';
+import { writeError, writeNotFound, writeObject, addWarnings, writePlain } from './respond.js';
+import { compose, inFlightLimits, logQuote, remoteOf, requestLog, requestTimeout, type Exchange, type Filter, type Handler, type Limits } from './filters.js';
 
 export interface HttpServerOptions {
   registry: ApiRegistry;
@@ -29,38 +32,128 @@ export interface HttpServerOptions {
   metrics?: ApiMetrics;
   /** Serves /openapi/v2 and /openapi/v3. */
   openapi?: { handle(pathWithQuery: string, headers: Record<string, string | string[] | undefined>): { status: number; headers: Record<string, string>; body?: Buffer | string } | undefined };
+  /** Request limits; each defaults to kube-apiserver's (see DEFAULT_LIMITS). */
+  limits?: Partial<ServerLimits>;
+  /** Where the request log (-v=2 and above) goes; absent: no request log. */
+  requestLog?: (line: string) => void;
+  /** Told about failures no client is told of in full (a handler's unexpected exception). */
+  logError?: (message: string) => void;
 }
+
+export interface ServerLimits extends Limits {
+  /** Connections with no request open are closed after this long (ms). */
+  idleTimeoutMs: number;
+  /** A TLS handshake must finish within this long (ms). */
+  handshakeTimeoutMs: number;
+  /** The size of a request's header section (HTTP/1.1) or header list (HTTP/2). */
+  maxHeaderBytes: number;
+  /** HTTP/2 streams open at once on one connection. */
+  maxConcurrentStreams: number;
+  /** --min-request-timeout (seconds): watches without timeoutSeconds end after 1 to 2 times this. */
+  minRequestTimeoutSeconds: number;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  maxRequestsInFlight: 400,
+  maxMutatingRequestsInFlight: 200,
+  maxWatches: 20_000,
+  requestTimeoutMs: 60_000,
+  idleTimeoutMs: 90_000,
+  handshakeTimeoutMs: 10_000,
+  maxHeaderBytes: 1 << 20,
+  maxConcurrentStreams: 250,
+  minRequestTimeoutSeconds: 1800,
+};
 
 const UPLOAD_WINDOW_PER_STREAM = 256 * 1024;
 const UPLOAD_WINDOW_PER_CONNECTION = 16 * 1024 * 1024;
 
+const EMPTY_QUERY = new URLSearchParams();
+const socketConnections = new WeakMap<Socket, ConnectionState>();
+const sessionConnections = new WeakMap<http2.Http2Session, ConnectionState>();
+
 const AGGREGATED = /(?:^|[,;\s])as=APIGroupDiscoveryList/;
+
+/** The open requests of one connection, and the timer that closes it once none is open for idleTimeoutMs. */
+interface ConnectionState {
+  open: number;
+  idle?: NodeJS.Timeout;
+  close(): void;
+}
 
 export class HttpServer {
   readonly discovery: Discovery;
   private readonly server: http2.Http2SecureServer;
   private address?: AddressInfo;
   private readonly sockets = new Set<Socket>();
+  private readonly limits: ServerLimits;
+  private readonly serve: Handler;
+  private readonly logError: (message: string) => void;
 
   constructor(private readonly options: HttpServerOptions) {
     this.discovery = new Discovery(options.registry);
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.logError = options.logError ?? ((m) => process.stderr.write(`${m}\n`));
+    const limits = this.limits;
     // Flow-control windows as kube-apiserver sets them (256 KiB of upload buffer per
     // stream); Node's 64 KiB defaults would make a large request body wait for
     // WINDOW_UPDATE round trips.
-    this.server = http2.createSecureServer({ ...options.tls, allowHTTP1: true, settings: { initialWindowSize: UPLOAD_WINDOW_PER_STREAM } });
+    this.server = http2.createSecureServer({
+      ...options.tls,
+      allowHTTP1: true,
+      handshakeTimeout: limits.handshakeTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      settings: { initialWindowSize: UPLOAD_WINDOW_PER_STREAM, maxConcurrentStreams: limits.maxConcurrentStreams, maxHeaderListSize: limits.maxHeaderBytes },
+    } as http2.SecureServerOptions);
+    const filters: Filter[] = [];
+    if (options.requestLog) filters.push(requestLog(options.requestLog));
+    filters.push(
+      (x, next) => this.authenticate(x, next),
+      inFlightLimits(limits),
+      requestTimeout(limits.requestTimeoutMs),
+    );
+    this.serve = compose(filters, (x) => this.route(x));
     // HTTP/2 streams are served as they are: drop the hook that would wrap each in
     // Node's compatibility request/response once a 'request' listener (HTTP/1.1) is added.
     this.server.removeAllListeners('newListener');
-    this.server.on('stream', (stream, headers) => void this.handle(new StreamRequest(stream, headers), new StreamResponse(stream)));
-    this.server.on('request', (req: Request, res: Response) => void this.handle(req, res));
+    this.server.on('stream', (stream, headers) => {
+      const conn = stream.session ? sessionConnections.get(stream.session) : undefined;
+      this.opened(conn);
+      stream.once('close', () => this.closed(conn));
+      void this.handle(new StreamRequest(stream, headers), new StreamResponse(stream), stream.session?.socket);
+    });
+    this.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const conn = socketConnections.get(req.socket);
+      this.opened(conn);
+      res.once('close', () => this.closed(conn));
+      // A write after the end (a handler that goes on after a timeout) is dropped, not thrown at the process.
+      res.on('error', () => {});
+      void this.handle(req as Request, res as unknown as Response, req.socket);
+    });
     this.server.on('session', (session: http2.ServerHttp2Session) => {
       session.once('localSettings', () => session.setLocalWindowSize(UPLOAD_WINDOW_PER_CONNECTION));
+      // A session's errors (a peer that breaks the protocol) end the session, never the process.
+      session.on('error', () => {});
+      // Idle: GOAWAY, so that a client about to send knows to use a new connection.
+      const conn: ConnectionState = { open: 0, close: () => session.close() };
+      sessionConnections.set(session, conn);
+      this.armIdle(conn);
+      session.once('close', () => clearTimeout(conn.idle));
     });
-    // Watches are long-lived; idle keep-alive connections are closed by clients.
+    // Watches are long-lived: connections are closed when idle (no request open), not on socket inactivity.
     this.server.setTimeout(0);
+    this.server.on('secureConnection', (socket: TLSSocket) => {
+      if (socket.alpnProtocol === 'h2') return;
+      const conn: ConnectionState = { open: 0, close: () => socket.destroy() };
+      socketConnections.set(socket, conn);
+      this.armIdle(conn);
+      socket.once('close', () => clearTimeout(conn.idle));
+    });
+    this.server.on('tlsClientError', (_err: Error, socket: Socket) => socket.destroy());
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
+      socket.on('error', () => {});
     });
   }
 
@@ -83,39 +176,93 @@ export class HttpServer {
     });
   }
 
-  private async handle(req: Request, res: Response): Promise<void> {
-    res.setHeader('Cache-Control', 'no-cache, private');
-    res.setHeader('Audit-Id', randomUUID());
-    const { path, query } = parseTarget(req.url ?? '/');
+  private opened(conn: ConnectionState | undefined): void {
+    if (!conn) return;
+    conn.open++;
+    if (conn.idle) {
+      clearTimeout(conn.idle);
+      conn.idle = undefined;
+    }
+  }
+
+  private closed(conn: ConnectionState | undefined): void {
+    if (conn && --conn.open === 0) this.armIdle(conn);
+  }
+
+  private armIdle(conn: ConnectionState): void {
+    if (this.limits.idleTimeoutMs <= 0) return;
+    conn.idle = setTimeout(() => conn.close(), this.limits.idleTimeoutMs);
+    conn.idle.unref();
+  }
+
+  /**
+   * One request, whatever happens in it: every failure ends as a Status (or,
+   * when nothing can be written any more, as a reset stream or closed
+   * connection), never as an exception that leaves this function.
+   */
+  private async handle(req: Request, res: Response, socket: Socket | undefined): Promise<void> {
+    const x: Exchange = { req, res, auditId: randomUUID(), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY, remote: remoteOf(socket) };
+    try {
+      res.setHeader('Cache-Control', 'no-cache, private');
+      res.setHeader('Audit-Id', x.auditId);
+      const target = parseTarget(req.url ?? '/');
+      if (!target) return writePlain(res, 400, '400 Bad Request');
+      x.path = target.path;
+      x.query = target.query;
+      if (isHealthPath(x.path)) return serveHealth(x.path, x.query, res, this.options.isReady?.() ?? true);
+      if (x.path === '/version' || x.path === '/version/') return writeObject(res, 200, versionInfo(), 'json', true);
+      x.info = x.path.startsWith('/api') ? parseRequestInfo(req.method ?? 'GET', x.path, x.query) : undefined;
+      await this.serve(x);
+    } catch (err) {
+      this.lastResort(x, err);
+    }
+  }
+
+  /** An exception no handler turned into a Status: logged with its request, answered 500; the process stays up. */
+  private lastResort(x: Exchange, err: unknown): void {
+    if (x.timedOut) return;
+    const known = err instanceof StatusError;
+    if (!known) this.logError(`kapi: internal error serving ${logQuote(x.req.method ?? '')} ${logQuote(x.req.url ?? '')} (audit-ID ${x.auditId}): ${err instanceof Error ? (err.stack ?? err.message) : logQuote(String(err))}`);
+    try {
+      writeError(x.res, known ? err : errors.internal('an unexpected error occurred'));
+    } catch {
+      // Nothing can be written (headers refused, stream gone): end the exchange.
+      if (x.res instanceof StreamResponse) x.res.reset();
+      else (x.req as unknown as http.IncomingMessage).socket?.destroy();
+    }
+  }
+
+  private authenticate(x: Exchange, next: Handler): Promise<void> {
+    if (this.options.authenticator) {
+      x.user = this.options.authenticator.authenticate(x.req.headers.authorization);
+      if (!x.user) throw errors.unauthorized();
+    }
+    return next(x);
+  }
+
+  private async route(x: Exchange): Promise<void> {
+    const { req, res, path, query } = x;
+    if (path === '/metrics' && this.options.metrics) {
+      const { contentType, body } = await this.options.metrics.render();
+      res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    const published = path.startsWith('/openapi/') ? this.options.openapi?.handle(req.url ?? path, req.headers) : undefined;
+    if (published) {
+      res.writeHead(published.status, published.headers);
+      (res as { end(body?: Buffer | string): void }).end(published.body);
+      return;
+    }
+    const info = x.info;
+    if (!info || info.kind === 'other') return writeNotFound(res);
+    if (info.kind !== 'resource') return this.serveDiscovery(info, req, res);
+    const endpoint = this.options.registry.lookup(info.group, info.version, info.resource);
+    if (!endpoint) return writeNotFound(res);
     let output: Negotiated = { format: 'json', pretty: false };
     let labels: RequestLabels | undefined;
     let watchDone: (() => void) | undefined;
-    const started = process.hrtime.bigint();
     try {
-      if (isHealthPath(path)) return serveHealth(path, query, res, this.options.isReady?.() ?? true);
-      if (path === '/version' || path === '/version/') return writeObject(res, 200, versionInfo(), 'json', true);
-      let user: UserInfo | undefined;
-      if (this.options.authenticator) {
-        user = this.options.authenticator.authenticate(req.headers.authorization);
-        if (!user) throw errors.unauthorized();
-      }
-      if (path === '/metrics' && this.options.metrics) {
-        const { contentType, body } = await this.options.metrics.render();
-        res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
-        res.end(body);
-        return;
-      }
-      const published = path.startsWith('/openapi/') ? this.options.openapi?.handle(req.url ?? path, req.headers) : undefined;
-      if (published) {
-        res.writeHead(published.status, published.headers);
-        (res as { end(body?: Buffer | string): void }).end(published.body);
-        return;
-      }
-      const info = parseRequestInfo(req.method ?? 'GET', path, query);
-      if (info.kind === 'other') return writeNotFound(res);
-      if (info.kind !== 'resource') return this.serveDiscovery(info, req, res);
-      const endpoint = this.options.registry.lookup(info.group, info.version, info.resource);
-      if (!endpoint) return writeNotFound(res);
       const reads = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';
       output = negotiateOutput(req.headers.accept, {
         tables: reads && info.subresource === undefined && endpoint.table !== undefined,
@@ -129,29 +276,32 @@ export class HttpServer {
         query,
         endpoint,
         output,
-        user,
+        user: x.user,
         warnings: endpoint.warning ? [endpoint.warning] : [],
         admit: this.options.admit ?? (async () => {}),
+        minRequestTimeoutSeconds: this.limits.minRequestTimeoutSeconds,
       };
       // Warnings gathered while serving (deprecation, unknown fields) go out with the headers, whenever they are written.
       const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
       (res as { writeHead: (...args: unknown[]) => Response }).writeHead = (...args: unknown[]) => {
+        if (x.timedOut) return res;
         addWarnings(res, ctx.warnings);
         return writeHead(...args);
       };
       if (this.options.metrics) {
-        labels = this.options.metrics.labels(info, req.headers['content-type']?.split(';')[0], query.has('dryRun'));
-        if (info.verb === 'watch') watchDone = this.options.metrics.watchStarted(labels);
+        labels = this.options.metrics.labels(info, endpoint, req.headers['content-type'], query.has('dryRun'));
+        if (labels && info.verb === 'watch') watchDone = this.options.metrics.watchStarted(labels);
       }
       await serveResource(ctx);
     } catch (err) {
-      if (!(err instanceof Error && 'code' in err && typeof (err as { code: unknown }).code === 'number')) {
-        console.error('kapi: internal error serving', req.method, req.url, err);
+      if (x.timedOut) return;
+      if (!(err instanceof StatusError)) {
+        this.logError(`kapi: internal error serving ${logQuote(req.method ?? '')} ${logQuote(req.url ?? '')} (audit-ID ${x.auditId}): ${err instanceof Error ? (err.stack ?? err.message) : logQuote(String(err))}`);
       }
       writeError(res, err, output.format);
     } finally {
       watchDone?.();
-      if (labels) this.options.metrics!.observe(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      if (labels) this.options.metrics!.observe(labels, x.timedOut ? 504 : res.statusCode, Number(process.hrtime.bigint() - x.started) / 1e9);
     }
   }
 

@@ -20,6 +20,8 @@ export interface HandlerContext {
   user?: UserInfo;
   warnings: string[];
   admit: Admission;
+  /** --min-request-timeout: a watch without timeoutSeconds ends after 1 to 2 times this. */
+  minRequestTimeoutSeconds: number;
   /** The request body as JSON text, once read (duplicate-field detection). */
   rawBody?: string;
 }

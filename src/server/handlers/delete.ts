@@ -8,6 +8,7 @@ import { writeObject } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
 import { listObject } from './read.js';
+import { int64Param } from './query-params.js';
 import { dryRunOf } from './write.js';
 
 const DELETE_OPTIONS = { group: 'meta.k8s.io', resource: 'DeleteOptions' };
@@ -36,8 +37,8 @@ async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
       if (Array.isArray(body.dryRun) && body.dryRun.includes('All')) opts.dryRun = true;
     }
   }
-  const grace = ctx.query.get('gracePeriodSeconds');
-  if (grace !== null && grace !== '') opts.gracePeriodSeconds = Number(grace);
+  const grace = int64Param(ctx.query, 'gracePeriodSeconds');
+  if (grace !== undefined) opts.gracePeriodSeconds = grace;
   const policy = ctx.query.get('propagationPolicy');
   if (policy) opts.propagationPolicy = policy;
   const orphan = ctx.query.get('orphanDependents');

@@ -11,6 +11,7 @@ import type { StoreListOptions } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
 import { isTrue } from '../request-info.js';
 import type { HandlerContext } from './context.js';
+import { int64Param } from './query-params.js';
 
 export interface ListParams {
   store: StoreListOptions;
@@ -58,8 +59,8 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   const rv = q.get('resourceVersion') ?? '';
   const match = q.get('resourceVersionMatch') ?? '';
   const cont = q.get('continue') ?? '';
-  const limitText = q.get('limit');
-  const limit = limitText ? Number.parseInt(limitText, 10) : 0;
+  const limit = int64Param(q, 'limit') ?? 0;
+  const timeoutSeconds = int64Param(q, 'timeoutSeconds');
   if (match) {
     if (match !== 'Exact' && match !== 'NotOlderThan') {
       throw errors.invalid(listOptionsKind, '', [field.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan'])]);
@@ -94,11 +95,10 @@ export function parseListParams(ctx: HandlerContext): ListParams {
     else store.minRevision = n;
   }
 
-  const timeoutText = q.get('timeoutSeconds');
   return {
     store,
     watchFrom: rv === '' || rv === '0' ? undefined : parseResourceVersion(rv),
-    timeoutSeconds: timeoutText ? Math.max(0, Number.parseInt(timeoutText, 10) || 0) : undefined,
+    timeoutSeconds: timeoutSeconds === undefined ? undefined : Math.max(0, timeoutSeconds),
     bookmarks: isTrue(q.get('allowWatchBookmarks')),
   };
 }

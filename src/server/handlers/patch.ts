@@ -3,7 +3,7 @@
  * resources strategic merge patch (its directives honored without Go type
  * metadata). Custom resources refuse strategic merge patch with 415.
  */
-import { applyPatch, type Operation } from 'rfc6902';
+import { applyJsonPatch, decodeJsonPatch, JsonPatchError, type JsonPatchOperation } from '../../machinery/json-patch.js';
 import { applyMergePatch, applyMergePatchSharing } from '../../machinery/merge-patch.js';
 import { applyStrategicMergePatch } from '../../machinery/strategic-merge-patch.js';
 import { deepCloneMutable, JsonSyntaxError, parseJson } from '../../machinery/json.js';
@@ -56,11 +56,16 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
     throw err;
   }
   if (patchType === 'json-patch') {
-    if (!Array.isArray(patch)) throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-    if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
-      throw new StatusError(413, 'RequestEntityTooLarge', `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
+    let ops: JsonPatchOperation[];
+    try {
+      ops = decodeJsonPatch(patch);
+    } catch (err) {
+      throw errors.badRequest((err as Error).message);
     }
-    const apply = (obj: KObject) => applyJsonPatch(obj, patch as Operation[]);
+    if (ops.length > MAX_JSON_PATCH_OPERATIONS) {
+      throw new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`);
+    }
+    const apply = (obj: KObject) => jsonPatched(obj, ops);
     return { raw, kind: 'json', apply, applySharing: apply };
   }
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
@@ -140,16 +145,14 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
   writeShared(ctx.res, result.created ? 201 : 200, result.object, endpoint, ctx.output);
 }
 
-function applyJsonPatch(doc: KObject, ops: Operation[]): KObject {
+/** The object after a JSON patch; any failure of the patch is upstream's generic 422. */
+function jsonPatched(doc: KObject, ops: JsonPatchOperation[]): KObject {
   // The operations change the copy in place, anywhere: nothing may be shared (frozen fieldsV1 sets are copied too).
   const target = deepCloneMutable(doc);
-  for (const op of ops) {
-    if (op === null || typeof op !== 'object' || typeof (op as { op?: unknown }).op !== 'string') {
-      throw errors.badRequest('the server rejected our request due to an error in our request');
-    }
-  }
-  const results = applyPatch(target, ops);
-  if (results.some((r) => r !== null)) {
+  try {
+    applyJsonPatch(target as unknown as Record<string, unknown>, ops);
+  } catch (err) {
+    if (!(err instanceof JsonPatchError)) throw err;
     throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
   }
   return target;

@@ -16,7 +16,8 @@ import { SlowWatcherError } from '../../cache/errors.js';
 
 /** A watcher whose socket holds more unsent bytes than this is dropped. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
-const MIN_REQUEST_TIMEOUT_S = 1800;
+/** setTimeout's longest delay; a longer watch timeout would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Events waiting for a conversion before a watcher counts as too slow. */
 const MAX_QUEUED_CONVERSIONS = 1000;
 const EVENT_END = Buffer.from('}\n');
@@ -146,8 +147,9 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   start();
   // Send the 200 and headers now, so clients see the watch established before any event.
   res.flushHeaders();
-  const seconds = params.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
-  const timer = setTimeout(() => watcher?.close(), seconds * 1000);
+  // As upstream: timeoutSeconds when given, else --min-request-timeout randomised up to twice that.
+  const seconds = params.timeoutSeconds ?? ctx.minRequestTimeoutSeconds * (1 + Math.random());
+  const timer = setTimeout(() => watcher?.close(), Math.min(seconds * 1000, MAX_TIMER_MS));
   const onGone = () => watcher?.close();
   req.once('close', onGone);
   res.once('close', onGone);

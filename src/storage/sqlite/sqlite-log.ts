@@ -12,6 +12,7 @@
  * beside the store, held in exclusive locking mode, refuses a second kapi on
  * the same data dir instead of letting it corrupt the in-memory index of the first.
  */
+import { closeSync, openSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { StorageFormatError, StorageUnavailableError } from '../errors.js';
@@ -89,6 +90,7 @@ export class SqliteLog implements DurableLog {
     this.lock = this.openLock();
     let db: Database.Database | undefined;
     try {
+      createPrivate(path);
       db = new Database(path, { timeout: 5000 });
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
@@ -224,6 +226,7 @@ export class SqliteLog implements DurableLog {
   private openLock(): Database.Database {
     let lock: Database.Database | undefined;
     try {
+      createPrivate(`${this.path}.lock`);
       lock = new Database(`${this.path}.lock`, { timeout: 0 });
       lock.pragma('locking_mode = EXCLUSIVE');
       lock.pragma('user_version = 1'); // a write: takes the exclusive lock, held until close
@@ -267,3 +270,13 @@ export class SqliteLog implements DurableLog {
     return new StorageUnavailableError(`cannot open ${this.path}: ${e.message}`);
   }
 }
+
+/**
+ * Create a database file readable by its owner only (0600) where it does not
+ * exist yet; SQLite gives its -wal, -shm and -journal files the database file's
+ * mode. An existing file keeps its mode (kapi warns at start when it is wider).
+ */
+function createPrivate(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+}
+

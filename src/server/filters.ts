@@ -1,0 +1,225 @@
+/**
+ * The request pipeline: filters composed once around the route, each seeing
+ * the exchange and calling the next, as apiserver's handler chain
+ * (`server/config.go` DefaultBuildHandlerChain) wraps its handlers.
+ *
+ * Filters here: the last-resort handler, the request log, in-flight limits
+ * and the request timeout. Authentication and routing are in server.ts.
+ */
+import type { UserInfo } from './authn.js';
+import type { Request, Response } from './exchange.js';
+import type { RequestInfo } from './request-info.js';
+import { goQuote } from '../machinery/go-text.js';
+import { errors } from '../machinery/status.js';
+import { writeError, writePlain } from './respond.js';
+
+/** One request as it passes the filters. */
+export interface Exchange {
+  readonly req: Request;
+  readonly res: Response;
+  readonly auditId: string;
+  /** process.hrtime.bigint() when the request arrived. */
+  readonly started: bigint;
+  path: string;
+  query: URLSearchParams;
+  info?: RequestInfo;
+  user?: UserInfo;
+  /** Set when the request timed out and its answer was sent: the handler's later writes are dropped. */
+  timedOut?: boolean;
+  /** The peer, for the request log. */
+  readonly remote: string;
+}
+
+export type Handler = (x: Exchange) => Promise<void>;
+export type Filter = (x: Exchange, next: Handler) => Promise<void>;
+
+/** The handler that runs `filters` in order, then `last`: built once, no closures per request. */
+export function compose(filters: readonly Filter[], last: Handler): Handler {
+  return filters.reduceRight<Handler>((next, filter) => (x) => filter(x, next), last);
+}
+
+/** A request that holds no in-flight seat and has no request timeout: watches (upstream's long-running check). */
+export function isLongRunning(x: Exchange): boolean {
+  return x.info?.kind === 'resource' && x.info.verb === 'watch';
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const SYSTEM_MASTERS = 'system:masters';
+
+export interface Limits {
+  /** --max-requests-inflight: read-only requests served at once (0: no limit). */
+  maxRequestsInFlight: number;
+  /** --max-mutating-requests-inflight: mutating requests served at once (0: no limit). */
+  maxMutatingRequestsInFlight: number;
+  /** --max-watches: watches open at once (0: no limit). */
+  maxWatches: number;
+  /** --request-timeout in milliseconds, for requests that are not long-running (0: none). */
+  requestTimeoutMs: number;
+}
+
+/** upstream's tooManyRequests: a plain-text 429 with Retry-After: 1. */
+function tooManyRequests(res: Response): void {
+  writePlain(res, 429, 'Too many requests, please try again later.', { 'Retry-After': '1' });
+}
+
+/**
+ * In-flight limits as apiserver's WithMaxInFlightLimit: mutating and
+ * read-only requests each hold a seat while served (body reading included),
+ * long-running requests hold none, and system:masters is never limited.
+ * Watches have a limit of their own (kapi's), since each holds memory for as
+ * long as it is open.
+ */
+export function inFlightLimits(limits: Limits): Filter {
+  let readOnly = 0;
+  let mutating = 0;
+  let watches = 0;
+  return async (x, next) => {
+    const longRunning = isLongRunning(x);
+    const isMutating = !longRunning && MUTATING.has(x.req.method ?? 'GET');
+    const limit = longRunning ? limits.maxWatches : isMutating ? limits.maxMutatingRequestsInFlight : limits.maxRequestsInFlight;
+    if (limit <= 0 || x.user?.groups.includes(SYSTEM_MASTERS)) return next(x);
+    const held = longRunning ? watches : isMutating ? mutating : readOnly;
+    if (held >= limit) return tooManyRequests(x.res);
+    if (longRunning) watches++;
+    else if (isMutating) mutating++;
+    else readOnly++;
+    try {
+      await next(x);
+    } finally {
+      if (longRunning) watches--;
+      else if (isMutating) mutating--;
+      else readOnly--;
+    }
+  };
+}
+
+/**
+ * The request timeout (--request-timeout; a shorter `?timeout=` of the request
+ * wins): a request not answered in time gets upstream's 504, and whatever its
+ * handler writes afterwards is dropped. Long-running requests have their own
+ * timeouts.
+ */
+const TIMEOUT_BODY = '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';
+
+export function requestTimeout(defaultMs: number): Filter {
+  return async (x, next) => {
+    if (isLongRunning(x)) return next(x);
+    let ms = defaultMs;
+    const asked = x.query.get('timeout');
+    if (asked !== null && asked !== '') {
+      const parsed = parseGoDuration(asked);
+      if (parsed === undefined) {
+        return writeError(x.res, errors.badRequest(`invalid timeout specified in the request URL - time: invalid duration ${goQuote(asked.length > 64 ? asked.slice(0, 64) : asked)}`));
+      }
+      if (parsed > 0 && (ms <= 0 || parsed < ms)) ms = parsed;
+    }
+    if (ms <= 0) return next(x);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        if (!x.res.headersSent && !x.res.writableEnded) {
+          // As upstream's timeout filter writes it: the Status without kind and apiVersion, no Content-Type of its own.
+          x.res.writeHead(504, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': TIMEOUT_BODY.length });
+          x.res.end(TIMEOUT_BODY);
+          x.timedOut = true;
+        }
+        resolve();
+      }, ms);
+    });
+    const handled = next(x);
+    try {
+      await Promise.race([handled, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+    // The handler goes on after a timeout (as upstream's does); its failure then is nobody's answer.
+    if (x.timedOut) handled.catch(() => {});
+  };
+}
+
+/** The peer's address as `ip:port` (brackets around IPv6). */
+export function remoteOf(socket: { remoteAddress?: string; remotePort?: number } | undefined): string {
+  const ip = socket?.remoteAddress ?? '';
+  return ip.includes(':') ? `[${ip}]:${socket?.remotePort ?? 0}` : `${ip}:${socket?.remotePort ?? 0}`;
+}
+
+const MAX_LOGGED_CHARS = 2048;
+
+/** A value for a log line: quoted, escaped (no control characters get through), cut to a bound. */
+export function logQuote(s: string): string {
+  const cut = s.length > MAX_LOGGED_CHARS ? `${s.slice(0, MAX_LOGGED_CHARS)}...` : s;
+  return JSON.stringify(cut).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function verbOf(x: Exchange): string {
+  const info = x.info;
+  if (info?.kind !== 'resource') return x.req.method ?? 'GET';
+  switch (info.verb) {
+    case 'list':
+      return 'LIST';
+    case 'watch':
+      return 'WATCH';
+    default:
+      return x.req.method ?? 'GET';
+  }
+}
+
+/** klog's header: `I1125 17:01:02.123456   <pid> httplog.go:134] `. */
+function klogHeader(now: Date): string {
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  const micros = String(now.getUTCMilliseconds() * 1000).padStart(6, '0');
+  return `I${p2(now.getUTCMonth() + 1)}${p2(now.getUTCDate())} ${p2(now.getUTCHours())}:${p2(now.getUTCMinutes())}:${p2(now.getUTCSeconds())}.${micros} ${String(process.pid).padStart(7)} httplog.go:134] `;
+}
+
+/**
+ * The request log at -v=2 and above, one line per request when it ends, in
+ * the form of kube-apiserver's httplog: verb, URI, latency, user agent, audit
+ * id, source address, user and status. Every value is quoted and bounded.
+ */
+export function requestLog(write: (line: string) => void): Filter {
+  return async (x, next) => {
+    try {
+      await next(x);
+    } finally {
+      const end = () => {
+        const latency = Number(process.hrtime.bigint() - x.started) / 1e6;
+        const ua = x.req.headers['user-agent'];
+        const ct = x.req.headers['content-type'];
+        write(
+          `${klogHeader(new Date())}"HTTP" verb=${logQuote(verbOf(x))} URI=${logQuote(x.req.url ?? '')} latency=${logQuote(`${latency.toFixed(3)}ms`)} ` +
+            `userAgent=${logQuote(typeof ua === 'string' ? ua : '')} contentType=${logQuote(typeof ct === 'string' ? ct : '')} audit-ID=${logQuote(x.auditId)} srcIP=${logQuote(x.remote)} ` +
+            `user=${logQuote(x.user?.name ?? '')} resp=${x.res.statusCode}\n`,
+        );
+      };
+      // A watch ends when its stream closes; everything else is done here.
+      if (isLongRunning(x) && !x.res.writableEnded && !x.res.destroyed) x.res.once('close', end);
+      else end();
+    }
+  };
+}
+
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)/;
+
+/** Go's time.ParseDuration, in milliseconds; undefined where Go fails. Bounded: at most 64 characters. */
+export function parseGoDuration(s: string): number | undefined {
+  if (s.length === 0 || s.length > 64) return undefined;
+  let rest = s;
+  let sign = 1;
+  if (rest[0] === '-' || rest[0] === '+') {
+    if (rest[0] === '-') sign = -1;
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return 0;
+  if (rest === '') return undefined;
+  let total = 0;
+  while (rest !== '') {
+    const m = DURATION.exec(rest);
+    if (!m || m[1] === '' || m[1] === '.') return undefined;
+    total += Number(m[1]) * DURATION_UNITS[m[2]];
+    rest = rest.slice(m[0].length);
+  }
+  // Go's Duration is an int64 of nanoseconds.
+  if (total * 1e6 > 9.223372036854776e18) return undefined;
+  return sign * total;
+}
