@@ -32,6 +32,8 @@ export { fieldElement, indexElement, keyElement, valueElement, pathString, type 
 export {
   managerOrUserAgent,
   parseApplyBody,
+  applyBodyError,
+  checkApplyBody,
   parseForceParam,
   patchOptionsErrors,
   prefixFromUserAgent,

@@ -106,9 +106,18 @@ export function parseApplyBody(text: string): JsonMap {
   try {
     v = parseYaml(text);
   } catch (e) {
-    if (e instanceof YamlSyntaxError) throw errors.badRequest(`error encoding patch: ${e.message}`);
-    throw e;
+    throw applyBodyError(e);
   }
+  return checkApplyBody(v);
+}
+
+/** A YAML syntax error in an apply body as upstream answers it (400); other errors as they are. */
+export function applyBodyError(e: unknown): unknown {
+  return e instanceof YamlSyntaxError ? errors.badRequest(`error encoding patch: ${e.message}`) : e;
+}
+
+/** An apply body's value (null: empty), which must be an object. */
+export function checkApplyBody(v: unknown): JsonMap {
   if (v === null || v === undefined) return {};
   if (!isMap(v)) {
     const what = Array.isArray(v) ? 'array' : typeof v === 'string' ? 'string' : typeof v === 'boolean' ? 'bool' : 'number';

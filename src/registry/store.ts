@@ -10,7 +10,7 @@ import { field, type FieldError } from '../machinery/field-errors.js';
 import { deepClone } from '../machinery/json.js';
 import { generateName } from '../machinery/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/object-meta.js';
-import { errors, type GroupResource } from '../machinery/status.js';
+import { errors, StatusError, type GroupResource } from '../machinery/status.js';
 import { toRfc3339 } from '../machinery/time.js';
 import { ConflictError, KeyExistsError, KeyNotFoundError } from '../storage/errors.js';
 import type { KeyValue, Storage } from '../storage/types.js';
@@ -22,6 +22,8 @@ import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
 import type { DeleteOptions, KObject, ResourceNames, Strategy, WriteOptions } from './types.js';
 
 const MAX_ATTEMPTS = 32;
+/** etcd's default --max-request-bytes (1.5 MiB): the largest write of one object. */
+export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 
@@ -345,8 +347,13 @@ export class RestStore {
 
   private encode(key: string, obj: KObject): string {
     const encoded = encodeObject(obj);
+    const stored = encoded.stored;
+    // etcd refuses requests over 1.5 MiB; every backend keeps that bound, with kapi's 4xx for upstream's 500.
+    if (stored.length * 3 > MAX_OBJECT_BYTES && Buffer.byteLength(stored) + Buffer.byteLength(key) > MAX_OBJECT_BYTES) {
+      throw new StatusError(413, 'RequestEntityTooLarge', 'etcdserver: request is too large');
+    }
     this.written.set(key, { encoded, obj });
-    return encoded.stored;
+    return stored;
   }
 
   /** The cache's decoder: the object just written when the stored bytes are its own, else a parse. */

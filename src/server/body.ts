@@ -1,7 +1,8 @@
 /** Reading request bodies with kube-apiserver's 3 MiB limit, and decoding them. */
 import { JsonSyntaxError, parseJson } from '../machinery/json.js';
 import { errors } from '../machinery/status.js';
-import { parseYaml, YamlSyntaxError } from '../machinery/yaml.js';
+import { YamlSyntaxError } from '../machinery/yaml.js';
+import { parseYamlBody } from './yaml-bodies.js';
 import type { Request } from './exchange.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -35,10 +36,10 @@ export function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> 
 }
 
 /** Decode a JSON or YAML body into a value; syntax errors become 400s. */
-export function decodeBody(body: Buffer, format: 'json' | 'yaml'): unknown {
+export async function decodeBody(body: Buffer, format: 'json' | 'yaml'): Promise<unknown> {
   const text = body.toString('utf8');
   try {
-    return format === 'yaml' ? parseYaml(text) : parseJson(text);
+    return format === 'yaml' ? await parseYamlBody(text) : parseJson(text);
   } catch (err) {
     if (err instanceof JsonSyntaxError || err instanceof YamlSyntaxError) {
       throw errors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);

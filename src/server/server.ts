@@ -105,6 +105,10 @@ export class HttpServer {
       maxHeaderSize: limits.maxHeaderBytes,
       settings: { initialWindowSize: UPLOAD_WINDOW_PER_STREAM, maxConcurrentStreams: limits.maxConcurrentStreams, maxHeaderListSize: limits.maxHeaderBytes },
     } as http2.SecureServerOptions);
+    // HTTP/1.1 (allowHTTP1) reads these from the server object: a header section of up to maxHeaderBytes
+    // (Go's MaxHeaderBytes, where Node's default of 16 KiB refuses long list queries with 431), sent
+    // within 32 s (kube-apiserver's ReadHeaderTimeout).
+    Object.assign(this.server, { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: 32_000 });
     const filters: Filter[] = [];
     if (options.requestLog) filters.push(requestLog(options.requestLog));
     filters.push(

@@ -104,6 +104,18 @@ async function startWebhook(dir: string) {
       state.reviews++;
       state.objects += review.request.objects.length;
       if (state.mode === 'hang') return;
+      if (state.mode === 'trickle') {
+        // A byte every 100 ms: never idle, never done (the timeout must cover the whole answer).
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(' ')), 100);
+        res.once('close', () => clearInterval(t));
+        return;
+      }
+      if (state.mode === 'huge') {
+        // More than twice the review and 3 MiB besides.
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(`{"pad":"${'x'.repeat(4 * 1024 * 1024)}"}`);
+        return;
+      }
       if (state.mode === 'status500') {
         res.writeHead(500).end('boom');
         return;
@@ -189,6 +201,8 @@ describe('webhook conversion', () => {
       ['failure', /cannot convert that/],
       ['status500', /the server rejected our request/],
       ['hang', /context deadline exceeded/],
+      ['trickle', /context deadline exceeded/],
+      ['huge', /is larger than \d+ bytes/],
     ];
     for (const [mode, re] of cases) {
       hook.state.mode = mode;

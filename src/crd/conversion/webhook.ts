@@ -90,8 +90,26 @@ async function target(clientConfig: WebhookConfig['clientConfig'], resolve: Serv
   return { url: new URL(`https://${host}:${addr.port}${svc.path ?? ''}`), servername: `${svc.name}.${svc.namespace}.svc` };
 }
 
+/**
+ * The longest answer a webhook may give: twice what it was sent, and 3 MiB
+ * more (a converted object may grow by its defaults, not without bound).
+ */
+export function maxResponseBytes(requestBytes: number): number {
+  return 2 * requestBytes + 3 * 1024 * 1024;
+}
+
+/** POST the review; the timeout covers the whole exchange, a webhook that trickles its answer included. */
 function post(t: Target, body: string, ca: string | undefined, timeoutMs: number): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
+  const limit = maxResponseBytes(Buffer.byteLength(body));
+  return new Promise((resolveReply, rejectReply) => {
+    const resolve = (r: { status: number; body: string }) => {
+      clearTimeout(deadline);
+      resolveReply(r);
+    };
+    const reject = (e: Error) => {
+      clearTimeout(deadline);
+      rejectReply(e);
+    };
     const req = https.request(
       t.url,
       {
@@ -99,16 +117,20 @@ function post(t: Target, body: string, ca: string | undefined, timeoutMs: number
         ca,
         servername: t.servername,
         headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body) },
-        timeout: timeoutMs,
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > limit) req.destroy(new Error(`the response of ${t.url.href} is larger than ${limit} bytes`));
+          else chunks.push(c);
+        });
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`Post "${t.url.href}": context deadline exceeded`)));
+    const deadline = setTimeout(() => req.destroy(new Error(`Post "${t.url.href}": context deadline exceeded`)), timeoutMs);
     req.on('error', reject);
     req.end(body);
   });

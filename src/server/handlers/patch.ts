@@ -16,7 +16,8 @@ import type { HandlerContext } from './context.js';
 import { checkTypeMeta } from './decode-object.js';
 import { dryRunOf, storeOptions } from './write.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
-import { applyObject, parseApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
+import { applyBodyError, applyObject, checkApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
+import { parseYamlBody } from '../yaml-bodies.js';
 
 const MAX_JSON_PATCH_OPERATIONS = 10000;
 
@@ -45,7 +46,7 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   if (!patchType || !accepted.includes(mediaType)) throw errors.unsupportedMediaType(accepted);
   const raw = (await readBody(ctx.req)).toString('utf8');
   if (patchType === 'apply-yaml') {
-    const applied = parseApplyBody(raw);
+    const applied = checkApplyBody(await parseYamlBody(raw).catch((e: unknown) => Promise.reject(applyBodyError(e))));
     return { raw, kind: 'apply', applied, apply: () => applied, applySharing: () => applied };
   }
   let patch: unknown;
