@@ -104,6 +104,8 @@ export class HttpServer {
       handshakeTimeout: limits.handshakeTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
       settings: { initialWindowSize: UPLOAD_WINDOW_PER_STREAM, maxConcurrentStreams: limits.maxConcurrentStreams, maxHeaderListSize: limits.maxHeaderBytes },
+      // Go bounds a header list by its bytes alone; Node also by its count (128 by default).
+      maxHeaderListPairs: 4096,
     } as http2.SecureServerOptions);
     // HTTP/1.1 (allowHTTP1) reads these from the server object: a header section of up to maxHeaderBytes
     // (Go's MaxHeaderBytes, where Node's default of 16 KiB refuses long list queries with 431), sent
@@ -152,6 +154,11 @@ export class HttpServer {
       socketConnections.set(socket, conn);
       this.armIdle(conn);
       socket.once('close', () => clearTimeout(conn.idle));
+    });
+    // CONNECT over HTTP/1.1 comes as its own event (Node closes the socket when nothing listens): no route takes it.
+    this.server.on('connect', (_req: http.IncomingMessage, socket: Socket) => {
+      const body = 'Method Not Allowed\n';
+      socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
     });
     this.server.on('tlsClientError', (_err: Error, socket: Socket) => socket.destroy());
     this.server.on('connection', (socket: Socket) => {

@@ -22,7 +22,7 @@ const crontabs = '/apis/stable.example.com/v1/namespaces/default/crontabs';
 function rawHttp1(url: string, ca: string, request: string | Buffer, timeoutMs = 5000): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: hostname, port: Number(port), ca, ALPNProtocols: ['http/1.1'] }, () => socket.end(request));
+    const socket = tls.connect({ host: hostname, port: Number(port), ca, ALPNProtocols: ['http/1.1'] }, () => socket.write(request));
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
