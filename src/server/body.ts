@@ -32,6 +32,8 @@ export function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> 
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     req.once('error', reject);
     req.once('aborted', () => reject(new Error('request aborted')));
+    // Closed before its end (a timed-out upload ended by the server): nothing more will come.
+    req.once('close', () => reject(new Error('request closed')));
   });
 }
 

@@ -16,6 +16,8 @@ export interface Request {
   readonly method?: string;
   readonly url?: string;
   readonly readableEnded: boolean;
+  /** The peer's address (HTTP/2: the session's socket). */
+  readonly socket?: { remoteAddress?: string; remotePort?: number } | null;
   on(event: string, listener: Listener): unknown;
   once(event: string, listener: Listener): unknown;
   off(event: string, listener: Listener): unknown;
@@ -56,6 +58,10 @@ export class StreamRequest implements Request {
 
   get readableEnded(): boolean {
     return this.stream.readableEnded;
+  }
+
+  get socket(): { remoteAddress?: string; remotePort?: number } | undefined {
+    return this.stream.session?.socket;
   }
 
   on(event: string, listener: Listener): this {
@@ -178,6 +184,15 @@ export class StreamResponse implements Response {
   once(event: 'close', listener: () => void): this {
     this.stream.once(event, listener);
     return this;
+  }
+
+  /** Close the stream once what was written is flushed (the request's body, still coming, is not read). */
+  closeWhenFlushed(): void {
+    const close = () => {
+      if (!this.stream.destroyed) this.stream.close(0x0);
+    };
+    if (this.stream.writableFinished) close();
+    else this.stream.once('finish', close);
   }
 
   /** End the stream with RST_STREAM INTERNAL_ERROR: for when no answer can be written. */

@@ -26,8 +26,6 @@ export interface Exchange {
   user?: UserInfo;
   /** Set when the request timed out and its answer was sent: the handler's later writes are dropped. */
   timedOut?: boolean;
-  /** The peer, for the request log. */
-  readonly remote: string;
 }
 
 export type Handler = (x: Exchange) => Promise<void>;
@@ -101,7 +99,40 @@ export function inFlightLimits(limits: Limits): Filter {
  */
 const TIMEOUT_BODY = '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';
 
-export function requestTimeout(defaultMs: number): Filter {
+/** How often deadlines are checked: a request times out within this much after its deadline. */
+const TIMEOUT_TICK_MS = 100;
+
+/**
+ * The request timeout (--request-timeout; a shorter `?timeout=` of the request
+ * wins): a request not answered in time gets upstream's 504, and whatever its
+ * handler writes afterwards is dropped; a request whose body has not all come
+ * is then ended (`endExchange`), so that a stalled upload holds nothing.
+ * Long-running requests have their own timeouts. Deadlines are checked by one
+ * timer for all requests, not one timer each.
+ */
+export function requestTimeout(defaultMs: number, endExchange: (x: Exchange) => void): Filter {
+  const deadlines = new Map<Exchange, number>();
+  let ticker: NodeJS.Timeout | undefined;
+  const expire = (x: Exchange) => {
+    if (x.res.headersSent || x.res.writableEnded) return;
+    // As upstream's timeout filter writes it: the Status without kind and apiVersion, no Content-Type of its own.
+    x.res.writeHead(504, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': TIMEOUT_BODY.length });
+    x.res.end(TIMEOUT_BODY);
+    x.timedOut = true;
+    if (!x.req.readableEnded) endExchange(x);
+  };
+  const tick = () => {
+    const now = performance.now();
+    for (const [x, at] of deadlines) {
+      if (at > now) continue;
+      deadlines.delete(x);
+      expire(x);
+    }
+    if (deadlines.size === 0) {
+      clearInterval(ticker);
+      ticker = undefined;
+    }
+  };
   return async (x, next) => {
     if (isLongRunning(x)) return next(x);
     let ms = defaultMs;
@@ -114,31 +145,24 @@ export function requestTimeout(defaultMs: number): Filter {
       if (parsed > 0 && (ms <= 0 || parsed < ms)) ms = parsed;
     }
     if (ms <= 0) return next(x);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        if (!x.res.headersSent && !x.res.writableEnded) {
-          // As upstream's timeout filter writes it: the Status without kind and apiVersion, no Content-Type of its own.
-          x.res.writeHead(504, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': TIMEOUT_BODY.length });
-          x.res.end(TIMEOUT_BODY);
-          x.timedOut = true;
-        }
-        resolve();
-      }, ms);
-    });
-    const handled = next(x);
-    try {
-      await Promise.race([handled, timedOut]);
-    } finally {
-      clearTimeout(timer);
+    deadlines.set(x, performance.now() + ms);
+    if (!ticker) {
+      ticker = setInterval(tick, Math.min(TIMEOUT_TICK_MS, ms));
+      ticker.unref();
     }
-    // The handler goes on after a timeout (as upstream's does); its failure then is nobody's answer.
-    if (x.timedOut) handled.catch(() => {});
+    try {
+      await next(x);
+    } catch (err) {
+      // The handler goes on after a timeout (as upstream's does); its failure then is nobody's answer.
+      if (!x.timedOut) throw err;
+    } finally {
+      deadlines.delete(x);
+    }
   };
 }
 
 /** The peer's address as `ip:port` (brackets around IPv6). */
-export function remoteOf(socket: { remoteAddress?: string; remotePort?: number } | undefined): string {
+function remoteOf(socket: { remoteAddress?: string; remotePort?: number } | undefined): string {
   const ip = socket?.remoteAddress ?? '';
   return ip.includes(':') ? `[${ip}]:${socket?.remotePort ?? 0}` : `${ip}:${socket?.remotePort ?? 0}`;
 }
@@ -187,7 +211,7 @@ export function requestLog(write: (line: string) => void): Filter {
         const ct = x.req.headers['content-type'];
         write(
           `${klogHeader(new Date())}"HTTP" verb=${logQuote(verbOf(x))} URI=${logQuote(x.req.url ?? '')} latency=${logQuote(`${latency.toFixed(3)}ms`)} ` +
-            `userAgent=${logQuote(typeof ua === 'string' ? ua : '')} contentType=${logQuote(typeof ct === 'string' ? ct : '')} audit-ID=${logQuote(x.auditId)} srcIP=${logQuote(x.remote)} ` +
+            `userAgent=${logQuote(typeof ua === 'string' ? ua : '')} contentType=${logQuote(typeof ct === 'string' ? ct : '')} audit-ID=${logQuote(x.auditId)} srcIP=${logQuote(remoteOf(x.req.socket ?? undefined))} ` +
             `user=${logQuote(x.user?.name ?? '')} resp=${x.res.statusCode}\n`,
         );
       };

@@ -20,7 +20,8 @@ import { negotiateOutput, type Negotiated } from './negotiation.js';
 import type { ApiMetrics, RequestLabels } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
 import { writeError, writeNotFound, writeObject, addWarnings, writePlain } from './respond.js';
-import { compose, inFlightLimits, logQuote, remoteOf, requestLog, requestTimeout, type Exchange, type Filter, type Handler, type Limits } from './filters.js';
+import { IdleConnections, type Connection } from './connections.js';
+import { compose, inFlightLimits, logQuote, requestLog, requestTimeout, type Exchange, type Filter, type Handler, type Limits } from './filters.js';
 
 export interface HttpServerOptions {
   registry: ApiRegistry;
@@ -69,17 +70,10 @@ const UPLOAD_WINDOW_PER_STREAM = 256 * 1024;
 const UPLOAD_WINDOW_PER_CONNECTION = 16 * 1024 * 1024;
 
 const EMPTY_QUERY = new URLSearchParams();
-const socketConnections = new WeakMap<Socket, ConnectionState>();
-const sessionConnections = new WeakMap<http2.Http2Session, ConnectionState>();
+const socketConnections = new WeakMap<Socket, Connection>();
+const sessionConnections = new WeakMap<http2.Http2Session, Connection>();
 
 const AGGREGATED = /(?:^|[,;\s])as=APIGroupDiscoveryList/;
-
-/** The open requests of one connection, and the timer that closes it once none is open for idleTimeoutMs. */
-interface ConnectionState {
-  open: number;
-  idle?: NodeJS.Timeout;
-  close(): void;
-}
 
 export class HttpServer {
   readonly discovery: Discovery;
@@ -89,12 +83,14 @@ export class HttpServer {
   private readonly limits: ServerLimits;
   private readonly serve: Handler;
   private readonly logError: (message: string) => void;
+  private readonly idle: IdleConnections;
 
   constructor(private readonly options: HttpServerOptions) {
     this.discovery = new Discovery(options.registry);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.logError = options.logError ?? ((m) => process.stderr.write(`${m}\n`));
     const limits = this.limits;
+    this.idle = new IdleConnections(limits.idleTimeoutMs);
     // Flow-control windows as kube-apiserver sets them (256 KiB of upload buffer per
     // stream); Node's 64 KiB defaults would make a large request body wait for
     // WINDOW_UPDATE round trips.
@@ -116,7 +112,7 @@ export class HttpServer {
     filters.push(
       (x, next) => this.authenticate(x, next),
       inFlightLimits(limits),
-      requestTimeout(limits.requestTimeoutMs),
+      requestTimeout(limits.requestTimeoutMs, endExchange),
     );
     this.serve = compose(filters, (x) => this.route(x));
     // HTTP/2 streams are served as they are: drop the hook that would wrap each in
@@ -124,36 +120,34 @@ export class HttpServer {
     this.server.removeAllListeners('newListener');
     this.server.on('stream', (stream, headers) => {
       const conn = stream.session ? sessionConnections.get(stream.session) : undefined;
-      this.opened(conn);
-      stream.once('close', () => this.closed(conn));
-      void this.handle(new StreamRequest(stream, headers), new StreamResponse(stream), stream.session?.socket);
+      this.idle.opened(conn);
+      stream.once('close', () => this.idle.closed(conn));
+      void this.handle(new StreamRequest(stream, headers), new StreamResponse(stream));
     });
     this.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       const conn = socketConnections.get(req.socket);
-      this.opened(conn);
-      res.once('close', () => this.closed(conn));
+      this.idle.opened(conn);
+      res.once('close', () => this.idle.closed(conn));
       // A write after the end (a handler that goes on after a timeout) is dropped, not thrown at the process.
       res.on('error', () => {});
-      void this.handle(req as Request, res as unknown as Response, req.socket);
+      void this.handle(req as Request, res as unknown as Response);
     });
     this.server.on('session', (session: http2.ServerHttp2Session) => {
       session.once('localSettings', () => session.setLocalWindowSize(UPLOAD_WINDOW_PER_CONNECTION));
       // A session's errors (a peer that breaks the protocol) end the session, never the process.
       session.on('error', () => {});
       // Idle: GOAWAY, so that a client about to send knows to use a new connection.
-      const conn: ConnectionState = { open: 0, close: () => session.close() };
+      const conn = this.idle.track(() => session.close());
       sessionConnections.set(session, conn);
-      this.armIdle(conn);
-      session.once('close', () => clearTimeout(conn.idle));
+      session.once('close', () => this.idle.forget(conn));
     });
     // Watches are long-lived: connections are closed when idle (no request open), not on socket inactivity.
     this.server.setTimeout(0);
     this.server.on('secureConnection', (socket: TLSSocket) => {
       if (socket.alpnProtocol === 'h2') return;
-      const conn: ConnectionState = { open: 0, close: () => socket.destroy() };
+      const conn = this.idle.track(() => socket.destroy());
       socketConnections.set(socket, conn);
-      this.armIdle(conn);
-      socket.once('close', () => clearTimeout(conn.idle));
+      socket.once('close', () => this.idle.forget(conn));
     });
     // CONNECT over HTTP/1.1 comes as its own event (Node closes the socket when nothing listens): no route takes it.
     this.server.on('connect', (_req: http.IncomingMessage, socket: Socket) => {
@@ -187,32 +181,13 @@ export class HttpServer {
     });
   }
 
-  private opened(conn: ConnectionState | undefined): void {
-    if (!conn) return;
-    conn.open++;
-    if (conn.idle) {
-      clearTimeout(conn.idle);
-      conn.idle = undefined;
-    }
-  }
-
-  private closed(conn: ConnectionState | undefined): void {
-    if (conn && --conn.open === 0) this.armIdle(conn);
-  }
-
-  private armIdle(conn: ConnectionState): void {
-    if (this.limits.idleTimeoutMs <= 0) return;
-    conn.idle = setTimeout(() => conn.close(), this.limits.idleTimeoutMs);
-    conn.idle.unref();
-  }
-
   /**
    * One request, whatever happens in it: every failure ends as a Status (or,
    * when nothing can be written any more, as a reset stream or closed
    * connection), never as an exception that leaves this function.
    */
-  private async handle(req: Request, res: Response, socket: Socket | undefined): Promise<void> {
-    const x: Exchange = { req, res, auditId: randomUUID(), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY, remote: remoteOf(socket) };
+  private async handle(req: Request, res: Response): Promise<void> {
+    const x: Exchange = { req, res, auditId: randomUUID(), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY };
     try {
       res.setHeader('Cache-Control', 'no-cache, private');
       res.setHeader('Audit-Id', x.auditId);
@@ -349,4 +324,18 @@ export class HttpServer {
     if (doc === undefined) return writeNotFound(res);
     writeObject(res, 200, doc, format);
   }
+}
+
+/**
+ * End an exchange whose answer is written but whose request body has not all
+ * come (a stalled upload that timed out): the HTTP/2 stream is closed once the
+ * answer is flushed, an HTTP/1.1 connection likewise (Go's server closes it too).
+ */
+function endExchange(x: Exchange): void {
+  if (x.res instanceof StreamResponse) return x.res.closeWhenFlushed();
+  const res = x.res as unknown as http.ServerResponse;
+  // Destroying the request closes its socket and tells its reader (Node lets go of a request once its response is done).
+  const req = x.req as unknown as http.IncomingMessage;
+  if (res.writableFinished) req.destroy();
+  else res.once('finish', () => req.destroy());
 }

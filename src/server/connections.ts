@@ -1,0 +1,58 @@
+/**
+ * Idle connections, closed as Go's server closes them after IdleTimeout: a
+ * connection (an HTTP/1.1 socket or an HTTP/2 session) with no request open
+ * for idleMs is closed, whether it ever sent a request or not; one with a
+ * request open (a watch that is quiet for hours) is not. One timer checks all
+ * connections; a request costs a counter.
+ */
+export interface Connection {
+  open: number;
+  /** performance.now() when the last request ended (or the connection opened). */
+  idleSince: number;
+  close(): void;
+}
+
+export class IdleConnections {
+  private readonly connections = new Set<Connection>();
+  private ticker?: NodeJS.Timeout;
+
+  constructor(private readonly idleMs: number) {}
+
+  /** A new connection; `close` ends it (GOAWAY for HTTP/2). Call `forget` when it is gone. */
+  track(close: () => void): Connection {
+    const conn: Connection = { open: 0, idleSince: performance.now(), close };
+    if (this.idleMs <= 0) return conn;
+    this.connections.add(conn);
+    if (!this.ticker) {
+      this.ticker = setInterval(() => this.sweep(), Math.max(10, Math.min(1000, this.idleMs / 4)));
+      this.ticker.unref();
+    }
+    return conn;
+  }
+
+  forget(conn: Connection): void {
+    this.connections.delete(conn);
+    if (this.connections.size === 0 && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+
+  opened(conn: Connection | undefined): void {
+    if (conn) conn.open++;
+  }
+
+  closed(conn: Connection | undefined): void {
+    if (conn && --conn.open === 0) conn.idleSince = performance.now();
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const conn of this.connections) {
+      if (conn.open === 0 && now - conn.idleSince >= this.idleMs) {
+        this.forget(conn);
+        conn.close();
+      }
+    }
+  }
+}
