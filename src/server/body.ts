@@ -3,11 +3,27 @@ import { JsonSyntaxError, parseJson } from '../machinery/json.js';
 import { errors } from '../machinery/status.js';
 import { YamlSyntaxError } from '../machinery/yaml.js';
 import { parseYamlBody } from './yaml-bodies.js';
-import type { Request } from './exchange.js';
+import type { Request, Response } from './exchange.js';
+import { LARGE_BODY_BYTES, largeBodyTurn } from './large-bodies.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-export function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> {
+/** The client went away before its body was all sent: nobody is left to answer, and nothing to log. */
+export class RequestAbortedError extends Error {
+  constructor() {
+    super('the client closed the request before its body was complete');
+    this.name = 'RequestAbortedError';
+  }
+}
+
+/** The body; a large one is handed over in its turn (see large-bodies.ts), which ends with `res`. */
+export async function readBody(req: Request, res: Response, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const body = await readAll(req, limit);
+  if (body.length >= LARGE_BODY_BYTES) await largeBodyTurn(res);
+  return body;
+}
+
+function readAll(req: Request, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
@@ -30,10 +46,10 @@ export function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> 
     };
     req.on('data', onData);
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.once('error', reject);
-    req.once('aborted', () => reject(new Error('request aborted')));
+    req.once('error', () => reject(new RequestAbortedError()));
+    req.once('aborted', () => reject(new RequestAbortedError()));
     // Closed before its end (a timed-out upload ended by the server): nothing more will come.
-    req.once('close', () => reject(new Error('request closed')));
+    req.once('close', () => reject(new RequestAbortedError()));
   });
 }
 

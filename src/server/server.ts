@@ -15,6 +15,7 @@ import type { TokenAuthenticator } from './authn.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
 import type { Admission, HandlerContext } from './handlers/context.js';
 import { serveResource } from './handlers/resource.js';
+import { RequestAbortedError } from './body.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { negotiateOutput, type Negotiated } from './negotiation.js';
 import type { ApiMetrics, RequestLabels } from './metrics.js';
@@ -62,7 +63,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   idleTimeoutMs: 90_000,
   handshakeTimeoutMs: 10_000,
   maxHeaderBytes: 1 << 20,
-  maxConcurrentStreams: 250,
+  maxConcurrentStreams: 1000,
   minRequestTimeoutSeconds: 1800,
 };
 
@@ -104,9 +105,11 @@ export class HttpServer {
       maxHeaderListPairs: 4096,
     } as http2.SecureServerOptions);
     // HTTP/1.1 (allowHTTP1) reads these from the server object: a header section of up to maxHeaderBytes
-    // (Go's MaxHeaderBytes, where Node's default of 16 KiB refuses long list queries with 431), sent
-    // within 32 s (kube-apiserver's ReadHeaderTimeout).
-    Object.assign(this.server, { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: 32_000 });
+    // (Go's MaxHeaderBytes, where Node's default of 16 KiB refuses long list queries with 431). Node's own
+    // header and request timeouts are off: they close every late connection in one go (10,000 idle ones
+    // stall the event loop for most of a second); idle connections, those that never finish their
+    // headers included, are closed by IdleConnections in batches, and requests time out in requestTimeout.
+    Object.assign(this.server, { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: 0, requestTimeout: 0 });
     const filters: Filter[] = [];
     if (options.requestLog) filters.push(requestLog(options.requestLog));
     filters.push(
@@ -206,7 +209,7 @@ export class HttpServer {
 
   /** An exception no handler turned into a Status: logged with its request, answered 500; the process stays up. */
   private lastResort(x: Exchange, err: unknown): void {
-    if (x.timedOut) return;
+    if (x.timedOut || err instanceof RequestAbortedError) return;
     const known = err instanceof StatusError;
     if (!known) this.logError(`kapi: internal error serving ${logQuote(x.req.method ?? '')} ${logQuote(x.req.url ?? '')} (audit-ID ${x.auditId}): ${err instanceof Error ? (err.stack ?? err.message) : logQuote(String(err))}`);
     try {
@@ -280,7 +283,7 @@ export class HttpServer {
       }
       await serveResource(ctx);
     } catch (err) {
-      if (x.timedOut) return;
+      if (x.timedOut || err instanceof RequestAbortedError) return;
       if (!(err instanceof StatusError)) {
         this.logError(`kapi: internal error serving ${logQuote(req.method ?? '')} ${logQuote(req.url ?? '')} (audit-ID ${x.auditId}): ${err instanceof Error ? (err.stack ?? err.message) : logQuote(String(err))}`);
       }

@@ -16,7 +16,7 @@ const POLICIES = ['Foreground', 'Background', 'Orphan'];
 
 async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   const opts: DeleteOptions = { dryRun: dryRunOf(ctx, 'DeleteOptions') };
-  const raw = await readBody(ctx.req);
+  const raw = await readBody(ctx.req, ctx.res);
   if (raw.length > 0) {
     let body: any;
     try {

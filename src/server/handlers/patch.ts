@@ -44,7 +44,7 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   const mediaType = bodyMediaType(ctx.req.headers['content-type']);
   const patchType = PATCH_TYPES[mediaType];
   if (!patchType || !accepted.includes(mediaType)) throw errors.unsupportedMediaType(accepted);
-  const raw = (await readBody(ctx.req)).toString('utf8');
+  const raw = (await readBody(ctx.req, ctx.res)).toString('utf8');
   if (patchType === 'apply-yaml') {
     const applied = checkApplyBody(await parseYamlBody(raw).catch((e: unknown) => Promise.reject(applyBodyError(e))));
     return { raw, kind: 'apply', applied, apply: () => applied, applySharing: () => applied };

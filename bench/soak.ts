@@ -1,0 +1,226 @@
+/**
+ * The server under attack: a plain GET's latency while kapi holds 10,000 idle
+ * TLS connections, 20,000 watches and a stream of slow uploads (and stalled
+ * ones), all from an unprivileged user; the server's RSS at each stage.
+ *
+ *   node dist/bench/soak.js [--quick]      (--quick: 1,000 connections, 2,000 watches)
+ *
+ * The client needs a file descriptor per idle connection: `ulimit -n` must
+ * exceed the count (it is 20,000 on the CI machine).
+ */
+import http2 from 'node:http2';
+import https from 'node:https';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import tls from 'node:tls';
+import { BenchClient, line, pct } from './lib/client.js';
+import { startServer, type ServerProcess } from './lib/server-process.js';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+const quick = process.argv.includes('--quick');
+const IDLE_CONNECTIONS = Number(process.env.KAPI_SOAK_IDLE ?? (quick ? 1000 : 10_000));
+const WATCHES = Number(process.env.KAPI_SOAK_WATCHES ?? (quick ? 2000 : 20_000));
+const STREAMS_PER_SESSION = 1000;
+const SLOW_UPLOADS = quick ? 20 : 100;
+const STALLED_UPLOADS = quick ? 10 : 50;
+const UPLOAD_BYTES = 1024 * 1024;
+const UPLOAD_SECONDS = 5;
+const MEASURE_MS = quick ? 4000 : 15_000;
+const USER_TOKEN = 'soak-token';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** GETs of one object, one after another, on a connection of their own: p50 / p99 / max in ms. */
+async function measureGets(server: ServerProcess, ms: number): Promise<string> {
+  const c = new BenchClient(server.url, server.token, server.ca, 1);
+  const latencies: number[] = [];
+  const until = performance.now() + ms;
+  let failures = 0;
+  while (performance.now() < until) {
+    const t = performance.now();
+    const r = await c.request('GET', '/api/v1/namespaces/soak/configmaps/target');
+    latencies.push(performance.now() - t);
+    if (r.status !== 200) failures++;
+    await sleep(20);
+  }
+  c.close();
+  latencies.sort((a, b) => a - b);
+  return `${latencies.length} GETs  p50 ${pct(latencies, 0.5).toFixed(1)} ms  p99 ${pct(latencies, 0.99).toFixed(1)} ms  max ${latencies[latencies.length - 1].toFixed(1)} ms${failures ? `  ${failures} failed` : ''}  RSS ${server.rssMb().toFixed(0)} MB`;
+}
+
+/** Idle TLS connections (HTTP/1.1), opened a few hundred at a time; none sends a request. */
+async function openIdle(t: Target, n: number): Promise<number> {
+  let open = 0;
+  for (let i = 0; i < n; i += 200) {
+    const batch = Array.from({ length: Math.min(200, n - i) }, () =>
+      new Promise<void>((resolve) => {
+        const socket = tls.connect({ host: t.host, port: t.port, ca: t.ca, ALPNProtocols: ['http/1.1'] }, () => {
+          open++;
+          resolve();
+        });
+        socket.on('error', () => resolve());
+        cleanups.push(() => socket.destroy());
+      }),
+    );
+    await Promise.all(batch);
+  }
+  return open;
+}
+
+/** Watches of the user's namespace, multiplexed STREAMS_PER_SESSION to a connection as informers do. */
+async function openWatches(t: Target, n: number): Promise<{ ok: number; refused: number }> {
+  let ok = 0;
+  let refused = 0;
+  for (let i = 0; i < n; i += STREAMS_PER_SESSION) {
+    const session = http2.connect(t.url, { ca: t.ca, peerMaxConcurrentStreams: STREAMS_PER_SESSION });
+    session.on('error', () => {});
+    cleanups.push(() => session.destroy());
+    const batch = Array.from({ length: Math.min(STREAMS_PER_SESSION, n - i) }, () =>
+      new Promise<void>((resolve) => {
+        const stream = session.request({ ':path': '/api/v1/namespaces/soak/configmaps?watch=1&allowWatchBookmarks=true', authorization: `Bearer ${USER_TOKEN}` });
+        stream.on('response', (h) => {
+          if (h[':status'] === 200) ok++;
+          else refused++;
+          resolve();
+        });
+        stream.on('data', () => {});
+        stream.on('error', () => resolve());
+      }),
+    );
+    await Promise.all(batch);
+  }
+  return { ok, refused };
+}
+
+/** Uploads that send UPLOAD_BYTES over UPLOAD_SECONDS each, one after another on each of `n` lanes, until stopped. */
+function slowUploads(t: Target, n: number, stalled: number): { stop(): void; done: () => number; refused: () => number } {
+  let stopped = false;
+  let done = 0;
+  let refused = 0;
+  const chunk = Math.ceil(UPLOAD_BYTES / (UPLOAD_SECONDS * 10));
+  const one = (stall: boolean) =>
+    new Promise<void>((resolve) => {
+      const cm = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'up-' }, data: { pad: 'x'.repeat(UPLOAD_BYTES) } });
+      const body = Buffer.from(cm);
+      const req = https.request(new URL('/api/v1/namespaces/soak/configmaps?dryRun=All', t.url), {
+        method: 'POST',
+        ca: t.ca,
+        agent: false,
+        headers: { authorization: `Bearer ${USER_TOKEN}`, 'content-type': 'application/json', 'content-length': body.length },
+      });
+      req.on('response', (res) => {
+        if (res.statusCode === 201) done++;
+        else refused++;
+        res.resume().on('end', () => resolve());
+      });
+      req.on('error', () => resolve());
+      cleanups.push(() => req.destroy());
+      let sent = 0;
+      const tick = setInterval(() => {
+        if (stopped) {
+          clearInterval(tick);
+          req.destroy();
+          return resolve();
+        }
+        if (stall && sent > 0) return;
+        const part = body.subarray(sent, sent + chunk);
+        sent += part.length;
+        if (sent >= body.length) {
+          clearInterval(tick);
+          req.end(part);
+        } else req.write(part);
+      }, 100);
+    });
+  const lane = async (stall: boolean) => {
+    while (!stopped) await one(stall);
+  };
+  for (let i = 0; i < n; i++) void lane(false);
+  for (let i = 0; i < stalled; i++) void lane(true);
+  return { stop: () => void (stopped = true), done: () => done, refused: () => refused };
+}
+
+interface Target {
+  url: string;
+  host: string;
+  port: number;
+  ca: string;
+}
+
+const cleanups: Array<() => void> = [];
+
+/** The attacker: a process of its own (so that its 30,000 sockets and streams do not slow the measuring client), driven by messages. */
+async function attacker(): Promise<void> {
+  const t = JSON.parse(process.env.KAPI_SOAK_TARGET!) as Target;
+  let uploads: ReturnType<typeof slowUploads> | undefined;
+  process.on('message', async (m: { stage: string }) => {
+    const started = performance.now();
+    const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
+    switch (m.stage) {
+      case 'idle':
+        process.send!({ text: `${await openIdle(t, IDLE_CONNECTIONS)} idle TLS connections opened in ${seconds()} s` });
+        break;
+      case 'watches': {
+        const w = await openWatches(t, WATCHES);
+        const extra = await openWatches(t, 1);
+        process.send!({ text: `${w.ok} watches opened (${w.refused} refused) in ${seconds()} s; one more: ${extra.refused ? 'refused (429, --max-watches)' : 'accepted'}` });
+        break;
+      }
+      case 'uploads':
+        uploads = slowUploads(t, SLOW_UPLOADS, STALLED_UPLOADS);
+        process.send!({ text: 'started' });
+        break;
+      default:
+        uploads?.stop();
+        process.send!({ text: `${uploads?.done() ?? 0} slow uploads completed, ${uploads?.refused() ?? 0} refused` });
+        for (const c of cleanups) c();
+        setTimeout(() => process.exit(0), 100);
+    }
+  });
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'kapi-soak-'));
+  const tokens = join(dir, 'tokens.csv');
+  writeFileSync(tokens, `${USER_TOKEN},mallory,2001,"attackers"\n`);
+  const server = await startServer(undefined, ['--token-auth-file', tokens]);
+  const { hostname, port } = new URL(server.url);
+  const admin = new BenchClient(server.url, server.token, server.ca, 1);
+  const child = fork(fileURLToPath(import.meta.url), ['attacker', ...process.argv.slice(2)], {
+    env: { ...process.env, KAPI_SOAK_TARGET: JSON.stringify({ url: server.url, host: hostname, port: Number(port), ca: server.ca } satisfies Target) },
+  });
+  const stage = (name: string) =>
+    new Promise<string>((resolve, reject) => {
+      child.once('message', (m: { text: string }) => resolve(m.text));
+      child.once('exit', () => reject(new Error('the attacker process exited')));
+      child.send({ stage: name });
+    });
+  const rss = () => `RSS ${server.rssMb().toFixed(0)} MB`;
+  try {
+    await admin.expect('POST', '/api/v1/namespaces', 201, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'soak' } });
+    await admin.expect('POST', '/api/v1/namespaces/soak/configmaps', 201, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'target' }, data: { a: 'b' } });
+    await measureGets(server, 1000); // warm-up
+    line('GET, idle server', await measureGets(server, MEASURE_MS));
+    line('attacker', `${await stage('idle')}, ${rss()}`);
+    line('attacker', `${await stage('watches')}, ${rss()}`);
+    line('GET, with the connections and watches open', await measureGets(server, MEASURE_MS));
+    await stage('uploads');
+    await sleep(2000);
+    line(`GET, also ${SLOW_UPLOADS} slow uploads (1 MiB over ${UPLOAD_SECONDS} s) and ${STALLED_UPLOADS} stalled`, await measureGets(server, MEASURE_MS));
+    line('attacker', `${await stage('stop')}, ${rss()}`);
+    await sleep(1000);
+    line('GET, after the attack', await measureGets(server, quick ? 1000 : 3000));
+  } finally {
+    child.kill();
+    admin.close();
+    await server.stop();
+    server.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === 'attacker') await attacker();
+else await main();
