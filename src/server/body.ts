@@ -4,17 +4,11 @@ import { errors } from '../machinery/status.js';
 import { YamlSyntaxError } from '../machinery/yaml.js';
 import { parseYamlBody } from './yaml-bodies.js';
 import type { Request, Response } from './exchange.js';
+import { RequestAbortedError } from './request-aborted.js';
 import { LARGE_BODY_BYTES, largeBodyTurn } from './large-bodies.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-/** The client went away before its body was all sent: nobody is left to answer, and nothing to log. */
-export class RequestAbortedError extends Error {
-  constructor() {
-    super('the client closed the request before its body was complete');
-    this.name = 'RequestAbortedError';
-  }
-}
 
 /** The body; a large one is handed over in its turn (see large-bodies.ts), which ends with `res`. */
 export async function readBody(req: Request, res: Response, limit = MAX_BODY_BYTES): Promise<Buffer> {
@@ -54,10 +48,10 @@ function readAll(req: Request, limit: number): Promise<Buffer> {
 }
 
 /** Decode a JSON or YAML body into a value; syntax errors become 400s. */
-export async function decodeBody(body: Buffer, format: 'json' | 'yaml'): Promise<unknown> {
+export async function decodeBody(body: Buffer, format: 'json' | 'yaml', res: Response): Promise<unknown> {
   const text = body.toString('utf8');
   try {
-    return format === 'yaml' ? await parseYamlBody(text) : parseJson(text);
+    return format === 'yaml' ? await parseYamlBody(text, res) : parseJson(text);
   } catch (err) {
     if (err instanceof JsonSyntaxError || err instanceof YamlSyntaxError) {
       throw errors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);

@@ -15,7 +15,7 @@ import type { TokenAuthenticator } from './authn.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
 import type { Admission, HandlerContext } from './handlers/context.js';
 import { serveResource } from './handlers/resource.js';
-import { RequestAbortedError } from './body.js';
+import { RequestAbortedError } from './request-aborted.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { negotiateOutput, type Negotiated } from './negotiation.js';
 import type { ApiMetrics, RequestLabels } from './metrics.js';

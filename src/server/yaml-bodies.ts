@@ -2,49 +2,75 @@
  * YAML request bodies, read without stalling the event loop: a body that is
  * JSON (kubectl sends JSON as application/apply-patch+yaml) is parsed as JSON;
  * a small one is parsed in place; a large one on a thread of its own
- * (`yaml-worker.ts`), one at a time, while the server goes on serving.
+ * (`yaml-worker.ts`), one at a time, while the server goes on serving; one
+ * whose request is gone by its turn is not parsed.
  * The answers are those of parseYaml: the value, or a YamlSyntaxError.
  */
 import { Worker } from 'node:worker_threads';
 import { parseJson } from '../machinery/json.js';
 import { parseYaml, YamlSyntaxError } from '../machinery/yaml.js';
 import type { YamlReply, YamlRequest } from './yaml-worker.js';
+import type { Response } from './exchange.js';
+import { RequestAbortedError } from './request-aborted.js';
 
 /** Below this, parsing in place costs less than the trip to the thread (about a millisecond). */
 const IN_PLACE_BYTES = 64 * 1024;
 const WORKER = new URL('./yaml-worker.js', import.meta.url);
 
-interface Pending {
+interface Job {
+  id: number;
+  text: string;
+  /** The response the value is for: a job whose response is gone (timed out, client left) is dropped unparsed. */
+  res: Response;
   resolve(v: unknown): void;
   reject(e: Error): void;
 }
 
 let worker: Worker | undefined;
 let nextId = 1;
-const pending = new Map<number, Pending>();
+/** The job on the thread, and those waiting for it: one at a time, so that waiting ones can still be dropped. */
+let running: Job | undefined;
+const queue: Job[] = [];
 
 function thread(): Worker {
   if (worker) return worker;
   const w = new Worker(WORKER);
   w.on('message', (reply: YamlReply) => {
-    const p = pending.get(reply.id);
-    if (!p) return;
-    pending.delete(reply.id);
-    if (pending.size === 0) w.unref();
-    if ('json' in reply) p.resolve(parseJson(reply.json));
-    else if ('syntaxError' in reply) p.reject(new YamlSyntaxError(reply.syntaxError, reply.line));
-    else p.reject(new Error(reply.failure));
+    const job = running;
+    if (!job || job.id !== reply.id) return;
+    running = undefined;
+    if ('json' in reply) job.resolve(parseJson(reply.json));
+    else if ('syntaxError' in reply) job.reject(new YamlSyntaxError(reply.syntaxError, reply.line));
+    else job.reject(new Error(reply.failure));
+    runNext();
   });
   const gone = (err: Error) => {
-    if (worker === w) worker = undefined;
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
+    if (worker !== w) return;
+    worker = undefined;
+    running?.reject(err);
+    running = undefined;
+    runNext();
   };
   w.on('error', gone);
   w.on('exit', (code) => gone(new Error(`the YAML parser thread exited (${code})`)));
   w.unref();
   worker = w;
   return w;
+}
+
+function runNext(): void {
+  while (!running && queue.length > 0) {
+    const job = queue.shift()!;
+    if (job.res.destroyed || job.res.writableEnded) {
+      job.reject(new RequestAbortedError());
+      continue;
+    }
+    running = job;
+    const w = thread();
+    w.ref();
+    w.postMessage({ id: job.id, text: job.text } satisfies YamlRequest);
+  }
+  if (!running) worker?.unref();
 }
 
 /** A JSON text: its value; anything else: undefined (then it is read as YAML). */
@@ -58,16 +84,13 @@ function asJson(text: string): unknown {
   }
 }
 
-/** The first document of a YAML (or JSON) text, as parseYaml reads it. */
-export async function parseYamlBody(text: string): Promise<unknown> {
+/** The first document of a YAML (or JSON) text, as parseYaml reads it, for the request answered on `res`. */
+export async function parseYamlBody(text: string, res: Response): Promise<unknown> {
   const json = asJson(text);
   if (json !== undefined) return json;
   if (text.length < IN_PLACE_BYTES) return parseYaml(text);
-  const w = thread();
-  const id = nextId++;
   return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    w.ref();
-    w.postMessage({ id, text } satisfies YamlRequest);
+    queue.push({ id: nextId++, text, res, resolve, reject });
+    runNext();
   });
 }

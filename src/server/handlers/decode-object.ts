@@ -15,7 +15,7 @@ const OBJECT_META = new Set<string>(OBJECT_META_FIELDS);
 export async function readObjectBody(ctx: HandlerContext): Promise<KObject> {
   const format = objectBodyFormat(ctx.req.headers['content-type']);
   const raw = await readBody(ctx.req, ctx.res);
-  const obj = await decodeBody(raw, format === 'yaml' ? 'yaml' : 'json');
+  const obj = await decodeBody(raw, format === 'yaml' ? 'yaml' : 'json', ctx.res);
   const text = raw.toString('utf8');
   if (format !== 'yaml') ctx.rawBody = text;
   return checkTypeMeta(ctx, obj, text);

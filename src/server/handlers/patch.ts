@@ -46,7 +46,7 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   if (!patchType || !accepted.includes(mediaType)) throw errors.unsupportedMediaType(accepted);
   const raw = (await readBody(ctx.req, ctx.res)).toString('utf8');
   if (patchType === 'apply-yaml') {
-    const applied = checkApplyBody(await parseYamlBody(raw).catch((e: unknown) => Promise.reject(applyBodyError(e))));
+    const applied = checkApplyBody(await parseYamlBody(raw, ctx.res).catch((e: unknown) => Promise.reject(applyBodyError(e))));
     return { raw, kind: 'apply', applied, apply: () => applied, applySharing: () => applied };
   }
   let patch: unknown;
