@@ -31,6 +31,7 @@ const UPLOAD_BYTES = 1024 * 1024;
 const UPLOAD_SECONDS = 5;
 const MEASURE_MS = quick ? 4000 : 15_000;
 const USER_TOKEN = 'soak-token';
+const YAML_AT_ONCE = quick ? 2 : 6;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -94,6 +95,30 @@ async function openWatches(t: Target, n: number): Promise<{ ok: number; refused:
     await Promise.all(batch);
   }
   return { ok, refused };
+}
+
+/** Large YAML bodies (a ConfigMap of 60,000 keys, 3 MB: a second or more of parsing each), `n` at once, `rounds` times. */
+async function largeYaml(t: Target, n: number, rounds: number): Promise<string> {
+  const lines = Array.from({ length: 60_000 }, (_, i) => `  k${i}: ${'v'.repeat(40)}`).join('\n');
+  const body = Buffer.from(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: yaml-\ndata:\n${lines}\n`);
+  const statuses: number[] = [];
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const req = https.request(new URL('/api/v1/namespaces/soak/configmaps?dryRun=All', t.url), {
+        method: 'POST',
+        ca: t.ca,
+        agent: false,
+        headers: { authorization: `Bearer ${USER_TOKEN}`, 'content-type': 'application/yaml', 'content-length': body.length },
+      });
+      req.on('response', (res) => {
+        statuses.push(res.statusCode ?? 0);
+        res.resume().on('end', () => resolve());
+      });
+      req.on('error', () => resolve());
+      req.end(body);
+    });
+  for (let r = 0; r < rounds; r++) await Promise.all(Array.from({ length: n }, one));
+  return `${statuses.length} YAML bodies of ${(body.length / 1e6).toFixed(1)} MB answered: ${[...new Set(statuses)].join(', ')}`;
 }
 
 /** Uploads that send UPLOAD_BYTES over UPLOAD_SECONDS each, one after another on each of `n` lanes, until stopped. */
@@ -169,6 +194,9 @@ async function attacker(): Promise<void> {
         process.send!({ text: `${w.ok} watches opened (${w.refused} refused) in ${seconds()} s; one more: ${extra.refused ? 'refused (429, --max-watches)' : 'accepted'}` });
         break;
       }
+      case 'yaml':
+        process.send!({ text: await largeYaml(t, YAML_AT_ONCE, 1) });
+        break;
       case 'uploads':
         uploads = slowUploads(t, SLOW_UPLOADS, STALLED_UPLOADS);
         process.send!({ text: 'started' });
@@ -207,6 +235,10 @@ async function main(): Promise<void> {
     line('attacker', `${await stage('idle')}, ${rss()}`);
     line('attacker', `${await stage('watches')}, ${rss()}`);
     line('GET, with the connections and watches open', await measureGets(server, MEASURE_MS));
+    const yaml = stage('yaml');
+    const during = measureGets(server, MEASURE_MS);
+    line(`GET, while ${YAML_AT_ONCE} YAML bodies of 3 MB are parsed`, await during);
+    line('attacker', `${await yaml}, ${rss()}`);
     await stage('uploads');
     await sleep(2000);
     line(`GET, also ${SLOW_UPLOADS} slow uploads (1 MiB over ${UPLOAD_SECONDS} s) and ${STALLED_UPLOADS} stalled`, await measureGets(server, MEASURE_MS));

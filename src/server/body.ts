@@ -9,7 +9,6 @@ import { LARGE_BODY_BYTES, largeBodyTurn } from './large-bodies.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-
 /** The body; a large one is handed over in its turn (see large-bodies.ts), which ends with `res`. */
 export async function readBody(req: Request, res: Response, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const body = await readAll(req, limit);

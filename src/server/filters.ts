@@ -3,8 +3,8 @@
  * the exchange and calling the next, as apiserver's handler chain
  * (`server/config.go` DefaultBuildHandlerChain) wraps its handlers.
  *
- * Filters here: the last-resort handler, the request log, in-flight limits
- * and the request timeout. Authentication and routing are in server.ts.
+ * Filters here: the request log, in-flight limits and the request timeout.
+ * The last-resort handler, authentication and routing are in server.ts.
  */
 import type { UserInfo } from './authn.js';
 import type { Request, Response } from './exchange.js';
@@ -63,7 +63,9 @@ function tooManyRequests(res: Response): void {
 /**
  * In-flight limits as apiserver's WithMaxInFlightLimit: mutating and
  * read-only requests each hold a seat while served (body reading included),
- * long-running requests hold none, and system:masters is never limited.
+ * long-running requests hold none, and when the seats are taken a member of
+ * system:masters is served all the same ("so powerful that they should always
+ * get an answer").
  * Watches have a limit of their own (kapi's), since each holds memory for as
  * long as it is open.
  */
@@ -75,9 +77,9 @@ export function inFlightLimits(limits: Limits): Filter {
     const longRunning = isLongRunning(x);
     const isMutating = !longRunning && MUTATING.has(x.req.method ?? 'GET');
     const limit = longRunning ? limits.maxWatches : isMutating ? limits.maxMutatingRequestsInFlight : limits.maxRequestsInFlight;
-    if (limit <= 0 || x.user?.groups.includes(SYSTEM_MASTERS)) return next(x);
+    if (limit <= 0) return next(x);
     const held = longRunning ? watches : isMutating ? mutating : readOnly;
-    if (held >= limit) return tooManyRequests(x.res);
+    if (held >= limit) return x.user?.groups.includes(SYSTEM_MASTERS) ? next(x) : tooManyRequests(x.res);
     if (longRunning) watches++;
     else if (isMutating) mutating++;
     else readOnly++;
@@ -91,12 +93,6 @@ export function inFlightLimits(limits: Limits): Filter {
   };
 }
 
-/**
- * The request timeout (--request-timeout; a shorter `?timeout=` of the request
- * wins): a request not answered in time gets upstream's 504, and whatever its
- * handler writes afterwards is dropped. Long-running requests have their own
- * timeouts.
- */
 const TIMEOUT_BODY = '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';
 
 /** How often deadlines are checked: a request times out within this much after its deadline. */

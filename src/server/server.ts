@@ -211,7 +211,7 @@ export class HttpServer {
   private lastResort(x: Exchange, err: unknown): void {
     if (x.timedOut || err instanceof RequestAbortedError) return;
     const known = err instanceof StatusError;
-    if (!known) this.logError(`kapi: internal error serving ${logQuote(x.req.method ?? '')} ${logQuote(x.req.url ?? '')} (audit-ID ${x.auditId}): ${err instanceof Error ? (err.stack ?? err.message) : logQuote(String(err))}`);
+    if (!known) this.logUnexpected(x, err);
     try {
       writeError(x.res, known ? err : errors.internal('an unexpected error occurred'));
     } catch {
@@ -219,6 +219,12 @@ export class HttpServer {
       if (x.res instanceof StreamResponse) x.res.reset();
       else (x.req as unknown as http.IncomingMessage).socket?.destroy();
     }
+  }
+
+  /** An error that is not the client's: logged with its request (method and target quoted and bounded). */
+  private logUnexpected(x: Exchange, err: unknown): void {
+    const what = err instanceof Error ? (err.stack ?? err.message) : logQuote(String(err));
+    this.logError(`kapi: internal error serving ${logQuote(x.req.method ?? '')} ${logQuote(x.req.url ?? '')} (audit-ID ${x.auditId}): ${what}`);
   }
 
   private authenticate(x: Exchange, next: Handler): Promise<void> {
@@ -284,9 +290,7 @@ export class HttpServer {
       await serveResource(ctx);
     } catch (err) {
       if (x.timedOut || err instanceof RequestAbortedError) return;
-      if (!(err instanceof StatusError)) {
-        this.logError(`kapi: internal error serving ${logQuote(req.method ?? '')} ${logQuote(req.url ?? '')} (audit-ID ${x.auditId}): ${err instanceof Error ? (err.stack ?? err.message) : logQuote(String(err))}`);
-      }
+      if (!(err instanceof StatusError)) this.logUnexpected(x, err);
       writeError(res, err, output.format);
     } finally {
       watchDone?.();

@@ -8,6 +8,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { parseJson } from '../machinery/json.js';
+import { StatusError } from '../machinery/status.js';
 import { parseYaml, YamlSyntaxError } from '../machinery/yaml.js';
 import type { YamlReply, YamlRequest } from './yaml-worker.js';
 import type { Response } from './exchange.js';
@@ -15,6 +16,14 @@ import { RequestAbortedError } from './request-aborted.js';
 
 /** Below this, parsing in place costs less than the trip to the thread (about a millisecond). */
 const IN_PLACE_BYTES = 64 * 1024;
+/**
+ * The thread's heap: 3 MiB of ordinary YAML (60,000 lines of a ConfigMap) parses in less than
+ * 256 MiB, but the `yaml` package needs gigabytes for a flow list of a million items, which
+ * go-yaml reads in far less. Such a body is refused (413) rather than let grow the process.
+ */
+const HEAP_MB = 256;
+/** An idle thread is ended after this long, giving its heap back. */
+const IDLE_MS = 2000;
 const WORKER = new URL('./yaml-worker.js', import.meta.url);
 
 interface Job {
@@ -34,7 +43,7 @@ const queue: Job[] = [];
 
 function thread(): Worker {
   if (worker) return worker;
-  const w = new Worker(WORKER);
+  const w = new Worker(WORKER, { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 16 } });
   w.on('message', (reply: YamlReply) => {
     const job = running;
     if (!job || job.id !== reply.id) return;
@@ -44,10 +53,14 @@ function thread(): Worker {
     else job.reject(new Error(reply.failure));
     runNext();
   });
-  const gone = (err: Error) => {
+  const gone = (err: Error & { code?: string }) => {
     if (worker !== w) return;
     worker = undefined;
-    running?.reject(err);
+    running?.reject(
+      err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: the YAML document needs more than ${HEAP_MB} MiB to parse; send it as JSON`)
+        : err,
+    );
     running = undefined;
     runNext();
   };
@@ -58,7 +71,10 @@ function thread(): Worker {
   return w;
 }
 
+let idleTimer: NodeJS.Timeout | undefined;
+
 function runNext(): void {
+  clearTimeout(idleTimer);
   while (!running && queue.length > 0) {
     const job = queue.shift()!;
     if (job.res.destroyed || job.res.writableEnded) {
@@ -70,7 +86,17 @@ function runNext(): void {
     w.ref();
     w.postMessage({ id: job.id, text: job.text } satisfies YamlRequest);
   }
-  if (!running) worker?.unref();
+  if (!running && worker) {
+    const w = worker;
+    w.unref();
+    idleTimer = setTimeout(() => {
+      if (worker === w && !running) {
+        worker = undefined;
+        void w.terminate();
+      }
+    }, IDLE_MS);
+    idleTimer.unref();
+  }
 }
 
 /** A JSON text: its value; anything else: undefined (then it is read as YAML). */

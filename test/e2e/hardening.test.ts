@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
@@ -211,6 +212,13 @@ describe('bad requests never take the server down', () => {
     assert.equal(res.status, 201, res.text.slice(0, 300));
     assert.equal(Object.keys(res.json.data).length, 6000);
     assert.equal(res.json.data.k5999, 'value-5999');
+    // A YAML flow list of half a million items needs more heap than the parser thread has: 413, not a grown process.
+    const flow = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flow\nitems: [${Array(500_000).fill('1').join(',')}]\n`;
+    const refused = await s.request('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { body: flow, contentType: 'application/yaml', timeoutMs: 30_000 });
+    assert.equal(refused.status, 413, refused.text.slice(0, 300));
+    assert.match(refused.json.message, /^Request entity too large: the YAML document needs more than 256 MiB to parse; send it as JSON$/);
+    const asJson = await s.request('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"flow"},"items":[${Array(500_000).fill('1').join(',')}]}`, contentType: 'application/yaml' });
+    assert.equal(asJson.status, 201, 'the same as JSON is read as JSON');
     const broken = `a: [1, 2\n# ${'x'.repeat(70_000)}\n`;
     const bad = await s.request('PATCH', `${crontabs}/keep?fieldManager=t`, { body: broken, contentType: 'application/apply-patch+yaml' });
     assert.equal(bad.status, 400, bad.text);
@@ -229,7 +237,7 @@ describe('limits as kube-apiserver sets them', () => {
     writeFileSync(tokens, `${USER},alice,1001,"dev"\n`);
     s = await startTestServer({
       tokenAuthFile: tokens,
-      limits: { maxMutatingRequestsInFlight: 1, maxRequestsInFlight: 50, maxWatches: 2, requestTimeoutMs: 1500, idleTimeoutMs: 400 },
+      limits: { maxMutatingRequestsInFlight: 1, maxRequestsInFlight: 50, maxWatches: 2, requestTimeoutMs: 1500, idleTimeoutMs: 400, handshakeTimeoutMs: 300 },
       requestLog: (line) => logLines.push(line),
     });
     assert.equal((await s.request('POST', CRDS, { body: CRONTAB_CRD })).status, 201);
@@ -314,6 +322,15 @@ describe('limits as kube-apiserver sets them', () => {
       session.on('close', () => resolve());
       setTimeout(() => reject(new Error('an idle HTTP/2 session stayed open')), 5000).unref();
     });
+    // A TCP connection that never starts its TLS handshake is closed after the handshake timeout.
+    const tcpStarted = Date.now();
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname);
+      socket.on('close', () => resolve());
+      socket.on('error', () => {});
+      setTimeout(() => reject(new Error('a connection without a TLS handshake stayed open')), 5000).unref();
+    });
+    assert.ok(Date.now() - tcpStarted >= 250, 'not before the handshake timeout');
   });
 
   it('logs one line per request, values quoted and escaped', async () => {
