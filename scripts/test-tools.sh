@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the programs the end-to-end tests drive, into .cache/bin (idempotent):
 # kubectl from Debian's kubernetes-client package, etcd (3.4) from etcd-server
-# and etcdctl from etcd-client. Needs Debian's package lists; as root it
+# and etcdctl from etcd-client; gcc from Debian when missing. Needs Debian's package lists; as root it
 # refreshes them when a download fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +22,16 @@ fetch_deb() { # package, file inside it, destination name
   rm -rf "$tmp"
   echo "installed $name from Debian's $pkg into $bin"
 }
+
+# gcc builds the durability test's LD_PRELOAD shim (test/storage/fixtures/fsync-snapshot.c).
+if ! command -v gcc >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get install -y -qq gcc libc6-dev >/dev/null 2>&1 || { apt-get update -qq >/dev/null; apt-get install -y -qq gcc libc6-dev >/dev/null; }
+  else
+    echo "gcc is needed for the durability test: apt-get install gcc libc6-dev" >&2
+    exit 1
+  fi
+fi
 
 fetch_deb kubernetes-client usr/bin/kubectl kubectl
 fetch_deb etcd-server usr/bin/etcd etcd

@@ -165,11 +165,15 @@ for (const [name, make] of backends) {
       cache.watch({}, { onEvent: () => ++taken < 2, onClose: (e) => (closedWith = e) });
       const b = recorder();
       cache.watch({ bookmarks: true }, b.sink);
+      const plain = recorder();
+      cache.watch({}, plain.sink);
       for (let i = 0; i < 4; i++) await storage.create(`/registry/things/${i}`, val(String(i)));
       assert.ok(closedWith instanceof SlowWatcherError);
       assert.equal(taken, 2);
-      assert.equal(cache.watcherCount, 1);
+      assert.equal(cache.watcherCount, 2);
       await until(() => b.bookmarks.at(-1) === cache.currentRevision, 'a bookmark at the current revision');
+      assert.deepEqual(plain.bookmarks, [], 'no bookmarks for a watcher that did not ask');
+      assert.equal(plain.seen.length, 4, 'the watcher that did not ask still gets every event');
     });
 
     it('waits for freshness, and times out past the current revision', async () => {

@@ -94,13 +94,49 @@ describe('API conventions', () => {
     });
   });
 
-  it('ends a watch after timeoutSeconds and sends bookmarks only when asked', async () => {
+  it('ends a watch after timeoutSeconds', async () => {
     const started = Date.now();
     const w = watchEvents(s.kapi, `${crontabs}?watch=true&timeoutSeconds=1`, 100, 5000);
-    await s.request('POST', crontabs, { body: cronTab('tick') });
+    assert.equal(await w.status, 200);
+    const created = await s.request('POST', crontabs, { body: cronTab('tick') });
+    assert.equal(created.status, 201, created.text);
     const events = await w.events;
     assert.ok(Date.now() - started >= 900, 'stream closed by the server after ~1s');
-    assert.deepEqual(events.map((e) => e.type), ['ADDED']);
+    assert.deepEqual(events.map((e) => e.type), ['ADDED'], 'no bookmark for a watcher that did not ask');
+  });
+
+  it('sends bookmarks only to watchers that ask with allowWatchBookmarks', async (t) => {
+    // The watch cache sends bookmarks on a one-minute timer (upstream's frequency). A server of
+    // this test's own, with setInterval mocked while the resource is set up, lets the test run
+    // that minute at once; everything else keeps real time.
+    const own = await startTestServer();
+    try {
+      t.mock.timers.enable({ apis: ['setInterval'] });
+      assert.equal((await own.request('POST', CRDS, { body: CRONTAB_CRD })).status, 201);
+      const list = await own.request('GET', crontabs);
+      assert.equal(list.status, 200, list.text);
+      const rv = list.json.metadata.resourceVersion;
+      const asking = watchEvents(own.kapi, `${crontabs}?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true`, 2, 5000);
+      const plain = watchEvents(own.kapi, `${crontabs}?watch=true&resourceVersion=${rv}`, 1, 5000);
+      assert.deepEqual(await Promise.all([asking.status, plain.status]), [200, 200]);
+      // The same bookmark tick for both; then one write, which each stream carries after anything sent before it.
+      t.mock.timers.tick(60_000);
+      const created = await own.request('POST', crontabs, { body: cronTab('after-bookmark') });
+      assert.equal(created.status, 201, created.text);
+      const [withBookmarks, without] = await Promise.all([asking.events, plain.events]);
+      assert.deepEqual(withBookmarks.map((e) => e.type), ['BOOKMARK', 'ADDED'], 'allowWatchBookmarks=true: a bookmark, then the event');
+      assert.deepEqual(without.map((e) => e.type), ['ADDED'], 'no allowWatchBookmarks: no bookmark');
+      const bookmark = withBookmarks[0].object;
+      assert.equal(bookmark.kind, 'CronTab');
+      assert.equal(bookmark.apiVersion, 'stable.example.com/v1');
+      assert.match(bookmark.metadata.resourceVersion, /^[0-9]+$/);
+      const bookmarkRV = Number(bookmark.metadata.resourceVersion);
+      assert.ok(bookmarkRV >= Number(rv) && bookmarkRV < Number(created.json.metadata.resourceVersion), `bookmark at ${bookmarkRV}: from ${rv}, before ${created.json.metadata.resourceVersion}`);
+      assert.equal(without[0].object.metadata.name, 'after-bookmark');
+    } finally {
+      await own.stop();
+      t.mock.timers.reset();
+    }
   });
 });
 

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CRONTAB_CRD, cronTab, startTestServer, type TestServer } from './harness.js';
 
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
 describe('CRD lifecycle over HTTP', () => {
   let s: TestServer;
   before(async () => {
@@ -61,10 +63,15 @@ describe('CRD lifecycle over HTTP', () => {
   });
 
   it('reports a name conflict within a group and resolves it when the holder goes', async () => {
-    const holder = structuredClone(CRONTAB_CRD);
-    holder.metadata.name = 'crontabs2.stable.example.com';
-    holder.spec.names = { plural: 'crontabs2', singular: 'crontab2', kind: 'CronTab2', shortNames: ['ct'] };
-    const res = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: holder });
+    // crontabs.stable.example.com (created above) holds the short name "ct"; a second CRD of the group asks for it too.
+    const holderPath = `${CRDS}/crontabs.stable.example.com`;
+    const rivalPath = `${CRDS}/crontabs2.stable.example.com`;
+    const rivalInstances = '/apis/stable.example.com/v1/namespaces/default/crontabs2';
+    assert.equal((await s.request('GET', holderPath)).status, 200);
+    const rival = structuredClone(CRONTAB_CRD);
+    rival.metadata.name = 'crontabs2.stable.example.com';
+    rival.spec.names = { plural: 'crontabs2', singular: 'crontab2', kind: 'CronTab2', shortNames: ['ct'] };
+    const res = await s.request('POST', CRDS, { body: rival });
     assert.equal(res.status, 201, res.text);
     const names = res.json.status.conditions.find((c: any) => c.type === 'NamesAccepted');
     assert.equal(names.status, 'False');
@@ -73,13 +80,44 @@ describe('CRD lifecycle over HTTP', () => {
     const established = res.json.status.conditions.find((c: any) => c.type === 'Established');
     assert.equal(established.status, 'False');
     assert.equal(established.reason, 'NotAccepted');
-    assert.equal((await s.request('GET', '/apis/stable.example.com/v1/crontabs2')).status, 404);
-    const del = await s.request('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs2.stable.example.com');
-    assert.equal(del.status, 200);
+    assert.equal((await s.request('GET', rivalInstances)).status, 404);
+
+    // The holder goes: the name is free, and the rival is accepted, established and served.
+    try {
+      const del = await s.request('DELETE', holderPath);
+      assert.equal(del.status, 200, del.text);
+      const deadline = Date.now() + 10_000;
+      let conds: Record<string, any> = {};
+      for (;;) {
+        const cur = await s.request('GET', rivalPath);
+        assert.equal(cur.status, 200, cur.text);
+        conds = Object.fromEntries(cur.json.status.conditions.map((c: any) => [c.type, c]));
+        if (conds.NamesAccepted.status === 'True') break;
+        if (Date.now() > deadline) throw new Error(`the rival's names not accepted after the holder went: ${JSON.stringify(conds)}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.equal((await s.request('GET', holderPath)).status, 404, 'the holder is gone');
+      assert.equal(conds.NamesAccepted.reason, 'NoConflicts');
+      assert.equal(conds.Established.status, 'True');
+      assert.equal(conds.Established.reason, 'InitialNamesAccepted');
+      const list = await s.request('GET', rivalInstances);
+      assert.equal(list.status, 200, list.text);
+      assert.equal(list.json.kind, 'CronTab2List');
+      const gv = await s.request('GET', '/apis/stable.example.com/v1');
+      assert.deepEqual(gv.json.resources.map((r: any) => [r.name, r.shortNames]), [['crontabs2', ['ct']]]);
+      assert.equal((await s.request('DELETE', rivalPath)).status, 200);
+      assert.equal((await s.request('GET', rivalPath)).status, 404);
+    } finally {
+      // Back to the CronTab CRD alone for the tests below, also when an assertion above failed.
+      if ((await s.request('GET', rivalPath)).status !== 404) await s.request('DELETE', rivalPath);
+      if ((await s.request('GET', holderPath)).status === 404) await s.request('POST', CRDS, { body: CRONTAB_CRD });
+    }
   });
 
   it('deletes the instances of a deleted CRD and starts empty when it is created again', async () => {
     const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com';
+    const created = await s.request('POST', '/apis/stable.example.com/v1/namespaces/default/crontabs', { body: cronTab('doomed') });
+    assert.equal(created.status, 201, created.text);
     const del = await s.request('DELETE', crdPath);
     assert.equal(del.status, 200, del.text);
     assert.equal((await s.request('GET', crdPath)).status, 404);

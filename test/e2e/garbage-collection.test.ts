@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startKapi } from '../../src/kapi.js';
+import { startKapi, type Kapi } from '../../src/kapi.js';
 import { openStorage } from '../../src/storage/index.js';
 import { CRONTAB_CRD, cronTab, startTestServer, type TestServer } from './harness.js';
 
@@ -19,8 +19,19 @@ async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 10_
 
 describe('garbage collection', () => {
   let s: TestServer;
-  const exists = async (path: string) => (await s.request('GET', path)).status === 200;
-  const owner = async (name: string) => (await s.request('POST', CT, { body: cronTab(name) })).json;
+  const status = async (path: string) => (await s.request('GET', path)).status;
+  const exists = async (path: string) => (await status(path)) === 200;
+  const gone = async (path: string) => (await status(path)) === 404;
+  const owner = async (name: string) => {
+    const res = await s.request('POST', CT, { body: cronTab(name) });
+    assert.equal(res.status, 201, res.text);
+    return res.json;
+  };
+  const patch = async (path: string, body: unknown) => {
+    const res = await s.request('PATCH', path, { body, contentType: 'application/merge-patch+json' });
+    assert.equal(res.status, 200, res.text);
+    return res.json;
+  };
   const ref = (o: any, extra: Record<string, unknown> = {}) => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, uid: o.metadata.uid, ...extra });
   const dependent = async (name: string, owners: any[], finalizers?: string[]) => {
     const res = await s.request('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ownerReferences: owners, finalizers } } });
@@ -38,10 +49,13 @@ describe('garbage collection', () => {
     const o = await owner('bg-owner');
     await dependent('bg-dep-1', [ref(o)]);
     await dependent('bg-dep-2', [ref(o)]);
+    assert.equal(await status(`${CM}/bg-dep-1`), 200);
+    assert.equal(await status(`${CM}/bg-dep-2`), 200);
     const del = await s.request('DELETE', `${CT}/bg-owner`);
     assert.equal(del.status, 200);
     assert.equal(del.json.kind, 'Status', 'background deletion removes the owner at once');
-    await until(async () => !(await exists(`${CM}/bg-dep-1`)) && !(await exists(`${CM}/bg-dep-2`)), 'dependents collected');
+    assert.equal(await status(`${CT}/bg-owner`), 404);
+    await until(async () => (await gone(`${CM}/bg-dep-1`)) && (await gone(`${CM}/bg-dep-2`)), 'dependents collected');
   });
 
   it('orphans dependents: references removed, dependents kept', async () => {
@@ -50,9 +64,11 @@ describe('garbage collection', () => {
     const del = await s.request('DELETE', `${CT}/orphan-owner`, { body: { propagationPolicy: 'Orphan' } });
     assert.equal(del.status, 200);
     assert.deepEqual(del.json.metadata.finalizers, ['orphan']);
-    await until(async () => !(await exists(`${CT}/orphan-owner`)), 'owner gone');
-    const dep = (await s.request('GET', `${CM}/orphan-dep`)).json;
-    assert.equal(dep.metadata.ownerReferences, undefined);
+    await until(async () => await gone(`${CT}/orphan-owner`), 'owner gone');
+    const dep = await s.request('GET', `${CM}/orphan-dep`);
+    assert.equal(dep.status, 200, 'the dependent is kept');
+    assert.equal(dep.json.metadata.name, 'orphan-dep');
+    assert.equal(dep.json.metadata.ownerReferences, undefined);
   });
 
   it('deletes in the foreground: the owner waits for blocking dependents', async () => {
@@ -63,8 +79,9 @@ describe('garbage collection', () => {
     assert.deepEqual(del.json.metadata.finalizers, ['foregroundDeletion']);
     await until(async () => Boolean((await s.request('GET', `${CM}/fg-dep`)).json.metadata.deletionTimestamp), 'dependent marked for deletion');
     assert.ok(await exists(`${CT}/fg-owner`), 'the owner stays while a blocking dependent exists');
-    await s.request('PATCH', `${CM}/fg-dep`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
-    await until(async () => !(await exists(`${CT}/fg-owner`)), 'owner removed after its dependent');
+    await patch(`${CM}/fg-dep`, { metadata: { finalizers: null } });
+    await until(async () => await gone(`${CT}/fg-owner`), 'owner removed after its dependent');
+    assert.equal(await status(`${CM}/fg-dep`), 404);
   });
 
   it('collects dependents whose owner is missing or has another uid, and keeps those with a live owner', async () => {
@@ -72,27 +89,36 @@ describe('garbage collection', () => {
     await dependent('dangling', [{ apiVersion: 'stable.example.com/v1', kind: 'CronTab', name: 'never-there', uid: '00000000-0000-0000-0000-000000000000' }]);
     await dependent('wrong-uid', [{ ...ref(o), uid: '11111111-1111-1111-1111-111111111111' }]);
     await dependent('two-owners', [ref(o), { apiVersion: 'stable.example.com/v1', kind: 'CronTab', name: 'gone', uid: '22222222-2222-2222-2222-222222222222' }]);
-    await until(async () => !(await exists(`${CM}/dangling`)) && !(await exists(`${CM}/wrong-uid`)), 'dangling dependents collected');
+    // Each was there: its create answered 201 (a GET now could race the collector).
+    await until(async () => (await gone(`${CM}/dangling`)) && (await gone(`${CM}/wrong-uid`)), 'dangling dependents collected');
     await until(async () => (await s.request('GET', `${CM}/two-owners`)).json.metadata.ownerReferences?.length === 1, 'dangling reference dropped');
     assert.ok(await exists(`${CM}/two-owners`));
   });
 
   it('handles cluster-scoped owners of namespaced dependents and built-ins owning custom resources', async () => {
-    const ns = (await s.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'owned-ns-owner' } } })).json;
-    const cm = await dependent('cm-owner', [ref(ns)]);
+    const nsRes = await s.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'owned-ns-owner' } } });
+    assert.equal(nsRes.status, 201, nsRes.text);
+    const cm = await dependent('cm-owner', [ref(nsRes.json)]);
     const ct = await s.request('POST', CT, { body: { ...cronTab('owned-by-cm'), metadata: { name: 'owned-by-cm', ownerReferences: [ref(cm)] } } });
-    assert.equal(ct.status, 201);
-    await s.request('DELETE', '/api/v1/namespaces/owned-ns-owner');
-    await until(async () => !(await exists(`${CM}/cm-owner`)), 'configmap owned by a namespace collected');
-    await until(async () => !(await exists(`${CT}/owned-by-cm`)), 'crontab owned by the configmap collected');
+    assert.equal(ct.status, 201, ct.text);
+    assert.equal(await status(`${CM}/cm-owner`), 200);
+    assert.equal(await status(`${CT}/owned-by-cm`), 200);
+    const del = await s.request('DELETE', '/api/v1/namespaces/owned-ns-owner');
+    assert.equal(del.status, 200, del.text);
+    await until(async () => await gone(`${CM}/cm-owner`), 'configmap owned by a namespace collected');
+    await until(async () => await gone(`${CT}/owned-by-cm`), 'crontab owned by the configmap collected');
   });
 
   it('does not hang on an ownership cycle deleted in the foreground', async () => {
     const a = await dependent('cycle-a', []);
     const b = await dependent('cycle-b', [ref(a, { blockOwnerDeletion: true })]);
-    await s.request('PATCH', `${CM}/cycle-a`, { body: { metadata: { ownerReferences: [ref(b, { blockOwnerDeletion: true })] } }, contentType: 'application/merge-patch+json' });
-    await s.request('DELETE', `${CM}/cycle-a`, { body: { propagationPolicy: 'Foreground' } });
-    await until(async () => !(await exists(`${CM}/cycle-a`)) && !(await exists(`${CM}/cycle-b`)), 'both members of the cycle deleted');
+    const patched = await patch(`${CM}/cycle-a`, { metadata: { ownerReferences: [ref(b, { blockOwnerDeletion: true })] } });
+    assert.equal(patched.metadata.ownerReferences[0].uid, b.metadata.uid);
+    assert.equal(await status(`${CM}/cycle-a`), 200);
+    assert.equal(await status(`${CM}/cycle-b`), 200);
+    const del = await s.request('DELETE', `${CM}/cycle-a`, { body: { propagationPolicy: 'Foreground' } });
+    assert.equal(del.status, 200, del.text);
+    await until(async () => (await gone(`${CM}/cycle-a`)) && (await gone(`${CM}/cycle-b`)), 'both members of the cycle deleted');
   });
 
   it('refuses an unknown propagation policy', async () => {
@@ -100,26 +126,39 @@ describe('garbage collection', () => {
     const res = await s.request('DELETE', `${CT}/policy?propagationPolicy=Sometimes`);
     assert.equal(res.status, 422);
     assert.equal(res.json.message, 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sometimes": supported values: "Foreground", "Background", "Orphan"');
+    assert.equal(await status(`${CT}/policy`), 200, 'a refused delete deletes nothing');
   });
 });
 
 it('finishes collection after a restart: dependents of an owner deleted while kapi was down', async () => {
   const s = await startTestServer();
   const dataDir = join(s.dir, 'data');
-  await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRONTAB_CRD });
-  const o = (await s.request('POST', CT, { body: cronTab('restart-owner') })).json;
-  await s.request('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'restart-dep', ownerReferences: [{ apiVersion: o.apiVersion, kind: o.kind, name: 'restart-owner', uid: o.metadata.uid }] } } });
-  await s.kapi.stop();
-  const storage = openStorage({ kind: 'sqlite', path: join(dataDir, 'state.db') });
-  await storage.delete('/registry/stable.example.com/crontabs/default/restart-owner');
-  await storage.close();
-  const kapi = await startKapi({ dataDir, port: 0 });
+  let kapi: Kapi | undefined;
   try {
+    assert.equal((await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRONTAB_CRD })).status, 201);
+    const created = await s.request('POST', CT, { body: cronTab('restart-owner') });
+    assert.equal(created.status, 201, created.text);
+    const o = created.json;
+    const dep = await s.request('POST', CM, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'restart-dep', ownerReferences: [{ apiVersion: o.apiVersion, kind: o.kind, name: 'restart-owner', uid: o.metadata.uid }] } },
+    });
+    assert.equal(dep.status, 201, dep.text);
+    await s.kapi.stop();
+    const storage = openStorage({ kind: 'sqlite', path: join(dataDir, 'state.db') });
+    try {
+      assert.ok(await storage.get('/registry/configmaps/default/restart-dep'), 'the dependent is stored when kapi stops');
+      assert.ok(await storage.get('/registry/stable.example.com/crontabs/default/restart-owner'), 'the owner is stored when kapi stops');
+      await storage.delete('/registry/stable.example.com/crontabs/default/restart-owner');
+      assert.equal(await storage.get('/registry/stable.example.com/crontabs/default/restart-owner'), undefined);
+    } finally {
+      await storage.close();
+    }
+    kapi = await startKapi({ dataDir, port: 0 });
     await kapi.gcIdle();
-    const dep = await kapi.registry.lookup('', 'v1', 'configmaps')!.store.get('default', 'restart-dep').catch((e) => e);
-    assert.equal(dep.code, 404, 'the dependent was collected after the restart');
+    const after = await kapi.registry.lookup('', 'v1', 'configmaps')!.store.get('default', 'restart-dep').catch((e) => e);
+    assert.equal(after.code, 404, 'the dependent was collected after the restart');
   } finally {
-    await kapi.stop();
+    await kapi?.stop();
     await s.stop();
   }
 });
@@ -134,9 +173,14 @@ describe('kubectl delete --cascade', () => {
 
   for (const cascade of ['orphan', 'background', 'foreground'] as const) {
     it(`--cascade=${cascade}`, async () => {
-      const o = (await s.request('POST', CT, { body: cronTab(`k-${cascade}`) })).json;
+      const created = await s.request('POST', CT, { body: cronTab(`k-${cascade}`) });
+      assert.equal(created.status, 201, created.text);
+      const o = created.json;
       const ownerRef = { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, uid: o.metadata.uid, blockOwnerDeletion: true };
-      await s.request('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `k-dep-${cascade}`, ownerReferences: [ownerRef] } } });
+      const dependent = await s.request('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `k-dep-${cascade}`, ownerReferences: [ownerRef] } } });
+      assert.equal(dependent.status, 201, dependent.text);
+      assert.equal((await s.request('GET', `${CT}/k-${cascade}`)).status, 200);
+      assert.equal((await s.request('GET', `${CM}/k-dep-${cascade}`)).status, 200);
       const r = await s.kubectl(['delete', 'crontab', `k-${cascade}`, `--cascade=${cascade}`, '--timeout=20s']);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, new RegExp(`crontab.stable.example.com "k-${cascade}" deleted`));

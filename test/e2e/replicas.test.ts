@@ -43,16 +43,25 @@ describe('replicas on etcd', { skip: findEtcd().reason }, () => {
 
   it('shows writes through A to watchers on B, in order', async () => {
     const list = await b.request('GET', CT);
+    assert.equal(list.status, 200, list.text);
     const w = watchEvents(b.kapi, `${CT}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`, 3);
     assert.equal(await w.status, 200);
-    await a.request('POST', CT, { body: cronTab('r1') });
-    await a.request('PATCH', `${CT}/r1`, { body: { spec: { image: 'v2' } }, contentType: 'application/merge-patch+json' });
-    await a.request('DELETE', `${CT}/r1`);
-    assert.deepEqual((await w.events).map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
+    const created = await a.request('POST', CT, { body: cronTab('r1') });
+    assert.equal(created.status, 201, created.text);
+    const patched = await a.request('PATCH', `${CT}/r1`, { body: { spec: { image: 'v2' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(patched.status, 200, patched.text);
+    const deleted = await a.request('DELETE', `${CT}/r1`);
+    assert.equal(deleted.status, 200, deleted.text);
+    const events = await w.events;
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
+    assert.deepEqual(events.map((e) => e.object.metadata.name), ['r1', 'r1', 'r1']);
+    assert.deepEqual(events.slice(0, 2).map((e) => e.object.metadata.resourceVersion), [created.json.metadata.resourceVersion, patched.json.metadata.resourceVersion]);
   });
 
   it('loses no update when replicas race: the loser gets 409', async () => {
-    const obj = (await a.request('POST', CT, { body: cronTab('race') })).json;
+    const created = await a.request('POST', CT, { body: cronTab('race') });
+    assert.equal(created.status, 201, created.text);
+    const obj = created.json;
     const [ra, rb] = await Promise.all([
       a.request('PUT', `${CT}/race`, { body: { ...obj, spec: { image: 'from-a' } } }),
       b.request('PUT', `${CT}/race`, { body: { ...obj, spec: { image: 'from-b' } } }),
@@ -65,14 +74,19 @@ describe('replicas on etcd', { skip: findEtcd().reason }, () => {
   it('runs the controllers on exactly one replica, and hands them over when it stops', async () => {
     await until(() => a.kapi.isLeader() !== b.kapi.isLeader(), 'exactly one leader');
     const [leader, follower] = a.kapi.isLeader() ? [a, b] : [b, a];
-    const owner = (await follower.request('POST', CT, { body: cronTab('gc-owner') })).json;
-    await follower.request('POST', '/api/v1/namespaces/default/configmaps', {
+    const created = await follower.request('POST', CT, { body: cronTab('gc-owner') });
+    assert.equal(created.status, 201, created.text);
+    const owner = created.json;
+    const dep = await follower.request('POST', '/api/v1/namespaces/default/configmaps', {
       body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'gc-dep', ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: 'gc-owner', uid: owner.metadata.uid }] } },
     });
+    assert.equal(dep.status, 201, dep.text);
     await leader.kapi.stop();
     const ms = await until(() => follower.kapi.isLeader(), 'the follower taking over', 10_000);
     assert.ok(ms < 5000, `took over after ${ms} ms`);
-    await follower.request('DELETE', `${CT}/gc-owner`);
+    assert.equal((await follower.request('GET', '/api/v1/namespaces/default/configmaps/gc-dep')).status, 200, 'the dependent is there before its owner goes');
+    const del = await follower.request('DELETE', `${CT}/gc-owner`);
+    assert.equal(del.status, 200, del.text);
     await until(async () => (await follower.request('GET', '/api/v1/namespaces/default/configmaps/gc-dep')).status === 404, 'garbage collected by the new leader');
   });
 });
