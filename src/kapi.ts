@@ -29,6 +29,7 @@ import { writeAdminKubeconfig } from './server/kubeconfig.js';
 import { ApiMetrics } from './server/metrics.js';
 import { builtinApplyType } from './server/handlers/field-manager.js';
 import { HttpServer, type ServerLimits } from './server/server.js';
+import type { Authorizer } from './server/authz.js';
 import { openStorageAsync, type Storage, type StorageConfig } from './storage/index.js';
 
 export interface KapiOptions {
@@ -45,6 +46,8 @@ export interface KapiOptions {
   converters?: Record<string, ConvertFunction>;
   /** How long a conversion webhook may take (default 30 s, as upstream). */
   webhookTimeoutMs?: number;
+  /** Decides on each request's attributes (default: every authenticated request is allowed). */
+  authorizer?: Authorizer;
   /** Request limits and timeouts of the HTTP front (kube-apiserver's defaults where absent). */
   limits?: Partial<ServerLimits>;
   /** Where the request log goes (kube-apiserver's httplog; `kapi serve -v=2`); absent: none. */
@@ -191,6 +194,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     admit: namespaceLifecycle(nsEndpoint.store),
     metrics: new ApiMetrics(registry),
     openapi,
+    authorizer: options.authorizer,
     limits: options.limits,
     requestLog: options.requestLog,
     logError: warn,

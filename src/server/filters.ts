@@ -3,8 +3,10 @@
  * the exchange and calling the next, as apiserver's handler chain
  * (`server/config.go` DefaultBuildHandlerChain) wraps its handlers.
  *
- * Filters here: the request log, in-flight limits and the request timeout.
- * The last-resort handler, authentication and routing are in server.ts.
+ * The chain: request log → authentication → authorization (authz.ts) →
+ * in-flight limits → request timeout → route. The filters here: the request
+ * log, in-flight limits and the request timeout; the last-resort handler,
+ * authentication and routing are in server.ts.
  */
 import type { UserInfo } from './authn.js';
 import type { Request, Response } from './exchange.js';

@@ -22,6 +22,7 @@ import type { ApiMetrics, RequestLabels } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
 import { writeError, writeNotFound, writeObject, addWarnings, writePlain } from './respond.js';
 import { IdleConnections, type Connection } from './connections.js';
+import { alwaysAllow, authorization, type Authorizer } from './authz.js';
 import { compose, inFlightLimits, logQuote, requestLog, requestTimeout, type Exchange, type Filter, type Handler, type Limits } from './filters.js';
 
 export interface HttpServerOptions {
@@ -29,6 +30,8 @@ export interface HttpServerOptions {
   tls: { cert: string; key: string };
   /** Absent: every request is allowed (embedded use and tests that say so). */
   authenticator?: TokenAuthenticator;
+  /** Decides on each authenticated request's attributes (default: AlwaysAllow). */
+  authorizer?: Authorizer;
   admit?: Admission;
   isReady?: () => boolean;
   metrics?: ApiMetrics;
@@ -114,6 +117,7 @@ export class HttpServer {
     if (options.requestLog) filters.push(requestLog(options.requestLog));
     filters.push(
       (x, next) => this.authenticate(x, next),
+      authorization(options.authorizer ?? alwaysAllow),
       inFlightLimits(limits),
       requestTimeout(limits.requestTimeoutMs, endExchange),
     );

@@ -1,0 +1,78 @@
+/**
+ * The authorization slot of the filter chain: the authorizer sees each
+ * request's attributes as apiserver's RequestInfo gives them, and a request it
+ * does not allow gets 403 with upstream's message (responsewriters.Forbidden).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Attributes } from '../../src/server/authz.js';
+import { CRONTAB_CRD, cronTab, startTestServer, type TestServer } from './harness.js';
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const crontabs = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+
+describe('authorization', () => {
+  let s: TestServer;
+  let dir: string;
+  const seen: Attributes[] = [];
+  const ALICE = 'alice-token';
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kapi-authz-'));
+    writeFileSync(join(dir, 'tokens.csv'), `${ALICE},alice,1001,"dev"\n`);
+    s = await startTestServer({
+      tokenAuthFile: join(dir, 'tokens.csv'),
+      authorizer: {
+        authorize(a) {
+          if (a.user?.name !== 'alice') return { decision: 'allow' };
+          seen.push(a);
+          if (a.resource === 'crontabs' && a.subresource === '' && (a.verb === 'get' || a.verb === 'watch')) return { decision: 'allow' };
+          return a.resource === 'secrets' ? { decision: 'deny', reason: 'secrets are off limits' } : { decision: 'no-opinion' };
+        },
+      },
+    });
+    assert.equal((await s.request('POST', CRDS, { body: CRONTAB_CRD })).status, 201);
+    assert.equal((await s.request('POST', crontabs, { body: cronTab('one') })).status, 201);
+  });
+  after(async () => {
+    await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers what the authorizer does not allow with 403 and upstream\'s message', async () => {
+    const cases: Array<[string, string, string, Record<string, string>]> = [
+      ['GET', '/api/v1/namespaces/kube-system/secrets', 'secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "kube-system": secrets are off limits', { kind: 'secrets' }],
+      ['GET', `${CRDS}/crontabs.stable.example.com`, 'customresourcedefinitions.apiextensions.k8s.io "crontabs.stable.example.com" is forbidden: User "alice" cannot get resource "customresourcedefinitions" in API group "apiextensions.k8s.io" at the cluster scope', { name: 'crontabs.stable.example.com', group: 'apiextensions.k8s.io', kind: 'customresourcedefinitions' }],
+      ['PUT', `${crontabs}/one/status`, 'crontabs.stable.example.com "one" is forbidden: User "alice" cannot update resource "crontabs/status" in API group "stable.example.com" in the namespace "default"', { name: 'one', group: 'stable.example.com', kind: 'crontabs' }],
+      ['GET', crontabs, 'crontabs.stable.example.com is forbidden: User "alice" cannot list resource "crontabs" in API group "stable.example.com" in the namespace "default"', { group: 'stable.example.com', kind: 'crontabs' }],
+      ['GET', '/metrics', 'forbidden: User "alice" cannot get path "/metrics"', {}],
+      ['GET', '/apis', 'forbidden: User "alice" cannot get path "/apis"', {}],
+    ];
+    for (const [method, path, message, details] of cases) {
+      const res = await s.request(method, path, { token: ALICE, body: method === 'PUT' ? cronTab('one') : undefined });
+      assert.equal(res.status, 403, `${method} ${path}: ${res.text}`);
+      assert.deepEqual(res.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'Forbidden', details, code: 403 });
+    }
+    assert.equal((await s.request('GET', `${crontabs}/one`, { token: ALICE })).status, 200);
+    assert.equal((await s.request('GET', crontabs)).status, 200, 'others are allowed');
+    assert.equal((await s.request('GET', '/healthz', { token: ALICE })).status, 200, 'health is served before authorization');
+  });
+
+  it('gives the authorizer the attributes of the request', async () => {
+    seen.length = 0;
+    await s.request('GET', `${crontabs}?watch=1&timeoutSeconds=1`, { token: ALICE });
+    await s.request('DELETE', crontabs, { token: ALICE });
+    await s.request('PATCH', `${crontabs}/one`, { token: ALICE, body: {}, contentType: 'application/merge-patch+json' });
+    await s.request('POST', '/openapi/v2', { token: ALICE, body: {} });
+    const pick = (a: Attributes) => [a.verb, a.resourceRequest, a.apiGroup, a.apiVersion, a.resource, a.subresource, a.namespace, a.name, a.path];
+    assert.deepEqual(seen.map(pick), [
+      ['watch', true, 'stable.example.com', 'v1', 'crontabs', '', 'default', '', '/apis/stable.example.com/v1/namespaces/default/crontabs'],
+      ['deletecollection', true, 'stable.example.com', 'v1', 'crontabs', '', 'default', '', '/apis/stable.example.com/v1/namespaces/default/crontabs'],
+      ['patch', true, 'stable.example.com', 'v1', 'crontabs', '', 'default', 'one', '/apis/stable.example.com/v1/namespaces/default/crontabs/one'],
+      ['post', false, '', '', '', '', '', '', '/openapi/v2'],
+    ]);
+    assert.ok(seen.every((a) => a.user?.name === 'alice' && a.user.groups.includes('system:authenticated')));
+  });
+});
