@@ -1,7 +1,7 @@
 /**
  * The strategy of custom resources: every write is pruned, defaulted and
- * validated against the request version's structural schema (compiled once per
- * CRD version, on first use), objects read from storage are pruned and defaulted
+ * validated against the structural schema of the version it is in (the storage
+ * version, as handlers hand it over; compiled once per CRD version, on first use), objects read from storage are pruned and defaulted
  * with the storage version's schema (never written back), generation follows
  * changes outside metadata (and status, with a status subresource), updates must
  * name the resourceVersion they replace, and PUT never creates.
@@ -37,6 +37,15 @@ export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
     return cs;
   };
   const scaleErrors = (obj: KObject) => (scale ? validateScaleFields(obj, scale) : []);
+  // The schema of the version the object is in. Handlers hand the store objects already converted to the
+  // storage version; checking those against the request version's schema pruned every field a converter
+  // renames (a create through v1beta1 stored `spec: {}`, a label patch wiped the stored spec).
+  const prefix = `${opts.group}/`;
+  const schemaFor = (obj: KObject, ctx: WriteOptions): CompiledSchema => {
+    const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+    const version = apiVersion.startsWith(prefix) ? apiVersion.slice(prefix.length) : undefined;
+    return schemaOf(version !== undefined && version in opts.schemas ? version : ctx.version);
+  };
   return {
     generation: 'spec',
     validatesMetadata: true,
@@ -47,13 +56,13 @@ export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
       if (opts.statusSubresource) delete obj.status;
     },
     defaulting(obj, ctx) {
-      admit(obj, ctx, schemaOf(ctx.version), opts.kind);
+      admit(obj, ctx, schemaFor(obj, ctx), opts.kind);
     },
     validate(obj, ctx) {
-      return [...schemaOf(ctx.version).validate(obj), ...scaleErrors(obj)];
+      return [...schemaFor(obj, ctx).validate(obj), ...scaleErrors(obj)];
     },
     validateUpdate(obj, old, ctx) {
-      const cs = schemaOf(ctx.version);
+      const cs = schemaFor(obj, ctx);
       const errs = ctx.subresource === 'status' ? cs.validateStatusUpdate(obj, old) : cs.validateUpdate(obj, old);
       return [...errs, ...scaleErrors(obj)];
     },

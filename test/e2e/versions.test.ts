@@ -317,3 +317,79 @@ describe('in-process converters', () => {
     assert.deepEqual(again.json, got.json);
   });
 });
+
+/**
+ * Versions whose schemas differ (v1beta1 spec.cronSpec, v1 spec.schedule, neither preserving unknown fields)
+ * and a converter that renames between them: no write through either version loses the field, in either
+ * direction, through create, update, every patch type, apply and dry run.
+ */
+describe('versions with different schemas and a renaming converter', () => {
+  let s: TestServer;
+  const structural = (field: string) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'string' }, replicas: { type: 'integer' } } } } } });
+  const rename = (obj: any, to: string) => {
+    const spec = { ...(obj.spec ?? {}) };
+    if (to.endsWith('/v1') && 'cronSpec' in spec) {
+      spec.schedule = spec.cronSpec;
+      delete spec.cronSpec;
+    } else if (to.endsWith('/v1beta1') && 'schedule' in spec) {
+      spec.cronSpec = spec.schedule;
+      delete spec.schedule;
+    }
+    return { ...obj, apiVersion: to, spec };
+  };
+  const stored = async (name: string) => JSON.parse((await s.kapi.storage.get(`/registry/${GROUP}/renames/default/${name}`))!.value);
+  const beta = path('renames', 'v1beta1');
+  const v1 = path('renames', 'v1');
+  before(async () => {
+    s = await startTestServer({ converters: { [`renames.${GROUP}`]: rename } });
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `renames.${GROUP}` },
+      spec: {
+        group: GROUP,
+        scope: 'Namespaced',
+        names: { plural: 'renames', kind: 'Rename' },
+        versions: [
+          { name: 'v1beta1', served: true, storage: false, schema: structural('cronSpec') },
+          { name: 'v1', served: true, storage: true, schema: structural('schedule') },
+        ],
+      },
+    };
+    assert.equal((await s.request('POST', CRDS, { body: crd })).status, 201);
+  });
+  after(() => s.stop());
+
+  it('keeps the renamed field on create and update through the other version, strictly validated, without warnings', async () => {
+    const created = await s.request('POST', `${beta}?fieldValidation=Strict`, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'a' }, spec: { cronSpec: '*/5' } } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers.warning, undefined);
+    assert.deepEqual(created.json.spec, { cronSpec: '*/5' });
+    assert.deepEqual((await stored('a')).spec, { schedule: '*/5' });
+    const dry = await s.request('POST', `${beta}?dryRun=All`, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'dry' }, spec: { cronSpec: 'dry' } } });
+    assert.deepEqual(dry.json.spec, { cronSpec: 'dry' }, 'dry run answers what a create would store');
+    const viaV1 = await s.request('POST', v1, { body: { apiVersion: `${GROUP}/v1`, kind: 'Rename', metadata: { name: 'b' }, spec: { schedule: '@daily' } } });
+    assert.equal(viaV1.status, 201, viaV1.text);
+    assert.deepEqual((await s.request('GET', `${beta}/b`)).json.spec, { cronSpec: '@daily' });
+    const cur = (await s.request('GET', `${beta}/a`)).json;
+    const put = await s.request('PUT', `${beta}/a`, { body: { ...cur, spec: { cronSpec: '*/10', replicas: 2 } } });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual((await stored('a')).spec, { schedule: '*/10', replicas: 2 });
+  });
+
+  it('keeps the stored spec through label, merge, JSON and apply patches in the other version', async () => {
+    const label = await s.request('PATCH', `${beta}/b`, { body: { metadata: { labels: { x: 'y' } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(label.status, 200, label.text);
+    assert.deepEqual((await stored('b')).spec, { schedule: '@daily' }, 'a label patch through v1beta1 keeps the spec written through v1');
+    const json = await s.request('PATCH', `${beta}/b`, { body: [{ op: 'replace', path: '/spec/cronSpec', value: '@hourly' }], contentType: 'application/json-patch+json' });
+    assert.equal(json.status, 200, json.text);
+    assert.deepEqual((await stored('b')).spec, { schedule: '@hourly' });
+    const applied = await s.request('PATCH', `${beta}/c?fieldManager=test&fieldValidation=Strict`, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'c' }, spec: { cronSpec: 'applied' } }, contentType: 'application/apply-patch+yaml' });
+    assert.equal(applied.status, 201, applied.text);
+    assert.deepEqual((await stored('c')).spec, { schedule: 'applied' });
+    const v1Label = await s.request('PATCH', `${v1}/c`, { body: { metadata: { labels: { z: 'w' } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(v1Label.status, 200, v1Label.text);
+    assert.deepEqual((await stored('c')).spec, { schedule: 'applied' });
+    assert.deepEqual((await s.request('GET', `${beta}/c`)).json.spec, { cronSpec: 'applied' });
+  });
+});
