@@ -319,77 +319,147 @@ describe('in-process converters', () => {
 });
 
 /**
- * Versions whose schemas differ (v1beta1 spec.cronSpec, v1 spec.schedule, neither preserving unknown fields)
- * and a converter that renames between them: no write through either version loses the field, in either
- * direction, through create, update, every patch type, apply and dry run.
+ * Versions whose schemas differ (v1beta1 spec.cronSpec and status.lastRun, v1 spec.schedule and
+ * status.lastSchedule, neither preserving unknown fields) and a converter that renames between them, in
+ * process or as a conversion webhook: no write through either version loses a field, in either direction,
+ * through create, update, every patch type, apply, /status, /scale and dry run.
  */
-describe('versions with different schemas and a renaming converter', () => {
-  let s: TestServer;
-  const structural = (field: string) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'string' }, replicas: { type: 'integer' } } } } } });
-  const rename = (obj: any, to: string) => {
-    const spec = { ...(obj.spec ?? {}) };
-    if (to.endsWith('/v1') && 'cronSpec' in spec) {
-      spec.schedule = spec.cronSpec;
-      delete spec.cronSpec;
-    } else if (to.endsWith('/v1beta1') && 'schedule' in spec) {
-      spec.cronSpec = spec.schedule;
-      delete spec.schedule;
-    }
-    return { ...obj, apiVersion: to, spec };
+function renameVersions(obj: any, to: string) {
+  const moves: Array<[string, string, string]> = to.endsWith('/v1')
+    ? [['spec', 'cronSpec', 'schedule'], ['status', 'lastRun', 'lastSchedule']]
+    : [['spec', 'schedule', 'cronSpec'], ['status', 'lastSchedule', 'lastRun']];
+  const out = { ...obj, apiVersion: to };
+  for (const [part, from, into] of moves) {
+    if (!obj[part] || !(from in obj[part])) continue;
+    const { [from]: value, ...rest } = obj[part];
+    out[part] = { ...rest, [into]: value };
+  }
+  return out;
+}
+
+async function startRenamingWebhook(dir: string) {
+  const tls = await ensureServingCertificates(dir, { hosts: ['127.0.0.1'] });
+  const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const review = JSON.parse(body);
+      const convertedObjects = review.request.objects.map((o: any) => renameVersions(o, review.request.desiredAPIVersion));
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, convertedObjects, result: { status: 'Success' } } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: `https://127.0.0.1:${port}/convert`, caBundle: Buffer.from(tls.caCertPem).toString('base64') } } },
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
-  const stored = async (name: string) => JSON.parse((await s.kapi.storage.get(`/registry/${GROUP}/renames/default/${name}`))!.value);
-  const beta = path('renames', 'v1beta1');
-  const v1 = path('renames', 'v1');
-  before(async () => {
-    s = await startTestServer({ converters: { [`renames.${GROUP}`]: rename } });
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `renames.${GROUP}` },
-      spec: {
-        group: GROUP,
-        scope: 'Namespaced',
-        names: { plural: 'renames', kind: 'Rename' },
-        versions: [
-          { name: 'v1beta1', served: true, storage: false, schema: structural('cronSpec') },
-          { name: 'v1', served: true, storage: true, schema: structural('schedule') },
-        ],
+}
+
+for (const via of ['an in-process converter', 'a conversion webhook']) {
+  describe(`versions with different schemas, renamed by ${via}`, () => {
+    let s: TestServer;
+    let dir: string;
+    let hook: Awaited<ReturnType<typeof startRenamingWebhook>> | undefined;
+    const structural = (specField: string, statusField: string) => ({
+      openAPIV3Schema: {
+        type: 'object',
+        properties: {
+          spec: { type: 'object', properties: { [specField]: { type: 'string' }, replicas: { type: 'integer' } } },
+          status: { type: 'object', properties: { [statusField]: { type: 'string' }, replicas: { type: 'integer' } } },
+        },
       },
-    };
-    assert.equal((await s.request('POST', CRDS, { body: crd })).status, 201);
-  });
-  after(() => s.stop());
+    });
+    const subresources = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } };
+    const stored = async (name: string) => JSON.parse((await s.kapi.storage.get(`/registry/${GROUP}/renames/default/${name}`))!.value);
+    const beta = path('renames', 'v1beta1');
+    const v1 = path('renames', 'v1');
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'kapi-rename-'));
+      hook = via.includes('webhook') ? await startRenamingWebhook(dir) : undefined;
+      s = await startTestServer(hook ? {} : { converters: { [`renames.${GROUP}`]: renameVersions } });
+      const crd = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `renames.${GROUP}` },
+        spec: {
+          group: GROUP,
+          scope: 'Namespaced',
+          names: { plural: 'renames', kind: 'Rename' },
+          conversion: hook?.conversion,
+          versions: [
+            { name: 'v1beta1', served: true, storage: false, schema: structural('cronSpec', 'lastRun'), subresources },
+            { name: 'v1', served: true, storage: true, schema: structural('schedule', 'lastSchedule'), subresources },
+          ],
+        },
+      };
+      const res = await s.request('POST', CRDS, { body: crd });
+      assert.equal(res.status, 201, res.text);
+    });
+    after(async () => {
+      await s.stop();
+      await hook?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
 
-  it('keeps the renamed field on create and update through the other version, strictly validated, without warnings', async () => {
-    const created = await s.request('POST', `${beta}?fieldValidation=Strict`, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'a' }, spec: { cronSpec: '*/5' } } });
-    assert.equal(created.status, 201, created.text);
-    assert.equal(created.headers.warning, undefined);
-    assert.deepEqual(created.json.spec, { cronSpec: '*/5' });
-    assert.deepEqual((await stored('a')).spec, { schedule: '*/5' });
-    const dry = await s.request('POST', `${beta}?dryRun=All`, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'dry' }, spec: { cronSpec: 'dry' } } });
-    assert.deepEqual(dry.json.spec, { cronSpec: 'dry' }, 'dry run answers what a create would store');
-    const viaV1 = await s.request('POST', v1, { body: { apiVersion: `${GROUP}/v1`, kind: 'Rename', metadata: { name: 'b' }, spec: { schedule: '@daily' } } });
-    assert.equal(viaV1.status, 201, viaV1.text);
-    assert.deepEqual((await s.request('GET', `${beta}/b`)).json.spec, { cronSpec: '@daily' });
-    const cur = (await s.request('GET', `${beta}/a`)).json;
-    const put = await s.request('PUT', `${beta}/a`, { body: { ...cur, spec: { cronSpec: '*/10', replicas: 2 } } });
-    assert.equal(put.status, 200, put.text);
-    assert.deepEqual((await stored('a')).spec, { schedule: '*/10', replicas: 2 });
-  });
+    it('keeps the renamed field on create and update through the other version, strictly validated, without warnings', async () => {
+      const created = await s.request('POST', `${beta}?fieldValidation=Strict`, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'a' }, spec: { cronSpec: '*/5' } } });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.headers.warning, undefined);
+      assert.deepEqual(created.json.spec, { cronSpec: '*/5' });
+      assert.deepEqual((await stored('a')).spec, { schedule: '*/5' });
+      const dry = await s.request('POST', `${beta}?dryRun=All`, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'dry' }, spec: { cronSpec: 'dry' } } });
+      assert.equal(dry.status, 201, dry.text);
+      assert.deepEqual(dry.json.spec, { cronSpec: 'dry' }, 'dry run answers what a create would store');
+      const viaV1 = await s.request('POST', v1, { body: { apiVersion: `${GROUP}/v1`, kind: 'Rename', metadata: { name: 'b' }, spec: { schedule: '@daily' } } });
+      assert.equal(viaV1.status, 201, viaV1.text);
+      assert.deepEqual((await s.request('GET', `${beta}/b`)).json.spec, { cronSpec: '@daily' });
+      const cur = (await s.request('GET', `${beta}/a`)).json;
+      const put = await s.request('PUT', `${beta}/a`, { body: { ...cur, spec: { cronSpec: '*/10', replicas: 2 } } });
+      assert.equal(put.status, 200, put.text);
+      assert.deepEqual((await stored('a')).spec, { schedule: '*/10', replicas: 2 });
+    });
 
-  it('keeps the stored spec through label, merge, JSON and apply patches in the other version', async () => {
-    const label = await s.request('PATCH', `${beta}/b`, { body: { metadata: { labels: { x: 'y' } } }, contentType: 'application/merge-patch+json' });
-    assert.equal(label.status, 200, label.text);
-    assert.deepEqual((await stored('b')).spec, { schedule: '@daily' }, 'a label patch through v1beta1 keeps the spec written through v1');
-    const json = await s.request('PATCH', `${beta}/b`, { body: [{ op: 'replace', path: '/spec/cronSpec', value: '@hourly' }], contentType: 'application/json-patch+json' });
-    assert.equal(json.status, 200, json.text);
-    assert.deepEqual((await stored('b')).spec, { schedule: '@hourly' });
-    const applied = await s.request('PATCH', `${beta}/c?fieldManager=test&fieldValidation=Strict`, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'c' }, spec: { cronSpec: 'applied' } }, contentType: 'application/apply-patch+yaml' });
-    assert.equal(applied.status, 201, applied.text);
-    assert.deepEqual((await stored('c')).spec, { schedule: 'applied' });
-    const v1Label = await s.request('PATCH', `${v1}/c`, { body: { metadata: { labels: { z: 'w' } } }, contentType: 'application/merge-patch+json' });
-    assert.equal(v1Label.status, 200, v1Label.text);
-    assert.deepEqual((await stored('c')).spec, { schedule: 'applied' });
-    assert.deepEqual((await s.request('GET', `${beta}/c`)).json.spec, { cronSpec: 'applied' });
+    it('keeps the stored spec through label, merge, JSON and apply patches in the other version', async () => {
+      const label = await s.request('PATCH', `${beta}/b`, { body: { metadata: { labels: { x: 'y' } } }, contentType: 'application/merge-patch+json' });
+      assert.equal(label.status, 200, label.text);
+      assert.deepEqual((await stored('b')).spec, { schedule: '@daily' }, 'a label patch through v1beta1 keeps the spec written through v1');
+      const json = await s.request('PATCH', `${beta}/b`, { body: [{ op: 'replace', path: '/spec/cronSpec', value: '@hourly' }], contentType: 'application/json-patch+json' });
+      assert.equal(json.status, 200, json.text);
+      assert.deepEqual((await stored('b')).spec, { schedule: '@hourly' });
+      const applied = await s.request('PATCH', `${beta}/c?fieldManager=test&fieldValidation=Strict`, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'c' }, spec: { cronSpec: 'applied' } }, contentType: 'application/apply-patch+yaml' });
+      assert.equal(applied.status, 201, applied.text);
+      assert.deepEqual((await stored('c')).spec, { schedule: 'applied' });
+      const v1Label = await s.request('PATCH', `${v1}/c`, { body: { metadata: { labels: { z: 'w' } } }, contentType: 'application/merge-patch+json' });
+      assert.equal(v1Label.status, 200, v1Label.text);
+      assert.deepEqual((await stored('c')).spec, { schedule: 'applied' });
+      assert.deepEqual((await s.request('GET', `${beta}/c`)).json.spec, { cronSpec: 'applied' });
+    });
+
+    it('keeps spec and status through /status and /scale in the other version, dry run included', async () => {
+      assert.equal((await s.request('POST', beta, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'd' }, spec: { cronSpec: 'keep', replicas: 1 } } })).status, 201);
+      const cur = (await s.request('GET', `${beta}/d`)).json;
+      const status = await s.request('PUT', `${beta}/d/status`, { body: { ...cur, status: { lastRun: 'now', replicas: 1 } } });
+      assert.equal(status.status, 200, status.text);
+      assert.deepEqual((await stored('d')).status, { lastSchedule: 'now', replicas: 1 });
+      assert.deepEqual((await stored('d')).spec, { schedule: 'keep', replicas: 1 });
+      const dryStatus = await s.request('PATCH', `${beta}/d/status?dryRun=All`, { body: { status: { lastRun: 'dry' } }, contentType: 'application/merge-patch+json' });
+      assert.equal(dryStatus.status, 200, dryStatus.text);
+      assert.deepEqual(dryStatus.json.status, { lastRun: 'dry', replicas: 1 });
+      const patched = await s.request('PATCH', `${beta}/d/status`, { body: { status: { lastRun: 'later' } }, contentType: 'application/merge-patch+json' });
+      assert.equal(patched.status, 200, patched.text);
+      assert.deepEqual((await stored('d')).status, { lastSchedule: 'later', replicas: 1 });
+      const scale = await s.request('GET', `${beta}/d/scale`);
+      assert.equal(scale.status, 200, scale.text);
+      assert.equal(scale.json.spec.replicas, 1);
+      const scaled = await s.request('PUT', `${beta}/d/scale`, { body: { ...scale.json, spec: { replicas: 3 } } });
+      assert.equal(scaled.status, 200, scaled.text);
+      assert.deepEqual((await stored('d')).spec, { schedule: 'keep', replicas: 3 });
+      const dryScale = await s.request('PATCH', `${beta}/d/scale?dryRun=All`, { body: { spec: { replicas: 7 } }, contentType: 'application/merge-patch+json' });
+      assert.equal(dryScale.status, 200, dryScale.text);
+      assert.equal(dryScale.json.spec.replicas, 7);
+      assert.deepEqual((await stored('d')).spec, { schedule: 'keep', replicas: 3 });
+      assert.deepEqual((await stored('d')).status, { lastSchedule: 'later', replicas: 1 });
+    });
   });
-});
+}
