@@ -62,7 +62,7 @@ program
   .option('-v, --v <level>', 'log verbosity; 2 and above log every request', '0')
   .action(async (opts: ServeOptions) => {
     const started = performance.now();
-    const verbosity = count('--v', opts.v);
+    const verbosity = count('--v', opts.v.replace(/^=/, '')); // klog's -v=2 reaches here as "=2"
     const limits = {
       maxRequestsInFlight: count('--max-requests-inflight', opts.maxRequestsInflight),
       maxMutatingRequestsInFlight: count('--max-mutating-requests-inflight', opts.maxMutatingRequestsInflight),

@@ -3,8 +3,8 @@
  * the exchange and calling the next, as apiserver's handler chain
  * (`server/config.go` DefaultBuildHandlerChain) wraps its handlers.
  *
- * The chain: request log → authentication → authorization (authz.ts) →
- * in-flight limits → request timeout → route. The filters here: the request
+ * The chain: request log → last resort → authentication → authorization
+ * (authz.ts) → in-flight limits → request timeout → route. The filters here: the request
  * log, in-flight limits and the request timeout; the last-resort handler,
  * authentication and routing are in server.ts.
  */

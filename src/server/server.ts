@@ -116,6 +116,14 @@ export class HttpServer {
     const filters: Filter[] = [];
     if (options.requestLog) filters.push(requestLog(options.requestLog));
     filters.push(
+      // Inside the request log, so that the line shows the answer an exception became.
+      async (x, next) => {
+        try {
+          await next(x);
+        } catch (err) {
+          this.lastResort(x, err);
+        }
+      },
       (x, next) => this.authenticate(x, next),
       authorization(options.authorizer ?? alwaysAllow),
       inFlightLimits(limits),

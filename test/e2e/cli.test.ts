@@ -70,7 +70,7 @@ it('serves with TLS and a kubeconfig, honors a token file, and stops cleanly on 
   writeFileSync(tokenFile, 'alice-token,alice,1001,"dev,ops"\n');
   let child: ChildProcess | undefined;
   try {
-    const started = await startKapi(['--data-dir', dataDir, '--token-auth-file', tokenFile]);
+    const started = await startKapi(['--data-dir', dataDir, '--token-auth-file', tokenFile, '-v=2', '--max-watches', '5', '--request-timeout', '30s']);
     child = started.child;
     const { url } = started;
     const out = started.out;
@@ -83,6 +83,10 @@ it('serves with TLS and a kubeconfig, honors a token file, and stops cleanly on 
     assert.equal(alice.status, 200);
     const stranger = await get(`${url}/api/v1/namespaces`, ca, 'nope');
     assert.equal(stranger.status, 401);
+    // -v=2 (klog's spelling): one request line each, as kube-apiserver's httplog (written to stderr as each ends).
+    for (let i = 0; i < 100 && !/resp=401\n/.test(out()); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.match(out(), /httplog\.go:\d+\] "HTTP" verb="LIST" URI="\/api\/v1\/namespaces" latency="[0-9.]+ms" userAgent="[^"]*" contentType="" audit-ID="[0-9a-f-]+" srcIP="127\.0\.0\.1:\d+" user="alice" resp=200\n/);
+    assert.match(out(), /URI="\/api\/v1\/namespaces" [^\n]* user="" resp=401\n/);
     const kubectlOut = await new Promise<string>((res, rej) =>
       execFile(KUBECTL, ['--kubeconfig', join(dataDir, 'admin.kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', 'ns', '-o', 'name'], { timeout: 20_000 }, (err, stdout, stderr) =>
         err ? rej(new Error(stderr)) : res(stdout),
@@ -149,5 +153,22 @@ it('serves from etcd with --etcd-servers, the etcd chunk loaded on demand', asyn
     if (child) await stopKapi(child);
     rmSync(dir, { recursive: true, force: true });
     await cluster.cleanup();
+  }
+});
+
+it('refuses flag values it cannot read, naming the flag', async () => {
+  for (const [flag, value] of [['--max-watches', 'many'], ['--request-timeout', 'soon'], ['--v', '-1']]) {
+    const child = spawn(process.execPath, [bin, 'serve', '--secure-port', '0', '--data-dir', join(tmpdir(), 'kapi-never-started'), `${flag}=${value}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((res) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        res(c);
+      });
+    });
+    assert.equal(code, 1, err);
+    assert.match(err, new RegExp(`kapi: invalid value "${value}" for ${flag}`));
   }
 });
