@@ -21,6 +21,7 @@ import { OpenApiPublisher } from './openapi/index.js';
 import { builtinTableConvertor } from './printing/index.js';
 import { ApiRegistry, type Endpoint } from './registry/registry.js';
 import { RestStore } from './registry/store.js';
+import { AdmissionChain, type AdmissionPlugin } from './registry/admission.js';
 import type { KObject } from './registry/types.js';
 import { ensureAdminToken, adminUserInfo, parseTokenFile, TokenAuthenticator } from './server/authn.js';
 import { ensureServingCertificates } from './server/certs.js';
@@ -46,6 +47,8 @@ export interface KapiOptions {
   converters?: Record<string, ConvertFunction>;
   /** How long a conversion webhook may take (default 30 s, as upstream). */
   webhookTimeoutMs?: number;
+  /** Admission plugins run after NamespaceLifecycle on every write through the API, at upstream's points. */
+  admission?: AdmissionPlugin[];
   /** Decides on each request's attributes (default: every authenticated request is allowed). */
   authorizer?: Authorizer;
   /** Request limits and timeouts of the HTTP front (kube-apiserver's defaults where absent). */
@@ -191,7 +194,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     registry,
     tls: { cert: tls.certPem, key: tls.keyPem },
     authenticator: new TokenAuthenticator(tokens),
-    admit: namespaceLifecycle(nsEndpoint.store),
+    admission: new AdmissionChain([namespaceLifecycle(nsEndpoint.store), ...(options.admission ?? [])]),
     metrics: new ApiMetrics(registry),
     openapi,
     authorizer: options.authorizer,

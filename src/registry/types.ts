@@ -2,6 +2,7 @@
  * What the registry knows about a resource: its names and scope (as discovery
  * shows them) and the strategy hooks of the apiserver-builder model.
  */
+import type { Admission } from './admission.js';
 import type { FieldError } from '../machinery/field-errors.js';
 
 /** A Kubernetes object as JSON. Cached objects are shared: never mutate one in place. */
@@ -76,6 +77,8 @@ export interface WriteOptions {
   rawBody?: string;
   /** Warnings for the response (Warning headers), appended by strategies. */
   warnings?: string[];
+  /** The admission chain, run by the store at upstream's points (absent: in-process writes). */
+  admission?: Admission;
 }
 
 export interface DeleteOptions extends WriteOptions {

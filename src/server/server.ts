@@ -13,7 +13,8 @@ import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import type { TokenAuthenticator } from './authn.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
-import type { Admission, HandlerContext } from './handlers/context.js';
+import type { HandlerContext } from './handlers/context.js';
+import type { AdmissionChain } from '../registry/admission.js';
 import { serveResource } from './handlers/resource.js';
 import { RequestAbortedError } from './request-aborted.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
@@ -32,7 +33,8 @@ export interface HttpServerOptions {
   authenticator?: TokenAuthenticator;
   /** Decides on each authenticated request's attributes (default: AlwaysAllow). */
   authorizer?: Authorizer;
-  admit?: Admission;
+  /** Admission plugins, run by the store on every write (NamespaceLifecycle). */
+  admission?: AdmissionChain;
   isReady?: () => boolean;
   metrics?: ApiMetrics;
   /** Serves /openapi/v2 and /openapi/v3. */
@@ -285,7 +287,7 @@ export class HttpServer {
         output,
         user: x.user,
         warnings: endpoint.warning ? [endpoint.warning] : [],
-        admit: this.options.admit ?? (async () => {}),
+        admission: this.options.admission,
         minRequestTimeoutSeconds: this.limits.minRequestTimeoutSeconds,
       };
       // Warnings gathered while serving (deprecation, unknown fields) go out with the headers, whenever they are written.

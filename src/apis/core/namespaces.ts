@@ -6,7 +6,7 @@
 import { errors } from '../../machinery/status.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject, Strategy } from '../../registry/types.js';
-import type { HandlerContext } from '../../server/handlers/context.js';
+import type { AdmissionPlugin } from '../../registry/admission.js';
 import type { BuiltinResource } from '../builtin.js';
 
 export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -44,22 +44,31 @@ export const NAMESPACES: BuiltinResource = {
 };
 
 /** NamespaceLifecycle: creation of namespaced objects needs an existing, active namespace. */
-export function namespaceLifecycle(namespaces: RestStore) {
-  return async (ctx: HandlerContext, obj: KObject | undefined): Promise<void> => {
-    const { info, endpoint } = ctx;
-    if (info.verb === 'delete' && endpoint.names.resource === 'namespaces' && endpoint.group === '' && IMMORTAL_NAMESPACES.includes(info.name!)) {
-      throw errors.forbidden({ group: '', resource: 'namespaces' }, info.name!, 'this namespace may not be deleted');
-    }
-    if (info.verb !== 'create' || !endpoint.names.namespaced || info.namespace === undefined) return;
-    const ns = await namespaces.get(undefined, info.namespace);
-    if (ns.status?.phase === 'Terminating' || ns.metadata?.deletionTimestamp) {
-      const err = errors.forbidden(
-        { group: endpoint.group, resource: endpoint.names.resource },
-        obj?.metadata?.name ?? '',
-        `unable to create new content in namespace ${info.namespace} because it is being terminated`,
-      );
-      err.details!.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${info.namespace} is being terminated`, field: 'metadata.namespace' }];
-      throw err;
-    }
+/**
+ * The NamespaceLifecycle admission plugin (a mutating one upstream, so it runs
+ * before the strategy's validation): the namespaces every cluster has may not
+ * be deleted, and nothing new is created in a namespace that does not exist or
+ * is being terminated.
+ */
+export function namespaceLifecycle(namespaces: RestStore): AdmissionPlugin {
+  return {
+    name: 'NamespaceLifecycle',
+    async admit(a) {
+      const isNamespace = a.resource.group === '' && a.resource.resource === 'namespaces';
+      if (a.operation === 'DELETE' && isNamespace && a.subresource === '' && IMMORTAL_NAMESPACES.includes(a.name)) {
+        throw errors.forbidden({ group: '', resource: 'namespaces' }, a.name, 'this namespace may not be deleted');
+      }
+      if (a.operation !== 'CREATE' || !a.namespace || isNamespace) return;
+      const ns = await namespaces.get(undefined, a.namespace);
+      if (ns.status?.phase === 'Terminating' || ns.metadata?.deletionTimestamp) {
+        const err = errors.forbidden(
+          { group: a.resource.group, resource: a.resource.resource },
+          a.object?.metadata?.name ?? '',
+          `unable to create new content in namespace ${a.namespace} because it is being terminated`,
+        );
+        err.details!.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' }];
+        throw err;
+      }
+    },
   };
 }

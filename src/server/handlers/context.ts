@@ -1,14 +1,12 @@
 /** What a resource handler gets: the request, where it points, and the endpoint serving it. */
+import type { AdmissionChain } from '../../registry/admission.js';
 import type { Endpoint } from '../../registry/registry.js';
-import type { KObject } from '../../registry/types.js';
 import type { Request } from '../exchange.js';
 import type { Negotiated } from '../negotiation.js';
 import type { ResourceRequest } from '../request-info.js';
 import type { Response } from '../exchange.js';
 import type { UserInfo } from '../authn.js';
 
-/** Checks run before an object is written (NamespaceLifecycle and the like). */
-export type Admission = (ctx: HandlerContext, obj: KObject | undefined) => Promise<void>;
 
 export interface HandlerContext {
   req: Request;
@@ -19,7 +17,8 @@ export interface HandlerContext {
   output: Negotiated;
   user?: UserInfo;
   warnings: string[];
-  admit: Admission;
+  /** The admission chain the store runs on this request's writes. */
+  admission?: AdmissionChain;
   /** --min-request-timeout: a watch without timeoutSeconds ends after 1 to 2 times this. */
   minRequestTimeoutSeconds: number;
   /** The request body as JSON text, once read (duplicate-field detection). */

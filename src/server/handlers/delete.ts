@@ -9,7 +9,7 @@ import type { HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
 import { listObject } from './read.js';
 import { int64Param } from './query-params.js';
-import { dryRunOf } from './write.js';
+import { admissionOf, dryRunOf } from './write.js';
 
 const DELETE_OPTIONS = { group: 'meta.k8s.io', resource: 'DeleteOptions' };
 const POLICIES = ['Foreground', 'Background', 'Orphan'];
@@ -52,7 +52,7 @@ async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
 export async function handleDelete(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
   const opts = await deleteOptions(ctx);
-  await ctx.admit(ctx, undefined);
+  opts.admission = admissionOf(ctx, opts.dryRun ?? false);
   const { object, deleted } = await endpoint.store.delete(info.namespace, info.name!, opts);
   if (deleted && !endpoint.store.strategy.returnDeletedObject) {
     writeObject(
@@ -71,7 +71,7 @@ export async function handleDeleteCollection(ctx: HandlerContext): Promise<void>
   const { endpoint } = ctx;
   const params = parseListParams(ctx);
   const opts = await deleteOptions(ctx);
-  await ctx.admit(ctx, undefined);
+  opts.admission = admissionOf(ctx, opts.dryRun ?? false);
   const result = await endpoint.store.deleteCollection(params.store, opts);
   await endpoint.prepare?.(result.items);
   writeObject(ctx.res, 200, listObject(ctx, result.items, result.revision), ctx.output.format, ctx.output.pretty);

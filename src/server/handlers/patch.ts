@@ -104,7 +104,6 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
         throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
       }
       trackUpdate(ctx, live, obj);
-      await ctx.admit(ctx, obj);
       return endpoint.toStorage(obj);
     },
     storeOptions(ctx, dryRun),
@@ -137,7 +136,6 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
       if (endpoint.names.namespaced && obj.metadata.namespace && obj.metadata.namespace !== info.namespace) {
         throw errors.badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${info.namespace})`);
       }
-      await ctx.admit(live ? ctx : { ...ctx, info: { ...info, verb: 'create' } }, obj);
       return endpoint.toStorage(obj);
     },
     { ...storeOptions(ctx, dryRun, 'PatchOptions'), allowCreate: true },

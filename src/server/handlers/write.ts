@@ -5,6 +5,7 @@ import { errors } from '../../machinery/status.js';
 import { writeShared } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import type { WriteOptions } from '../../registry/types.js';
+import type { Admission } from '../../registry/admission.js';
 import { readObjectBody } from './decode-object.js';
 import { trackUpdate } from './field-manager.js';
 import { validateWriteOptions } from '../../apply/index.js';
@@ -33,6 +34,25 @@ export function storeOptions(ctx: HandlerContext, dryRun: boolean, optionsKind =
     fieldValidation: (fv || undefined) as WriteOptions['fieldValidation'],
     rawBody: ctx.rawBody,
     warnings: ctx.warnings,
+    admission: admissionOf(ctx, dryRun),
+  };
+}
+
+/** The admission chain and this request's attributes for it, as the store runs it. */
+export function admissionOf(ctx: HandlerContext, dryRun: boolean): Admission | undefined {
+  const { endpoint, info } = ctx;
+  if (!ctx.admission) return undefined;
+  return {
+    chain: ctx.admission,
+    request: {
+      resource: { group: endpoint.group, version: endpoint.version, resource: endpoint.names.resource },
+      subresource: info.subresource ?? '',
+      kind: { group: endpoint.group, version: endpoint.version, kind: endpoint.names.kind },
+      namespace: info.namespace ?? '',
+      name: info.name ?? '',
+      user: ctx.user,
+      dryRun,
+    },
   };
 }
 
@@ -49,7 +69,6 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
     if (ns && ns !== info.namespace) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   trackUpdate(ctx, undefined, obj);
-  await ctx.admit(ctx, obj);
   const created = await endpoint.store.create(info.namespace, await endpoint.toStorage(obj), storeOptions(ctx, dryRun));
   await endpoint.prepare?.([created]);
   writeShared(ctx.res, 201, created, endpoint, ctx.output);
@@ -68,7 +87,6 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   if (endpoint.names.namespaced && obj.metadata.namespace && obj.metadata.namespace !== info.namespace) {
     throw errors.badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${info.namespace})`);
   }
-  await ctx.admit(ctx, obj);
   const result = await endpoint.store.update(
     info.namespace,
     name,

@@ -1,0 +1,68 @@
+/**
+ * Admission as apiserver's admission chain: mutating plugins (`admit`) may
+ * change the object, validating plugins (`validate`) may only refuse it. The
+ * store calls the chain at upstream's points, for every verb and subresource:
+ * - create: mutating before the strategy (prepareForCreate, validate),
+ *   validating after it;
+ * - update (patch, apply, /status, /scale, /finalize too): inside the
+ *   compare-and-swap loop, with the object it replaces, likewise around the
+ *   strategy's prepareForUpdate and validateUpdate;
+ * - delete: with the object being deleted, before anything is written.
+ * Objects are handed over in the storage version (webhooks, later, convert).
+ */
+import type { KObject } from './types.js';
+
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** The user a request runs as (authentication's UserInfo). */
+export interface AdmissionUser {
+  name: string;
+  uid?: string;
+  groups: string[];
+}
+
+/** What does not change within one request: where it points, who sends it, its options. */
+export interface AdmissionRequest {
+  resource: { group: string; version: string; resource: string };
+  subresource: string;
+  kind: { group: string; version: string; kind: string };
+  namespace: string;
+  name: string;
+  user?: AdmissionUser;
+  dryRun: boolean;
+}
+
+/** upstream's admission.Attributes: the request, the operation, and the objects. */
+export interface AdmissionAttributes extends AdmissionRequest {
+  operation: AdmissionOperation;
+  /** The new object (create, update); absent for delete. */
+  object?: KObject;
+  /** The object replaced (update) or deleted (delete). */
+  oldObject?: KObject;
+}
+
+export interface AdmissionPlugin {
+  readonly name: string;
+  /** Mutating admission: may change `object`; throws a StatusError to refuse. */
+  admit?(attributes: AdmissionAttributes): void | Promise<void>;
+  /** Validating admission: throws a StatusError to refuse. */
+  validate?(attributes: AdmissionAttributes): void | Promise<void>;
+}
+
+export class AdmissionChain {
+  constructor(readonly plugins: readonly AdmissionPlugin[]) {}
+
+  async admit(attributes: AdmissionAttributes): Promise<void> {
+    for (const p of this.plugins) if (p.admit) await p.admit(attributes);
+  }
+
+  async validate(attributes: AdmissionAttributes): Promise<void> {
+    for (const p of this.plugins) if (p.validate) await p.validate(attributes);
+  }
+}
+
+/** The chain and the request it runs for, as a write passes them to the store. */
+export interface Admission {
+  chain: AdmissionChain;
+  request: AdmissionRequest;
+}
