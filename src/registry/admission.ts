@@ -49,15 +49,32 @@ export interface AdmissionPlugin {
   validate?(attributes: AdmissionAttributes): void | Promise<void>;
 }
 
+/**
+ * The plugins in order. A phase costs nothing where no plugin has it, and no
+ * promise where none returns one (every write runs both phases).
+ */
 export class AdmissionChain {
-  constructor(readonly plugins: readonly AdmissionPlugin[]) {}
+  readonly mutating: readonly AdmissionPlugin[];
+  readonly validating: readonly AdmissionPlugin[];
 
-  async admit(attributes: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.admit) await p.admit(attributes);
+  constructor(readonly plugins: readonly AdmissionPlugin[]) {
+    this.mutating = plugins.filter((p) => p.admit);
+    this.validating = plugins.filter((p) => p.validate);
   }
 
-  async validate(attributes: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.validate) await p.validate(attributes);
+  admit(attributes: AdmissionAttributes): void | Promise<void> {
+    return run(this.mutating, 'admit', attributes, 0);
+  }
+
+  validate(attributes: AdmissionAttributes): void | Promise<void> {
+    return run(this.validating, 'validate', attributes, 0);
+  }
+}
+
+function run(plugins: readonly AdmissionPlugin[], phase: 'admit' | 'validate', a: AdmissionAttributes, from: number): void | Promise<void> {
+  for (let i = from; i < plugins.length; i++) {
+    const pending = plugins[i][phase]!(a);
+    if (pending) return pending.then(() => run(plugins, phase, a, i + 1));
   }
 }
 

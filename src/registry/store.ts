@@ -172,14 +172,14 @@ export class RestStore {
       throw errors.badRequest('resourceVersion should not be set on objects to be created');
     }
     const admission = opts.admission;
-    if (admission) await admission.chain.admit({ ...admission.request, name: sent.name ?? '', operation: 'CREATE', object: obj });
+    if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, name: sent.name ?? '', operation: 'CREATE', object: obj });
     this.beforeCreate(namespace, obj, opts);
     const meta = obj.metadata; // the hooks may have replaced it
     const generated = !meta.name && meta.generateName;
     for (let attempt = 0; ; attempt++) {
       if (generated) meta.name = generateName(meta.generateName);
       this.validateCreate(obj, opts);
-      if (admission && attempt === 0) await admission.chain.validate({ ...admission.request, name: meta.name ?? '', operation: 'CREATE', object: obj });
+      if (admission?.chain.validating.length && attempt === 0) await admission.chain.validate({ ...admission.request, name: meta.name ?? '', operation: 'CREATE', object: obj });
       const key = this.key(namespace, meta.name);
       try {
         if (opts.dryRun) {
@@ -233,9 +233,9 @@ export class RestStore {
         throw errors.invalid(this.resource, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
       }
       const admission = opts.admission;
-      if (admission) await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: old });
+      if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: old });
       this.beforeUpdate(namespace, obj, old, opts);
-      if (admission) await admission.chain.validate({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: old });
+      if (admission?.chain.validating.length) await admission.chain.validate({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: old });
       meta.resourceVersion = old.metadata.resourceVersion;
       // Also points obj's unchanged members at old's, so the cache shares them.
       if (shareUnchanged(obj, old)) return { object: old, created: false };

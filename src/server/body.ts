@@ -37,12 +37,22 @@ function readAll(req: Request, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     };
+    let settled = false;
     req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.once('error', () => reject(new RequestAbortedError()));
-    req.once('aborted', () => reject(new RequestAbortedError()));
-    // Closed before its end (a timed-out upload ended by the server): nothing more will come.
-    req.once('close', () => reject(new RequestAbortedError()));
+    req.once('end', () => {
+      settled = true;
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    // An error, an abort, or a close before the end (a timed-out upload ended by the server): nothing more
+    // will come. Every stream closes once served: the error is made only when it is one.
+    const gone = () => {
+      if (settled) return;
+      settled = true;
+      reject(new RequestAbortedError());
+    };
+    req.once('error', gone);
+    req.once('aborted', gone);
+    req.once('close', gone);
   });
 }
 

@@ -3,8 +3,9 @@
  * the exchange and calling the next, as apiserver's handler chain
  * (`server/config.go` DefaultBuildHandlerChain) wraps its handlers.
  *
- * The chain: request log → last resort → authentication → authorization
- * (authz.ts) → in-flight limits → request timeout → route. The filters here: the request
+ * The chain: request log → authentication → authorization (authz.ts) →
+ * in-flight limits → request timeout → route; an exception that leaves it
+ * meets the last-resort handler (server.ts). The filters here: the request
  * log, in-flight limits and the request timeout; the last-resort handler,
  * authentication and routing are in server.ts.
  */
@@ -213,8 +214,9 @@ export function requestLog(write: (line: string) => void): Filter {
             `user=${logQuote(x.user?.name ?? '')} resp=${x.res.statusCode}\n`,
         );
       };
-      // A watch ends when its stream closes; everything else is done here.
-      if (isLongRunning(x) && !x.res.writableEnded && !x.res.destroyed) x.res.once('close', end);
+      // Logged once the answer is out: a watch when its stream closes, a request that threw once the
+      // last-resort handler (outside this filter) has answered it.
+      if (!x.res.writableEnded && !x.res.destroyed) x.res.once('close', end);
       else end();
     }
   };

@@ -117,20 +117,10 @@ export class HttpServer {
     Object.assign(this.server, { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: 0, requestTimeout: 0 });
     const filters: Filter[] = [];
     if (options.requestLog) filters.push(requestLog(options.requestLog));
-    filters.push(
-      // Inside the request log, so that the line shows the answer an exception became.
-      async (x, next) => {
-        try {
-          await next(x);
-        } catch (err) {
-          this.lastResort(x, err);
-        }
-      },
-      (x, next) => this.authenticate(x, next),
-      authorization(options.authorizer ?? alwaysAllow),
-      inFlightLimits(limits),
-      requestTimeout(limits.requestTimeoutMs, endExchange),
-    );
+    filters.push((x, next) => this.authenticate(x, next));
+    // AlwaysAllow, the default, is no filter at all: nothing to build attributes for.
+    if (options.authorizer && options.authorizer !== alwaysAllow) filters.push(authorization(options.authorizer));
+    filters.push(inFlightLimits(limits), requestTimeout(limits.requestTimeoutMs, endExchange));
     this.serve = compose(filters, (x) => this.route(x));
     // HTTP/2 streams are served as they are: drop the hook that would wrap each in
     // Node's compatibility request/response once a 'request' listener (HTTP/1.1) is added.

@@ -6,7 +6,7 @@
 import { errors } from '../../machinery/status.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject, Strategy } from '../../registry/types.js';
-import type { AdmissionPlugin } from '../../registry/admission.js';
+import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { BuiltinResource } from '../builtin.js';
 
 export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -53,22 +53,27 @@ export const NAMESPACES: BuiltinResource = {
 export function namespaceLifecycle(namespaces: RestStore): AdmissionPlugin {
   return {
     name: 'NamespaceLifecycle',
-    async admit(a) {
+    admit(a) {
       const isNamespace = a.resource.group === '' && a.resource.resource === 'namespaces';
       if (a.operation === 'DELETE' && isNamespace && a.subresource === '' && IMMORTAL_NAMESPACES.includes(a.name)) {
         throw errors.forbidden({ group: '', resource: 'namespaces' }, a.name, 'this namespace may not be deleted');
       }
-      if (a.operation !== 'CREATE' || !a.namespace || isNamespace) return;
-      const ns = await namespaces.get(undefined, a.namespace);
-      if (ns.status?.phase === 'Terminating' || ns.metadata?.deletionTimestamp) {
-        const err = errors.forbidden(
-          { group: a.resource.group, resource: a.resource.resource },
-          a.object?.metadata?.name ?? '',
-          `unable to create new content in namespace ${a.namespace} because it is being terminated`,
-        );
-        err.details!.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' }];
-        throw err;
-      }
+      if (a.operation !== 'CREATE' || !a.namespace || isNamespace) return undefined;
+      return checkNotTerminating(namespaces, a);
     },
   };
+}
+
+/** Nothing new in a namespace that does not exist (404) or is being terminated (403). */
+async function checkNotTerminating(namespaces: RestStore, a: AdmissionAttributes): Promise<void> {
+  const ns = await namespaces.get(undefined, a.namespace);
+  if (ns.status?.phase === 'Terminating' || ns.metadata?.deletionTimestamp) {
+    const err = errors.forbidden(
+      { group: a.resource.group, resource: a.resource.resource },
+      a.object?.metadata?.name ?? '',
+      `unable to create new content in namespace ${a.namespace} because it is being terminated`,
+    );
+    err.details!.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' }];
+    throw err;
+  }
 }
