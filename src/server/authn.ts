@@ -12,6 +12,8 @@ export interface UserInfo {
   name: string;
   uid: string;
   groups: string[];
+  /** Extra attributes (impersonation's Impersonate-Extra-* headers). */
+  extra?: Record<string, string[]>;
 }
 
 export const ALL_AUTHENTICATED = 'system:authenticated';

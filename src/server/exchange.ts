@@ -51,6 +51,8 @@ export class StreamRequest implements Request {
   constructor(
     private readonly stream: ServerHttp2Stream,
     readonly headers: IncomingHttpHeaders,
+    /** The header lines as sent, name and value in turn (repeated headers kept apart). */
+    readonly rawHeaders: string[] = [],
   ) {
     this.method = (headers[':method'] as string | undefined) ?? 'GET';
     this.url = (headers[':path'] as string | undefined) ?? '/';

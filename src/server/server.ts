@@ -24,6 +24,7 @@ import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-
 import { writeError, writeNotFound, writeObject, addWarnings, writePlain } from './respond.js';
 import { IdleConnections, type Connection } from './connections.js';
 import { alwaysAllow, authorization, type Authorizer } from './authz.js';
+import { impersonation } from './impersonation.js';
 import { compose, inFlightLimits, logQuote, requestLog, requestTimeout, type Exchange, type Filter, type Handler, type Limits } from './filters.js';
 
 export interface HttpServerOptions {
@@ -117,7 +118,7 @@ export class HttpServer {
     Object.assign(this.server, { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: 0, requestTimeout: 0 });
     const filters: Filter[] = [];
     if (options.requestLog) filters.push(requestLog(options.requestLog));
-    filters.push((x, next) => this.authenticate(x, next));
+    filters.push((x, next) => this.authenticate(x, next), impersonation(options.authorizer ?? alwaysAllow));
     // AlwaysAllow, the default, is no filter at all: nothing to build attributes for.
     if (options.authorizer && options.authorizer !== alwaysAllow) filters.push(authorization(options.authorizer));
     filters.push(inFlightLimits(limits), requestTimeout(limits.requestTimeoutMs, endExchange));
@@ -125,11 +126,11 @@ export class HttpServer {
     // HTTP/2 streams are served as they are: drop the hook that would wrap each in
     // Node's compatibility request/response once a 'request' listener (HTTP/1.1) is added.
     this.server.removeAllListeners('newListener');
-    this.server.on('stream', (stream, headers) => {
+    this.server.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
       const conn = stream.session ? sessionConnections.get(stream.session) : undefined;
       this.idle.opened(conn);
       stream.once('close', () => this.idle.closed(conn));
-      void this.handle(new StreamRequest(stream, headers), new StreamResponse(stream));
+      void this.handle(new StreamRequest(stream, headers, rawHeaders), new StreamResponse(stream));
     });
     this.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       const conn = socketConnections.get(req.socket);

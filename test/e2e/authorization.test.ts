@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -18,6 +19,8 @@ describe('authorization', () => {
   let s: TestServer;
   let dir: string;
   const seen: Attributes[] = [];
+  const others: Attributes[] = [];
+  const impersonations: Attributes[] = [];
   const ALICE = 'alice-token';
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kapi-authz-'));
@@ -26,7 +29,14 @@ describe('authorization', () => {
       tokenAuthFile: join(dir, 'tokens.csv'),
       authorizer: {
         authorize(a) {
-          if (a.user?.name !== 'alice') return { decision: 'allow' };
+          if (a.verb === 'impersonate') {
+            impersonations.push(a);
+            return a.name === 'root' ? { decision: 'no-opinion' } : { decision: 'allow' };
+          }
+          if (a.user?.name !== 'alice') {
+            if (a.user?.name !== 'kapi-admin') others.push(a);
+            return { decision: 'allow' };
+          }
           seen.push(a);
           if (a.resource === 'crontabs' && a.subresource === '' && (a.verb === 'get' || a.verb === 'watch')) return { decision: 'allow' };
           return a.resource === 'secrets' ? { decision: 'deny', reason: 'secrets are off limits' } : { decision: 'no-opinion' };
@@ -74,5 +84,46 @@ describe('authorization', () => {
       ['post', false, '', '', '', '', '', '', '/openapi/v2'],
     ]);
     assert.ok(seen.every((a) => a.user?.name === 'alice' && a.user.groups.includes('system:authenticated')));
+  });
+
+  it('impersonates with the impersonate verb on each header, as upstream', async () => {
+    const get = (headers: Record<string, string | string[]>, token = ALICE) =>
+      new Promise<{ status: number; json: any }>((resolve, reject) => {
+        const req = https.get(new URL(`${crontabs}/one`, s.kapi.url), { ca: s.kapi.caCertPem, headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(body) }));
+        });
+        req.on('error', reject);
+      });
+    others.length = 0;
+    impersonations.length = 0;
+    const asBob = await get({ 'Impersonate-User': 'bob', 'Impersonate-Group': ['devs', 'ops, qa'], 'Impersonate-Extra-Reason%2Fwhy': 'testing' });
+    assert.equal(asBob.status, 200, JSON.stringify(asBob.json));
+    assert.deepEqual(impersonations.map((a) => [a.user?.name, a.verb, a.apiGroup, a.resource, a.subresource, a.name]), [
+      ['alice', 'impersonate', '', 'users', '', 'bob'],
+      ['alice', 'impersonate', '', 'groups', '', 'devs'],
+      ['alice', 'impersonate', '', 'groups', '', 'ops, qa'],
+      ['alice', 'impersonate', 'authentication.k8s.io', 'userextras', 'reason/why', 'testing'],
+    ]);
+    assert.equal(others.length, 1);
+    assert.deepEqual(others[0].user, { name: 'bob', uid: '', groups: ['devs', 'ops, qa', 'system:authenticated'], extra: { 'reason/why': ['testing'] } });
+    assert.equal(others[0].verb, 'get');
+
+    const denied = await get({ 'Impersonate-User': 'root' });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.json.message, 'users "root" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope');
+    assert.deepEqual(denied.json.details, { name: 'root', kind: 'users' });
+
+    const noUser = await get({ 'Impersonate-Group': 'devs' });
+    assert.equal(noUser.status, 400);
+    assert.equal(noUser.json.message, 'requested [{Group  devs    }] without impersonating a user');
+
+    others.length = 0;
+    const kubectl = await s.kubectl(['--as', 'system:serviceaccount:default:builder', 'get', 'configmaps', '-n', 'default', '-o', 'name']);
+    assert.equal(kubectl.code, 0, kubectl.stderr);
+    const sa = others.find((a) => a.resource === 'configmaps');
+    assert.deepEqual(sa?.user?.groups, ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated']);
+    assert.equal(sa?.user?.name, 'system:serviceaccount:default:builder');
   });
 });
