@@ -107,7 +107,8 @@ export function impersonation(authorizer: Authorizer): Filter {
     let name = '';
     let uid = '';
     const groups: string[] = [];
-    const extra: Record<string, string[]> = {};
+    // Keys come from header names: no prototype to write into (`Impersonate-Extra-__proto__`).
+    const extra = Object.create(null) as Record<string, string[]>;
     for (const w of requests) {
       const attributes = attributesFor(w, x.user);
       const d = await authorizer.authorize(attributes);

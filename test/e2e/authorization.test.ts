@@ -107,8 +107,12 @@ describe('authorization', () => {
       ['alice', 'impersonate', 'authentication.k8s.io', 'userextras', 'reason/why', 'testing'],
     ]);
     assert.equal(others.length, 1);
-    assert.deepEqual(others[0].user, { name: 'bob', uid: '', groups: ['devs', 'ops, qa', 'system:authenticated'], extra: { 'reason/why': ['testing'] } });
+    assert.deepEqual(JSON.parse(JSON.stringify(others[0].user)), { name: 'bob', uid: '', groups: ['devs', 'ops, qa', 'system:authenticated'], extra: { 'reason/why': ['testing'] } });
     assert.equal(others[0].verb, 'get');
+
+    const protoKey = await get({ 'Impersonate-User': 'bob', 'Impersonate-Extra-__proto__': 'x', 'Impersonate-Extra-constructor': 'y' });
+    assert.equal(protoKey.status, 200, JSON.stringify(protoKey.json));
+    assert.equal(JSON.stringify(others.at(-1)!.user!.extra), '{"__proto__":["x"],"constructor":["y"]}', 'extra keys are plain members');
 
     const denied = await get({ 'Impersonate-User': 'root' });
     assert.equal(denied.status, 403);
