@@ -224,7 +224,10 @@ function makeCase(r: Rng, n: number): Case {
       headers.accept = r.pick(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json;as=Table;v=v9;g=meta.k8s.io', 'text/html', '*/*', ';;;', 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1', 'a'.repeat(10_000)]);
       if (r.chance(0.3)) headers['content-type'] = r.pick(['application/json; charset=latin1', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', ';', 'application/json;;']);
       if (r.chance(0.3)) headers['user-agent'] = r.pick(['\u00ff\u00fe', 'x'.repeat(20_000), 'kubectl/v1.30.0 (linux/amd64) kubernetes/abc']);
-      if (r.chance(0.2)) headers['impersonate-user'] = 'bob';
+      if (r.chance(0.3)) headers['impersonate-user'] = r.pick(['bob', '', 'system:serviceaccount:default:x', 'system:serviceaccount:bad:', 'system:anonymous', '\u00ff']);
+      if (r.chance(0.2)) headers[`impersonate-extra-${r.pick(['__proto__', 'constructor', 'a%zz', 'x%2Fy', 'hasOwnProperty'])}`] = r.pick(['v', '']);
+      if (r.chance(0.2)) headers['impersonate-group'] = r.pick(['devs', 'system:masters', '']);
+      if (r.chance(0.1)) headers['impersonate-uid'] = '42';
       return { what: `headers ${JSON.stringify(headers).slice(0, 80)}`, method: 'GET', path: r.pick([CT, `${CT}/${keep}`, '/api', '/apis', '/apis/stable.example.com/v1']), headers, expect: notServerError };
     }
     case 6: {
