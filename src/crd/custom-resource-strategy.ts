@@ -41,10 +41,17 @@ export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
   // storage version; checking those against the request version's schema pruned every field a converter
   // renames (a create through v1beta1 stored `spec: {}`, a label patch wiped the stored spec).
   const prefix = `${opts.group}/`;
+  // Writes come in a few apiVersions: the version each names is remembered.
+  const versionByApiVersion = new Map<string, string | undefined>();
   const schemaFor = (obj: KObject, ctx: WriteOptions): CompiledSchema => {
     const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
-    const version = apiVersion.startsWith(prefix) ? apiVersion.slice(prefix.length) : undefined;
-    return schemaOf(version !== undefined && version in opts.schemas ? version : ctx.version);
+    let version = versionByApiVersion.get(apiVersion);
+    if (version === undefined && !versionByApiVersion.has(apiVersion)) {
+      const v = apiVersion.startsWith(prefix) ? apiVersion.slice(prefix.length) : '';
+      version = Object.prototype.hasOwnProperty.call(opts.schemas, v) ? v : undefined;
+      if (versionByApiVersion.size < 64) versionByApiVersion.set(apiVersion, version);
+    }
+    return schemaOf(version ?? ctx.version);
   };
   return {
     generation: 'spec',

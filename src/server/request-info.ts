@@ -38,12 +38,10 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 function cleanSegments(path: string): string[] | undefined {
   const parts = path.split('/');
   if (parts[0] !== '') return undefined;
-  const end = parts[parts.length - 1] === '' ? parts.length - 1 : parts.length;
-  for (let i = 1; i < end; i++) {
-    const p = parts[i];
-    if (p === '' || p === '.' || p === '..') return undefined;
-  }
-  return parts.slice(1, end);
+  if (parts[parts.length - 1] === '') parts.pop();
+  parts.shift();
+  for (const p of parts) if (p === '' || p === '.' || p === '..') return undefined;
+  return parts;
 }
 
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
