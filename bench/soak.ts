@@ -97,6 +97,16 @@ async function openWatches(t: Target, n: number): Promise<{ ok: number; refused:
   return { ok, refused };
 }
 
+/** A dry-run ConfigMap create as the attacking user, on a connection of its own; the caller sends the body. */
+function postConfigMap(t: Target, contentType: string, length: number) {
+  return https.request(new URL('/api/v1/namespaces/soak/configmaps?dryRun=All', t.url), {
+    method: 'POST',
+    ca: t.ca,
+    agent: false,
+    headers: { authorization: `Bearer ${USER_TOKEN}`, 'content-type': contentType, 'content-length': length },
+  });
+}
+
 /** Large YAML bodies (a ConfigMap of 60,000 keys, 3 MB: a second or more of parsing each), `n` at once, `rounds` times. */
 async function largeYaml(t: Target, n: number, rounds: number): Promise<string> {
   const lines = Array.from({ length: 60_000 }, (_, i) => `  k${i}: ${'v'.repeat(40)}`).join('\n');
@@ -104,12 +114,7 @@ async function largeYaml(t: Target, n: number, rounds: number): Promise<string> 
   const statuses: number[] = [];
   const one = () =>
     new Promise<void>((resolve) => {
-      const req = https.request(new URL('/api/v1/namespaces/soak/configmaps?dryRun=All', t.url), {
-        method: 'POST',
-        ca: t.ca,
-        agent: false,
-        headers: { authorization: `Bearer ${USER_TOKEN}`, 'content-type': 'application/yaml', 'content-length': body.length },
-      });
+      const req = postConfigMap(t, 'application/yaml', body.length);
       req.on('response', (res) => {
         statuses.push(res.statusCode ?? 0);
         res.resume().on('end', () => resolve());
@@ -131,12 +136,7 @@ function slowUploads(t: Target, n: number, stalled: number): { stop(): void; don
     new Promise<void>((resolve) => {
       const cm = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'up-' }, data: { pad: 'x'.repeat(UPLOAD_BYTES) } });
       const body = Buffer.from(cm);
-      const req = https.request(new URL('/api/v1/namespaces/soak/configmaps?dryRun=All', t.url), {
-        method: 'POST',
-        ca: t.ca,
-        agent: false,
-        headers: { authorization: `Bearer ${USER_TOKEN}`, 'content-type': 'application/json', 'content-length': body.length },
-      });
+      const req = postConfigMap(t, 'application/json', body.length);
       req.on('response', (res) => {
         if (res.statusCode === 201) done++;
         else refused++;

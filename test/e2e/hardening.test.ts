@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { startKapi } from '../../src/kapi.js';
-import { CRONTAB_CRD, cronTab, startTestServer, type TestServer } from './harness.js';
+import { CRONTAB_CRD, cronTab, startTestServer, watchEvents, type TestServer } from './harness.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const crontabs = '/apis/stable.example.com/v1/namespaces/default/crontabs';
@@ -181,7 +181,11 @@ describe('bad requests never take the server down', () => {
       assert.equal(res.json.message, message);
       assert.equal(res.json.reason, 'BadRequest');
     }
-    // A watch that asks for a timeout longer than any timer still runs (and is closed by the client).
+    // A watch that asks for a timeout longer than any timer still runs (setTimeout would have fired at once).
+    const long = watchEvents(s.kapi, `${crontabs}?watch=1&timeoutSeconds=9999999999&resourceVersion=0`, 2, 5000);
+    assert.equal(await long.status, 200);
+    assert.equal((await s.request('POST', crontabs, { body: cronTab('late') })).status, 201);
+    assert.deepEqual((await long.events).map((e) => e.type), ['ADDED', 'ADDED'], 'the stored object, then the new one');
     const many = Array.from({ length: 5000 }, (_, i) => `p${i}=v`).join('&');
     assert.equal((await s.request('GET', `${crontabs}?${many}`)).status, 200, 'a list with 5,000 query parameters is served');
     assert.equal((await s.request('GET', `${crontabs}/keep`)).status, 200);
