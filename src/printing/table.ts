@@ -90,5 +90,7 @@ export function partialObjectMetadata(obj: KObject, version: TableVersion = 'v1'
     if (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0) continue;
     metadata[k] = v;
   }
+  // metav1.Time has no empty form: a zero creationTimestamp is written as null.
+  if (metadata.creationTimestamp === undefined) metadata.creationTimestamp = null;
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata };
 }

@@ -1,63 +1,128 @@
 /**
- * Content negotiation: which representation a client accepts (JSON, YAML, or a
- * meta.k8s.io Table) and which request body media types a verb takes.
+ * Content negotiation as upstream's (endpoints/handlers/negotiation): which
+ * serializer a response takes, whether it is converted on the way out (a
+ * meta.k8s.io Table or PartialObjectMetadata), and which media types a
+ * request body may have.
  */
 import { errors } from '../machinery/status.js';
+import { ACCEPTED_OUTPUT, ACCEPTED_STREAMS, SERIALIZERS, type Serializer } from './serializers.js';
 
-export type OutputFormat = 'json' | 'yaml' | 'table';
+export { ACCEPTED_OUTPUT };
+
+export type ConversionKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+export type MetaVersion = 'v1' | 'v1beta1';
 
 export interface Negotiated {
-  format: OutputFormat;
-  /** Table version asked for ('v1' or 'v1beta1') when format is table. */
-  tableVersion?: string;
-  /** includeObject query for tables. */
+  serializer: Serializer;
+  /** `as=…;g=meta.k8s.io;v=…`: the response is converted to this kind first. */
+  conversion?: { kind: ConversionKind; version: MetaVersion };
   pretty: boolean;
 }
 
-export const ACCEPTED_OUTPUT = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+export const JSON_OUTPUT: Negotiated = { serializer: SERIALIZERS[0], pretty: false };
 
 interface MediaRange {
   type: string;
+  subtype: string;
   params: Record<string, string>;
   q: number;
 }
 
+/** goautoneg.ParseAccept: clauses by q, then concrete types before wildcards. */
 function parseAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   for (const part of header.split(',')) {
-    const [type, ...paramParts] = part.split(';').map((s) => s.trim());
-    if (!type) continue;
+    const [range, ...paramParts] = part.split(';').map((s) => s.trim());
+    if (!range) continue;
+    const slash = range.indexOf('/');
+    let type: string;
+    let subtype: string;
+    if (slash < 0) {
+      if (range !== '*') continue;
+      type = subtype = '*';
+    } else {
+      type = range.slice(0, slash).toLowerCase();
+      subtype = range.slice(slash + 1).toLowerCase();
+    }
     const params: Record<string, string> = {};
+    let q = 1;
     for (const p of paramParts) {
       const eq = p.indexOf('=');
-      if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+      if (eq <= 0) continue;
+      const k = p.slice(0, eq).trim();
+      const v = p.slice(eq + 1).trim();
+      if (k === 'q') q = Number(v);
+      else params[k] = v;
     }
-    const q = params.q !== undefined ? Number(params.q) : 1;
-    ranges.push({ type: type.toLowerCase(), params, q: Number.isFinite(q) ? q : 1 });
+    ranges.push({ type, subtype, params, q: Number.isFinite(q) ? q : 0 });
   }
-  return ranges.sort((a, b) => b.q - a.q);
+  const rank = (r: MediaRange) => (r.type === '*' ? 2 : r.subtype === '*' ? 1 : 0);
+  return ranges.map((r, i) => ({ r, i })).sort((a, b) => b.r.q - a.r.q || rank(a.r) - rank(b.r) || a.i - b.i).map((x) => x.r);
+}
+
+export interface OutputRestrictions {
+  /** The endpoint can render a Table (it has a table convertor). */
+  tables: boolean;
+  /** A watch: the serializer must have a stream form. */
+  stream?: boolean;
+  /** ?pretty=true. */
+  pretty?: boolean;
 }
 
 /**
- * Pick the response format. `tables` says whether this endpoint can render a
- * Table; `yaml` whether YAML is allowed (not for watch streams).
+ * NegotiateOutputMediaType: the first Accept clause (by q) that a serializer
+ * takes with parameters the endpoint allows. No Accept header means JSON; a
+ * watch whose chosen format cannot stream is refused, as upstream does.
  */
-export function negotiateOutput(accept: string | undefined, opts: { tables: boolean; yaml?: boolean; pretty?: boolean }): Negotiated {
+export function negotiateOutput(accept: string | undefined, opts: OutputRestrictions): Negotiated {
   const pretty = opts.pretty ?? false;
-  if (!accept) return { format: 'json', pretty };
-  for (const r of parseAccept(accept)) {
-    if (r.q <= 0) continue;
-    if (r.params.as === 'Table') {
-      if (opts.tables && r.type === 'application/json' && r.params.g === 'meta.k8s.io' && (r.params.v === 'v1' || r.params.v === 'v1beta1')) {
-        return { format: 'table', tableVersion: r.params.v, pretty };
-      }
-      continue;
+  if (!accept) return pretty ? { ...JSON_OUTPUT, pretty } : JSON_OUTPUT;
+  for (const clause of parseAccept(accept)) {
+    if (clause.q <= 0) continue;
+    for (const serializer of SERIALIZERS) {
+      const [type, subtype] = serializer.mediaType.split('/');
+      const matches = clause.type === '*' || (clause.type === type && (clause.subtype === '*' || clause.subtype === subtype));
+      if (!matches) continue;
+      const chosen = acceptOptions(clause.params, serializer, subtype, opts);
+      if (!chosen) continue;
+      if (opts.stream && !serializer.streamMediaType) throw errors.notAcceptable(ACCEPTED_STREAMS);
+      if (pretty) chosen.pretty = true;
+      return chosen;
     }
-    if (r.params.as) continue; // PartialObjectMetadata and other conversions: not offered
-    if (r.type === 'application/json' || r.type === 'application/*' || r.type === '*/*') return { format: 'json', pretty };
-    if ((r.type === 'application/yaml' || r.type === 'text/yaml') && opts.yaml !== false) return { format: 'yaml', pretty };
   }
-  throw errors.notAcceptable(opts.yaml === false ? ['application/json', 'application/json;stream=watch'] : ACCEPTED_OUTPUT);
+  throw errors.notAcceptable(opts.stream ? ACCEPTED_STREAMS : ACCEPTED_OUTPUT);
+}
+
+/** acceptMediaTypeOptions with the endpoint's AllowsMediaTypeTransform: undefined when the clause is not for this endpoint. */
+function acceptOptions(params: Record<string, string>, serializer: Serializer, subtype: string, opts: OutputRestrictions): Negotiated | undefined {
+  const out: Negotiated = { serializer, pretty: false };
+  let as: string | undefined;
+  let g: string | undefined;
+  let v: string | undefined;
+  for (const [k, value] of Object.entries(params)) {
+    if (k === 'as') as = value;
+    else if (k === 'g') g = value;
+    else if (k === 'v') v = value;
+    else if (k === 'stream') {
+      if (value !== '' && (!serializer.streamMediaType || value !== 'watch')) return undefined;
+    } else if (k === 'sv') {
+      if (value !== '' && value !== 'v1') return undefined;
+    } else if (k === 'pretty') out.pretty = value === '1';
+  }
+  if (as === undefined && g === undefined && v === undefined) return out;
+  if (g !== 'meta.k8s.io' || (v !== 'v1' && v !== 'v1beta1')) return undefined;
+  switch (as) {
+    case 'Table':
+      if (!opts.tables || (subtype !== 'json' && subtype !== 'yaml')) return undefined;
+      break;
+    case 'PartialObjectMetadata':
+    case 'PartialObjectMetadataList':
+      break;
+    default:
+      return undefined;
+  }
+  out.conversion = { kind: as, version: v };
+  return out;
 }
 
 export type BodyFormat = 'json' | 'yaml' | 'json-patch' | 'merge-patch' | 'strategic-merge-patch' | 'apply-yaml';
@@ -78,6 +143,6 @@ export const PATCH_TYPES: Record<string, BodyFormat> = {
 export function objectBodyFormat(contentType: string | undefined): BodyFormat {
   const t = bodyMediaType(contentType);
   if (t === 'application/json') return 'json';
-  if (t === 'application/yaml' || t === 'text/yaml') return 'yaml';
+  if (t === 'application/yaml') return 'yaml';
   throw errors.unsupportedMediaType(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
 }

@@ -1,34 +1,18 @@
-/** Writing responses: objects and statuses as JSON or YAML, with the headers every response carries. */
-import { stringifyJson } from '../machinery/json.js';
+/** Writing responses outside the resource path (statuses, discovery, errors), with the headers every response carries. */
 import { errors, StatusError, type Status } from '../machinery/status.js';
-import { stringifyYaml } from '../machinery/yaml.js';
-import type { KObject } from '../registry/types.js';
-import { memoJson } from '../registry/json-memo.js';
-import type { Negotiated, OutputFormat } from './negotiation.js';
 import type { Response } from './exchange.js';
+import { json, yaml, type Serializer } from './serializers.js';
 import { warningHeaderValues } from './warnings.js';
 
-export function encode(obj: unknown, format: OutputFormat | 'yaml' | 'json', pretty = false): { body: string; contentType: string } {
-  if (format === 'yaml') return { body: stringifyYaml(obj), contentType: 'application/yaml' };
-  return { body: stringifyJson(obj, pretty ? 2 : undefined) + (pretty ? '\n' : ''), contentType: 'application/json' };
+/** A value as JSON (pretty: indented) or YAML. */
+export function writeObject(res: Response, code: number, obj: unknown, format: 'json' | 'yaml' = 'json', pretty = false): void {
+  writeSerialized(res, code, obj, format === 'yaml' ? yaml : json, pretty);
 }
 
-export function writeObject(res: Response, code: number, obj: unknown, format: OutputFormat = 'json', pretty = false): void {
-  const { body, contentType } = encode(obj, format, pretty);
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+export function writeSerialized(res: Response, code: number, obj: unknown, serializer: Serializer, pretty = false): void {
+  const body = serializer.encode(obj, pretty);
+  res.writeHead(code, { 'Content-Type': serializer.mediaType, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
-}
-
-/** Write a shared (cached) object in the negotiated format, reusing its remembered JSON. */
-export function writeShared(res: Response, code: number, obj: KObject, endpoint: { version: string; toVersion(o: KObject): KObject }, output: Negotiated): void {
-  if (output.format === 'json' && !output.pretty) return writeJson(res, code, memoJson(obj, endpoint.version, endpoint.toVersion));
-  writeObject(res, code, endpoint.toVersion(obj), output.format, output.pretty);
-}
-
-/** Write JSON that is already serialized. */
-export function writeJson(res: Response, code: number, json: string | Buffer): void {
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
-  res.end(json);
 }
 
 export function statusOf(err: unknown): StatusError {
@@ -36,17 +20,18 @@ export function statusOf(err: unknown): StatusError {
   return errors.internal(err instanceof Error ? err.message : String(err));
 }
 
-export function writeStatus(res: Response, status: Status, format: OutputFormat = 'json'): void {
+/** A Status in the negotiated serializer (an error is never converted to a Table or PartialObjectMetadata). */
+export function writeStatus(res: Response, status: Status, serializer: Serializer = json): void {
   if (status.details?.retryAfterSeconds && !res.headersSent) res.setHeader('Retry-After', String(status.details.retryAfterSeconds));
-  writeObject(res, status.code ?? 200, status, format === 'table' ? 'json' : format);
+  writeSerialized(res, status.code ?? 200, status, serializer);
 }
 
-export function writeError(res: Response, err: unknown, format: OutputFormat = 'json'): void {
+export function writeError(res: Response, err: unknown, serializer: Serializer = json): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  writeStatus(res, statusOf(err).toStatus(), format);
+  writeStatus(res, statusOf(err).toStatus(), serializer);
 }
 
 /** The plain-text 404 of Go's http.NotFoundHandler, for paths nothing serves. */

@@ -18,7 +18,7 @@ import type { AdmissionChain } from '../registry/admission.js';
 import { serveResource } from './handlers/resource.js';
 import { RequestAbortedError } from './request-aborted.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
-import { negotiateOutput, type Negotiated } from './negotiation.js';
+import { JSON_OUTPUT, negotiateOutput, type Negotiated } from './negotiation.js';
 import type { ApiMetrics, RequestLabels } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
 import { writeError, writeNotFound, writeObject, addWarnings, writePlain } from './respond.js';
@@ -259,14 +259,14 @@ export class HttpServer {
     if (info.kind !== 'resource') return this.serveDiscovery(info, req, res);
     const endpoint = this.options.registry.lookup(info.group, info.version, info.resource);
     if (!endpoint) return writeNotFound(res);
-    let output: Negotiated = { format: 'json', pretty: false };
+    let output: Negotiated = JSON_OUTPUT;
     let labels: RequestLabels | undefined;
     let watchDone: (() => void) | undefined;
     try {
       const reads = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';
       output = negotiateOutput(req.headers.accept, {
         tables: reads && info.subresource === undefined && endpoint.table !== undefined,
-        yaml: info.verb !== 'watch',
+        stream: info.verb === 'watch',
         pretty: query.get('pretty') === 'true',
       });
       const ctx: HandlerContext = {
@@ -296,7 +296,7 @@ export class HttpServer {
     } catch (err) {
       if (x.timedOut || err instanceof RequestAbortedError) return;
       if (!(err instanceof StatusError)) this.logUnexpected(x, err);
-      writeError(res, err, output.format);
+      writeError(res, err, output.serializer);
     } finally {
       watchDone?.();
       if (labels) this.options.metrics!.observe(labels, x.timedOut ? 504 : res.statusCode, Number(process.hrtime.bigint() - x.started) / 1e9);

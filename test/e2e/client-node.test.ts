@@ -32,6 +32,21 @@ describe('@kubernetes/client-node', () => {
     );
   });
 
+  it('creates built-in objects from typed models without apiVersion and kind, as the docs show', async () => {
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const ns = await core.createNamespace({ body: { metadata: { name: 'typed-models' } } });
+    assert.equal(ns.metadata?.name, 'typed-models');
+    assert.equal(ns.kind, 'Namespace');
+    const cm = await core.createNamespacedConfigMap({ namespace: 'typed-models', body: { metadata: { name: 'settings' }, data: { mode: 'fast' } } });
+    assert.equal(cm.data?.mode, 'fast');
+    const read = await core.readNamespacedConfigMap({ namespace: 'typed-models', name: 'settings' });
+    assert.equal(read.apiVersion, 'v1');
+    assert.equal(read.kind, 'ConfigMap');
+    const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+    const lease = await coordination.createNamespacedLease({ namespace: 'typed-models', body: { metadata: { name: 'leader' }, spec: { holderIdentity: 'me' } } });
+    assert.equal(lease.spec?.holderIdentity, 'me');
+  });
+
   it('runs an informer that sees adds, updates and deletes, and relists after a 410', async () => {
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
     const params = { group: 'stable.example.com', version: 'v1', namespace: 'default', plural: 'crontabs' };

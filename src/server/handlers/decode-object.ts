@@ -21,15 +21,22 @@ export async function readObjectBody(ctx: HandlerContext): Promise<KObject> {
   return checkTypeMeta(ctx, obj, text);
 }
 
-/** The checks of apiserver's decoding: kind present, apiVersion and kind those of the endpoint, metadata well typed. */
+/**
+ * The checks of apiserver's decoding: apiVersion and kind those of the endpoint (defaulted from it when
+ * missing, but for a custom resource's kind), metadata well typed.
+ */
 export function checkTypeMeta(ctx: HandlerContext, obj: unknown, rawText: string): KObject {
   const { endpoint } = ctx;
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || typeof (obj as KObject).kind !== 'string' || (obj as KObject).kind === '') {
-    throw errors.badRequest(`Object 'Kind' is missing in '${rawText.trim()}'`);
-  }
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest(`Object 'Kind' is missing in '${rawText.trim()}'`);
   const o = obj as KObject;
+  if (o.kind === undefined || o.kind === null || o.kind === '') {
+    // Typed decoding fills a missing kind from the endpoint (gvkWithDefaults); unstructured decoding of a custom resource needs it.
+    if (endpoint.custom) throw errors.badRequest(`Object 'Kind' is missing in '${rawText.trim()}'`);
+    o.kind = endpoint.names.kind;
+  }
+  if (typeof o.kind !== 'string') throw errors.badRequest(`Object 'Kind' is missing in '${rawText.trim()}'`);
   const expected = groupVersion(endpoint.group, endpoint.version);
-  if (o.apiVersion === undefined || o.apiVersion === '') o.apiVersion = expected;
+  if (o.apiVersion === undefined || o.apiVersion === null || o.apiVersion === '') o.apiVersion = expected;
   if (o.apiVersion !== expected) {
     throw errors.badRequest(`the API version in the data (${o.apiVersion}) does not match the expected API version (${expected})`);
   }

@@ -4,10 +4,10 @@ import { parseJson } from '../../machinery/json.js';
 import { errors, successStatus } from '../../machinery/status.js';
 import type { DeleteOptions } from '../../registry/types.js';
 import { readBody } from '../body.js';
-import { writeObject } from '../respond.js';
+import { writeEncoded, writeStoredList, writeVersionedObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
-import { listObject } from './read.js';
+import { listHead } from './read.js';
 import { int64Param } from './query-params.js';
 import { admissionOf, dryRunOf } from './write.js';
 
@@ -55,16 +55,12 @@ export async function handleDelete(ctx: HandlerContext): Promise<void> {
   opts.admission = admissionOf(ctx, opts.dryRun ?? false);
   const { object, deleted } = await endpoint.store.delete(info.namespace, info.name!, opts);
   if (deleted && !endpoint.store.strategy.returnDeletedObject) {
-    writeObject(
-      ctx.res,
-      200,
-      successStatus({ name: info.name, group: endpoint.group, kind: endpoint.names.resource, uid: object.metadata.uid }),
-      ctx.output.format,
-    );
+    const status = successStatus({ name: info.name, group: endpoint.group, kind: endpoint.names.resource, uid: object.metadata.uid });
+    writeEncoded(ctx.res, 200, status, ctx.output);
     return;
   }
   await endpoint.prepare?.([object]);
-  writeObject(ctx.res, 200, endpoint.toVersion(object), ctx.output.format, ctx.output.pretty);
+  writeVersionedObject(ctx.res, 200, endpoint.toVersion(object), ctx);
 }
 
 export async function handleDeleteCollection(ctx: HandlerContext): Promise<void> {
@@ -74,5 +70,6 @@ export async function handleDeleteCollection(ctx: HandlerContext): Promise<void>
   opts.admission = admissionOf(ctx, opts.dryRun ?? false);
   const result = await endpoint.store.deleteCollection(params.store, opts);
   await endpoint.prepare?.(result.items);
-  writeObject(ctx.res, 200, listObject(ctx, result.items, result.revision), ctx.output.format, ctx.output.pretty);
+  const meta = { resourceVersion: String(result.revision) };
+  writeStoredList(ctx.res, 200, listHead(ctx, meta), result.items, meta, ctx);
 }

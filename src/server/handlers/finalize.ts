@@ -1,6 +1,6 @@
 /** PUT /api/v1/namespaces/<name>/finalize: replaces spec.finalizers and nothing else. */
 import { errors } from '../../machinery/status.js';
-import { writeObject } from '../respond.js';
+import { writeVersionedObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { readObjectBody } from './decode-object.js';
 import { dryRunOf, storeOptions } from './write.js';
@@ -23,5 +23,5 @@ export async function handleFinalize(ctx: HandlerContext): Promise<void> {
     },
     { ...storeOptions(ctx, dryRun), subresource: 'finalize' },
   );
-  writeObject(ctx.res, 200, endpoint.toVersion(result.object), ctx.output.format, ctx.output.pretty);
+  writeVersionedObject(ctx.res, 200, endpoint.toVersion(result.object), ctx);
 }

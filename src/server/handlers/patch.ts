@@ -11,7 +11,7 @@ import { errors, StatusError } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
 import { readBody } from '../body.js';
 import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
-import { writeShared } from '../respond.js';
+import { writeStoredObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { checkTypeMeta } from './decode-object.js';
 import { dryRunOf, storeOptions } from './write.js';
@@ -109,7 +109,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     storeOptions(ctx, dryRun),
   );
   await endpoint.prepare?.([result.object]);
-  writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
+  writeStoredObject(ctx.res, 200, result.object, ctx);
 }
 
 /** Server-side apply: merge the applied configuration with field ownership; creates the object when missing. */
@@ -141,7 +141,7 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
     { ...storeOptions(ctx, dryRun, 'PatchOptions'), allowCreate: true },
   );
   await endpoint.prepare?.([result.object]);
-  writeShared(ctx.res, result.created ? 201 : 200, result.object, endpoint, ctx.output);
+  writeStoredObject(ctx.res, result.created ? 201 : 200, result.object, ctx);
 }
 
 /** The object after a JSON patch; any failure of the patch is upstream's generic 422. */

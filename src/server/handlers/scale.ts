@@ -10,7 +10,7 @@ import { getPath, setPath, toScale, type ScaleConfig } from '../../crd/scale.js'
 import type { KObject } from '../../registry/types.js';
 import { decodeBody, readBody } from '../body.js';
 import { objectBodyFormat } from '../negotiation.js';
-import { writeObject } from '../respond.js';
+import { writeVersionedObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { checkPatchOptions, readPatch } from './patch.js';
 import { dryRunOf, storeOptions } from './write.js';
@@ -24,7 +24,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   if (info.verb === 'get') {
     const obj = await endpoint.store.get(info.namespace, info.name!);
     if (!getPath(obj, scale.specReplicasPath).found) throw errors.badRequest(`the spec replicas field "${scale.specReplicasPath}" does not exist`);
-    return writeObject(ctx.res, 200, toScale(obj, scale), ctx.output.format, ctx.output.pretty);
+    return writeVersionedObject(ctx.res, 200, toScale(obj, scale), ctx);
   }
   if (info.verb !== 'update' && info.verb !== 'patch') throw errors.methodNotSupported(gr, info.verb);
   const dryRun = dryRunOf(ctx, info.verb === 'update' ? 'UpdateOptions' : 'PatchOptions');
@@ -43,7 +43,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     },
     { ...storeOptions(ctx, dryRun), subresource: 'scale' },
   );
-  writeObject(ctx.res, 200, toScale(result.object, scale), ctx.output.format, ctx.output.pretty);
+  writeVersionedObject(ctx.res, 200, toScale(result.object, scale), ctx);
 }
 
 /** Decode checks of an autoscaling/v1 Scale body, and its validation. */

@@ -6,7 +6,7 @@
 import type { KObject } from '../../registry/types.js';
 import { deepClone } from '../../machinery/json.js';
 import { errors } from '../../machinery/status.js';
-import { writeShared } from '../respond.js';
+import { writeStoredObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { checkTypeMeta, readObjectBody } from './decode-object.js';
 import { handleGet } from './read.js';
@@ -45,7 +45,7 @@ export async function handleStatusUpdate(ctx: HandlerContext): Promise<void> {
     { ...storeOptions(ctx, dryRun), subresource: 'status' },
   );
   await endpoint.prepare?.([result.object]);
-  writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
+  writeStoredObject(ctx.res, 200, result.object, ctx);
 }
 
 export async function handleStatusPatch(ctx: HandlerContext): Promise<void> {
@@ -77,5 +77,5 @@ export async function handleStatusPatch(ctx: HandlerContext): Promise<void> {
     { ...storeOptions(ctx, dryRun), subresource: 'status' },
   );
   await endpoint.prepare?.([result.object]);
-  writeShared(ctx.res, 200, result.object, endpoint, ctx.output);
+  writeStoredObject(ctx.res, 200, result.object, ctx);
 }

@@ -1,18 +1,16 @@
 /**
- * Watch streams: newline-delimited JSON events, each serialized once per
- * version and shared by every watcher. A resourceVersion older than the
- * cache's window gets a 200 and one ERROR event with a 410 Expired Status.
+ * Watch streams: events framed by the negotiated serializer, each event's line
+ * remembered per version and format and shared by every watcher. A
+ * resourceVersion older than the cache's window gets a 200 and one ERROR event
+ * with a 410 Expired Status.
  */
 import type { CacheEvent, CacheEventType } from '../../cache/watch-cache.js';
-import { stringifyJson } from '../../machinery/json.js';
-import { memoJson } from '../../registry/json-memo.js';
 import { statusOf } from '../respond.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
-import { tableOptions } from './read.js';
-import { tableForWatchEvent } from '../../printing/index.js';
 import type { KObject } from '../../registry/types.js';
 import { SlowWatcherError } from '../../cache/errors.js';
+import { WatchObjectEncoder } from '../output.js';
 
 /** A watcher whose socket holds more unsent bytes than this is dropped. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -20,35 +18,20 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Events waiting for a conversion before a watcher counts as too slow. */
 const MAX_QUEUED_CONVERSIONS = 1000;
-const EVENT_END = Buffer.from('}\n');
-
-/**
- * The keys of an event's serialized lines in its memo, per API version: strings shared by
- * every watcher, so a million deliveries look them up by identity, where a key built per
- * delivery is flattened, hashed and compared by content each time.
- */
-const memoKeysByVersion = new Map<string, Record<CacheEventType, string>>();
-
-function eventMemoKeys(apiVersion: string): Record<CacheEventType, string> {
-  let keys = memoKeysByVersion.get(apiVersion);
-  if (keys === undefined) {
-    if (memoKeysByVersion.size >= 4096) memoKeysByVersion.clear();
-    keys = { ADDED: `${apiVersion}|ADDED`, MODIFIED: `${apiVersion}|MODIFIED`, DELETED: `${apiVersion}|DELETED` };
-    memoKeysByVersion.set(apiVersion, keys);
-  }
-  return keys;
-}
 
 export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const { endpoint, req } = ctx;
   const res = ctx.res;
   const params = parseListParams(ctx);
   const apiVersion = groupVersion(endpoint.group, endpoint.version);
+  const serializer = ctx.output.serializer;
+  const frame = serializer.frame!;
+  const encoder = new WatchObjectEncoder(ctx);
   let started = false;
   const start = () => {
     if (started) return;
     started = true;
-    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.writeHead(200, { 'Content-Type': serializer.streamMediaType! });
   };
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => (done = resolve));
@@ -57,27 +40,8 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     done();
   };
 
-  const table = ctx.output.format === 'table' ? tableOptions(ctx) : undefined;
-  let headersSent = false;
-  const encodeObject = (event: CacheEvent<KObject>): string | Buffer => {
-    if (!table) return memoJson(event.object, endpoint.version, endpoint.toVersion);
-    // Column definitions go with a watcher's first event only.
-    const opts = { ...table, noHeaders: headersSent };
-    headersSent = true;
-    return stringifyJson(tableForWatchEvent(endpoint.table!, endpoint.toVersion(event.object), opts));
-  };
-  const memoKeys = eventMemoKeys(apiVersion);
-  const writeEvent = (type: CacheEventType, event: CacheEvent<KObject>) => {
+  const write = (line: Buffer) => {
     start();
-    const key = table ? `${memoKeys[type]}|table|${table.version}|${table.includeObject}|${headersSent}` : memoKeys[type];
-    let line = event.memo?.get(key) as Buffer | undefined;
-    if (!line) {
-      const object = encodeObject(event);
-      line = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), typeof object === 'string' ? Buffer.from(object) : object, EVENT_END]);
-      (event.memo ??= new Map()).set(key, line);
-    } else if (table) {
-      headersSent = true;
-    }
     // The events of one commit arrive in one tick: they go out as one write.
     if (!corked) {
       corked = true;
@@ -86,6 +50,18 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     }
     res.write(line);
   };
+  const writeEvent = (type: CacheEventType, event: CacheEvent<KObject>) => {
+    const key = encoder.memoKey(type);
+    let line = event.memo?.get(key) as Buffer | undefined;
+    if (!line) {
+      line = frame(type, encoder.encode(event.object));
+      (event.memo ??= new Map()).set(key, line);
+    } else {
+      encoder.sent();
+    }
+    write(line);
+  };
+  const writeStatusEvent = (err: unknown) => write(frame('ERROR', serializer.encode(statusOf(err).toStatus(), false)));
   let corked = false;
   const uncork = () => {
     corked = false;
@@ -113,7 +89,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
               await prepare([event.object]);
               if (!res.destroyed && !res.writableEnded) writeEvent(type, event);
             } catch (err) {
-              if (!res.writableEnded) res.write(`{"type":"ERROR","object":${stringifyJson(statusOf(err).toStatus())}}\n`);
+              if (!res.writableEnded) writeStatusEvent(err);
               watcher?.close();
             } finally {
               queued--;
@@ -123,14 +99,13 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
         },
         onBookmark(revision: number) {
           if (res.destroyed || res.writableEnded) return false;
-          start();
-          res.write(`{"type":"BOOKMARK","object":{"kind":"${endpoint.names.kind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${revision}","creationTimestamp":null}}}\n`);
+          const bookmark = { kind: endpoint.names.kind, apiVersion, metadata: { resourceVersion: String(revision), creationTimestamp: null } };
+          write(frame('BOOKMARK', encoder.bookmark(bookmark)));
           return true;
         },
         onClose(err?: Error) {
           if (err && !(err instanceof SlowWatcherError) && !res.writableEnded) {
-            start();
-            res.write(`{"type":"ERROR","object":${stringifyJson(statusOf(err).toStatus())}}\n`);
+            writeStatusEvent(err);
           }
           finish();
         },
@@ -139,8 +114,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   } catch (err) {
     const status = statusOf(err);
     if (status.code !== 410) throw err;
-    start();
-    res.write(`{"type":"ERROR","object":${stringifyJson(status.toStatus())}}\n`);
+    writeStatusEvent(status);
     finish();
     return;
   }

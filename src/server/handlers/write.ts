@@ -2,7 +2,7 @@
 import { deepClone } from '../../machinery/json.js';
 import { field } from '../../machinery/field-errors.js';
 import { errors } from '../../machinery/status.js';
-import { writeShared } from '../respond.js';
+import { writeStoredObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import type { WriteOptions } from '../../registry/types.js';
 import type { Admission } from '../../registry/admission.js';
@@ -71,7 +71,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
   trackUpdate(ctx, undefined, obj);
   const created = await endpoint.store.create(info.namespace, await endpoint.toStorage(obj), storeOptions(ctx, dryRun));
   await endpoint.prepare?.([created]);
-  writeShared(ctx.res, 201, created, endpoint, ctx.output);
+  writeStoredObject(ctx.res, 201, created, ctx);
 }
 
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
@@ -100,6 +100,6 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
     storeOptions(ctx, dryRun),
   );
   await endpoint.prepare?.([result.object]);
-  writeShared(ctx.res, result.created ? 201 : 200, result.object, endpoint, ctx.output);
+  writeStoredObject(ctx.res, result.created ? 201 : 200, result.object, ctx);
 }
 

@@ -1,0 +1,200 @@
+/**
+ * The way out of a resource request: an object (or list, or watch event object)
+ * in the endpoint's version goes through the negotiated output conversion
+ * (meta.k8s.io Table, PartialObjectMetadata, PartialObjectMetadataList; upstream's
+ * doTransformObject) and is then encoded by the negotiated serializer.
+ *
+ * Stored objects are shared and immutable: their plain JSON in a version is
+ * remembered (json-memo.ts), so a hot object is encoded once for every reader.
+ */
+import { StatusError } from '../machinery/status.js';
+import { stringifyJson } from '../machinery/json.js';
+import { memoJson } from '../registry/json-memo.js';
+import type { Endpoint } from '../registry/registry.js';
+import type { KObject } from '../registry/types.js';
+import { parseIncludeObject, partialObjectMetadata, tableForList, tableForObject, type TableOptions, type TableListMeta } from '../printing/index.js';
+import type { Negotiated } from './negotiation.js';
+import type { Response } from './exchange.js';
+import type { WatchEventType } from './serializers.js';
+
+/** What an output conversion needs of the request. */
+export interface OutputTarget {
+  endpoint: Endpoint;
+  output: Negotiated;
+  query: URLSearchParams;
+}
+
+export interface ListMeta {
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+/** optionsForTransform: a Table's options come from the query (a bad includeObject is a 400 before anything runs). */
+export function tableOptionsOf(target: OutputTarget): TableOptions | undefined {
+  const c = target.output.conversion;
+  if (c?.kind !== 'Table') return undefined;
+  return { version: c.version, includeObject: parseIncludeObject(target.query.get('includeObject')) };
+}
+
+function notAcceptable(message: string): StatusError {
+  return new StatusError(406, 'NotAcceptable', message);
+}
+
+/** The Go type upstream names in its 406 texts (`%T` of the object it was given). */
+function goType(endpoint: Endpoint, list: boolean): string {
+  if (endpoint.custom) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
+  const pkg = endpoint.group === '' ? 'core' : endpoint.group.split('.')[0];
+  return `*${pkg}.${list ? endpoint.names.listKind : endpoint.names.kind}`;
+}
+
+/** One object in the endpoint's version, converted as negotiated. */
+export function convertObject(target: OutputTarget, obj: KObject, table = tableOptionsOf(target)): unknown {
+  const c = target.output.conversion;
+  if (!c) return obj;
+  switch (c.kind) {
+    case 'Table':
+      return tableForObject(target.endpoint.table!, obj, table);
+    case 'PartialObjectMetadata':
+      return partialObjectMetadata(obj, c.version);
+    case 'PartialObjectMetadataList':
+      throw notAcceptable(`you requested PartialObjectMetadataList, but the requested object is not a list (${goType(target.endpoint, false)})`);
+  }
+}
+
+/** A list of objects in the endpoint's version, converted as negotiated; undefined when there is no conversion. */
+export function convertList(target: OutputTarget, items: readonly KObject[], meta: ListMeta): unknown {
+  const c = target.output.conversion;
+  if (!c) return undefined;
+  switch (c.kind) {
+    case 'Table':
+      return tableForList(target.endpoint.table!, items, meta as TableListMeta, tableOptionsOf(target));
+    case 'PartialObjectMetadata':
+      throw notAcceptable(`you requested PartialObjectMetadata, but the requested object is a list (${goType(target.endpoint, true)})`);
+    case 'PartialObjectMetadataList': {
+      const metadata: Record<string, unknown> = {};
+      if (meta.resourceVersion) metadata.resourceVersion = meta.resourceVersion;
+      if (meta.continue) metadata.continue = meta.continue;
+      if (meta.remainingItemCount !== undefined && meta.remainingItemCount > 0) metadata.remainingItemCount = meta.remainingItemCount;
+      return {
+        kind: 'PartialObjectMetadataList',
+        apiVersion: `meta.k8s.io/${c.version}`,
+        metadata,
+        items: items.map((o) => partialObjectMetadata(o, c.version)),
+      };
+    }
+  }
+}
+
+/** Write a value in the negotiated serializer. */
+export function writeEncoded(res: Response, code: number, value: unknown, output: Negotiated): void {
+  const body = output.serializer.encode(value, output.pretty);
+  res.writeHead(code, { 'Content-Type': output.serializer.mediaType, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Plain JSON of a shared object in the endpoint's version, remembered with the object. */
+function sharedJson(target: OutputTarget, obj: KObject): Buffer {
+  return memoJson(obj, target.endpoint.version, target.endpoint.toVersion);
+}
+
+function plainJson(output: Negotiated): boolean {
+  return output.conversion === undefined && output.serializer.name === 'json' && !output.pretty;
+}
+
+/** A stored (shared) object, answered in the endpoint's version as negotiated. */
+export function writeStoredObject(res: Response, code: number, obj: KObject, target: OutputTarget): void {
+  if (plainJson(target.output)) {
+    const json = sharedJson(target, obj);
+    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': json.length });
+    res.end(json);
+    return;
+  }
+  writeEncoded(res, code, convertObject(target, target.endpoint.toVersion(obj)), target.output);
+}
+
+/** An object made for this response (not shared), already in the endpoint's version. */
+export function writeVersionedObject(res: Response, code: number, obj: KObject, target: OutputTarget): void {
+  writeEncoded(res, code, convertObject(target, obj), target.output);
+}
+
+const COMMA = Buffer.from(',');
+const LIST_END = Buffer.from(']}');
+
+/**
+ * A list of stored objects. `head` is the list object without its items; plain
+ * JSON is assembled from each item's remembered JSON.
+ */
+export function writeStoredList(res: Response, code: number, head: KObject, items: readonly KObject[], meta: ListMeta, target: OutputTarget): void {
+  const { endpoint, output } = target;
+  if (plainJson(output)) {
+    const start = stringifyJson({ ...head, items: [] });
+    const parts: Buffer[] = [Buffer.from(start.slice(0, -2))];
+    items.forEach((o, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(sharedJson(target, o));
+    });
+    parts.push(LIST_END);
+    const body = Buffer.concat(parts);
+    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+    res.end(body);
+    return;
+  }
+  const versioned = items.map((o) => endpoint.toVersion(o));
+  const converted = convertList(target, versioned, meta);
+  writeEncoded(res, code, converted ?? { ...head, items: versioned }, output);
+}
+
+/**
+ * The object of each event of one watch, converted and encoded: plain JSON is
+ * shared by every watcher of the version through the event's memo; a Table
+ * carries its column definitions in the first event only.
+ */
+export class WatchObjectEncoder {
+  private readonly table?: TableOptions;
+  private headersSent = false;
+  private readonly keyBase: string;
+
+  constructor(private readonly target: OutputTarget) {
+    this.table = tableOptionsOf(target);
+    const { output, endpoint } = target;
+    const c = output.conversion;
+    this.keyBase = `${endpoint.group}/${endpoint.version}|${output.serializer.name}${c ? `|${c.kind}|${c.version}` : ''}${this.table ? `|${this.table.includeObject}` : ''}`;
+  }
+
+  /** The key under which an event's framed line is remembered; undefined when it differs per watcher. */
+  memoKey(type: WatchEventType): string {
+    return this.table ? `${this.keyBase}|${type}|${this.headersSent}` : `${this.keyBase}|${type}`;
+  }
+
+  /** Called when a remembered line went out (a Table's next events leave the headers out). */
+  sent(): void {
+    this.headersSent = true;
+  }
+
+  encode(obj: KObject): string | Buffer {
+    const { output } = this.target;
+    if (plainJson(output)) return sharedJson(this.target, obj);
+    const versioned = this.target.endpoint.toVersion(obj);
+    let value: unknown;
+    if (this.table) {
+      value = tableForObject(this.target.endpoint.table!, versioned, { ...this.table, noHeaders: this.headersSent });
+      this.headersSent = true;
+    } else {
+      try {
+        value = convertObject(this.target, versioned);
+      } catch {
+        // As upstream's watch encoder: an object the conversion refuses goes out as it is.
+        value = versioned;
+      }
+    }
+    return output.serializer.encode(value, false);
+  }
+
+  /** A bookmark's object (kind, apiVersion and resourceVersion only): as PartialObjectMetadata when that is asked, else as it is. */
+  bookmark(obj: KObject): string | Buffer {
+    const c = this.target.output.conversion;
+    const value = c?.kind === 'PartialObjectMetadata' ? partialObjectMetadata(obj, c.version) : obj;
+    return this.target.output.serializer.encode(value, false);
+  }
+}
