@@ -6,6 +6,8 @@
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { BUILTIN_RESOURCES, type BuiltinResource } from './apis/builtin.js';
+import { authenticationReviews } from './apis/authentication/reviews.js';
+import { authorizationReviews } from './apis/authorization/reviews.js';
 import { INITIAL_NAMESPACES, NAMESPACES, namespaceLifecycle } from './apis/core/namespaces.js';
 import { v1ToV1beta1, v1beta1ToV1 } from './apis/apiextensions/conversion.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
@@ -30,7 +32,7 @@ import { writeAdminKubeconfig } from './server/kubeconfig.js';
 import { ApiMetrics } from './server/metrics.js';
 import { builtinApplyType } from './server/handlers/field-manager.js';
 import { HttpServer, type ServerLimits } from './server/server.js';
-import type { Authorizer } from './server/authz.js';
+import { alwaysAllow, type Authorizer } from './server/authz.js';
 import { openStorageAsync, type Storage, type StorageConfig } from './storage/index.js';
 
 export interface KapiOptions {
@@ -190,10 +192,14 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
 
   const tokens = new Map(extraTokens ?? []);
   tokens.set(adminToken, adminUserInfo());
+  const authenticator = new TokenAuthenticator(tokens);
+  // The reviews: resources with no store, answered by the authenticator and the authorizer.
+  for (const ep of authenticationReviews((token) => authenticator.authenticate(`Bearer ${token}`))) registry.add(ep);
+  for (const ep of authorizationReviews(options.authorizer ?? alwaysAllow)) registry.add(ep);
   const http = new HttpServer({
     registry,
     tls: { cert: tls.certPem, key: tls.keyPem },
-    authenticator: new TokenAuthenticator(tokens),
+    authenticator,
     admission: new AdmissionChain([namespaceLifecycle(nsEndpoint.store), ...(options.admission ?? [])]),
     metrics: new ApiMetrics(registry),
     openapi,

@@ -4,7 +4,7 @@
  * (apidiscovery.k8s.io v2 and v2beta1) that newer kubectl fetches in one round trip.
  * Documents are memoized per registry generation, so a CRD change shows at once.
  */
-import type { ApiRegistry, Endpoint } from '../registry/registry.js';
+import type { ApiRegistry, ServedResource } from '../registry/registry.js';
 import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-priority.js';
 
 /** Built-in groups in the order kube-apiserver lists them; other groups follow, sorted. */
@@ -34,7 +34,7 @@ const BUILTIN_GROUP_ORDER = [
 interface GroupInfo {
   name: string;
   versions: string[];
-  endpoints: Map<string, Endpoint[]>;
+  endpoints: Map<string, ServedResource[]>;
 }
 
 export class Discovery {
@@ -49,7 +49,7 @@ export class Discovery {
       this.cacheGeneration = this.registry.generation;
       this.memo.clear();
       const byGroup = new Map<string, GroupInfo>();
-      for (const ep of this.registry.all()) {
+      for (const ep of this.registry.served()) {
         let g = byGroup.get(ep.group);
         if (!g) byGroup.set(ep.group, (g = { name: ep.group, versions: [], endpoints: new Map() }));
         let list = g.endpoints.get(ep.version);
@@ -141,11 +141,11 @@ function groupDoc(g: GroupInfo, withTypeMeta: boolean): unknown {
   return doc;
 }
 
-function verbsOf(ep: Endpoint): string[] {
+function verbsOf(ep: ServedResource): string[] {
   return ep.terminating ? ep.verbs.filter((v) => ['delete', 'deletecollection', 'get', 'list', 'watch'].includes(v)) : ep.verbs;
 }
 
-function resourceEntries(ep: Endpoint): unknown[] {
+function resourceEntries(ep: ServedResource): unknown[] {
   const n = ep.names;
   const main: Record<string, unknown> = { name: n.resource, singularName: n.singular, namespaced: n.namespaced, kind: n.kind, verbs: verbsOf(ep) };
   if (n.shortNames?.length) main.shortNames = n.shortNames;
@@ -164,7 +164,7 @@ function resourceEntries(ep: Endpoint): unknown[] {
   return entries;
 }
 
-function aggregatedResource(ep: Endpoint): unknown {
+function aggregatedResource(ep: ServedResource): unknown {
   const n = ep.names;
   const r: Record<string, unknown> = {
     resource: n.resource,

@@ -19,6 +19,7 @@ export interface AdmissionUser {
   name: string;
   uid?: string;
   groups: string[];
+  extra?: Record<string, string[]>;
 }
 
 /** What does not change within one request: where it points, who sends it, its options. */

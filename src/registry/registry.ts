@@ -2,46 +2,72 @@
  * The table of served endpoints: one entry per group, version and resource,
  * changed at run time as CRDs come and go. Route lookup is one map access;
  * discovery documents are derived from the same entries.
+ *
+ * Most endpoints serve a REST store; a virtual endpoint serves a resource with
+ * no store (the create-only reviews of authentication and authorization, later
+ * proxied group-versions): each verb it has is a function.
  */
 import type { ScaleConfig } from '../crd/scale.js';
 import type { TypeInfo } from '../apply/index.js';
 import type { TableConvertor } from '../printing/index.js';
 import type { RestStore } from './store.js';
 import type { KObject, ResourceNames } from './types.js';
+import type { Admission, AdmissionUser } from './admission.js';
 
-export interface Endpoint {
+/** What routing and discovery know of any served resource. */
+export interface ServedResource {
   group: string;
   version: string;
   names: ResourceNames;
-  store: RestStore;
   verbs: string[];
-  /** A custom resource (unstructured objects, JSON and YAML only, no strategic merge patch). */
-  custom: boolean;
-  /** Turns a stored object into this version (synchronously: call `prepare` first when the endpoint has one). */
-  toVersion(obj: KObject): KObject;
-  /** Runs the asynchronous conversions (webhook, in-process) that `toVersion` will need for these objects. */
-  prepare?(objects: KObject[]): Promise<void>;
-  /** Turns an object of this version into the storage version. */
-  toStorage(obj: KObject): KObject | Promise<KObject>;
   subresources: { status?: boolean; finalize?: boolean; scale?: ScaleConfig };
   storageVersionHash?: string;
   /** Warning sent with every request to this version (deprecated CRD versions). */
   warning?: string;
   /** The resource is being deleted: new objects are refused. */
   terminating?: boolean;
+  /** A custom resource (unstructured objects, JSON and YAML only, no strategic merge patch). */
+  custom: boolean;
   /** Server-side printing (meta.k8s.io Table) for this version. */
   table?: TableConvertor;
+}
+
+/** What a virtual endpoint's verb is given besides the object. */
+export interface VirtualRequest {
+  user?: AdmissionUser;
+  namespace?: string;
+  dryRun: boolean;
+  warnings: string[];
+  /** The admission chain for this request (the handler runs it around `create`). */
+  admission?: Admission;
+}
+
+export interface VirtualEndpoint extends ServedResource {
+  virtual: true;
+  /** Create: the decoded object in, the answer out (answered 201, as every create). */
+  create(obj: KObject, request: VirtualRequest): KObject | Promise<KObject>;
+}
+
+export interface Endpoint extends ServedResource {
+  virtual?: undefined;
+  store: RestStore;
+  /** Turns a stored object into this version (synchronously: call `prepare` first when the endpoint has one). */
+  toVersion(obj: KObject): KObject;
+  /** Runs the asynchronous conversions (webhook, in-process) that `toVersion` will need for these objects. */
+  prepare?(objects: KObject[]): Promise<void>;
+  /** Turns an object of this version into the storage version. */
+  toStorage(obj: KObject): KObject | Promise<KObject>;
   /** The merge type of this version's objects, for managed fields and server-side apply (compiled on first use). */
   applyType?: () => TypeInfo;
 }
 
 export class ApiRegistry {
-  private readonly endpoints = new Map<string, Endpoint>();
+  private readonly endpoints = new Map<string, Endpoint | VirtualEndpoint>();
   private readonly listeners = new Set<() => void>();
   /** Bumped on every change; discovery caches by it. */
   generation = 0;
 
-  add(ep: Endpoint): void {
+  add(ep: Endpoint | VirtualEndpoint): void {
     this.endpoints.set(key(ep.group, ep.version, ep.names.resource), ep);
     this.changed();
   }
@@ -50,11 +76,26 @@ export class ApiRegistry {
     if (this.endpoints.delete(key(group, version, resource))) this.changed();
   }
 
-  lookup(group: string, version: string, resource: string): Endpoint | undefined {
+  /** The endpoint a request is routed to, stored or virtual. */
+  route(group: string, version: string, resource: string): Endpoint | VirtualEndpoint | undefined {
     return this.endpoints.get(key(group, version, resource));
   }
 
+  /** A stored resource's endpoint. */
+  lookup(group: string, version: string, resource: string): Endpoint | undefined {
+    const ep = this.endpoints.get(key(group, version, resource));
+    return ep?.virtual ? undefined : ep;
+  }
+
+  /** The endpoints of stored resources. */
   all(): Endpoint[] {
+    const stored: Endpoint[] = [];
+    for (const ep of this.endpoints.values()) if (!ep.virtual) stored.push(ep);
+    return stored;
+  }
+
+  /** Every endpoint, for discovery. */
+  served(): (Endpoint | VirtualEndpoint)[] {
     return [...this.endpoints.values()];
   }
 

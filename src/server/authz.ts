@@ -25,12 +25,41 @@ export interface Attributes {
 
 export type Decision = { decision: 'allow' } | { decision: 'deny' | 'no-opinion'; reason?: string };
 
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs?: string[];
+}
+
+/** What a user may do in a namespace, as far as the authorizer can tell (SelfSubjectRulesReview, `kubectl auth can-i --list`). */
+export interface Rules {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  /** The rules may not be all there are (an authorizer that cannot list its rules). */
+  incomplete: boolean;
+}
+
 export interface Authorizer {
   authorize(attributes: Attributes): Decision | Promise<Decision>;
+  /** The rules that apply to a user in a namespace; an authorizer without it gives none and says they are incomplete. */
+  rulesFor?(user: UserInfo, namespace: string): Rules | Promise<Rules>;
 }
 
 /** The authorizer until RBAC: every request is allowed (kube-apiserver's --authorization-mode=AlwaysAllow). */
-export const alwaysAllow: Authorizer = { authorize: () => ({ decision: 'allow' }) };
+export const alwaysAllow: Authorizer = {
+  authorize: () => ({ decision: 'allow' }),
+  rulesFor: () => ({
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+  }),
+};
 
 /** A request's attributes, from its parsed target (RequestInfo) and its user. */
 export function attributesOf(x: Exchange): Attributes {

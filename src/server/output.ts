@@ -10,7 +10,7 @@
 import { StatusError } from '../machinery/status.js';
 import { stringifyJson } from '../machinery/json.js';
 import { memoJson } from '../registry/json-memo.js';
-import type { Endpoint } from '../registry/registry.js';
+import type { Endpoint, ServedResource } from '../registry/registry.js';
 import type { KObject } from '../registry/types.js';
 import { parseIncludeObject, partialObjectMetadata, tableForList, tableForObject, type TableOptions, type TableListMeta } from '../printing/index.js';
 import type { Negotiated } from './negotiation.js';
@@ -19,9 +19,14 @@ import type { WatchEventType } from './serializers.js';
 
 /** What an output conversion needs of the request. */
 export interface OutputTarget {
-  endpoint: Endpoint;
+  endpoint: ServedResource;
   output: Negotiated;
   query: URLSearchParams;
+}
+
+/** A request for a stored resource's objects. */
+export interface StoredTarget extends OutputTarget {
+  endpoint: Endpoint;
 }
 
 export interface ListMeta {
@@ -42,7 +47,7 @@ function notAcceptable(message: string): StatusError {
 }
 
 /** The Go type upstream names in its 406 texts (`%T` of the object it was given). */
-function goType(endpoint: Endpoint, list: boolean): string {
+function goType(endpoint: ServedResource, list: boolean): string {
   if (endpoint.custom) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
   const pkg = endpoint.group === '' ? 'core' : endpoint.group.split('.')[0];
   return `*${pkg}.${list ? endpoint.names.listKind : endpoint.names.kind}`;
@@ -94,7 +99,7 @@ export function writeEncoded(res: Response, code: number, value: unknown, output
 }
 
 /** Plain JSON of a shared object in the endpoint's version, remembered with the object. */
-function sharedJson(target: OutputTarget, obj: KObject): Buffer {
+function sharedJson(target: StoredTarget, obj: KObject): Buffer {
   return memoJson(obj, target.endpoint.version, target.endpoint.toVersion);
 }
 
@@ -103,7 +108,7 @@ function plainJson(output: Negotiated): boolean {
 }
 
 /** A stored (shared) object, answered in the endpoint's version as negotiated. */
-export function writeStoredObject(res: Response, code: number, obj: KObject, target: OutputTarget): void {
+export function writeStoredObject(res: Response, code: number, obj: KObject, target: StoredTarget): void {
   if (plainJson(target.output)) {
     const json = sharedJson(target, obj);
     res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': json.length });
@@ -125,7 +130,7 @@ const LIST_END = Buffer.from(']}');
  * A list of stored objects. `head` is the list object without its items; plain
  * JSON is assembled from each item's remembered JSON.
  */
-export function writeStoredList(res: Response, code: number, head: KObject, items: readonly KObject[], meta: ListMeta, target: OutputTarget): void {
+export function writeStoredList(res: Response, code: number, head: KObject, items: readonly KObject[], meta: ListMeta, target: StoredTarget): void {
   const { endpoint, output } = target;
   if (plainJson(output)) {
     const start = stringifyJson({ ...head, items: [] });
@@ -155,7 +160,7 @@ export class WatchObjectEncoder {
   private headersSent = false;
   private readonly keyBase: string;
 
-  constructor(private readonly target: OutputTarget) {
+  constructor(private readonly target: StoredTarget) {
     this.table = tableOptionsOf(target);
     const { output, endpoint } = target;
     const c = output.conversion;

@@ -10,12 +10,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Discovery } from '../discovery/documents.js';
 import { errors, StatusError } from '../machinery/status.js';
-import type { ApiRegistry } from '../registry/registry.js';
+import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
 import type { TokenAuthenticator } from './authn.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
 import type { HandlerContext } from './handlers/context.js';
 import type { AdmissionChain } from '../registry/admission.js';
 import { serveResource } from './handlers/resource.js';
+import { serveVirtual } from './handlers/virtual.js';
 import { RequestAbortedError } from './request-aborted.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { JSON_OUTPUT, negotiateOutput, type Negotiated } from './negotiation.js';
@@ -257,7 +258,7 @@ export class HttpServer {
     const info = x.info;
     if (!info || info.kind === 'other') return writeNotFound(res);
     if (info.kind !== 'resource') return this.serveDiscovery(info, req, res);
-    const endpoint = this.options.registry.lookup(info.group, info.version, info.resource);
+    const endpoint = this.options.registry.route(info.group, info.version, info.resource);
     if (!endpoint) return writeNotFound(res);
     let output: Negotiated = JSON_OUTPUT;
     let labels: RequestLabels | undefined;
@@ -269,7 +270,7 @@ export class HttpServer {
         stream: info.verb === 'watch',
         pretty: query.get('pretty') === 'true',
       });
-      const ctx: HandlerContext = {
+      const ctx: HandlerContext<Endpoint | VirtualEndpoint> = {
         req,
         res,
         info,
@@ -292,7 +293,8 @@ export class HttpServer {
         labels = this.options.metrics.labels(info, endpoint, req.headers['content-type'], query.has('dryRun'));
         if (labels && info.verb === 'watch') watchDone = this.options.metrics.watchStarted(labels);
       }
-      await serveResource(ctx);
+      if (endpoint.virtual) await serveVirtual({ ...ctx, endpoint });
+      else await serveResource(ctx as HandlerContext);
     } catch (err) {
       if (x.timedOut || err instanceof RequestAbortedError) return;
       if (!(err instanceof StatusError)) this.logUnexpected(x, err);

@@ -1,6 +1,6 @@
 /** What a resource handler gets: the request, where it points, and the endpoint serving it. */
 import type { AdmissionChain } from '../../registry/admission.js';
-import type { Endpoint } from '../../registry/registry.js';
+import type { Endpoint, ServedResource } from '../../registry/registry.js';
 import type { Request } from '../exchange.js';
 import type { Negotiated } from '../negotiation.js';
 import type { ResourceRequest } from '../request-info.js';
@@ -8,12 +8,13 @@ import type { Response } from '../exchange.js';
 import type { UserInfo } from '../authn.js';
 
 
-export interface HandlerContext {
+/** `E`: the endpoint (a stored resource's, unless the handler serves any). */
+export interface HandlerContext<E extends ServedResource = Endpoint> {
   req: Request;
   res: Response;
   info: ResourceRequest;
   query: URLSearchParams;
-  endpoint: Endpoint;
+  endpoint: E;
   output: Negotiated;
   user?: UserInfo;
   warnings: string[];

@@ -6,13 +6,14 @@ import { field } from '../../machinery/field-errors.js';
 import { checkMetadataTypes, OBJECT_META_FIELDS } from '../../machinery/object-meta.js';
 import { errors } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
+import type { ServedResource } from '../../registry/registry.js';
 import { decodeBody, readBody } from '../body.js';
 import { objectBodyFormat } from '../negotiation.js';
 import { groupVersion, type HandlerContext } from './context.js';
 
 const OBJECT_META = new Set<string>(OBJECT_META_FIELDS);
 
-export async function readObjectBody(ctx: HandlerContext): Promise<KObject> {
+export async function readObjectBody(ctx: HandlerContext<ServedResource>): Promise<KObject> {
   const format = objectBodyFormat(ctx.req.headers['content-type']);
   const raw = await readBody(ctx.req, ctx.res);
   const obj = await decodeBody(raw, format === 'yaml' ? 'yaml' : 'json', ctx.res);
@@ -25,7 +26,7 @@ export async function readObjectBody(ctx: HandlerContext): Promise<KObject> {
  * The checks of apiserver's decoding: apiVersion and kind those of the endpoint (defaulted from it when
  * missing, but for a custom resource's kind), metadata well typed.
  */
-export function checkTypeMeta(ctx: HandlerContext, obj: unknown, rawText: string): KObject {
+export function checkTypeMeta(ctx: HandlerContext<ServedResource>, obj: unknown, rawText: string): KObject {
   const { endpoint } = ctx;
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest(`Object 'Kind' is missing in '${rawText.trim()}'`);
   const o = obj as KObject;

@@ -4,13 +4,14 @@ import { field } from '../../machinery/field-errors.js';
 import { errors } from '../../machinery/status.js';
 import { writeStoredObject } from '../output.js';
 import type { HandlerContext } from './context.js';
+import type { ServedResource } from '../../registry/registry.js';
 import type { WriteOptions } from '../../registry/types.js';
 import type { Admission } from '../../registry/admission.js';
 import { readObjectBody } from './decode-object.js';
 import { trackUpdate } from './field-manager.js';
 import { validateWriteOptions } from '../../apply/index.js';
 
-export function dryRunOf(ctx: HandlerContext, optionsKind: string): boolean {
+export function dryRunOf(ctx: Pick<HandlerContext, 'query'>, optionsKind: string): boolean {
   const values = ctx.query.getAll('dryRun');
   if (values.length === 0) return false;
   const bad = values.filter((v) => v !== 'All');
@@ -39,7 +40,7 @@ export function storeOptions(ctx: HandlerContext, dryRun: boolean, optionsKind =
 }
 
 /** The admission chain and this request's attributes for it, as the store runs it. */
-export function admissionOf(ctx: HandlerContext, dryRun: boolean): Admission | undefined {
+export function admissionOf(ctx: HandlerContext<ServedResource>, dryRun: boolean): Admission | undefined {
   const { endpoint, info } = ctx;
   if (!ctx.admission) return undefined;
   return {

@@ -1,0 +1,49 @@
+/**
+ * authentication.k8s.io/v1 reviews, served without a store: TokenReview (is
+ * this bearer token valid, and whose is it) and SelfSubjectReview (who am I:
+ * `kubectl auth whoami`), as upstream's registry/authentication answers them.
+ */
+import { errors } from '../../machinery/status.js';
+import type { AdmissionUser } from '../../registry/admission.js';
+import type { VirtualEndpoint } from '../../registry/registry.js';
+import type { KObject } from '../../registry/types.js';
+import { virtualEndpoint } from '../virtual.js';
+
+const GROUP = 'authentication.k8s.io';
+
+/** authentication.k8s.io UserInfo: uid and extra are left out when empty. */
+export function userInfoObject(user: AdmissionUser): KObject {
+  const info: KObject = { username: user.name };
+  if (user.uid) info.uid = user.uid;
+  info.groups = [...user.groups];
+  if (user.extra && Object.keys(user.extra).length > 0) info.extra = user.extra;
+  return info;
+}
+
+/** Finds the user a bearer token belongs to (undefined: not a valid token). */
+export type TokenLookup = (token: string) => AdmissionUser | undefined;
+
+export function authenticationReviews(lookupToken: TokenLookup): VirtualEndpoint[] {
+  return [
+    virtualEndpoint(GROUP, 'v1', 'tokenreviews', 'TokenReview', (review) => {
+      const token = review.spec?.token;
+      if (typeof token !== 'string' || token === '') throw errors.badRequest('token is required for TokenReview in authentication');
+      const user = lookupToken(token);
+      const status: KObject = {};
+      if (user) status.authenticated = true;
+      status.user = user ? userInfoObject(user) : {};
+      const audiences = review.spec?.audiences;
+      if (user && Array.isArray(audiences) && audiences.length > 0) status.audiences = audiences;
+      return { ...review, metadata: { ...review.metadata, creationTimestamp: review.metadata?.creationTimestamp ?? null }, status };
+    }),
+    virtualEndpoint(GROUP, 'v1', 'selfsubjectreviews', 'SelfSubjectReview', (review, request) => {
+      if (!request.user) throw errors.badRequest('no user present on request');
+      return {
+        apiVersion: review.apiVersion,
+        kind: review.kind,
+        metadata: { creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
+        status: { userInfo: userInfoObject(request.user) },
+      };
+    }),
+  ];
+}

@@ -1,0 +1,23 @@
+/** A create-only resource with no store (the reviews), cluster-scoped unless said otherwise. */
+import type { VirtualEndpoint, VirtualRequest } from '../registry/registry.js';
+import type { KObject } from '../registry/types.js';
+
+export function virtualEndpoint(
+  group: string,
+  version: string,
+  resource: string,
+  kind: string,
+  create: (obj: KObject, request: VirtualRequest) => KObject | Promise<KObject>,
+  namespaced = false,
+): VirtualEndpoint {
+  return {
+    virtual: true,
+    group,
+    version,
+    names: { group, resource, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced },
+    verbs: ['create'],
+    subresources: {},
+    custom: false,
+    create,
+  };
+}
