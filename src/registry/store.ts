@@ -20,6 +20,7 @@ import { shareUnchanged } from './share-unchanged.js';
 import { decodeFromStorage, encodeObject, type EncodedObject } from './object-codec.js';
 import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
 import type { DeleteOptions, KObject, ResourceNames, Strategy, WriteOptions } from './types.js';
+import { DEFAULT_SUBRESOURCE_STRATEGIES, type SubresourceStrategy } from './subresources.js';
 
 const MAX_ATTEMPTS = 32;
 /** etcd's default --max-request-bytes (1.5 MiB): the largest write of one object. */
@@ -212,7 +213,7 @@ export class RestStore {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const kv = await this.current(key, name);
       if (!kv) {
-        if (!this.strategy.allowCreateOnUpdate && !opts.allowCreate) throw errors.notFound(this.resource, name);
+        if (opts.subresource !== undefined || (!this.strategy.allowCreateOnUpdate && !opts.allowCreate)) throw errors.notFound(this.resource, name);
         const fresh = await tryUpdate(undefined);
         if (fresh.metadata?.resourceVersion) throw errors.notFound(this.resource, name);
         try {
@@ -223,7 +224,10 @@ export class RestStore {
         }
       }
       const old = kv.object;
-      const obj = await tryUpdate(deepClone(old));
+      const prior = deepClone(old);
+      let obj = await tryUpdate(prior);
+      const sub = opts.subresource === undefined ? undefined : this.subresourceStrategy(opts.subresource);
+      if (sub) obj = sub.prepareForUpdate(obj, prior);
       const meta = (obj.metadata ??= {});
       const clientRV = meta.resourceVersion;
       if (clientRV !== undefined && clientRV !== '' && clientRV !== old.metadata.resourceVersion) {
@@ -323,6 +327,10 @@ export class RestStore {
       }
     }
     return { items: deleted, revision: await this.storage.currentRevision() };
+  }
+
+  private subresourceStrategy(subresource: string): SubresourceStrategy | undefined {
+    return this.strategy.subresourceStrategies?.[subresource] ?? DEFAULT_SUBRESOURCE_STRATEGIES[subresource];
   }
 
   private hasPendingFinalizers(obj: KObject): boolean {

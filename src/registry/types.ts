@@ -4,6 +4,7 @@
  */
 import type { Admission } from './admission.js';
 import type { FieldError } from '../machinery/field-errors.js';
+import type { SubresourceStrategy } from './subresources.js';
 
 /** A Kubernetes object as JSON. Cached objects are shared: never mutate one in place. */
 export type KObject = Record<string, any>;
@@ -56,6 +57,8 @@ export interface Strategy {
   resetFieldsOnMainEndpoint?: string[];
   /** Top-level fields besides metadata whose changes leave generation alone (default: resetFieldsOnMainEndpoint). */
   generationIgnores?: string[];
+  /** What a write through a subresource keeps (default: subresources.ts's status and finalize strategies). */
+  subresourceStrategies?: Record<string, SubresourceStrategy>;
 }
 
 export interface Preconditions {

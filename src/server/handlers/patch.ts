@@ -124,7 +124,7 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
       if (old) await endpoint.prepare?.([old]);
       const live = old ? endpoint.toVersion(old) : undefined;
       if (!live && endpoint.terminating) throw errors.forbidden(gr, info.name!, 'create not allowed while custom resource definition is terminating');
-      const obj = applyObject(live, applied, manager, { ...fieldManagerOptions(endpoint), kind: endpoint.names.kind, force });
+      const obj = applyObject(live, applied, manager, { ...fieldManagerOptions(endpoint, info.subresource), kind: endpoint.names.kind, force });
       if (!live && obj.metadata?.uid) {
         throw errors.conflict(gr, info.name!, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
       }
@@ -138,7 +138,8 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
       }
       return endpoint.toStorage(obj);
     },
-    { ...storeOptions(ctx, dryRun, 'PatchOptions'), allowCreate: true },
+    // Apply creates a missing object; through a subresource it does not (the store answers 404).
+    { ...storeOptions(ctx, dryRun, 'PatchOptions'), allowCreate: info.subresource === undefined },
   );
   await endpoint.prepare?.([result.object]);
   writeStoredObject(ctx.res, result.created ? 201 : 200, result.object, ctx);

@@ -7,15 +7,17 @@ import { errors } from '../../machinery/status.js';
 import { writeNotFound } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
-import { handleFinalize } from './finalize.js';
 import { handleScale } from './scale.js';
 import { handlePatch } from './patch.js';
 import { handleGet, handleList } from './read.js';
-import { handleStatusGet, handleStatusPatch, handleStatusUpdate } from './status.js';
 import { handleWatch } from './watch.js';
 import { handleCreate, handleUpdate } from './write.js';
 
 const CLUSTER_PATH_VERBS_FOR_NAMESPACED = new Set(['list', 'watch']);
+const SUBRESOURCE_VERBS = new Map([
+  ['status', ['get', 'update', 'patch']],
+  ['finalize', ['update']],
+]);
 
 export async function serveResource(ctx: HandlerContext): Promise<void> {
   const { info, endpoint } = ctx;
@@ -27,25 +29,15 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
     return writeNotFound(ctx.res);
   }
   if (info.extraParts) throw errors.notFound(gr, info.name ?? '');
-  if (info.subresource === 'finalize' && endpoint.subresources.finalize) {
-    if (info.verb !== 'update') throw errors.methodNotSupported(gr, info.verb);
-    return handleFinalize(ctx);
-  }
+  // Subresources: scale converts to and from a Scale; status and finalize are the object's
+  // own verbs, whose writes keep only part of what is sent (the store's subresource strategies).
   if (info.subresource === 'scale' && endpoint.subresources.scale) return handleScale(ctx);
   if (info.subresource !== undefined) {
-    if (info.subresource !== 'status' || !endpoint.subresources.status) throw errors.notFound(gr, info.name!);
-    switch (info.verb) {
-      case 'get':
-        return handleStatusGet(ctx);
-      case 'update':
-        return handleStatusUpdate(ctx);
-      case 'patch':
-        return handleStatusPatch(ctx);
-      default:
-        throw errors.methodNotSupported(gr, info.verb);
-    }
+    const verbs = SUBRESOURCE_VERBS.get(info.subresource);
+    if (!verbs || !endpoint.subresources[info.subresource as 'status' | 'finalize']) throw errors.notFound(gr, info.name!);
+    if (!verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
   }
-  if (!endpoint.verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
+  if (info.subresource === undefined && !endpoint.verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
   switch (info.verb) {
     case 'get':
       return handleGet(ctx);
