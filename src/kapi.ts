@@ -14,6 +14,8 @@ import { GarbageCollector } from './controllers/garbage-collector.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { LeaderElector } from './controllers/leader-election.js';
 import { ObjectEventHub } from './controllers/object-events.js';
+import { controllerIdentities, type ControllerIdentity } from './controllers/identities.js';
+import { Client } from './sdk/client.js';
 import { converterFactory, type ConvertFunction } from './crd/conversion/index.js';
 import { serviceResolver } from './crd/conversion/service-resolver.js';
 import { CrdController } from './crd/controller.js';
@@ -32,6 +34,7 @@ import { writeAdminKubeconfig } from './server/kubeconfig.js';
 import { ApiMetrics } from './server/metrics.js';
 import { builtinApplyType } from './server/handlers/field-manager.js';
 import { HttpServer, type ServerLimits } from './server/server.js';
+import type { LoopbackRequest, LoopbackSink } from './server/loopback.js';
 import { alwaysAllow, type Authorizer } from './server/authz.js';
 import { openStorageAsync, type Storage, type StorageConfig } from './storage/index.js';
 
@@ -75,6 +78,8 @@ export interface Kapi {
   gcIdle(): Promise<void>;
   /** Whether this replica runs the controllers now. */
   isLeader(): boolean;
+  /** Serve a request made inside the process through the whole request path (the in-process clients' transport). */
+  loopback(request: LoopbackRequest, sink: LoopbackSink): () => void;
   stop(): Promise<void>;
 }
 
@@ -172,26 +177,12 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   crdStore.sync = (name) => crds.sync(name);
   await crds.start();
   await bootstrap(nsEndpoint.store, registry);
-  // Garbage collection, namespace deletion and CRD instance cleanup run on one replica at a time.
-  let controllers: { hub: ObjectEventHub; gc: GarbageCollector } | undefined;
-  const elector = new LeaderElector(registry.lookup('coordination.k8s.io', 'v1', 'leases')!.store, {
-    async onStartedLeading() {
-      const hub = new ObjectEventHub(registry);
-      new NamespaceController(hub, nsEndpoint.store);
-      controllers = { hub, gc: new GarbageCollector(hub, registry) };
-      await hub.start();
-      crds.setLeader(true);
-    },
-    onStoppedLeading() {
-      controllers?.hub.stop();
-      controllers = undefined;
-      crds.setLeader(false);
-    },
-  }, { exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd', ...options.leaderElection });
-  await elector.start();
 
   const tokens = new Map(extraTokens ?? []);
   tokens.set(adminToken, adminUserInfo());
+  // The in-process controllers are clients of the API, each with its own identity and a token for it.
+  const identities = controllerIdentities();
+  for (const id of Object.values(identities)) tokens.set(id.token, id.user);
   const authenticator = new TokenAuthenticator(tokens);
   // The reviews: resources with no store, answered by the authenticator and the authorizer.
   for (const ep of authenticationReviews((token) => authenticator.authenticate(`Bearer ${token}`))) registry.add(ep);
@@ -208,6 +199,28 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     requestLog: options.requestLog,
     logError: warn,
   });
+  const clientFor = (id: ControllerIdentity) => new Client((req, sink) => http.loopback(req, sink), id.token, id.userAgent);
+
+  // Garbage collection, namespace deletion and CRD instance cleanup run on one replica at a time.
+  let controllers: { hub: ObjectEventHub; gc: GarbageCollector; namespaces: NamespaceController } | undefined;
+  const elector = new LeaderElector(registry.lookup('coordination.k8s.io', 'v1', 'leases')!.store, {
+    async onStartedLeading() {
+      const hub = new ObjectEventHub(registry);
+      const namespaces = new NamespaceController(clientFor(identities.namespaces), hub, warn);
+      controllers = { hub, namespaces, gc: new GarbageCollector(hub, registry) };
+      await hub.start();
+      await namespaces.start();
+      crds.setLeader(true);
+    },
+    onStoppedLeading() {
+      controllers?.hub.stop();
+      controllers?.namespaces.stop();
+      controllers = undefined;
+      crds.setLeader(false);
+    },
+  }, { exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd', ...options.leaderElection });
+  await elector.start();
+
   const address = await http.listen(options.port ?? 6443, bindAddress);
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
@@ -224,6 +237,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     storage,
     gcIdle: () => controllers?.gc.idle() ?? Promise.resolve(),
     isLeader: () => elector.isLeader,
+    loopback: (request, sink) => http.loopback(request, sink),
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -1,17 +1,22 @@
 /**
- * Namespace deletion, run in process (kube-controller-manager's job upstream):
- * a namespace marked for deletion is emptied of every namespaced object, built-in
- * and custom, honoring their finalizers, with progress reported in upstream's
- * conditions; then its `kubernetes` finalizer is removed and the namespace goes.
- * Event-driven: a terminating namespace is looked at again when one of its
- * objects is deleted.
+ * Namespace deletion, run in process (kube-controller-manager's job upstream),
+ * as a client of the API with its own identity: a namespace marked for
+ * deletion is emptied of every namespaced object of every served resource
+ * (from discovery; a deletecollection where the resource has it, else one
+ * delete per object), honouring their finalizers, with progress reported in
+ * upstream's conditions; then its `kubernetes` finalizer is removed through
+ * /finalize and the namespace goes. Namespaces come from an informer; a
+ * terminating namespace is looked at again when one of its objects is deleted
+ * (and after 15 s, as upstream's estimate); failures are retried with backoff.
  */
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../apis/core/namespaces.js';
 import { toRfc3339 } from '../machinery/time.js';
-import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
+import type { Client, ResourceClient } from '../sdk/client.js';
+import { Informer } from '../sdk/informer.js';
+import { WorkQueue } from '../sdk/workqueue.js';
 import { deepEqual } from '../util/deep-equal.js';
-import { KeyedSerializer } from '../util/keyed-serializer.js';
+import { preferredResources } from './discovery-client.js';
 import type { ObjectEventHub } from './object-events.js';
 
 interface Condition {
@@ -21,49 +26,67 @@ interface Condition {
   message: string;
 }
 
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+/** Upstream's estimate for content that is still going: look again after this long. */
+const REMAINING_RECHECK_MS = 15_000;
+
 export class NamespaceController {
-  private readonly serializer = new KeyedSerializer((name, err) => console.error(`kapi: deleting namespace ${name}:`, err));
-  private readonly terminating = new Set<string>();
+  private readonly queue: WorkQueue;
+  private readonly informer: Informer;
+  private readonly namespaces: ResourceClient;
 
   constructor(
-    private readonly hub: ObjectEventHub,
-    private readonly namespaces: RestStore,
+    private readonly client: Client,
+    hub: ObjectEventHub,
+    log: (message: string) => void,
   ) {
-    hub.on((store, type, obj) => {
-      if (store === this.namespaces) {
-        if (type !== 'DELETED' && obj.metadata.deletionTimestamp) void this.sync(obj.metadata.name);
-        if (type === 'DELETED') this.terminating.delete(obj.metadata.name);
-      } else if (type === 'DELETED' && this.terminating.has(obj.metadata?.namespace)) {
-        void this.sync(obj.metadata.namespace);
-      }
+    this.namespaces = client.resource({ group: '', version: 'v1', resource: 'namespaces' });
+    this.queue = new WorkQueue((name) => this.reconcile(name), {
+      onError: (name, err, retries) => {
+        if (retries === 0 || retries % 10 === 0) log(`kapi: namespace controller: deleting namespace ${name} (retry ${retries + 1}): ${(err as Error).message}`);
+      },
+    });
+    const consider = (ns: KObject) => {
+      if (ns.metadata?.deletionTimestamp) this.queue.add(ns.metadata.name);
+    };
+    this.informer = new Informer(this.namespaces, { added: consider, updated: consider }, { onError: (err) => log(`kapi: namespace controller: watching namespaces: ${(err as Error).message}`) });
+    hub.on((_store, type, obj) => {
+      const ns = obj.metadata?.namespace;
+      if (type === 'DELETED' && ns && this.informer.get(ns)?.metadata.deletionTimestamp) this.queue.add(ns);
     });
   }
 
-  sync(name: string): Promise<void> {
-    return this.serializer.run(name, () => this.reconcile(name));
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
+  stop(): void {
+    this.informer.stop();
+    this.queue.shutdown();
   }
 
   private async reconcile(name: string): Promise<void> {
     let ns: KObject;
     try {
       ns = await this.namespaces.get(undefined, name);
-    } catch {
-      this.terminating.delete(name);
-      return;
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return;
+      throw err;
     }
     if (!ns.metadata.deletionTimestamp || !namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) return;
-    this.terminating.add(name);
     const remaining: string[] = [];
     const finalizers = new Map<string, number>();
     let failure: string | undefined;
-    for (const store of this.hub.stores().filter((s) => s.names.namespaced)) {
+    const resources = (await preferredResources(this.client)).filter((r) => r.namespaced && r.verbs.includes('list') && r.verbs.includes('delete'));
+    for (const r of resources) {
+      const resource = this.client.resource(r);
       try {
-        await store.deleteCollection({ namespace: name, consistent: true });
-        const left = (await store.list({ namespace: name, consistent: true })).items;
+        if (r.verbs.includes('deletecollection')) await resource.deleteCollection(name);
+        else await this.deleteEach(resource, name);
+        const left = ((await resource.list(name, {}, METADATA_LIST)).items ?? []) as KObject[];
         if (left.length === 0) continue;
-        const gr = store.names.group ? `${store.names.resource}.${store.names.group}` : store.names.resource;
-        remaining.push(`${gr} has ${left.length} resource instances`);
-        for (const o of left) for (const f of o.metadata.finalizers ?? []) finalizers.set(f, (finalizers.get(f) ?? 0) + 1);
+        remaining.push(`${r.group ? `${r.resource}.${r.group}` : r.resource} has ${left.length} resource instances`);
+        for (const o of left) for (const f of o.metadata?.finalizers ?? []) finalizers.set(f, (finalizers.get(f) ?? 0) + 1);
       } catch (err) {
         failure = (err as Error).message;
       }
@@ -71,12 +94,24 @@ export class NamespaceController {
     const conditions = namespaceConditions(remaining.sort(), finalizers, failure);
     if (remaining.length > 0 || failure) {
       await this.writeConditions(ns, conditions);
-      return; // the remaining objects' DELETED events bring this namespace back
+      if (failure) throw new Error(failure);
+      // The remaining objects' DELETED events bring this namespace back; so does the estimate.
+      this.queue.addAfter(name, REMAINING_RECHECK_MS);
+      return;
     }
-    await this.namespaces.update(undefined, name, (old) => {
-      old!.spec = { ...old!.spec, finalizers: namespaceFinalizers(old!).filter((f) => f !== NAMESPACE_FINALIZER) };
-      return old!;
-    });
+    const spec = { ...ns.spec, finalizers: namespaceFinalizers(ns).filter((f) => f !== NAMESPACE_FINALIZER) };
+    await this.namespaces.update(undefined, name, { ...ns, spec }, 'finalize');
+  }
+
+  /** A resource without deletecollection: each object in the namespace, deleted on its own. */
+  private async deleteEach(resource: ResourceClient, namespace: string): Promise<void> {
+    const list = ((await resource.list(namespace, {}, METADATA_LIST)).items ?? []) as KObject[];
+    for (const o of list) {
+      if (o.metadata?.deletionTimestamp) continue;
+      await resource.delete(namespace, o.metadata.name, { preconditions: { uid: o.metadata.uid } }).catch((err: { code?: number }) => {
+        if (err.code !== 404 && err.code !== 409) throw err;
+      });
+    }
   }
 
   private async writeConditions(ns: KObject, conditions: Condition[]): Promise<void> {
@@ -87,9 +122,7 @@ export class NamespaceController {
       return { ...c, lastTransitionTime: prev && prev.status === c.status ? prev.lastTransitionTime : now };
     });
     if (deepEqual(next, old)) return;
-    await this.namespaces
-      .update(undefined, ns.metadata.name, (cur) => ({ ...cur!, status: { ...cur!.status, conditions: next } }), { subresource: 'status' })
-      .catch(() => undefined);
+    await this.namespaces.update(undefined, ns.metadata.name, { ...ns, status: { ...ns.status, conditions: next } }, 'status');
   }
 }
 

@@ -29,6 +29,8 @@ export interface Exchange {
   user?: UserInfo;
   /** Set when the request timed out and its answer was sent: the handler's later writes are dropped. */
   timedOut?: boolean;
+  /** Made inside the process (the in-process controllers' client, loopback.ts). */
+  loopback?: boolean;
 }
 
 export type Handler = (x: Exchange) => Promise<void>;
@@ -80,7 +82,8 @@ export function inFlightLimits(limits: Limits): Filter {
     const longRunning = isLongRunning(x);
     const isMutating = !longRunning && MUTATING.has(x.req.method ?? 'GET');
     const limit = longRunning ? limits.maxWatches : isMutating ? limits.maxMutatingRequestsInFlight : limits.maxRequestsInFlight;
-    if (limit <= 0) return next(x);
+    // --max-watches is kapi's bound on what clients hold open; the in-process controllers' few watches are the server's own.
+    if (limit <= 0 || (longRunning && x.loopback)) return next(x);
     const held = longRunning ? watches : isMutating ? mutating : readOnly;
     if (held >= limit) return x.user?.groups.includes(SYSTEM_MASTERS) ? next(x) : tooManyRequests(x.res);
     if (longRunning) watches++;

@@ -24,6 +24,7 @@ import type { ApiMetrics, RequestLabels } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
 import { writeError, writeNotFound, writeObject, addWarnings, writePlain } from './respond.js';
 import { IdleConnections, type Connection } from './connections.js';
+import { loopbackExchange, type LoopbackRequest, type LoopbackSink } from './loopback.js';
 import { alwaysAllow, authorization, type Authorizer } from './authz.js';
 import { impersonation } from './impersonation.js';
 import { compose, inFlightLimits, logQuote, requestLog, requestTimeout, type Exchange, type Filter, type Handler, type Limits } from './filters.js';
@@ -182,6 +183,11 @@ export class HttpServer {
     });
   }
 
+  /** Serve a request made inside the process through the whole chain (see loopback.ts). */
+  loopback(request: LoopbackRequest, sink: LoopbackSink): () => void {
+    return loopbackExchange((req, res) => this.handle(req, res, true), request, sink);
+  }
+
   /** Stop listening and end every open connection (watches included). */
   close(): Promise<void> {
     return new Promise((resolve) => {
@@ -195,8 +201,8 @@ export class HttpServer {
    * when nothing can be written any more, as a reset stream or closed
    * connection), never as an exception that leaves this function.
    */
-  private async handle(req: Request, res: Response): Promise<void> {
-    const x: Exchange = { req, res, auditId: randomUUID(), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY };
+  private async handle(req: Request, res: Response, loopback = false): Promise<void> {
+    const x: Exchange = { req, res, auditId: randomUUID(), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY, loopback };
     try {
       res.setHeader('Cache-Control', 'no-cache, private');
       res.setHeader('Audit-Id', x.auditId);

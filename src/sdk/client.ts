@@ -1,0 +1,215 @@
+/**
+ * A client of the Kubernetes API for in-process controllers: JSON requests by
+ * group, version and resource, with its own identity (a bearer token the
+ * server's authenticator knows), sent through the server's whole request path
+ * over a loopback transport. Failures come back as the server's Status, as
+ * StatusError. Internal for now; the SDK will make it public.
+ */
+import { StatusError, type Status } from '../machinery/status.js';
+import type { LoopbackRequest, LoopbackSink } from '../server/loopback.js';
+import type { KObject } from '../registry/types.js';
+
+/** Sends one request; the returned function abandons it. */
+export type Transport = (request: LoopbackRequest, sink: LoopbackSink) => () => void;
+
+export interface GroupVersionResource {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+}
+
+export interface WatchHandlers {
+  event(type: string, object: KObject): void;
+  /** The stream ended (err: it could not start, or broke). */
+  closed(err?: Error): void;
+}
+
+/** A JSON answer, or a StatusError for a failure. */
+export interface Reply {
+  status: number;
+  body: KObject;
+}
+
+/** A safety net beyond the server's own request timeout (60 s), which answers first. */
+const DEFAULT_TIMEOUT_MS = 70_000;
+
+export class Client {
+  constructor(
+    private readonly transport: Transport,
+    private readonly token: string,
+    /** The User-Agent: its product is the field manager of this client's writes. */
+    readonly userAgent: string,
+  ) {}
+
+  resource(gvr: GroupVersionResource): ResourceClient {
+    return new ResourceClient(this, gvr);
+  }
+
+  /** One request and its whole JSON answer. */
+  request(method: string, path: string, opts: RequestOptions = {}): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let status = 0;
+      let cancel: () => void = () => {};
+      const timer = setTimeout(() => {
+        cancel();
+        reject(new StatusError(504, 'Timeout', `the loopback request ${method} ${path} took longer than ${DEFAULT_TIMEOUT_MS} ms`));
+      }, DEFAULT_TIMEOUT_MS);
+      cancel = this.transport(this.build(method, path, opts), {
+        head: (code) => (status = code),
+        data: (chunk) => chunks.push(chunk),
+        end: () => {
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: KObject;
+          try {
+            body = text ? JSON.parse(text) : {};
+          } catch {
+            reject(new StatusError(status >= 400 ? status : 500, 'InternalError', text.slice(0, 200)));
+            return;
+          }
+          if (status >= 400) reject(statusErrorOf(status, body));
+          else resolve({ status, body });
+        },
+      });
+    });
+  }
+
+  /** A watch: events as they come, until `close` or the server ends it. */
+  watch(path: string, query: Record<string, string | undefined>, handlers: WatchHandlers): { close(): void } {
+    let buffered = '';
+    let status = 0;
+    let errorText = '';
+    let done = false;
+    const finish = (err?: Error) => {
+      if (done) return;
+      done = true;
+      handlers.closed(err);
+    };
+    const cancel = this.transport(this.build('GET', path, { query: { ...query, watch: 'true' } }), {
+      head: (code) => (status = code),
+      data: (chunk) => {
+        if (status >= 400) {
+          errorText += chunk.toString('utf8');
+          return;
+        }
+        buffered += chunk.toString('utf8');
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          if (!line.trim() || done) continue;
+          let event: { type: string; object: KObject };
+          try {
+            event = JSON.parse(line);
+          } catch (err) {
+            finish(err as Error);
+            cancel();
+            return;
+          }
+          handlers.event(event.type, event.object);
+        }
+      },
+      end: () => {
+        if (status >= 400) {
+          let body: KObject = {};
+          try {
+            body = JSON.parse(errorText);
+          } catch {
+            // not a Status
+          }
+          finish(statusErrorOf(status, body));
+        } else finish();
+      },
+    });
+    return {
+      close: () => {
+        cancel();
+        finish();
+      },
+    };
+  }
+
+  private build(method: string, path: string, opts: RequestOptions): LoopbackRequest {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) query.set(k, v);
+    const target = query.size > 0 ? `${path}?${query}` : path;
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, 'user-agent': this.userAgent, accept: opts.accept ?? 'application/json' };
+    let body: Buffer | undefined;
+    if (opts.body !== undefined) {
+      body = Buffer.from(JSON.stringify(opts.body));
+      headers['content-type'] = opts.contentType ?? 'application/json';
+    }
+    return { method, path: target, headers, body };
+  }
+}
+
+function statusErrorOf(code: number, body: KObject): StatusError {
+  const s = body as Partial<Status>;
+  return new StatusError(code, (s.reason ?? '') as StatusError['reason'], typeof s.message === 'string' ? s.message : `the server answered ${code}`, s.details);
+}
+
+/** The path of a resource's collection, object or subresource. */
+export function resourcePath(gvr: GroupVersionResource, namespace?: string, name?: string, subresource?: string): string {
+  let p = gvr.group ? `/apis/${gvr.group}/${gvr.version}` : `/api/${gvr.version}`;
+  if (namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+  p += `/${gvr.resource}`;
+  if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+  if (subresource) p += `/${subresource}`;
+  return p;
+}
+
+export interface DeleteOptionsBody {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+}
+
+/** The verbs on one resource. */
+export class ResourceClient {
+  constructor(
+    private readonly client: Client,
+    readonly gvr: GroupVersionResource,
+  ) {}
+
+  async get(namespace: string | undefined, name: string, opts: { accept?: string; subresource?: string } = {}): Promise<KObject> {
+    return (await this.client.request('GET', resourcePath(this.gvr, namespace, name, opts.subresource), { accept: opts.accept })).body;
+  }
+
+  async list(namespace: string | undefined, query: Record<string, string | undefined> = {}, accept?: string): Promise<KObject> {
+    return (await this.client.request('GET', resourcePath(this.gvr, namespace), { query, accept })).body;
+  }
+
+  async create(namespace: string | undefined, obj: KObject): Promise<KObject> {
+    return (await this.client.request('POST', resourcePath(this.gvr, namespace), { body: obj })).body;
+  }
+
+  async update(namespace: string | undefined, name: string, obj: KObject, subresource?: string): Promise<KObject> {
+    return (await this.client.request('PUT', resourcePath(this.gvr, namespace, name, subresource), { body: obj })).body;
+  }
+
+  /** A JSON merge patch (or, with contentType, any other patch). */
+  async patch(namespace: string | undefined, name: string, patch: unknown, opts: { contentType?: string; subresource?: string } = {}): Promise<KObject> {
+    const contentType = opts.contentType ?? 'application/merge-patch+json';
+    return (await this.client.request('PATCH', resourcePath(this.gvr, namespace, name, opts.subresource), { body: patch, contentType })).body;
+  }
+
+  async delete(namespace: string | undefined, name: string, options: DeleteOptionsBody = {}): Promise<KObject> {
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...options };
+    return (await this.client.request('DELETE', resourcePath(this.gvr, namespace, name), { body })).body;
+  }
+
+  async deleteCollection(namespace: string | undefined, query: Record<string, string | undefined> = {}): Promise<KObject> {
+    return (await this.client.request('DELETE', resourcePath(this.gvr, namespace), { query })).body;
+  }
+
+  watch(namespace: string | undefined, query: Record<string, string | undefined>, handlers: WatchHandlers): { close(): void } {
+    return this.client.watch(resourcePath(this.gvr, namespace), query, handlers);
+  }
+}

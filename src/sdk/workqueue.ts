@@ -1,0 +1,137 @@
+/**
+ * A rate-limited work queue with client-go's semantics: a key added while
+ * queued is queued once; a key added while being processed is processed again
+ * after; a failed key comes back after a per-key exponential backoff (5 ms
+ * doubling to 1000 s, client-go's ItemExponentialFailureRateLimiter) until it
+ * succeeds and is forgotten. Workers run keys concurrently, never one key twice
+ * at once.
+ */
+
+export interface WorkQueueOptions {
+  /** First retry delay (ms). */
+  baseDelayMs?: number;
+  /** Longest retry delay (ms). */
+  maxDelayMs?: number;
+  /** Keys processed at once. */
+  workers?: number;
+  /** Told about a failure before its key is retried. */
+  onError?: (key: string, err: unknown, retries: number) => void;
+}
+
+export class WorkQueue {
+  private readonly queue: string[] = [];
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly timers = new Map<string, { due: number; timer: NodeJS.Timeout }>();
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly workers: number;
+  private active = 0;
+  private shutDown = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly handler: (key: string) => Promise<void>,
+    private readonly opts: WorkQueueOptions = {},
+  ) {
+    this.baseDelayMs = opts.baseDelayMs ?? 5;
+    this.maxDelayMs = opts.maxDelayMs ?? 1_000_000;
+    this.workers = opts.workers ?? 4;
+  }
+
+  add(key: string): void {
+    if (this.shutDown || this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return; // queued again when its current run is done
+    this.queue.push(key);
+    this.pump();
+  }
+
+  /** Add after a delay; a key waiting already comes at the earlier of the two times (an add now is not delayed). */
+  addAfter(key: string, delayMs: number): void {
+    if (this.shutDown) return;
+    if (delayMs <= 0) return this.add(key);
+    const due = Date.now() + delayMs;
+    const waiting = this.timers.get(key);
+    if (waiting) {
+      if (waiting.due <= due) return;
+      clearTimeout(waiting.timer);
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, delayMs);
+    this.timers.set(key, { due, timer });
+  }
+
+  /** Add after the key's backoff, which doubles with each call until forget. */
+  addRateLimited(key: string): void {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    this.addAfter(key, Math.min(this.baseDelayMs * 2 ** n, this.maxDelayMs));
+  }
+
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  retries(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  get length(): number {
+    return this.queue.length;
+  }
+
+  /** Resolves when nothing is queued or being processed (delayed retries do not count). */
+  idle(): Promise<void> {
+    return this.isIdle() ? Promise.resolve() : new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** No more keys are taken; pending retries are dropped. */
+  shutdown(): void {
+    this.shutDown = true;
+    for (const t of this.timers.values()) clearTimeout(t.timer);
+    this.timers.clear();
+    this.queue.length = 0;
+    this.dirty.clear();
+    this.notifyIdle();
+  }
+
+  private isIdle(): boolean {
+    return this.queue.length === 0 && this.active === 0;
+  }
+
+  private notifyIdle(): void {
+    if (this.isIdle()) for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  private pump(): void {
+    while (!this.shutDown && this.active < this.workers && this.queue.length > 0) {
+      const key = this.queue.shift()!;
+      this.dirty.delete(key);
+      this.processing.add(key);
+      this.active++;
+      void this.run(key);
+    }
+  }
+
+  private async run(key: string): Promise<void> {
+    try {
+      await this.handler(key);
+      this.forget(key);
+    } catch (err) {
+      if (!this.shutDown) {
+        this.opts.onError?.(key, err, this.retries(key));
+        this.addRateLimited(key);
+      }
+    } finally {
+      this.processing.delete(key);
+      this.active--;
+      if (this.dirty.has(key) && !this.shutDown) this.queue.push(key);
+      this.pump();
+      this.notifyIdle();
+    }
+  }
+}

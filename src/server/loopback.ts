@@ -1,0 +1,109 @@
+/**
+ * Loopback exchanges: a request made inside the process that is served by the
+ * same handler as a network one (every filter: authentication, authorization,
+ * limits, timeouts; admission, managed fields), with no socket or TLS between.
+ * The in-process controllers' client talks to the server through it, as
+ * upstream's loopback client does over a local connection.
+ */
+import { EventEmitter } from 'node:events';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Request, Response } from './exchange.js';
+
+export interface LoopbackRequest {
+  method: string;
+  /** Path and query, as a request target. */
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+/** What the client hears of the response, as it is written. */
+export interface LoopbackSink {
+  head(status: number, headers: OutgoingHttpHeaders): void;
+  data(chunk: Buffer): void;
+  end(): void;
+}
+
+export type LoopbackHandler = (req: Request, res: Response) => Promise<void>;
+
+/** Serve one loopback request; the returned function abandons it (the server sees its client go). */
+export function loopbackExchange(handle: LoopbackHandler, request: LoopbackRequest, sink: LoopbackSink): () => void {
+  const headers: IncomingHttpHeaders = {};
+  for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
+  if (request.body) headers['content-length'] = String(request.body.length);
+  const req = Object.assign(Readable.from(request.body ? [request.body] : [], { objectMode: false }), {
+    headers,
+    method: request.method,
+    url: request.path,
+    socket: null,
+  });
+  const res = new LoopbackResponse(sink);
+  void handle(req as unknown as Request, res);
+  return () => {
+    res.destroy();
+    req.destroy();
+  };
+}
+
+class LoopbackResponse extends EventEmitter implements Response {
+  statusCode = 200;
+  headersSent = false;
+  writableEnded = false;
+  destroyed = false;
+  readonly writableLength = 0;
+  private readonly pending: OutgoingHttpHeaders = {};
+
+  constructor(private readonly sink: LoopbackSink) {
+    super();
+  }
+
+  setHeader(name: string, value: string | number | readonly string[]): this {
+    this.pending[name.toLowerCase()] = value as string | number | string[];
+    return this;
+  }
+
+  writeHead(code: number, headers?: OutgoingHttpHeaders): this {
+    this.statusCode = code;
+    if (headers) for (const name in headers) this.pending[name.toLowerCase()] = headers[name];
+    return this;
+  }
+
+  flushHeaders(): void {
+    this.sendHead();
+  }
+
+  write(chunk: string | Buffer): boolean {
+    this.sendHead();
+    if (this.destroyed || this.writableEnded) return false;
+    this.sink.data(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    return true;
+  }
+
+  cork(): void {}
+
+  uncork(): void {}
+
+  end(chunk?: string | Buffer): this {
+    if (this.writableEnded) return this;
+    if (chunk !== undefined && chunk.length > 0) this.write(chunk);
+    this.sendHead();
+    this.writableEnded = true;
+    if (!this.destroyed) this.sink.end();
+    this.emit('close');
+    return this;
+  }
+
+  /** The client went away: writes are dropped, and the handler hears 'close'. */
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    if (!this.writableEnded) this.emit('close');
+  }
+
+  private sendHead(): void {
+    if (this.headersSent) return;
+    this.headersSent = true;
+    if (!this.destroyed) this.sink.head(this.statusCode, this.pending);
+  }
+}
