@@ -207,7 +207,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     async onStartedLeading() {
       const hub = new ObjectEventHub(registry);
       const namespaces = new NamespaceController(clientFor(identities.namespaces), hub, warn);
-      controllers = { hub, namespaces, gc: new GarbageCollector(hub, registry) };
+      controllers = { hub, namespaces, gc: new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) };
       await hub.start();
       await namespaces.start();
       crds.setLeader(true);
@@ -215,6 +215,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     onStoppedLeading() {
       controllers?.hub.stop();
       controllers?.namespaces.stop();
+      controllers?.gc.stop();
       controllers = undefined;
       crds.setLeader(false);
     },

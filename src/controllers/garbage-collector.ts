@@ -11,43 +11,69 @@
  *    its dependents, then the finalizer.
  * Ownership cycles cannot hang: a dependent that owns a foreground-deleting owner
  * stops blocking it, as upstream does.
+ *
+ * Its graph of owners and dependents follows the watch caches (the object event
+ * hub, its in-process informer); every read of an object's current state and
+ * every write is a request of its client, as
+ * system:serviceaccount:kube-system:generic-garbage-collector, through the
+ * whole request path. Work is queued per object and retried with backoff.
  */
 import type { CacheEventType } from '../cache/watch-cache.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
-import { KeyedSerializer } from '../util/keyed-serializer.js';
+import type { Client, ResourceClient } from '../sdk/client.js';
+import { WorkQueue } from '../sdk/workqueue.js';
 import type { ObjectEventHub } from './object-events.js';
 
 interface ObjectRef {
+  /** The watch cache it is followed in. */
   store: RestStore;
+  /** Its resource, as the client asks for it. */
+  resource: ResourceClient;
   namespace?: string;
   name: string;
   uid: string;
 }
 
+type Action = 'delete' | 'orphan' | 'foreground';
+
 type OwnerState = 'solid' | 'dangling' | 'waiting';
+
+const METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 export class GarbageCollector {
   /** owner uid → dependent uid → dependent */
   private readonly dependents = new Map<string, Map<string, ObjectRef>>();
   /** dependent uid → owner uids it was indexed under */
   private readonly ownersOf = new Map<string, string[]>();
-  private readonly serializer = new KeyedSerializer((uid, err) => console.error(`kapi: garbage collector (${uid}):`, err));
-  private kindIndex?: { generation: number; byGroupKind: Map<string, RestStore> };
-  private pending = 0;
-  private idleWaiters: Array<() => void> = [];
+  private kindIndex?: { generation: number; byGroupKind: Map<string, RestStore>; byStore: Map<RestStore, ResourceClient> };
+  private readonly queue: WorkQueue;
+  /** The objects with queued work, by uid. */
+  private readonly queued = new Map<string, ObjectRef>();
 
   constructor(
     hub: ObjectEventHub,
     private readonly registry: ApiRegistry,
+    private readonly client: Client,
+    log: (message: string) => void,
   ) {
+    this.queue = new WorkQueue((key) => this.process(key), {
+      workers: 8,
+      onError: (key, err, retries) => {
+        if (retries === 0 || retries % 10 === 0) log(`kapi: garbage collector: ${key} (retry ${retries + 1}): ${(err as Error).message}`);
+      },
+    });
     hub.on((store, type, obj) => this.onEvent(store, type, obj));
   }
 
   /** Resolves when no work is queued (for tests and benchmarks). */
   idle(): Promise<void> {
-    return this.pending === 0 ? Promise.resolve() : new Promise((r) => this.idleWaiters.push(r));
+    return this.queue.idle();
+  }
+
+  stop(): void {
+    this.queue.shutdown();
   }
 
   private onEvent(store: RestStore, type: CacheEventType, obj: KObject): void {
@@ -56,13 +82,16 @@ export class GarbageCollector {
     if (!uid) return;
     if (type === 'DELETED') {
       this.unindex(uid);
-      for (const dep of this.dependents.get(uid)?.values() ?? []) this.enqueue(dep.uid, () => this.attemptToDelete(dep));
+      this.queued.delete(uid);
+      for (const dep of this.dependents.get(uid)?.values() ?? []) this.enqueue('delete', dep);
       this.dependents.delete(uid);
       // Owners in foreground deletion may have been waiting for this one.
       for (const ref of ownerRefs(obj)) this.enqueueOwner(ref.uid);
       return;
     }
-    const self: ObjectRef = { store, namespace: meta.namespace, name: meta.name, uid };
+    const resource = this.resourceOf(store);
+    if (!resource) return;
+    const self: ObjectRef = { store, resource, namespace: meta.namespace, name: meta.name, uid };
     const owners = ownerRefs(obj).map((r) => r.uid);
     const before = this.ownersOf.get(uid);
     if (!sameList(before, owners)) {
@@ -73,31 +102,39 @@ export class GarbageCollector {
         deps.set(uid, self);
       }
       if (owners.length > 0) this.ownersOf.set(uid, owners);
-      if (owners.length > 0) this.enqueue(uid, () => this.attemptToDelete(self));
+      if (owners.length > 0) this.enqueue('delete', self);
     }
     // An owner waiting in foreground deletion may be unblocked by this change (deleted, or blockOwnerDeletion dropped).
     for (const o of owners) this.enqueueOwner(o);
     if (meta.deletionTimestamp) {
       const finalizers: string[] = meta.finalizers ?? [];
-      if (finalizers.includes(ORPHAN_FINALIZER)) this.enqueue(uid, () => this.orphanDependents(self));
-      if (finalizers.includes(FOREGROUND_FINALIZER)) this.enqueue(uid, () => this.deleteDependentsFirst(self));
+      if (finalizers.includes(ORPHAN_FINALIZER)) this.enqueue('orphan', self);
+      if (finalizers.includes(FOREGROUND_FINALIZER)) this.enqueue('foreground', self);
     }
   }
 
   /** An owner in foreground deletion looks again at its dependents when one of them goes. */
   private enqueueOwner(uid: string): void {
     const ref = this.owners.get(uid);
-    if (ref) this.enqueue(uid, () => this.deleteDependentsFirst(ref));
+    if (ref) this.enqueue('foreground', ref);
   }
 
   /** Owners in foreground deletion, by uid. */
   private readonly owners = new Map<string, ObjectRef>();
 
-  private enqueue(uid: string, work: () => Promise<void>): void {
-    this.pending++;
-    void this.serializer.run(uid, work).finally(() => {
-      if (--this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
-    });
+  private enqueue(action: Action, ref: ObjectRef): void {
+    this.queued.set(ref.uid, ref);
+    this.queue.add(`${action}/${ref.uid}`);
+  }
+
+  private async process(key: string): Promise<void> {
+    const slash = key.indexOf('/');
+    const action = key.slice(0, slash) as Action;
+    const ref = this.queued.get(key.slice(slash + 1));
+    if (!ref) return;
+    if (action === 'delete') await this.attemptToDelete(ref);
+    else if (action === 'orphan') await this.orphanDependents(ref);
+    else await this.deleteDependentsFirst(ref);
   }
 
   private unindex(uid: string): void {
@@ -109,38 +146,50 @@ export class GarbageCollector {
     this.ownersOf.delete(uid);
   }
 
+  /** The object as the API has it now (its metadata), if it is still the one `ref` names. */
   private async current(ref: ObjectRef): Promise<KObject | undefined> {
     try {
-      const obj = await ref.store.get(ref.namespace, ref.name);
-      return obj.metadata.uid === ref.uid ? obj : undefined;
-    } catch {
-      return undefined;
+      const obj = await ref.resource.get(ref.namespace, ref.name, { accept: METADATA });
+      return obj.metadata?.uid === ref.uid ? obj : undefined;
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return undefined;
+      throw err;
     }
+  }
+
+  private index(): NonNullable<GarbageCollector['kindIndex']> {
+    if (!this.kindIndex || this.kindIndex.generation !== this.registry.generation) {
+      const byGroupKind = new Map<string, RestStore>();
+      const byStore = new Map<RestStore, ResourceClient>();
+      for (const ep of this.registry.all()) {
+        byGroupKind.set(`${ep.group}/${ep.names.kind}`, ep.store);
+        if (!byStore.has(ep.store)) byStore.set(ep.store, this.client.resource({ group: ep.group, version: ep.version, resource: ep.names.resource }));
+      }
+      this.kindIndex = { generation: this.registry.generation, byGroupKind, byStore };
+    }
+    return this.kindIndex;
+  }
+
+  /** The client of a store's resource (any served version: the collector reads and writes metadata only). */
+  private resourceOf(store: RestStore): ResourceClient | undefined {
+    return this.index().byStore.get(store);
   }
 
   /** The store serving a kind of a group, from owner references' apiVersion and kind. */
   private storeFor(apiVersion: string, kind: string): RestStore | undefined {
-    if (!this.kindIndex || this.kindIndex.generation !== this.registry.generation) {
-      const byGroupKind = new Map<string, RestStore>();
-      for (const ep of this.registry.all()) byGroupKind.set(`${ep.group}/${ep.names.kind}`, ep.store);
-      this.kindIndex = { generation: this.registry.generation, byGroupKind };
-    }
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
-    return this.kindIndex.byGroupKind.get(`${group}/${kind}`);
+    return this.index().byGroupKind.get(`${group}/${kind}`);
   }
 
   private async ownerState(ref: KObject, dependentNamespace: string | undefined): Promise<OwnerState> {
     const store = this.storeFor(ref.apiVersion ?? '', ref.kind ?? '');
-    if (!store) return 'solid'; // a kind nobody serves (yet): never collect on a guess
-    let owner: KObject;
-    try {
-      owner = await store.get(store.names.namespaced ? dependentNamespace : undefined, ref.name);
-    } catch {
-      return 'dangling';
-    }
-    if (owner.metadata.uid !== ref.uid) return 'dangling';
+    const resource = store && this.resourceOf(store);
+    if (!store || !resource) return 'solid'; // a kind nobody serves (yet): never collect on a guess
+    const namespace = store.names.namespaced ? dependentNamespace : undefined;
+    const owner = await this.current({ store, resource, namespace, name: ref.name, uid: ref.uid });
+    if (!owner) return 'dangling';
     if (owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FOREGROUND_FINALIZER)) {
-      this.owners.set(ref.uid, { store, namespace: owner.metadata.namespace, name: owner.metadata.name, uid: ref.uid });
+      this.owners.set(ref.uid, { store, resource, namespace, name: owner.metadata.name, uid: ref.uid });
       return 'waiting';
     }
     return 'solid';
@@ -165,7 +214,7 @@ export class GarbageCollector {
       await this.patchOwnerRefs(ref, (rs) => rs.map((r) => (r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r)));
     }
     if (deleting) return;
-    await ref.store
+    await ref.resource
       .delete(ref.namespace, ref.name, { preconditions: { uid: ref.uid }, propagationPolicy: waiting ? 'Foreground' : 'Background' })
       .catch(ignoreGoneOrChanged);
   }
@@ -200,7 +249,7 @@ export class GarbageCollector {
       if (!obj) continue;
       const toOwner = ownerRefs(obj).find((r) => r.uid === ref.uid);
       if (toOwner?.blockOwnerDeletion) blocking++;
-      if (!obj.metadata.deletionTimestamp) this.enqueue(dep.uid, () => this.attemptToDelete(dep));
+      if (!obj.metadata.deletionTimestamp) this.enqueue('delete', dep);
     }
     if (blocking > 0) return; // each dependent's DELETED event brings this owner back
     await this.removeFinalizer(ref, FOREGROUND_FINALIZER);
@@ -217,27 +266,49 @@ export class GarbageCollector {
     await this.removeFinalizer(ref, ORPHAN_FINALIZER);
   }
 
-  private async patchOwnerRefs(ref: ObjectRef, change: (refs: KObject[]) => KObject[]): Promise<void> {
-    await ref.store
-      .update(ref.namespace, ref.name, (old) => {
-        if (!old || old.metadata.uid !== ref.uid) throw Object.assign(new Error('gone'), { code: 404 });
-        const next = change(ownerRefs(old));
-        if (next.length > 0) old.metadata.ownerReferences = next;
-        else delete old.metadata.ownerReferences;
-        return old;
-      })
-      .catch(ignoreGoneOrChanged);
+  private patchOwnerRefs(ref: ObjectRef, change: (refs: KObject[]) => KObject[]): Promise<void> {
+    return this.rewrite(ref, (meta) => {
+      const next = change(ownerRefs({ metadata: meta }));
+      if (next.length > 0) meta.ownerReferences = next;
+      else delete meta.ownerReferences;
+    });
   }
 
-  private async removeFinalizer(ref: ObjectRef, finalizer: string): Promise<void> {
-    await ref.store
-      .update(ref.namespace, ref.name, (old) => {
-        if (!old || old.metadata.uid !== ref.uid) throw Object.assign(new Error('gone'), { code: 404 });
-        old.metadata.finalizers = (old.metadata.finalizers ?? []).filter((f: string) => f !== finalizer);
-        if (old.metadata.finalizers.length === 0) delete old.metadata.finalizers;
-        return old;
-      })
-      .catch(ignoreGoneOrChanged);
+  private removeFinalizer(ref: ObjectRef, finalizer: string): Promise<void> {
+    return this.rewrite(ref, (meta) => {
+      meta.finalizers = (meta.finalizers ?? []).filter((f: string) => f !== finalizer);
+      if (meta.finalizers.length === 0) delete meta.finalizers;
+    });
+  }
+
+  /**
+   * Change an object's metadata with a JSON patch guarded by its uid and resourceVersion
+   * (a test op each, which fails with 422 when the object changed or was replaced: read
+   * it again and retry).
+   */
+  private async rewrite(ref: ObjectRef, change: (meta: KObject) => void): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const obj = await this.current(ref);
+      if (!obj) return;
+      const meta = structuredClone(obj.metadata) as KObject;
+      change(meta);
+      const ops: KObject[] = [
+        { op: 'test', path: '/metadata/uid', value: ref.uid },
+        { op: 'test', path: '/metadata/resourceVersion', value: obj.metadata.resourceVersion },
+      ];
+      for (const f of ['ownerReferences', 'finalizers']) {
+        if (meta[f] !== undefined) ops.push({ op: 'replace', path: `/metadata/${f}`, value: meta[f] });
+        else if (obj.metadata[f] !== undefined) ops.push({ op: 'remove', path: `/metadata/${f}` });
+      }
+      try {
+        await ref.resource.patch(ref.namespace, ref.name, ops, { contentType: 'application/json-patch+json' });
+        return;
+      } catch (err) {
+        const code = (err as { code?: number }).code;
+        if (code === 404) return;
+        if (code !== 422 || attempt >= 4) throw err;
+      }
+    }
   }
 }
 
@@ -251,7 +322,7 @@ function sameList(a: string[] | undefined, b: string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-/** The object went away or changed under us: its own events bring it back if there is more to do. */
+/** The object went away, or is another one now (a uid precondition's 409): nothing left to do for this one. */
 function ignoreGoneOrChanged(err: { code?: number }): void {
   if (err.code === 404 || err.code === 409) return;
   throw err;

@@ -12,6 +12,7 @@ import { Informer } from '../../src/sdk/informer.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 const NS_CONTROLLER = 'system:serviceaccount:kube-system:namespace-controller';
+const GC = 'system:serviceaccount:kube-system:generic-garbage-collector';
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -26,12 +27,14 @@ describe('in-process controllers as API clients', () => {
   let s: TestServer;
   const seen: Attributes[] = [];
   let denyNamespaceController = false;
+  let denyCollector = false;
   before(async () => {
     s = await startTestServer({
       authorizer: {
         authorize: (a: Attributes): Decision => {
           seen.push(a);
           if (denyNamespaceController && a.user?.name === NS_CONTROLLER) return { decision: 'deny', reason: 'not now' };
+          if (denyCollector && a.user?.name === GC) return { decision: 'deny', reason: 'not now' };
           return { decision: 'allow' };
         },
       },
@@ -73,6 +76,24 @@ describe('in-process controllers as API clients', () => {
     denyNamespaceController = false;
     await until('the namespace to go', async () => (await s.request('GET', `/api/v1/namespaces/${ns}`)).status === 404);
     assert.ok(seen.some((a) => a.user?.name === NS_CONTROLLER && a.resource === 'namespaces' && a.subresource === 'finalize' && a.verb === 'update'));
+  });
+
+  it('collects garbage as the garbage collector, authorized as its service account, retrying what is refused', async () => {
+    const cm = '/api/v1/namespaces/default/configmaps';
+    const owner = await s.request('POST', cm, { body: { metadata: { name: 'owner' } } });
+    assert.equal(owner.status, 201);
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.json.metadata.uid };
+    assert.equal((await s.request('POST', cm, { body: { metadata: { name: 'dependent', ownerReferences: [ref] } } })).status, 201);
+    denyCollector = true;
+    assert.equal((await s.request('DELETE', `${cm}/owner`)).status, 200);
+    await until('a refused attempt', () => seen.some((a) => a.user?.name === GC));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await s.request('GET', `${cm}/dependent`)).status, 200, 'kept while the collector is refused');
+    denyCollector = false;
+    await until('the dependent to go', async () => (await s.request('GET', `${cm}/dependent`)).status === 404);
+    const byCollector = seen.filter((a) => a.user?.name === GC);
+    assert.ok(byCollector.some((a) => a.verb === 'delete' && a.resource === 'configmaps' && a.name === 'dependent'), 'deleted by the collector');
+    assert.ok(byCollector.some((a) => a.verb === 'get' && a.name === 'owner'), 'looked up the owner');
   });
 
   it('has a client and an informer that list, watch, and list again after a 410', async () => {
