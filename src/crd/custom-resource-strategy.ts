@@ -1,7 +1,9 @@
 /**
  * The strategy of custom resources: every write is pruned, defaulted and
- * validated against the structural schema of the version it is in (the storage
- * version, as handlers hand it over; compiled once per CRD version, on first use), objects read from storage are pruned and defaulted
+ * validated against the structural schema of the version it is in (the request's:
+ * the store converts to the storage version after the strategy, then prunes and
+ * defaults in the storage version's schema; schemas are compiled once per CRD
+ * version, on first use), objects read from storage are pruned and defaulted
  * with the storage version's schema (never written back), generation follows
  * changes outside metadata (and status, with a status subresource), updates must
  * name the resourceVersion they replace, and PUT never creates.
@@ -37,9 +39,9 @@ export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
     return cs;
   };
   const scaleErrors = (obj: KObject) => (scale ? validateScaleFields(obj, scale) : []);
-  // The schema of the version the object is in. Handlers hand the store objects already converted to the
-  // storage version; checking those against the request version's schema pruned every field a converter
-  // renames (a create through v1beta1 stored `spec: {}`, a label patch wiped the stored spec).
+  // The schema of the version the object is in (the request's; a write through v1beta1 is checked against
+  // v1beta1's schema, then converted). Checking an object against another version's schema prunes every
+  // field a converter renames (a create through v1beta1 stored `spec: {}`, a label patch wiped the stored spec).
   const prefix = `${opts.group}/`;
   // Writes come in a few apiVersions: the version each names is remembered.
   const versionByApiVersion = new Map<string, string | undefined>();
@@ -74,6 +76,10 @@ export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
       return [...errs, ...scaleErrors(obj)];
     },
     onRead(obj) {
+      schemaOf(opts.storageVersion).read(obj);
+    },
+    prepareForStorage(obj) {
+      // Converted from the request's version: pruned and defaulted in the storage version's schema.
       schemaOf(opts.storageVersion).read(obj);
     },
   };

@@ -183,11 +183,12 @@ export class RestStore {
       if (admission?.chain.validating.length && attempt === 0) await admission.chain.validate({ ...admission.request, name: meta.name ?? '', operation: 'CREATE', object: obj });
       const key = this.key(namespace, meta.name);
       try {
+        const stored = await this.toStorage(obj, opts);
         if (opts.dryRun) {
           if (await this.storage.get(key)) throw new KeyExistsError(key);
-          return obj;
+          return stored;
         }
-        return this.decode(await this.storage.create(key, this.encode(key, obj)));
+        return this.decode(await this.storage.create(key, this.encode(key, stored)));
       } catch (err) {
         this.written.delete(key);
         if (err instanceof KeyExistsError && generated && attempt < GENERATE_NAME_ATTEMPTS) continue;
@@ -224,12 +225,16 @@ export class RestStore {
         }
       }
       const old = kv.object;
-      const prior = deepClone(old);
+      // The stored object as the strategy sees it (with a codec, in the request's version): `base` is
+      // shared and never changed; tryUpdate gets a copy of its own, which it may change.
+      const codec = opts.codec;
+      if (codec?.prepare) await codec.prepare([old]);
+      const base = codec ? codec.toVersion(old) : old;
+      const prior = deepClone(base);
       let obj = await tryUpdate(prior);
       const sub = opts.subresource === undefined ? undefined : this.subresourceStrategy(opts.subresource);
       if (sub) obj = sub.prepareForUpdate(obj, prior);
-      const meta = (obj.metadata ??= {});
-      const clientRV = meta.resourceVersion;
+      const clientRV = (obj.metadata ??= {}).resourceVersion;
       if (clientRV !== undefined && clientRV !== '' && clientRV !== old.metadata.resourceVersion) {
         throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
       }
@@ -237,9 +242,11 @@ export class RestStore {
         throw errors.invalid(this.resource, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
       }
       const admission = opts.admission;
-      if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: old });
-      this.beforeUpdate(namespace, obj, old, opts);
-      if (admission?.chain.validating.length) await admission.chain.validate({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: old });
+      if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
+      this.beforeUpdate(namespace, obj, base, opts);
+      if (admission?.chain.validating.length) await admission.chain.validate({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
+      obj = await this.toStorage(obj, opts);
+      const meta = obj.metadata;
       meta.resourceVersion = old.metadata.resourceVersion;
       // Also points obj's unchanged members at old's, so the cache shares them.
       if (shareUnchanged(obj, old)) return { object: old, created: false };
@@ -327,6 +334,14 @@ export class RestStore {
       }
     }
     return { items: deleted, revision: await this.storage.currentRevision() };
+  }
+
+  /** A written object in the storage version: converted from the request's (then pruned and defaulted in the storage version). */
+  private async toStorage(obj: KObject, opts: WriteOptions): Promise<KObject> {
+    if (!opts.codec) return obj;
+    const stored = await opts.codec.toStorage(obj);
+    if (stored.apiVersion !== obj.apiVersion) this.strategy.prepareForStorage?.(stored);
+    return stored;
   }
 
   private subresourceStrategy(subresource: string): SubresourceStrategy | undefined {

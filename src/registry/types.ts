@@ -43,6 +43,11 @@ export interface Strategy {
   validatesMetadata?: boolean;
   /** Called on every object decoded from storage (pruning and defaulting on read; the result is not written back). */
   onRead?(obj: KObject): void;
+  /**
+   * Called on a written object converted from the version the strategy saw to the storage
+   * version (pruning and defaulting in the storage version, as upstream after a conversion).
+   */
+  prepareForStorage?(obj: KObject): void;
   /** Whether something still holds the object from deletion (default: metadata.finalizers is not empty). */
   hasPendingFinalizers?(obj: KObject): boolean;
   /** PUT of a missing object creates it. */
@@ -82,6 +87,22 @@ export interface WriteOptions {
   warnings?: string[];
   /** The admission chain, run by the store at upstream's points (absent: in-process writes). */
   admission?: Admission;
+  /**
+   * The request's version, when the strategy runs in it (custom resources): the store hands
+   * `tryUpdate`, the strategy and admission objects in that version, and converts to the
+   * storage version after them. Absent: objects are in the storage version throughout.
+   */
+  codec?: VersionCodec;
+}
+
+/** Conversions between the storage version and one served version. */
+export interface VersionCodec {
+  /** Runs the asynchronous conversions (webhooks, in-process converters) that toVersion will need. */
+  prepare?(objects: KObject[]): Promise<void>;
+  /** A stored object in this version (may be shared: copy before changing it). */
+  toVersion(obj: KObject): KObject;
+  /** An object of this version in the storage version. */
+  toStorage(obj: KObject): KObject | Promise<KObject>;
 }
 
 export interface DeleteOptions extends WriteOptions {

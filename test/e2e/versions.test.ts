@@ -461,5 +461,18 @@ for (const via of ['an in-process converter', 'a conversion webhook']) {
       assert.deepEqual((await stored('d')).spec, { schedule: 'keep', replicas: 3 });
       assert.deepEqual((await stored('d')).status, { lastSchedule: 'later', replicas: 1 });
     });
+
+    it('validates and warns in the version the client wrote, then stores in the storage version', async () => {
+      const bad = await s.request('POST', beta, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'bad' }, spec: { cronSpec: 5 } } });
+      assert.equal(bad.status, 422, bad.text);
+      assert.equal(bad.json.message, `Rename.${GROUP} "bad" is invalid: spec.cronSpec: Invalid value: "integer": spec.cronSpec in body must be of type string: "integer"`);
+      const badUpdate = await s.request('PATCH', `${beta}/a`, { body: { spec: { cronSpec: true } }, contentType: 'application/merge-patch+json' });
+      assert.equal(badUpdate.status, 422, badUpdate.text);
+      assert.match(badUpdate.json.message, /spec\.cronSpec: Invalid value: "boolean"/);
+      const unknown = await s.request('POST', beta, { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Rename', metadata: { name: 'unknown' }, spec: { cronSpec: 'x', schedule: 'y' } } });
+      assert.equal(unknown.status, 201, unknown.text);
+      assert.equal(unknown.headers.warning, '299 - "unknown field \\"spec.schedule\\""', 'the v1 field is unknown in v1beta1');
+      assert.deepEqual((await stored('unknown')).spec, { schedule: 'x' }, 'pruned in v1beta1, then converted');
+    });
   });
 }

@@ -14,7 +14,7 @@ import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
 import { writeStoredObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { checkTypeMeta } from './decode-object.js';
-import { dryRunOf, storeOptions } from './write.js';
+import { dryRunOf, fromInternal, storeOptions, toInternal } from './write.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
 import { applyBodyError, applyObject, checkApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
 import { parseYamlBody } from '../yaml-bodies.js';
@@ -96,15 +96,14 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
-    async (old) => {
-      await endpoint.prepare?.([old!]);
-      const live = endpoint.toVersion(old!);
+    (old) => {
+      const live = fromInternal(ctx, old!);
       const obj = checkTypeMeta(ctx, patch.apply(live), patch.raw);
       if (obj.metadata.name !== info.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
       }
       trackUpdate(ctx, live, obj);
-      return endpoint.toStorage(obj);
+      return toInternal(ctx, obj);
     },
     storeOptions(ctx, dryRun),
   );
@@ -120,9 +119,8 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
-    async (old) => {
-      if (old) await endpoint.prepare?.([old]);
-      const live = old ? endpoint.toVersion(old) : undefined;
+    (old) => {
+      const live = old ? fromInternal(ctx, old) : undefined;
       if (!live && endpoint.terminating) throw errors.forbidden(gr, info.name!, 'create not allowed while custom resource definition is terminating');
       const obj = applyObject(live, applied, manager, { ...fieldManagerOptions(endpoint, info.subresource), kind: endpoint.names.kind, force });
       if (!live && obj.metadata?.uid) {
@@ -136,7 +134,7 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
       if (endpoint.names.namespaced && obj.metadata.namespace && obj.metadata.namespace !== info.namespace) {
         throw errors.badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${info.namespace})`);
       }
-      return endpoint.toStorage(obj);
+      return toInternal(ctx, obj);
     },
     // Apply creates a missing object; through a subresource it does not (the store answers 404).
     { ...storeOptions(ctx, dryRun, 'PatchOptions'), allowCreate: info.subresource === undefined },

@@ -22,7 +22,9 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   const scale = endpoint.subresources.scale!;
   const gr = { group: endpoint.group, resource: endpoint.names.resource };
   if (info.verb === 'get') {
-    const obj = await endpoint.store.get(info.namespace, info.name!);
+    const stored = await endpoint.store.get(info.namespace, info.name!);
+    await endpoint.prepare?.([stored]);
+    const obj = endpoint.toVersion(stored);
     if (!getPath(obj, scale.specReplicasPath).found) throw errors.badRequest(`the spec replicas field "${scale.specReplicasPath}" does not exist`);
     return writeVersionedObject(ctx.res, 200, toScale(obj, scale), ctx);
   }
@@ -35,7 +37,8 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
-    async (old) => {
+    (old) => {
+      // `old` is in the request's version (the store's codec), where the scale paths point.
       if (patch?.kind === 'apply') return applyToScale(ctx, old!, patch.applied!, scale, force ?? false);
       const desired = incoming ?? checkScale(ctx, patch!.apply(toScale(old!, scale)));
       const live = deepClone(old!);
@@ -43,7 +46,8 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     },
     { ...storeOptions(ctx, dryRun), subresource: 'scale' },
   );
-  writeVersionedObject(ctx.res, 200, toScale(result.object, scale), ctx);
+  await endpoint.prepare?.([result.object]);
+  writeVersionedObject(ctx.res, 200, toScale(endpoint.toVersion(result.object), scale), ctx);
 }
 
 /** Decode checks of an autoscaling/v1 Scale body, and its validation. */
@@ -68,19 +72,17 @@ function checkScale(ctx: HandlerContext, body: unknown): KObject {
  * Server-side apply of a Scale: the applied replicas become an apply of the
  * object's replica field by the manager, recorded with subresource "scale".
  */
-async function applyToScale(ctx: HandlerContext, old: KObject, applied: KObject, scale: ScaleConfig, force: boolean): Promise<KObject> {
+function applyToScale(ctx: HandlerContext, live: KObject, applied: KObject, scale: ScaleConfig, force: boolean): KObject {
   if (applied.apiVersion !== 'autoscaling/v1' || applied.kind !== 'Scale') {
     throw errors.badRequest(`invalid object type: ${gvkString(applied.apiVersion ?? '', applied.kind ?? '')}`);
   }
   const desired = checkScale(ctx, applied);
   const { endpoint } = ctx;
-  await endpoint.prepare?.([old]);
-  const live = endpoint.toVersion(old);
   const asObject: KObject = { apiVersion: live.apiVersion, kind: live.kind, metadata: { name: live.metadata.name } };
   if (typeof desired.spec?.replicas === 'number') setPath(asObject, scale.specReplicasPath, desired.spec.replicas);
   const merged = applyObject(live, asObject, ctx.query.get('fieldManager')!, { ...fieldManagerOptions(endpoint, 'scale'), kind: endpoint.names.kind, force });
   if (desired.metadata?.resourceVersion) merged.metadata.resourceVersion = desired.metadata.resourceVersion;
-  return endpoint.toStorage(merged);
+  return merged;
 }
 
 function applyScale(old: KObject, desired: KObject, scale: ScaleConfig): KObject {

@@ -5,7 +5,7 @@ import { errors } from '../../machinery/status.js';
 import { writeStoredObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import type { ServedResource } from '../../registry/registry.js';
-import type { WriteOptions } from '../../registry/types.js';
+import type { KObject, WriteOptions } from '../../registry/types.js';
 import type { Admission } from '../../registry/admission.js';
 import { readObjectBody } from './decode-object.js';
 import { trackUpdate } from './field-manager.js';
@@ -37,7 +37,22 @@ export function storeOptions(ctx: HandlerContext, dryRun: boolean, optionsKind =
     rawBody: ctx.rawBody,
     warnings: ctx.warnings,
     admission: admissionOf(ctx, dryRun),
+    codec: ctx.endpoint.custom ? ctx.endpoint : undefined,
   };
+}
+
+/**
+ * The form the store's strategy works on: a custom resource stays in the request's
+ * version (the store converts it after the strategy, as upstream's CR scope does); a
+ * built-in is in its internal form, which for kapi is its storage version.
+ */
+export function toInternal(ctx: HandlerContext, obj: KObject): KObject | Promise<KObject> {
+  return ctx.endpoint.custom ? obj : ctx.endpoint.toStorage(obj);
+}
+
+/** An object the store hands a handler (in the internal form) in the request's version. */
+export function fromInternal(ctx: HandlerContext, obj: KObject): KObject {
+  return ctx.endpoint.custom ? obj : ctx.endpoint.toVersion(obj);
 }
 
 /** The admission chain and this request's attributes for it, as the store runs it. */
@@ -71,7 +86,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
     if (ns && ns !== info.namespace) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   trackUpdate(ctx, undefined, obj);
-  const created = await endpoint.store.create(info.namespace, await endpoint.toStorage(obj), storeOptions(ctx, dryRun));
+  const created = await endpoint.store.create(info.namespace, await toInternal(ctx, obj), storeOptions(ctx, dryRun));
   await endpoint.prepare?.([created]);
   writeStoredObject(ctx.res, 201, created, ctx);
 }
@@ -92,12 +107,11 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const result = await endpoint.store.update(
     info.namespace,
     name,
-    async (old) => {
-      if (old) await endpoint.prepare?.([old]);
+    (old) => {
       // A copy per attempt: a retried compare-and-swap must not see the last attempt's managed fields.
       const next = deepClone(obj);
-      trackUpdate(ctx, old ? endpoint.toVersion(old) : undefined, next);
-      return endpoint.toStorage(next);
+      trackUpdate(ctx, old ? fromInternal(ctx, old) : undefined, next);
+      return toInternal(ctx, next);
     },
     storeOptions(ctx, dryRun),
   );
