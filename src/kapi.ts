@@ -203,7 +203,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
 
   // Garbage collection, namespace deletion and CRD instance cleanup run on one replica at a time.
   let controllers: { hub: ObjectEventHub; gc: GarbageCollector; namespaces: NamespaceController } | undefined;
-  const elector = new LeaderElector(registry.lookup('coordination.k8s.io', 'v1', 'leases')!.store, {
+  const leases = clientFor(identities.controllerManager).resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
+  const elector = new LeaderElector(leases, {
     async onStartedLeading() {
       const hub = new ObjectEventHub(registry);
       const namespaces = new NamespaceController(clientFor(identities.namespaces), hub, warn);

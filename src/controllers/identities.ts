@@ -15,15 +15,29 @@ export interface ControllerIdentity {
   userAgent: string;
 }
 
-function serviceAccount(name: string): ControllerIdentity {
-  const username = `system:serviceaccount:kube-system:${name}`;
+function identity(username: string, groups: string[]): ControllerIdentity {
   return {
-    user: { name: username, uid: '', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system'] },
+    user: { name: username, uid: '', groups },
     token: randomBytes(32).toString('base64url'),
     userAgent: `kube-controller-manager/${versionInfo().gitVersion} (${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}) kubernetes/kapi/${username}`,
   };
 }
 
-export function controllerIdentities(): { namespaces: ControllerIdentity; garbageCollector: ControllerIdentity } {
-  return { namespaces: serviceAccount('namespace-controller'), garbageCollector: serviceAccount('generic-garbage-collector') };
+function serviceAccount(name: string): ControllerIdentity {
+  return identity(`system:serviceaccount:kube-system:${name}`, ['system:serviceaccounts', 'system:serviceaccounts:kube-system']);
+}
+
+export interface ControllerIdentities {
+  /** Leader election, as kube-controller-manager itself. */
+  controllerManager: ControllerIdentity;
+  namespaces: ControllerIdentity;
+  garbageCollector: ControllerIdentity;
+}
+
+export function controllerIdentities(): ControllerIdentities {
+  return {
+    controllerManager: identity('system:kube-controller-manager', []),
+    namespaces: serviceAccount('namespace-controller'),
+    garbageCollector: serviceAccount('generic-garbage-collector'),
+  };
 }

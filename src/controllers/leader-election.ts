@@ -2,13 +2,21 @@
  * Leader election over a coordination.k8s.io/v1 Lease, as kube-controller-manager
  * does: the holder renews the lease every `retryPeriod`; another replica takes
  * it over (compare-and-swap on the Lease) once `leaseDuration` passes without a
- * renewal. The in-process controllers run only while this replica leads.
+ * renewal. The in-process controllers run only while this replica leads. The
+ * Lease is read and written through the API (kube-controller-manager's client),
+ * each write a compare-and-swap on the resourceVersion read.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { toMicroTime } from '../machinery/time.js';
-import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
+
+/** What the elector needs of the API: the leases resource (a ResourceClient). */
+export interface LeaseClient {
+  get(namespace: string, name: string): Promise<KObject>;
+  create(namespace: string, obj: KObject): Promise<KObject>;
+  update(namespace: string, name: string, obj: KObject): Promise<KObject>;
+}
 
 export interface LeaderElectionOptions {
   namespace?: string;
@@ -32,7 +40,7 @@ export class LeaderElector {
   private readonly exclusive: boolean;
 
   constructor(
-    private readonly leases: RestStore,
+    private readonly leases: LeaseClient,
     private readonly callbacks: { onStartedLeading(): Promise<void>; onStoppedLeading(): void },
     opts: LeaderElectionOptions = {},
   ) {
@@ -60,13 +68,14 @@ export class LeaderElector {
     if (this.leading) {
       await this.setLeading(false);
       // Hand over at once: an expired lease lets the next replica take it without waiting.
-      await this.leases
-        .update(this.namespace, this.name, (old) => {
-          if (old?.spec?.holderIdentity !== this.identity) throw Object.assign(new Error('not ours'), { code: 409 });
-          old.spec = { ...old.spec, renewTime: toMicroTime(new Date(0)), holderIdentity: '' };
-          return old;
-        })
-        .catch(() => undefined);
+      try {
+        const current = await this.leases.get(this.namespace, this.name);
+        if (current.spec?.holderIdentity === this.identity) {
+          await this.leases.update(this.namespace, this.name, { ...current, spec: { ...current.spec, renewTime: toMicroTime(new Date(0)), holderIdentity: '' } });
+        }
+      } catch {
+        // gone, or taken meanwhile: nothing to hand over
+      }
     }
   }
 
@@ -118,7 +127,7 @@ export class LeaderElector {
     next.spec = spec(ours ? (s.leaseTransitions ?? 0) : (s.leaseTransitions ?? 0) + 1, ours ? s.acquireTime : undefined);
     try {
       // The resourceVersion read above makes this a compare-and-swap: two replicas cannot both win.
-      await this.leases.update(this.namespace, this.name, () => next);
+      await this.leases.update(this.namespace, this.name, next);
     } catch (err) {
       if ((err as { code?: number }).code === 409) return false;
       throw err;

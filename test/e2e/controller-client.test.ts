@@ -96,6 +96,13 @@ describe('in-process controllers as API clients', () => {
     assert.ok(byCollector.some((a) => a.verb === 'get' && a.name === 'owner'), 'looked up the owner');
   });
 
+  it('holds its leader-election Lease through the API, as kube-controller-manager', async () => {
+    const lease = await s.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kapi-controllers');
+    assert.equal(lease.status, 200);
+    assert.ok(lease.json.spec.holderIdentity);
+    assert.deepEqual(lease.json.metadata.managedFields.map((m: any) => m.manager), ['kube-controller-manager']);
+  });
+
   it('has a client and an informer that list, watch, and list again after a 410', async () => {
     const client = new Client((req, sink) => s.kapi.loopback(req, sink), s.kapi.adminToken, 'test-client/1.0');
     const configmaps = client.resource(CM);
