@@ -35,6 +35,7 @@ import { ApiMetrics } from './server/metrics.js';
 import { builtinApplyType } from './server/handlers/field-manager.js';
 import { HttpServer, type ServerLimits } from './server/server.js';
 import type { LoopbackRequest, LoopbackSink } from './server/loopback.js';
+import { auditLogBackend, parseAuditPolicy, type AuditBackend, type AuditPolicy } from './server/audit.js';
 import { alwaysAllow, type Authorizer } from './server/authz.js';
 import { openStorageAsync, type Storage, type StorageConfig } from './storage/index.js';
 
@@ -64,6 +65,12 @@ export interface KapiOptions {
   warn?: (message: string) => void;
   /** Controller leader election (replicas on etcd): lease duration and retry period. */
   leaderElection?: { leaseDurationSeconds?: number; retryPeriodMs?: number };
+  /** --audit-policy-file: the audit policy (audit.k8s.io/v1 Policy); without it nothing is audited, as upstream. */
+  auditPolicyFile?: string;
+  /** --audit-log-path: where audit events go, one JSON event per line ('-': standard output). */
+  auditLogPath?: string;
+  /** An audit backend of the embedder's (instead of a log file); needs auditPolicyFile. */
+  auditBackend?: AuditBackend;
 }
 
 export interface Kapi {
@@ -187,6 +194,13 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   // The reviews: resources with no store, answered by the authenticator and the authorizer.
   for (const ep of authenticationReviews((token) => authenticator.authenticate(`Bearer ${token}`))) registry.add(ep);
   for (const ep of authorizationReviews(options.authorizer ?? alwaysAllow)) registry.add(ep);
+  let auditing: { policy: AuditPolicy; backend: AuditBackend } | undefined;
+  if (options.auditPolicyFile && (options.auditLogPath || options.auditBackend)) {
+    const policy = parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile);
+    auditing = { policy, backend: options.auditBackend ?? auditLogBackend(options.auditLogPath!) };
+  } else if (options.auditLogPath) {
+    warn('kapi: --audit-log-path has no effect without --audit-policy-file (as kube-apiserver: no policy, no audit)');
+  }
   const http = new HttpServer({
     registry,
     tls: { cert: tls.certPem, key: tls.keyPem },
@@ -198,6 +212,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     limits: options.limits,
     requestLog: options.requestLog,
     logError: warn,
+    audit: auditing,
   });
   const clientFor = (id: ControllerIdentity) => new Client((req, sink) => http.loopback(req, sink), id.token, id.userAgent);
 
@@ -248,6 +263,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       crds.stop();
       for (const ep of registry.all()) ep.store.stop();
       await storage.close();
+      auditing?.backend.close?.();
     },
   };
 }

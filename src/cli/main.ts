@@ -23,6 +23,8 @@ interface ServeOptions {
   maxWatches: string;
   requestTimeout: string;
   minRequestTimeout: string;
+  auditPolicyFile?: string;
+  auditLogPath?: string;
   v: string;
 }
 
@@ -59,6 +61,8 @@ program
   .option('--max-watches <n>', 'watches open at once; more get 429 (0: no limit)', '20000')
   .option('--request-timeout <duration>', 'how long a request that is not a watch may take before it gets 504', '1m0s')
   .option('--min-request-timeout <seconds>', 'a watch without timeoutSeconds ends after a random time between this and twice this', '1800')
+  .option('--audit-policy-file <file>', 'the audit policy (audit.k8s.io/v1 Policy); without it nothing is audited')
+  .option('--audit-log-path <file>', "where audit events go, one JSON event per line ('-': standard output)")
   .option('-v, --v <level>', 'log verbosity; 2 and above log every request', '0')
   .action(async (opts: ServeOptions) => {
     const started = performance.now();
@@ -82,6 +86,8 @@ program
       converters,
       limits,
       requestLog: verbosity >= 2 ? (line) => process.stderr.write(line) : undefined,
+      auditPolicyFile: opts.auditPolicyFile,
+      auditLogPath: opts.auditLogPath,
       storage: opts.etcdServers
         ? {
             kind: 'etcd',

@@ -113,6 +113,7 @@ export function authorization(authorizer: Authorizer): Filter {
   return async (x, next) => {
     const attributes = attributesOf(x);
     const d = await authorizer.authorize(attributes);
+    x.authorization = { decision: d.decision === 'allow' ? 'allow' : 'forbid', reason: d.decision === 'allow' ? '' : (d.reason ?? '') };
     if (d.decision !== 'allow') throw forbidden(attributes, d.reason);
     return next(x);
   };

@@ -6,12 +6,14 @@ import { parseYamlBody } from './yaml-bodies.js';
 import type { Request, Response } from './exchange.js';
 import { RequestAbortedError } from './request-aborted.js';
 import { LARGE_BODY_BYTES, largeBodyTurn } from './large-bodies.js';
+import { rememberRequestBody } from './audit.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** The body; a large one is handed over in its turn (see large-bodies.ts), which ends with `res`. */
 export async function readBody(req: Request, res: Response, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const body = await readAll(req, limit);
+  rememberRequestBody(req, body);
   if (body.length >= LARGE_BODY_BYTES) await largeBodyTurn(res);
   return body;
 }

@@ -13,7 +13,7 @@ import type { UserInfo } from './authn.js';
 import type { Request, Response } from './exchange.js';
 import type { RequestInfo } from './request-info.js';
 import { goQuote } from '../machinery/go-text.js';
-import { errors } from '../machinery/status.js';
+import { errors, type Status } from '../machinery/status.js';
 import { writeError, writePlain } from './respond.js';
 
 /** One request as it passes the filters. */
@@ -31,6 +31,10 @@ export interface Exchange {
   timedOut?: boolean;
   /** Made inside the process (the in-process controllers' client, loopback.ts). */
   loopback?: boolean;
+  /** The authorizer's decision, once made (for the audit). */
+  authorization?: { decision: string; reason: string };
+  /** The Status a failed request was answered with (for the audit). */
+  status?: Status;
 }
 
 export type Handler = (x: Exchange) => Promise<void>;

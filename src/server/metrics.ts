@@ -7,6 +7,7 @@
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiRegistry, Endpoint } from '../registry/registry.js';
 import type { ResourceRequest } from './request-info.js';
+import type { Filter } from './filters.js';
 
 const DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
@@ -186,4 +187,25 @@ class LabelledSeries {
     }
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
+}
+
+/**
+ * The metrics filter: every resource request counted and timed under its labels
+ * (once it is answered: a watch when it ends), watches counted while open.
+ */
+export function requestMetrics(metrics: ApiMetrics, registry: ApiRegistry): Filter {
+  return async (x, next) => {
+    const info = x.info;
+    const endpoint = info?.kind === 'resource' ? registry.route(info.group, info.version, info.resource) : undefined;
+    if (info?.kind !== 'resource' || !endpoint) return next(x);
+    const labels = metrics.labels(info, endpoint, x.req.headers['content-type'], x.query.has('dryRun'));
+    if (!labels) return next(x);
+    const watchDone = info.verb === 'watch' ? metrics.watchStarted(labels) : undefined;
+    try {
+      await next(x);
+    } finally {
+      watchDone?.();
+      metrics.observe(labels, x.timedOut ? 504 : x.status?.code ?? x.res.statusCode, Number(process.hrtime.bigint() - x.started) / 1e9);
+    }
+  };
 }

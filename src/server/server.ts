@@ -20,9 +20,10 @@ import { serveVirtual } from './handlers/virtual.js';
 import { RequestAbortedError } from './request-aborted.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { JSON_OUTPUT, negotiateOutput, type Negotiated } from './negotiation.js';
-import type { ApiMetrics, RequestLabels } from './metrics.js';
+import { requestMetrics, type ApiMetrics } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
-import { writeError, writeNotFound, writeObject, addWarnings, writePlain } from './respond.js';
+import { writeError, writeNotFound, writeObject, addWarnings, writePlain, statusOf } from './respond.js';
+import { audit, type AuditBackend, type AuditPolicy } from './audit.js';
 import { IdleConnections, type Connection } from './connections.js';
 import { loopbackExchange, type LoopbackRequest, type LoopbackSink } from './loopback.js';
 import { alwaysAllow, authorization, type Authorizer } from './authz.js';
@@ -48,6 +49,8 @@ export interface HttpServerOptions {
   requestLog?: (line: string) => void;
   /** Told about failures no client is told of in full (a handler's unexpected exception). */
   logError?: (message: string) => void;
+  /** Auditing: the policy and where events go (absent: no audit, as without --audit-policy-file). */
+  audit?: { policy: AuditPolicy; backend: AuditBackend };
 }
 
 export interface ServerLimits extends Limits {
@@ -120,10 +123,13 @@ export class HttpServer {
     Object.assign(this.server, { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: 0, requestTimeout: 0 });
     const filters: Filter[] = [];
     if (options.requestLog) filters.push(requestLog(options.requestLog));
-    filters.push((x, next) => this.authenticate(x, next), impersonation(options.authorizer ?? alwaysAllow));
+    filters.push((x, next) => this.authenticate(x, next));
+    if (options.audit) filters.push(audit(options.audit.policy, options.audit.backend));
+    filters.push(impersonation(options.authorizer ?? alwaysAllow));
     // AlwaysAllow, the default, is no filter at all: nothing to build attributes for.
     if (options.authorizer && options.authorizer !== alwaysAllow) filters.push(authorization(options.authorizer));
     filters.push(inFlightLimits(limits), requestTimeout(limits.requestTimeoutMs, endExchange));
+    if (options.metrics) filters.push(requestMetrics(options.metrics, options.registry));
     this.serve = compose(filters, (x) => this.route(x));
     // HTTP/2 streams are served as they are: drop the hook that would wrap each in
     // Node's compatibility request/response once a 'request' listener (HTTP/1.1) is added.
@@ -202,7 +208,7 @@ export class HttpServer {
    * connection), never as an exception that leaves this function.
    */
   private async handle(req: Request, res: Response, loopback = false): Promise<void> {
-    const x: Exchange = { req, res, auditId: randomUUID(), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY, loopback };
+    const x: Exchange = { req, res, auditId: auditIdOf(req), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY, loopback };
     try {
       res.setHeader('Cache-Control', 'no-cache, private');
       res.setHeader('Audit-Id', x.auditId);
@@ -267,8 +273,6 @@ export class HttpServer {
     const endpoint = this.options.registry.route(info.group, info.version, info.resource);
     if (!endpoint) return writeNotFound(res);
     let output: Negotiated = JSON_OUTPUT;
-    let labels: RequestLabels | undefined;
-    let watchDone: (() => void) | undefined;
     try {
       const reads = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';
       output = negotiateOutput(req.headers.accept, {
@@ -295,19 +299,13 @@ export class HttpServer {
         addWarnings(res, ctx.warnings);
         return writeHead(...args);
       };
-      if (this.options.metrics) {
-        labels = this.options.metrics.labels(info, endpoint, req.headers['content-type'], query.has('dryRun'));
-        if (labels && info.verb === 'watch') watchDone = this.options.metrics.watchStarted(labels);
-      }
       if (endpoint.virtual) await serveVirtual({ ...ctx, endpoint });
       else await serveResource(ctx as HandlerContext);
     } catch (err) {
       if (x.timedOut || err instanceof RequestAbortedError) return;
       if (!(err instanceof StatusError)) this.logUnexpected(x, err);
+      x.status = statusOf(err).toStatus();
       writeError(res, err, output.serializer);
-    } finally {
-      watchDone?.();
-      if (labels) this.options.metrics!.observe(labels, x.timedOut ? 504 : res.statusCode, Number(process.hrtime.bigint() - x.started) / 1e9);
     }
   }
 
@@ -345,6 +343,14 @@ export class HttpServer {
     writeObject(res, 200, doc, format);
   }
 }
+
+/** The request's Audit-ID as the client sent it (upstream's WithAuditInit), when it is a plain token; else a new one. */
+function auditIdOf(req: Request): string {
+  const sent = req.headers['audit-id'];
+  return typeof sent === 'string' && AUDIT_ID.test(sent) ? sent : randomUUID();
+}
+
+const AUDIT_ID = /^[\x21-\x7e]{1,256}$/;
 
 /**
  * End an exchange whose answer is written but whose request body has not all
