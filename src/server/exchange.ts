@@ -116,11 +116,30 @@ function quietOnDestroy(stream: ServerHttp2Stream): void {
  * HEADERS frame. A stream the client has reset takes no more writes (they are
  * dropped, as the compatibility layer drops them).
  */
-export class StreamResponse implements Response {
+/** Headers gathered until the response's head is written (HTTP/2 streams, loopback exchanges). */
+export abstract class PendingHeaders {
   statusCode = 200;
-  private readonly pending: OutgoingHttpHeaders = {};
+  protected readonly pending: OutgoingHttpHeaders = {};
 
+  setHeader(name: string, value: string | number | readonly string[]): this {
+    this.pending[name.toLowerCase()] = value as string | number | string[];
+    return this;
+  }
+
+  writeHead(code: number, headers?: OutgoingHttpHeaders): this {
+    this.statusCode = code;
+    if (headers) for (const name in headers) this.pending[name.toLowerCase()] = headers[name];
+    this.headReady();
+    return this;
+  }
+
+  /** writeHead was called: send the head now, or at the first write. */
+  protected abstract headReady(): void;
+}
+
+export class StreamResponse extends PendingHeaders implements Response {
   constructor(private readonly stream: ServerHttp2Stream) {
+    super();
     // Stream errors (a reset, a write after close) end the exchange; the handlers see 'close'.
     stream.on('error', () => {});
     quietOnDestroy(stream);
@@ -142,16 +161,8 @@ export class StreamResponse implements Response {
     return this.stream.writableLength;
   }
 
-  setHeader(name: string, value: string | number | readonly string[]): this {
-    this.pending[name.toLowerCase()] = value as string | number | string[];
-    return this;
-  }
-
-  writeHead(code: number, headers?: OutgoingHttpHeaders): this {
-    this.statusCode = code;
-    if (headers) for (const name in headers) this.pending[name.toLowerCase()] = headers[name];
+  protected headReady(): void {
     this.respond(false);
-    return this;
   }
 
   flushHeaders(): void {

@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import type { Request, Response } from './exchange.js';
+import { PendingHeaders, type Request, type Response } from './exchange.js';
 
 export interface LoopbackRequest {
   method: string;
@@ -46,27 +46,27 @@ export function loopbackExchange(handle: LoopbackHandler, request: LoopbackReque
   };
 }
 
-class LoopbackResponse extends EventEmitter implements Response {
-  statusCode = 200;
+class LoopbackResponse extends PendingHeaders implements Response {
   headersSent = false;
   writableEnded = false;
   destroyed = false;
   readonly writableLength = 0;
-  private readonly pending: OutgoingHttpHeaders = {};
+  private readonly events = new EventEmitter();
 
   constructor(private readonly sink: LoopbackSink) {
     super();
   }
 
-  setHeader(name: string, value: string | number | readonly string[]): this {
-    this.pending[name.toLowerCase()] = value as string | number | string[];
+  /** The head goes to the client with the first write (or the end). */
+  protected headReady(): void {}
+
+  once(event: 'close', listener: () => void): this {
+    this.events.once(event, listener);
     return this;
   }
 
-  writeHead(code: number, headers?: OutgoingHttpHeaders): this {
-    this.statusCode = code;
-    if (headers) for (const name in headers) this.pending[name.toLowerCase()] = headers[name];
-    return this;
+  private emitClose(): void {
+    this.events.emit('close');
   }
 
   flushHeaders(): void {
@@ -90,7 +90,7 @@ class LoopbackResponse extends EventEmitter implements Response {
     this.sendHead();
     this.writableEnded = true;
     if (!this.destroyed) this.sink.end();
-    this.emit('close');
+    this.emitClose();
     return this;
   }
 
@@ -98,7 +98,7 @@ class LoopbackResponse extends EventEmitter implements Response {
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
-    if (!this.writableEnded) this.emit('close');
+    if (!this.writableEnded) this.emitClose();
   }
 
   private sendHead(): void {

@@ -9,19 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Attributes, Decision } from '../../src/server/authz.js';
 import { Client, ResourceClient } from '../../src/sdk/client.js';
 import { Informer } from '../../src/sdk/informer.js';
-import { startTestServer, type TestServer } from './harness.js';
+import { startTestServer, until, type TestServer } from './harness.js';
 
 const NS_CONTROLLER = 'system:serviceaccount:kube-system:namespace-controller';
 const GC = 'system:serviceaccount:kube-system:generic-garbage-collector';
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('in-process controllers as API clients', () => {
   let s: TestServer;

@@ -4,18 +4,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startKapi, type Kapi } from '../../src/kapi.js';
 import { openStorage } from '../../src/storage/index.js';
-import { CRONTAB_CRD, cronTab, startTestServer, type TestServer } from './harness.js';
+import { CRONTAB_CRD, cronTab, startTestServer, until, type TestServer } from './harness.js';
 
 const CT = '/apis/stable.example.com/v1/namespaces/default/crontabs';
 const CM = '/api/v1/namespaces/default/configmaps';
-
-async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('garbage collection', () => {
   let s: TestServer;
@@ -55,7 +47,7 @@ describe('garbage collection', () => {
     assert.equal(del.status, 200);
     assert.equal(del.json.kind, 'Status', 'background deletion removes the owner at once');
     assert.equal(await status(`${CT}/bg-owner`), 404);
-    await until(async () => (await gone(`${CM}/bg-dep-1`)) && (await gone(`${CM}/bg-dep-2`)), 'dependents collected');
+    await until('dependents collected', async () => (await gone(`${CM}/bg-dep-1`)) && (await gone(`${CM}/bg-dep-2`)));
   });
 
   it('orphans dependents: references removed, dependents kept', async () => {
@@ -64,7 +56,7 @@ describe('garbage collection', () => {
     const del = await s.request('DELETE', `${CT}/orphan-owner`, { body: { propagationPolicy: 'Orphan' } });
     assert.equal(del.status, 200);
     assert.deepEqual(del.json.metadata.finalizers, ['orphan']);
-    await until(async () => await gone(`${CT}/orphan-owner`), 'owner gone');
+    await until('owner gone', async () => await gone(`${CT}/orphan-owner`));
     const dep = await s.request('GET', `${CM}/orphan-dep`);
     assert.equal(dep.status, 200, 'the dependent is kept');
     assert.equal(dep.json.metadata.name, 'orphan-dep');
@@ -77,10 +69,10 @@ describe('garbage collection', () => {
     const del = await s.request('DELETE', `${CT}/fg-owner?propagationPolicy=Foreground`);
     assert.equal(del.status, 200);
     assert.deepEqual(del.json.metadata.finalizers, ['foregroundDeletion']);
-    await until(async () => Boolean((await s.request('GET', `${CM}/fg-dep`)).json.metadata.deletionTimestamp), 'dependent marked for deletion');
+    await until('dependent marked for deletion', async () => Boolean((await s.request('GET', `${CM}/fg-dep`)).json.metadata.deletionTimestamp));
     assert.ok(await exists(`${CT}/fg-owner`), 'the owner stays while a blocking dependent exists');
     await patch(`${CM}/fg-dep`, { metadata: { finalizers: null } });
-    await until(async () => await gone(`${CT}/fg-owner`), 'owner removed after its dependent');
+    await until('owner removed after its dependent', async () => await gone(`${CT}/fg-owner`));
     assert.equal(await status(`${CM}/fg-dep`), 404);
   });
 
@@ -90,8 +82,8 @@ describe('garbage collection', () => {
     await dependent('wrong-uid', [{ ...ref(o), uid: '11111111-1111-1111-1111-111111111111' }]);
     await dependent('two-owners', [ref(o), { apiVersion: 'stable.example.com/v1', kind: 'CronTab', name: 'gone', uid: '22222222-2222-2222-2222-222222222222' }]);
     // Each was there: its create answered 201 (a GET now could race the collector).
-    await until(async () => (await gone(`${CM}/dangling`)) && (await gone(`${CM}/wrong-uid`)), 'dangling dependents collected');
-    await until(async () => (await s.request('GET', `${CM}/two-owners`)).json.metadata.ownerReferences?.length === 1, 'dangling reference dropped');
+    await until('dangling dependents collected', async () => (await gone(`${CM}/dangling`)) && (await gone(`${CM}/wrong-uid`)));
+    await until('dangling reference dropped', async () => (await s.request('GET', `${CM}/two-owners`)).json.metadata.ownerReferences?.length === 1);
     assert.ok(await exists(`${CM}/two-owners`));
   });
 
@@ -105,8 +97,8 @@ describe('garbage collection', () => {
     assert.equal(await status(`${CT}/owned-by-cm`), 200);
     const del = await s.request('DELETE', '/api/v1/namespaces/owned-ns-owner');
     assert.equal(del.status, 200, del.text);
-    await until(async () => await gone(`${CM}/cm-owner`), 'configmap owned by a namespace collected');
-    await until(async () => await gone(`${CT}/owned-by-cm`), 'crontab owned by the configmap collected');
+    await until('configmap owned by a namespace collected', async () => await gone(`${CM}/cm-owner`));
+    await until('crontab owned by the configmap collected', async () => await gone(`${CT}/owned-by-cm`));
   });
 
   it('does not hang on an ownership cycle deleted in the foreground', async () => {
@@ -118,7 +110,7 @@ describe('garbage collection', () => {
     assert.equal(await status(`${CM}/cycle-b`), 200);
     const del = await s.request('DELETE', `${CM}/cycle-a`, { body: { propagationPolicy: 'Foreground' } });
     assert.equal(del.status, 200, del.text);
-    await until(async () => (await gone(`${CM}/cycle-a`)) && (await gone(`${CM}/cycle-b`)), 'both members of the cycle deleted');
+    await until('both members of the cycle deleted', async () => (await gone(`${CM}/cycle-a`)) && (await gone(`${CM}/cycle-b`)));
   });
 
   it('refuses an unknown propagation policy', async () => {
@@ -184,13 +176,13 @@ describe('kubectl delete --cascade', () => {
       const r = await s.kubectl(['delete', 'crontab', `k-${cascade}`, `--cascade=${cascade}`, '--timeout=20s']);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, new RegExp(`crontab.stable.example.com "k-${cascade}" deleted`));
-      await until(async () => (await s.request('GET', `${CT}/k-${cascade}`)).status === 404, 'owner gone');
+      await until('owner gone', async () => (await s.request('GET', `${CT}/k-${cascade}`)).status === 404);
       const dep = await s.request('GET', `${CM}/k-dep-${cascade}`);
       if (cascade === 'orphan') {
         assert.equal(dep.status, 200);
         assert.equal(dep.json.metadata.ownerReferences, undefined);
       } else {
-        await until(async () => (await s.request('GET', `${CM}/k-dep-${cascade}`)).status === 404, 'dependent gone');
+        await until('dependent gone', async () => (await s.request('GET', `${CM}/k-dep-${cascade}`)).status === 404);
       }
     });
   }

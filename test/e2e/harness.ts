@@ -188,3 +188,12 @@ export const CRONTAB_CRD = {
 export function cronTab(name: string, namespace = 'default', spec: Record<string, unknown> = { cronSpec: '* * * * */5', image: 'my-awesome-cron-image' }) {
   return { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name, namespace }, spec };
 }
+
+/** Wait until `check` holds, polling; fails naming `what` after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
