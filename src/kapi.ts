@@ -19,6 +19,7 @@ import { Client } from './sdk/client.js';
 import { converterFactory, type ConvertFunction } from './crd/conversion/index.js';
 import { serviceResolver } from './crd/conversion/service-resolver.js';
 import { CrdController } from './crd/controller.js';
+import { CrdFinalizer } from './crd/finalizer.js';
 import { CrdRestStore } from './crd/crd-store.js';
 import { crdStrategy } from './crd/crd-strategy.js';
 import { OpenApiPublisher } from './openapi/index.js';
@@ -215,6 +216,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     audit: auditing,
   });
   const clientFor = (id: ControllerIdentity) => new Client((req, sink) => http.loopback(req, sink), id.token, id.userAgent);
+  crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
 
   // Garbage collection, namespace deletion and CRD instance cleanup run on one replica at a time.
   let controllers: { hub: ObjectEventHub; gc: GarbageCollector; namespaces: NamespaceController } | undefined;

@@ -1,6 +1,7 @@
 /**
  * Who the in-process controllers are when they call the API: the service
- * accounts kube-controller-manager uses with --use-service-account-credentials,
+ * accounts kube-controller-manager uses with --use-service-account-credentials
+ * (and kube-controller-manager and the apiserver's loopback client themselves),
  * each with a bearer token made at start (never written anywhere) and
  * kube-controller-manager's User-Agent, whose product names their writes in
  * managedFields.
@@ -15,11 +16,11 @@ export interface ControllerIdentity {
   userAgent: string;
 }
 
-function identity(username: string, groups: string[]): ControllerIdentity {
+function identity(username: string, groups: string[], product = 'kube-controller-manager'): ControllerIdentity {
   return {
     user: { name: username, uid: '', groups },
     token: randomBytes(32).toString('base64url'),
-    userAgent: `kube-controller-manager/${versionInfo().gitVersion} (${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}) kubernetes/kapi/${username}`,
+    userAgent: `${product}/${versionInfo().gitVersion} (${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}) kubernetes/kapi/${username}`,
   };
 }
 
@@ -28,6 +29,8 @@ function serviceAccount(name: string): ControllerIdentity {
 }
 
 export interface ControllerIdentities {
+  /** The apiserver's own loopback client (the CRD finalizer), as kube-apiserver's: system:masters. */
+  apiserver: ControllerIdentity;
   /** Leader election, as kube-controller-manager itself. */
   controllerManager: ControllerIdentity;
   namespaces: ControllerIdentity;
@@ -36,6 +39,7 @@ export interface ControllerIdentities {
 
 export function controllerIdentities(): ControllerIdentities {
   return {
+    apiserver: identity('system:apiserver', ['system:masters'], 'kube-apiserver'),
     controllerManager: identity('system:kube-controller-manager', []),
     namespaces: serviceAccount('namespace-controller'),
     garbageCollector: serviceAccount('generic-garbage-collector'),

@@ -1,9 +1,9 @@
 /**
  * The CRD runtime. Follows every CustomResourceDefinition and keeps the server
  * in step with it: accepted names and the NamesAccepted/Established conditions
- * (conflicts are settled within a group, first come first served), the endpoints
- * of each served version, and on deletion the removal of every instance before
- * the cleanup finalizer is dropped.
+ * (conflicts are settled within a group, first come first served) and the
+ * endpoints of each served version; a CRD being deleted is handed to the CRD
+ * finalizer (finalizer.ts) on the leading replica.
  *
  * Reconciles are serialized per CRD. The CRD API waits for one after each write
  * (`sync`), so a CRD is served by the time its POST returns.
@@ -17,7 +17,8 @@ import type { KObject } from '../registry/types.js';
 import type { Storage } from '../storage/types.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { KeyedSerializer } from '../util/keyed-serializer.js';
-import { CLEANUP_FINALIZER, desiredState, isConditionTrue, setCondition } from './naming.js';
+import { desiredState, isConditionTrue } from './naming.js';
+import type { CrdFinalizer } from './finalizer.js';
 import { customResourceEndpoints, newCustomResourceStore, resourceNamesOf } from './serving.js';
 import { customResourceOptions, customResourceStrategy } from './custom-resource-strategy.js';
 
@@ -27,8 +28,6 @@ interface Serving {
   generation: number;
   store: RestStore;
   endpointKeys: Array<[string, string, string]>;
-  /** Watches instances while deletion waits for their finalizers. */
-  instanceWatch?: CacheWatcher;
 }
 
 export class CrdController {
@@ -41,6 +40,8 @@ export class CrdController {
   private watcher?: CacheWatcher;
   /** Only the leading replica deletes the instances of a CRD being deleted. */
   private leader = false;
+  /** The CRD finalizer, set once the API can be called (it writes through it). */
+  finalizer?: CrdFinalizer;
 
   constructor(
     private readonly storage: Storage,
@@ -75,7 +76,13 @@ export class CrdController {
     for (const e of this.crds.cache.list().items) if (e.object.metadata.deletionTimestamp) void this.sync(e.object.metadata.name);
   }
 
+  /** The store serving a CRD's resource, while it is served. */
+  storeOf(name: string): RestStore | undefined {
+    return this.servings.get(name)?.store;
+  }
+
   stop(): void {
+    this.finalizer?.stop();
     this.watcher?.close();
     for (const name of [...this.servings.keys()]) this.stopServing(name);
   }
@@ -118,7 +125,12 @@ export class CrdController {
     if (isConditionTrue(crd, 'NamesAccepted') || isConditionTrue(crd, 'Established')) this.serve(crd);
     else this.stopServing(name);
 
-    if (crd.metadata.deletionTimestamp && this.leader) await this.finalize(crd);
+    if (crd.metadata.deletionTimestamp && this.leader && this.finalizer) {
+      // Deleting the instances and the finalizer here keeps a CRD's DELETE synchronous when nothing holds it:
+      // the finalizer writes through the API, and the apiserver's own writes do not wait for this reconcile.
+      await this.finalizer.finalizeNow(name);
+      if (!(await this.crds.get(undefined, name).then(() => true, () => false))) this.stopServing(name);
+    }
   }
 
   private async writeStatus(name: string, status: KObject): Promise<KObject> {
@@ -163,49 +175,6 @@ export class CrdController {
     this.servings.delete(name);
     this.hooks.published?.removeCrd(name);
     for (const [g, v, r] of serving.endpointKeys) this.registry.remove(g, v, r);
-    serving.instanceWatch?.close();
     serving.store.stop();
-  }
-
-  /** Delete every instance; once none is left, drop the cleanup finalizer so the CRD goes. */
-  private async finalize(crd: KObject): Promise<void> {
-    const name = crd.metadata.name;
-    const serving = this.servings.get(name);
-    if (serving) {
-      const left = await serving.store.deleteCollection({ consistent: true });
-      const remaining = (await serving.store.list({ consistent: true })).items.length;
-      if (remaining > 0) {
-        // Instances held by finalizers: look again whenever one of them goes.
-        serving.instanceWatch ??= serving.store.cache.watch(
-          { afterRevision: serving.store.cache.currentRevision },
-          {
-            onEvent: (type: CacheEventType) => {
-              if (type === 'DELETED') void this.sync(name);
-              return true;
-            },
-            onClose: () => {},
-          },
-        );
-        void left;
-        return;
-      }
-    }
-    if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
-    const done = serving
-      ? { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }
-      : { type: 'Terminating', status: 'False', reason: 'NeverEstablished', message: 'resource was never established' };
-    const withDone = structuredClone(crd);
-    setCondition(withDone as never, done as never);
-    await this.writeStatus(name, withDone.status);
-    const opts: CrdWriteOptions = { fromRuntime: true };
-    await this.crds.update(
-      undefined,
-      name,
-      (old) => {
-        old!.metadata.finalizers = (old!.metadata.finalizers ?? []).filter((f: string) => f !== CLEANUP_FINALIZER);
-        return old!;
-      },
-      opts,
-    );
   }
 }

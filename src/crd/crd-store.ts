@@ -37,7 +37,8 @@ export class CrdRestStore extends RestStore {
 
   /** Wait for the runtime, then answer with the CRD as it now stands (with its conditions). */
   private async settled(obj: KObject, opts: CrdWriteOptions): Promise<KObject> {
-    if (opts.dryRun || opts.fromRuntime || !this.sync) return obj;
+    // The server's own writes (the CRD finalizer's, from inside a reconcile) do not wait for the runtime.
+    if (opts.dryRun || opts.fromRuntime || opts.loopback || !this.sync) return obj;
     await this.sync(obj.metadata.name);
     return this.get(undefined, obj.metadata.name).catch(() => obj);
   }

@@ -52,6 +52,9 @@ export const crdStrategy: Strategy = {
   validate(obj, ctx) {
     return [...validateCRD(obj as never, requestVersion(ctx), SCHEMA_HOOKS), ...validateColumnPaths(obj)];
   },
+  // A /status write is shaped by prepareCRDStatusForUpdate alone (upstream's CRD status strategy: spec and
+  // most metadata kept, finalizers changeable, as the CRD finalizer removes its own through /status).
+  subresourceStrategies: { status: { prepareForUpdate: (obj) => obj } },
   prepareForUpdate(obj, old, ctx) {
     const next = ctx.subresource === 'status' ? prepareCRDStatusForUpdate(obj as never, old as never) : prepareCRDForUpdate(obj as never, old as never);
     Object.assign(obj, next);

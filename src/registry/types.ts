@@ -87,6 +87,8 @@ export interface WriteOptions {
   warnings?: string[];
   /** The admission chain, run by the store at upstream's points (absent: in-process writes). */
   admission?: Admission;
+  /** Sent by the server itself (a loopback request of its controllers). */
+  loopback?: boolean;
   /**
    * The request's version, when the strategy runs in it (custom resources): the store hands
    * `tryUpdate`, the strategy and admission objects in that version, and converts to the

@@ -24,6 +24,8 @@ export class WorkQueue {
   private readonly processing = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, { due: number; timer: NodeJS.Timeout }>();
+  /** Callers waiting for a key's next run (addAndWait), taken when that run starts. */
+  private readonly runWaiters = new Map<string, Array<() => void>>();
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly workers: number;
@@ -46,6 +48,17 @@ export class WorkQueue {
     if (this.processing.has(key)) return; // queued again when its current run is done
     this.queue.push(key);
     this.pump();
+  }
+
+  /** Add, and resolve when the key's next run is over (whether it succeeded or will be retried). */
+  addAndWait(key: string): Promise<void> {
+    if (this.shutDown) return Promise.resolve();
+    return new Promise((resolve) => {
+      let waiters = this.runWaiters.get(key);
+      if (!waiters) this.runWaiters.set(key, (waiters = []));
+      waiters.push(resolve);
+      this.add(key);
+    });
   }
 
   /** Add after a delay; a key waiting already comes at the earlier of the two times (an add now is not delayed). */
@@ -96,6 +109,8 @@ export class WorkQueue {
     this.timers.clear();
     this.queue.length = 0;
     this.dirty.clear();
+    for (const waiters of this.runWaiters.values()) for (const w of waiters) w();
+    this.runWaiters.clear();
     this.notifyIdle();
   }
 
@@ -118,6 +133,8 @@ export class WorkQueue {
   }
 
   private async run(key: string): Promise<void> {
+    const waiting = this.runWaiters.get(key);
+    this.runWaiters.delete(key);
     try {
       await this.handler(key);
       this.forget(key);
@@ -127,6 +144,7 @@ export class WorkQueue {
         this.addRateLimited(key);
       }
     } finally {
+      for (const w of waiting ?? []) w();
       this.processing.delete(key);
       this.active--;
       if (this.dirty.has(key) && !this.shutDown) this.queue.push(key);

@@ -291,6 +291,7 @@ export class HttpServer {
         warnings: endpoint.warning ? [endpoint.warning] : [],
         admission: this.options.admission,
         minRequestTimeoutSeconds: this.limits.minRequestTimeoutSeconds,
+        loopback: x.loopback,
       };
       // Warnings gathered while serving (deprecation, unknown fields) go out with the headers, whenever they are written.
       const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;

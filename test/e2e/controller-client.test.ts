@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Attributes, Decision } from '../../src/server/authz.js';
 import { Client, ResourceClient } from '../../src/sdk/client.js';
 import { Informer } from '../../src/sdk/informer.js';
-import { startTestServer, until, type TestServer } from './harness.js';
+import { CRONTAB_CRD, cronTab, startTestServer, until, type TestServer } from './harness.js';
 
 const NS_CONTROLLER = 'system:serviceaccount:kube-system:namespace-controller';
 const GC = 'system:serviceaccount:kube-system:generic-garbage-collector';
@@ -86,6 +86,24 @@ describe('in-process controllers as API clients', () => {
     const byCollector = seen.filter((a) => a.user?.name === GC);
     assert.ok(byCollector.some((a) => a.verb === 'delete' && a.resource === 'configmaps' && a.name === 'dependent'), 'deleted by the collector');
     assert.ok(byCollector.some((a) => a.verb === 'get' && a.name === 'owner'), 'looked up the owner');
+  });
+
+  it('finalizes a deleted CRD through the API as the apiserver itself, once its held instances go', async () => {
+    assert.equal((await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRONTAB_CRD })).status, 201);
+    const ct = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+    const held = cronTab('held');
+    (held.metadata as Record<string, unknown>).finalizers = ['example.com/hold'];
+    assert.equal((await s.request('POST', ct, { body: held })).status, 201);
+    const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRONTAB_CRD.metadata.name}`;
+    assert.equal((await s.request('DELETE', crdPath)).status, 200);
+    const terminating = await s.request('GET', crdPath);
+    assert.equal(terminating.status, 200, 'held by its instance');
+    assert.equal(terminating.json.status.conditions.find((c: any) => c.type === 'Terminating').reason, 'InstanceDeletionInProgress');
+    assert.equal((await s.request('PATCH', `${ct}/held`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' })).status, 200);
+    await until('the CRD to go', async () => (await s.request('GET', crdPath)).status === 404);
+    const byApiserver = seen.filter((a) => a.user?.name === 'system:apiserver');
+    assert.ok(byApiserver.some((a) => a.verb === 'update' && a.resource === 'customresourcedefinitions' && a.subresource === 'status'), 'the finalizer dropped through /status');
+    assert.deepEqual(byApiserver[0].user?.groups, ['system:masters', 'system:authenticated']);
   });
 
   it('holds its leader-election Lease through the API, as kube-controller-manager', async () => {

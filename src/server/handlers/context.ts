@@ -22,6 +22,8 @@ export interface HandlerContext<E extends ServedResource = Endpoint> {
   admission?: AdmissionChain;
   /** --min-request-timeout: a watch without timeoutSeconds ends after 1 to 2 times this. */
   minRequestTimeoutSeconds: number;
+  /** Made inside the process (a loopback request of the server's controllers). */
+  loopback?: boolean;
   /** The request body as JSON text, once read (duplicate-field detection). */
   rawBody?: string;
 }

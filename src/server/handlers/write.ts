@@ -38,6 +38,7 @@ export function storeOptions(ctx: HandlerContext, dryRun: boolean, optionsKind =
     warnings: ctx.warnings,
     admission: admissionOf(ctx, dryRun),
     codec: ctx.endpoint.custom ? ctx.endpoint : undefined,
+    loopback: ctx.loopback,
   };
 }
 
