@@ -59,7 +59,7 @@ export class GarbageCollector {
     log: (message: string) => void,
   ) {
     this.queue = new WorkQueue((key) => this.process(key), {
-      workers: 8,
+      workers: 20,
       onError: (key, err, retries) => {
         if (retries === 0 || retries % 10 === 0) log(`kapi: garbage collector: ${key} (retry ${retries + 1}): ${(err as Error).message}`);
       },
@@ -117,6 +117,15 @@ export class GarbageCollector {
   private enqueueOwner(uid: string): void {
     const ref = this.owners.get(uid);
     if (ref) this.enqueue('foreground', ref);
+  }
+
+  /** Owners found absent (uid and the namespace looked in), least recently found first; bounded as upstream's (500). */
+  private readonly absentOwners = new Set<string>();
+
+  private rememberAbsent(key: string): void {
+    this.absentOwners.delete(key);
+    this.absentOwners.add(key);
+    if (this.absentOwners.size > 500) this.absentOwners.delete(this.absentOwners.values().next().value!);
   }
 
   /** Owners in foreground deletion, by uid. */
@@ -186,8 +195,15 @@ export class GarbageCollector {
     const resource = store && this.resourceOf(store);
     if (!store || !resource) return 'solid'; // a kind nobody serves (yet): never collect on a guess
     const namespace = store.names.namespaced ? dependentNamespace : undefined;
+    // An owner known to be gone is not asked for again (upstream's absentOwnerCache): the dependents
+    // of one deleted owner cost one lookup of it, not one each.
+    const absentKey = `${ref.uid}/${namespace ?? ''}`;
+    if (this.absentOwners.has(absentKey)) return 'dangling';
     const owner = await this.current({ store, resource, namespace, name: ref.name, uid: ref.uid });
-    if (!owner) return 'dangling';
+    if (!owner) {
+      this.rememberAbsent(absentKey);
+      return 'dangling';
+    }
     if (owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FOREGROUND_FINALIZER)) {
       this.owners.set(ref.uid, { store, resource, namespace, name: owner.metadata.name, uid: ref.uid });
       return 'waiting';
@@ -236,7 +252,9 @@ export class GarbageCollector {
   /** Foreground deletion: delete the dependents; drop the finalizer when no blocking dependent is left. */
   private async deleteDependentsFirst(ref: ObjectRef): Promise<void> {
     this.owners.set(ref.uid, ref);
-    const owner = await this.current(ref);
+    // This runs again on every dependent's DELETED event: the owner's state comes from the watch cache
+    // (the write that follows reads it through the API and is guarded by its resourceVersion).
+    const owner = this.cached(ref) ?? (await this.current(ref));
     if (!owner || !owner.metadata.deletionTimestamp || !(owner.metadata.finalizers ?? []).includes(FOREGROUND_FINALIZER)) {
       this.owners.delete(ref.uid);
       return;
@@ -252,7 +270,7 @@ export class GarbageCollector {
       if (!obj.metadata.deletionTimestamp) this.enqueue('delete', dep);
     }
     if (blocking > 0) return; // each dependent's DELETED event brings this owner back
-    await this.removeFinalizer(ref, FOREGROUND_FINALIZER);
+    await this.removeFinalizer(ref, FOREGROUND_FINALIZER, owner);
     this.owners.delete(ref.uid);
   }
 
@@ -274,21 +292,26 @@ export class GarbageCollector {
     });
   }
 
-  private removeFinalizer(ref: ObjectRef, finalizer: string): Promise<void> {
-    return this.rewrite(ref, (meta) => {
-      meta.finalizers = (meta.finalizers ?? []).filter((f: string) => f !== finalizer);
-      if (meta.finalizers.length === 0) delete meta.finalizers;
-    });
+  private removeFinalizer(ref: ObjectRef, finalizer: string, known?: KObject): Promise<void> {
+    return this.rewrite(
+      ref,
+      (meta) => {
+        meta.finalizers = (meta.finalizers ?? []).filter((f: string) => f !== finalizer);
+        if (meta.finalizers.length === 0) delete meta.finalizers;
+      },
+      known,
+    );
   }
 
   /**
    * Change an object's metadata with a JSON patch guarded by its uid and resourceVersion
    * (a test op each, which fails with 422 when the object changed or was replaced: read
-   * it again and retry).
+   * it again and retry). `known`: the object as last seen, tried first.
    */
-  private async rewrite(ref: ObjectRef, change: (meta: KObject) => void): Promise<void> {
+  private async rewrite(ref: ObjectRef, change: (meta: KObject) => void, known?: KObject): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const obj = await this.current(ref);
+      // A state already read is tried first; a failed test op reads it again.
+      const obj = attempt === 0 && known ? known : await this.current(ref);
       if (!obj) return;
       const meta = structuredClone(obj.metadata) as KObject;
       change(meta);
