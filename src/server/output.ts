@@ -98,19 +98,25 @@ export function writeEncoded(res: Response, code: number, value: unknown, output
   res.end(body);
 }
 
-/** Plain JSON of a shared object in the endpoint's version, remembered with the object. */
-function sharedJson(target: StoredTarget, obj: KObject): Buffer {
-  return memoJson(obj, target.endpoint.version, target.endpoint.toVersion);
-}
-
-function plainJson(output: Negotiated): boolean {
-  return output.conversion === undefined && output.serializer.name === 'json' && !output.pretty;
+/**
+ * How this request answers with a shared object when that is compact JSON: a function giving its
+ * JSON, remembered with the object (plain, or as PartialObjectMetadata for metadata-only clients).
+ * Undefined where the answer is made anew (YAML, pretty, Tables).
+ */
+function rememberedJson(target: StoredTarget, list: boolean): ((obj: KObject) => Buffer) | undefined {
+  const { output, endpoint } = target;
+  if (output.serializer.name !== 'json' || output.pretty) return undefined;
+  const c = output.conversion;
+  if (!c) return (obj) => memoJson(obj, endpoint.version, endpoint.toVersion);
+  if (c.kind !== (list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata')) return undefined;
+  const key = `${endpoint.version}|PartialObjectMetadata|${c.version}`;
+  return (obj) => memoJson(obj, key, (o) => partialObjectMetadata(endpoint.toVersion(o), c.version));
 }
 
 /** A stored (shared) object, answered in the endpoint's version as negotiated. */
 export function writeStoredObject(res: Response, code: number, obj: KObject, target: StoredTarget): void {
-  if (plainJson(target.output)) {
-    const json = sharedJson(target, obj);
+  const json = rememberedJson(target, false)?.(obj);
+  if (json) {
     res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': json.length });
     res.end(json);
     return;
@@ -132,12 +138,14 @@ const LIST_END = Buffer.from(']}');
  */
 export function writeStoredList(res: Response, code: number, head: KObject, items: readonly KObject[], meta: ListMeta, target: StoredTarget): void {
   const { endpoint, output } = target;
-  if (plainJson(output)) {
-    const start = stringifyJson({ ...head, items: [] });
+  const itemJson = rememberedJson(target, true);
+  if (itemJson) {
+    const listHead = output.conversion ? (convertList(target, [], meta) as KObject) : { ...head, items: [] };
+    const start = stringifyJson(listHead);
     const parts: Buffer[] = [Buffer.from(start.slice(0, -2))];
     items.forEach((o, i) => {
       if (i > 0) parts.push(COMMA);
-      parts.push(sharedJson(target, o));
+      parts.push(itemJson(o));
     });
     parts.push(LIST_END);
     const body = Buffer.concat(parts);
@@ -160,8 +168,11 @@ export class WatchObjectEncoder {
   private headersSent = false;
   private readonly keyBase: string;
 
+  private readonly remembered?: (obj: KObject) => Buffer;
+
   constructor(private readonly target: StoredTarget) {
     this.table = tableOptionsOf(target);
+    this.remembered = rememberedJson(target, false);
     const { output, endpoint } = target;
     const c = output.conversion;
     this.keyBase = `${endpoint.group}/${endpoint.version}|${output.serializer.name}${c ? `|${c.kind}|${c.version}` : ''}${this.table ? `|${this.table.includeObject}` : ''}`;
@@ -179,7 +190,7 @@ export class WatchObjectEncoder {
 
   encode(obj: KObject): string | Buffer {
     const { output } = this.target;
-    if (plainJson(output)) return sharedJson(this.target, obj);
+    if (this.remembered) return this.remembered(obj);
     const versioned = this.target.endpoint.toVersion(obj);
     let value: unknown;
     if (this.table) {
