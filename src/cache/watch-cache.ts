@@ -64,7 +64,8 @@ export interface CacheListResult<T> {
 export interface CacheWatchSink<T> {
   /** Returns false when the watcher cannot take more; it is then dropped with SlowWatcherError. */
   onEvent(type: CacheEventType, event: CacheEvent<T>): boolean;
-  onBookmark?(revision: number): boolean;
+  /** A bookmark; `initialEventsEnd`: the one after the initial events of a watch-list. */
+  onBookmark?(revision: number, initialEventsEnd?: boolean): boolean;
   onClose(error?: Error): void;
 }
 
@@ -74,6 +75,8 @@ export interface CacheWatchOptions<T> {
   prefix?: string;
   filter?: (object: T) => boolean;
   bookmarks?: boolean;
+  /** After the current objects (afterRevision absent), a bookmark marking their end (when bookmarks are on). */
+  initialEventsEnd?: boolean;
 }
 
 export interface CacheWatcher {
@@ -217,7 +220,11 @@ export class WatchCache<T> {
         ? this.list({ prefix }).items.map((e) => ({ type: 'ADDED', key: e.key, revision: e.revision, object: e.object }))
         : this.ring.after(after).filter((e) => inRange(e.key, w.start, w.end));
     this.watchers.add(w);
-    for (const e of backlog) if (!this.dispatch(w, e)) break;
+    let open = true;
+    for (const e of backlog) if (!(open = this.dispatch(w, e))) break;
+    if (open && after === undefined && options.initialEventsEnd && w.bookmarks && w.sink.onBookmark && !w.sink.onBookmark(this.revision, true)) {
+      this.dropWatcher(w, new SlowWatcherError());
+    }
     return { close: () => this.dropWatcher(w) };
   }
 

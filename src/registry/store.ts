@@ -148,18 +148,34 @@ export class RestStore {
     }
   }
 
-  /** Watch from a revision (undefined: the current objects as ADDED, then changes). */
+  /**
+   * Watch from a revision (undefined: the current objects as ADDED, then changes). Watch-list:
+   * `initialEventsEnd` marks the end of the current objects with a bookmark, after the state is at
+   * least `minRevision` (or the latest committed, `consistent`); `fromNow` starts with no objects.
+   */
   async watch(
-    opts: { namespace?: string; afterRevision?: number; filter?: (obj: KObject) => boolean; bookmarks?: boolean },
+    opts: {
+      namespace?: string;
+      afterRevision?: number;
+      filter?: (obj: KObject) => boolean;
+      bookmarks?: boolean;
+      consistent?: boolean;
+      minRevision?: number;
+      initialEventsEnd?: boolean;
+      fromNow?: boolean;
+    },
     sink: CacheWatchSink<KObject>,
   ): Promise<CacheWatcher> {
     await this.cache.start();
     try {
+      if (opts.consistent) await this.cache.sync();
+      else if (opts.minRevision !== undefined && opts.minRevision > this.cache.currentRevision) await this.cache.waitUntilFresh(opts.minRevision);
       if (opts.afterRevision !== undefined && opts.afterRevision > this.cache.currentRevision) {
         await this.cache.waitUntilFresh(opts.afterRevision);
       }
+      const afterRevision = opts.fromNow ? this.cache.currentRevision : opts.afterRevision;
       return this.cache.watch(
-        { afterRevision: opts.afterRevision, prefix: this.namespacePrefix(opts.namespace), filter: opts.filter, bookmarks: opts.bookmarks },
+        { afterRevision, prefix: this.namespacePrefix(opts.namespace), filter: opts.filter, bookmarks: opts.bookmarks, initialEventsEnd: opts.initialEventsEnd },
         sink,
       );
     } catch (err) {

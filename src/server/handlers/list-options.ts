@@ -3,7 +3,7 @@
  * pagination and resourceVersion semantics, validated with apiserver's messages.
  */
 import { decodeContinue, encodeContinue } from '../../machinery/continue-token.js';
-import { field } from '../../machinery/field-errors.js';
+import { field, type FieldError } from '../../machinery/field-errors.js';
 import { parseFieldSelector } from '../../machinery/fields.js';
 import { parseLabelSelector } from '../../machinery/labels.js';
 import { errors, StatusError } from '../../machinery/status.js';
@@ -19,6 +19,8 @@ export interface ListParams {
   watchFrom?: number;
   timeoutSeconds?: number;
   bookmarks: boolean;
+  /** Watch-list: the current objects first (true) or not (false), then a bookmark marking their end. */
+  sendInitialEvents?: boolean;
 }
 
 export const EXPIRED_CONTINUE =
@@ -61,16 +63,10 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   const cont = q.get('continue') ?? '';
   const limit = int64Param(q, 'limit') ?? 0;
   const timeoutSeconds = int64Param(q, 'timeoutSeconds');
-  if (match) {
-    if (match !== 'Exact' && match !== 'NotOlderThan') {
-      throw errors.invalid(listOptionsKind, '', [field.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan'])]);
-    }
-    if (cont) throw errors.invalid(listOptionsKind, '', [field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided')]);
-    if (!rv) throw errors.invalid(listOptionsKind, '', [field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided')]);
-    if (match === 'Exact' && rv === '0') {
-      throw errors.invalid(listOptionsKind, '', [field.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"')]);
-    }
-  }
+  const sendInitialEvents = goBoolParam(q, 'sendInitialEvents');
+  const watch = info.verb === 'watch';
+  const problems = watch ? watchOptionErrors(match, cont, sendInitialEvents) : listOptionErrors(match, rv, cont, sendInitialEvents);
+  if (problems.length > 0) throw errors.invalid(listOptionsKind, '', problems);
 
   const store: StoreListOptions = {
     namespace: info.namespace,
@@ -95,12 +91,51 @@ export function parseListParams(ctx: HandlerContext): ListParams {
     else store.minRevision = n;
   }
 
+  // Watch-list asks for the state at least as new as resourceVersion (any, for "" and "0"), from the cache.
+  const fromState = sendInitialEvents === true;
   return {
     store,
-    watchFrom: rv === '' || rv === '0' ? undefined : parseResourceVersion(rv),
+    watchFrom: rv === '' || rv === '0' || fromState ? undefined : parseResourceVersion(rv),
     timeoutSeconds: timeoutSeconds === undefined ? undefined : Math.max(0, timeoutSeconds),
     bookmarks: isTrue(q.get('allowWatchBookmarks')),
+    sendInitialEvents,
   };
+}
+
+/** ValidateListOptions for a list (and deletecollection). */
+function listOptionErrors(match: string, rv: string, cont: string, sendInitialEvents: boolean | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  if (match) {
+    if (!rv) errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (cont) errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(field.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && rv === '0') errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  }
+  if (sendInitialEvents !== undefined) errs.push(field.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  return errs;
+}
+
+/** validateWatchOptions, with the WatchList feature on (as it is by default upstream). */
+function watchOptionErrors(match: string, cont: string, sendInitialEvents: boolean | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  if (sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    errs.push(field.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  }
+  if (match) {
+    if (sendInitialEvents === undefined) errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (match !== 'NotOlderThan') errs.push(field.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+    if (cont) errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+  }
+  return errs;
+}
+
+/** A boolean query parameter as Go's strconv.ParseBool reads it; absent: undefined. */
+function goBoolParam(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(v)) return false;
+  throw errors.badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v.length > 64 ? v.slice(0, 64) : v)}: invalid syntax`);
 }
 
 /** Continue token for the next page, relative to the resource's key prefix. */

@@ -71,8 +71,20 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   let queued = 0;
   let watcher: { close(): void } | undefined;
   try {
+    const initial = params.sendInitialEvents;
     watcher = await endpoint.store.watch(
-      { namespace: ctx.info.namespace, afterRevision: params.watchFrom, filter: params.store.filter, bookmarks: params.bookmarks },
+      {
+        namespace: ctx.info.namespace,
+        afterRevision: params.watchFrom,
+        filter: params.store.filter,
+        bookmarks: params.bookmarks,
+        // Watch-list: the state at resourceVersion or newer (the latest for ""), its end marked by a bookmark;
+        // sendInitialEvents=false without a resourceVersion starts from now.
+        consistent: initial !== undefined && params.store.consistent,
+        minRevision: initial ? params.store.minRevision : undefined,
+        initialEventsEnd: initial === true,
+        fromNow: initial === false && params.watchFrom === undefined,
+      },
       {
         onEvent(type: CacheEventType, event: CacheEvent<KObject>) {
           if (res.destroyed || res.writableEnded) return false;
@@ -97,10 +109,15 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
           });
           return true;
         },
-        onBookmark(revision: number) {
+        onBookmark(revision: number, initialEventsEnd?: boolean) {
           if (res.destroyed || res.writableEnded) return false;
-          const bookmark = { kind: endpoint.names.kind, apiVersion, metadata: { resourceVersion: String(revision), creationTimestamp: null } };
-          write(frame('BOOKMARK', encoder.bookmark(bookmark)));
+          const metadata: Record<string, unknown> = { resourceVersion: String(revision), creationTimestamp: null };
+          if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+          const bookmark = { kind: endpoint.names.kind, apiVersion, metadata };
+          const send = () => write(frame('BOOKMARK', encoder.bookmark(bookmark)));
+          // After the events still being converted, never before them.
+          if (queued > 0) chain = chain.then(() => (res.destroyed || res.writableEnded ? undefined : send()));
+          else send();
           return true;
         },
         onClose(err?: Error) {
