@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the programs the end-to-end tests drive, into .cache/bin (idempotent):
 # kubectl from Debian's kubernetes-client package, etcd (3.4) from etcd-server
-# and etcdctl from etcd-client; gcc from Debian when missing. Needs Debian's package lists; as root it
+# and etcdctl from etcd-client; gcc and python3-kubernetes from Debian when missing. Needs Debian's package lists; as root it
 # refreshes them when a download fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +29,17 @@ if ! command -v gcc >/dev/null 2>&1; then
     apt-get install -y -qq gcc libc6-dev >/dev/null 2>&1 || { apt-get update -qq >/dev/null; apt-get install -y -qq gcc libc6-dev >/dev/null; }
   else
     echo "gcc is needed for the durability test: apt-get install gcc libc6-dev" >&2
+    exit 1
+  fi
+fi
+
+# The official Python client, as Debian packages it (the e2e tests drive it with the system's python3).
+if ! /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get install -y -qq python3-kubernetes >/dev/null 2>&1 || { apt-get update -qq >/dev/null; apt-get install -y -qq python3-kubernetes >/dev/null; }
+    echo "installed Debian's python3-kubernetes"
+  else
+    echo "the Python client tests need Debian's python3-kubernetes: apt-get install python3-kubernetes" >&2
     exit 1
   fi
 fi

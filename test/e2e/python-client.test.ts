@@ -1,0 +1,62 @@
+/**
+ * The official Python client (Debian's python3-kubernetes, installed by npm test) against kapi,
+ * as its documentation uses it: typed models without apiVersion and kind (namespaces, ConfigMaps,
+ * a CRD), a strategic merge patch, a list, a watch, custom objects, the dynamic client (which
+ * reads discovery) and an error, over HTTP/1.1.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './harness.js';
+
+const SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'e2e', 'fixtures', 'python-client.py');
+const PYTHON = process.env.KAPI_TEST_PYTHON ?? '/usr/bin/python3';
+
+/** Runs the script (never synchronously: the server answers from this process), bounded in time. */
+function runPython(kubeconfig: string, namespace: string, timeoutMs = 60_000): Promise<{ code: number | null; steps: Map<string, any>; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(PYTHON, ['-u', SCRIPT, namespace], { env: { ...process.env, KUBECONFIG: kubeconfig } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const steps = new Map<string, any>();
+      for (const line of stdout.split('\n').filter(Boolean)) {
+        const step = JSON.parse(line);
+        steps.set(step.step, step);
+      }
+      resolvePromise({ code, steps, stderr });
+    });
+  });
+}
+
+describe('the official Python client', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('creates, patches, lists, watches and deletes with typed models, custom objects and the dynamic client', async () => {
+    const { code, steps, stderr } = await runPython(s.kapi.kubeconfigPath, 'from-python');
+    assert.equal(code, 0, `the script failed:\n${stderr}\n${JSON.stringify([...steps.values()])}`);
+    assert.deepEqual(steps.get('create_namespace'), { step: 'create_namespace', name: 'from-python', kind: 'Namespace', phase: 'Active' });
+    assert.deepEqual(steps.get('create_config_map').data, { mode: 'fast' });
+    assert.deepEqual(steps.get('patch_config_map').data, { mode: 'fast', level: '3' });
+    assert.deepEqual(steps.get('list_config_maps'), { step: 'list_config_maps', names: ['settings'], kind: 'ConfigMapList' });
+    assert.deepEqual(steps.get('watch_config_maps').events, [['ADDED', 'settings']]);
+    assert.deepEqual(steps.get('create_crd').established, ['NamesAccepted', 'Established']);
+    assert.deepEqual(steps.get('custom_object'), { step: 'custom_object', created: 'monty', size: 3 });
+    assert.deepEqual(steps.get('dynamic_list').names, ['monty']);
+    assert.deepEqual(steps.get('read_missing'), { step: 'read_missing', status: 404, reason: 'NotFound' });
+    assert.ok(steps.has('delete_namespace'));
+    const ns = await s.request('GET', '/api/v1/namespaces/from-python');
+    assert.ok(ns.status === 404 || ns.json.metadata.deletionTimestamp, 'the namespace is going');
+  });
+});
