@@ -169,7 +169,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     resolveService: serviceResolver(registry.lookup('', 'v1', 'services')!.store, registry.lookup('', 'v1', 'endpoints')!.store),
     webhookTimeoutMs: options.webhookTimeoutMs ?? 30_000,
   });
-  const openapi = new OpenApiPublisher();
+  // fieldValidation is declared, as kube-apiserver does: kubectl then validates on the server (Strict), not against the published schemas.
+  const openapi = new OpenApiPublisher({ fieldValidation: true });
   openapi.setBuiltins(
     registry.all().map((ep) => ({
       group: ep.group,

@@ -72,6 +72,20 @@ describe('published schemas', () => {
     assert.ok(doc.json.components.schemas['com.example.stable.v1.CronTab']);
   });
 
+  it('declares the fieldValidation query parameter on writes, so kubectl validates on the server', async () => {
+    const v3 = (await s.request('GET', '/openapi/v3/apis/stable.example.com/v1')).json;
+    const item = v3.paths['/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}'];
+    const collection = v3.paths['/apis/stable.example.com/v1/namespaces/{namespace}/crontabs'];
+    const names = (op: any) => (op.parameters ?? []).map((p: any) => p.name ?? p.$ref);
+    for (const op of [collection.post, item.put, item.patch]) assert.ok(names(op).includes('fieldValidation'), JSON.stringify(names(op)));
+    assert.ok(!names(item.get).includes('fieldValidation'));
+    const v2 = (await s.request('GET', '/openapi/v2')).json;
+    const v2item = v2.paths['/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}'];
+    assert.ok(names(v2item.patch).includes('fieldValidation'));
+    const core = (await s.request('GET', '/openapi/v3/api/v1')).json;
+    assert.ok(names(core.paths['/api/v1/namespaces/{namespace}/configmaps'].post).includes('fieldValidation'));
+  });
+
   it('lets kubectl explain the custom resource and validate against it', async () => {
     const explain = await s.kubectl(['explain', 'crontab.spec']);
     assert.equal(explain.code, 0, explain.stderr);
