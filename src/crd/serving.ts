@@ -9,6 +9,7 @@ import { RestStore } from '../registry/store.js';
 import type { KObject, ResourceNames } from '../registry/types.js';
 import type { Storage } from '../storage/types.js';
 import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-priority.js';
+import { selectableFieldLabels } from '../apis/apiextensions/helpers.js';
 import { ConversionCache, type CrConverter } from './conversion/index.js';
 import { setApiVersion } from './conversion/none.js';
 import { customResourceTableConvertor } from '../printing/index.js';
@@ -73,6 +74,7 @@ export function customResourceEndpoints(crd: KObject, store: RestStore, terminat
         warning: v.deprecated ? (v.deprecationWarning ?? defaultDeprecationWarning(crd, v.name)) : undefined,
         terminating,
         table: customResourceTableConvertor(v.additionalPrinterColumns),
+        selectableFields: selectableFieldLabels(v),
         applyType: () => typeFromSchema(v.schema?.openAPIV3Schema, { preserveUnknownFields: crd.spec.preserveUnknownFields }),
       };
     });
@@ -89,3 +91,4 @@ export function defaultDeprecationWarning(crd: KObject, version: string): string
   const msg = `${group}/${version} ${kind} is deprecated`;
   return better.length > 0 ? `${msg}; use ${group}/${better[0]} ${kind}` : msg;
 }
+

@@ -178,6 +178,8 @@ export interface KindSchemaInput {
   schema: JSONSchemaProps | undefined;
   /** spec.preserveUnknownFields of the CRD. */
   preserveUnknownFields?: boolean;
+  /** The version's selectableFields (published as x-kubernetes-selectable-fields). */
+  selectableFields?: readonly string[];
 }
 
 /** buildKubeNative: the published definition of a custom resource kind. */
@@ -199,6 +201,7 @@ export function kindSchema(input: KindSchemaInput, opts: PublishOptions): Schema
     ret = s;
   }
   ret[GVK_EXTENSION] = gvkExtension(input.gvk);
+  if (input.selectableFields?.length) ret['x-kubernetes-selectable-fields'] = input.selectableFields.map((fieldPath) => ({ fieldPath }));
   return orderKeys(ret);
 }
 

@@ -5,6 +5,7 @@
  * holds the v2 definitions and paths and, per group-version, the v3 schemas and
  * paths; the publisher assembles documents from fragments.
  */
+import { selectableFieldLabels } from '../apis/apiextensions/helpers.js';
 import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
 import { KIND_DEFINITIONS, META_DEFINITIONS, STUB_DEFINITIONS } from './builtin-definitions.js';
 import { definitionName, kindSchema, listSchema } from './crd-schema.js';
@@ -83,7 +84,12 @@ export function crdFragment(crd: CustomResourceDefinitionV1, shared: SharedParam
     const gvk: GroupVersionKind = { group: spec.group, version: v.name, kind };
     const kindDef = definitionName(spec.group, v.name, kind);
     const listDef = definitionName(spec.group, v.name, listKind);
-    const input = { gvk, schema: nonStructural ? undefined : v.schema?.openAPIV3Schema, preserveUnknownFields: spec.preserveUnknownFields === true };
+    const input = {
+      gvk,
+      schema: nonStructural ? undefined : v.schema?.openAPIV3Schema,
+      preserveUnknownFields: spec.preserveUnknownFields === true,
+      selectableFields: selectableFieldLabels(v),
+    };
     const list = listSchema(gvk, listKind, spec.names.plural, kindDef);
     f.v2Definitions.set(kindDef, kindSchema(input, { v2: true }));
     f.v2Definitions.set(listDef, list);

@@ -30,6 +30,8 @@ export interface ServedResource {
   custom: boolean;
   /** Server-side printing (meta.k8s.io Table) for this version. */
   table?: TableConvertor;
+  /** Field labels a field selector may use besides metadata.name and metadata.namespace (a CRD version's selectableFields). */
+  selectableFields?: readonly string[];
 }
 
 /** What a virtual endpoint's verb is given besides the object. */

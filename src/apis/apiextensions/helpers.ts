@@ -81,3 +81,8 @@ export function isStoredVersion(crd: AnyCRD, version: string): boolean {
   const stored = crd.status?.storedVersions;
   return Array.isArray(stored) && stored.includes(version);
 }
+
+/** A CRD version's selectableFields as field labels (`.spec.color` → `spec.color`), in their order. */
+export function selectableFieldLabels(version: { selectableFields?: Array<{ jsonPath?: string }> | null }): string[] {
+  return (version.selectableFields ?? []).map((f) => String(f.jsonPath ?? '').replace(/^\./, ''));
+}

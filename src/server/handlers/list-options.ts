@@ -48,7 +48,8 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   const fieldText = q.get('fieldSelector') ?? '';
   const fieldSel = fieldText ? asBadRequest(() => parseFieldSelector(fieldText)) : undefined;
   for (const r of fieldSel?.requirements ?? []) {
-    const supported = r.field === 'metadata.name' || (r.field === 'metadata.namespace' && endpoint.names.namespaced);
+    const supported =
+      r.field === 'metadata.name' || (r.field === 'metadata.namespace' && endpoint.names.namespaced) || (endpoint.selectableFields?.includes(r.field) ?? false);
     if (!supported && endpoint.custom) throw errors.badRequest(`field label not supported: ${r.field}`);
   }
   if (info.name !== undefined) {
@@ -162,7 +163,7 @@ function asBadRequest<T>(parse: () => T): T {
 function fieldValue(obj: KObject, path: string): string | undefined {
   let cur: unknown = obj;
   for (const part of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
+    if (cur === null || typeof cur !== 'object') return ''; // absent: the empty string, as upstream
     cur = (cur as Record<string, unknown>)[part];
   }
   if (cur === undefined || cur === null) return '';

@@ -1,0 +1,83 @@
+/**
+ * A CRD version's selectableFields (GA in 1.32): field selectors on those
+ * fields filter list and watch (absent fields compare as ""), other labels stay
+ * refused with upstream's message, and the published schemas list them as
+ * x-kubernetes-selectable-fields. The Shirt example of the Kubernetes docs.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, watchEvents, type TestServer } from './harness.js';
+
+const SHIRTS = '/apis/stable.example.com/v1/namespaces/default/shirts';
+const CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'shirts.stable.example.com' },
+  spec: {
+    group: 'stable.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'shirts', singular: 'shirt', kind: 'Shirt' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { color: { type: 'string' }, size: { type: 'string' }, quantity: { type: 'integer' }, branded: { type: 'boolean' } } } } } },
+        selectableFields: [{ jsonPath: '.spec.color' }, { jsonPath: '.spec.size' }, { jsonPath: '.spec.quantity' }, { jsonPath: '.spec.branded' }],
+      },
+    ],
+  },
+};
+
+const shirt = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'stable.example.com/v1', kind: 'Shirt', metadata: { name }, spec });
+
+describe('selectableFields', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    assert.equal((await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRD })).status, 201);
+    for (const [name, spec] of [
+      ['example1', { color: 'blue', size: 'S', quantity: 2, branded: true }],
+      ['example2', { color: 'blue', size: 'M', quantity: 5 }],
+      ['example3', { color: 'green', size: 'M' }],
+    ] as const) {
+      assert.equal((await s.request('POST', SHIRTS, { body: shirt(name, spec) })).status, 201);
+    }
+  });
+  after(() => s.stop());
+
+  it('filters lists on the selectable fields, strings, integers and booleans alike', async () => {
+    const names = async (selector: string) => {
+      const res = await s.request('GET', `${SHIRTS}?fieldSelector=${encodeURIComponent(selector)}`);
+      assert.equal(res.status, 200, res.text);
+      return res.json.items.map((i: any) => i.metadata.name);
+    };
+    assert.deepEqual(await names('spec.color=blue'), ['example1', 'example2']);
+    assert.deepEqual(await names('spec.color=blue,spec.size=M'), ['example2']);
+    assert.deepEqual(await names('spec.color!=blue'), ['example3']);
+    assert.deepEqual(await names('spec.quantity=5'), ['example2']);
+    assert.deepEqual(await names('spec.branded=true'), ['example1']);
+    assert.deepEqual(await names('spec.quantity='), ['example3'], 'an absent field is ""');
+    const kubectl = await s.kubectl(['get', 'shirts', '--field-selector', 'spec.color=green', '-o', 'name']);
+    assert.equal(kubectl.stdout.trim(), 'shirt.stable.example.com/example3', kubectl.stderr);
+  });
+
+  it('filters watches, and refuses fields that are not selectable', async () => {
+    const w = watchEvents(s.kapi, `${SHIRTS}?watch=true&fieldSelector=spec.color%3Dgreen`, 2, 5000);
+    assert.equal(await w.status, 200);
+    await s.request('PATCH', `${SHIRTS}/example2`, { body: { spec: { color: 'green' } }, contentType: 'application/merge-patch+json' });
+    const events = await w.events;
+    assert.deepEqual(events.map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'example3'], ['ADDED', 'example2']]);
+    const bad = await s.request('GET', `${SHIRTS}?fieldSelector=spec.fabric%3Dcotton`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.message, 'field label not supported: spec.fabric');
+  });
+
+  it('publishes them as x-kubernetes-selectable-fields', async () => {
+    const expected = [{ fieldPath: 'spec.color' }, { fieldPath: 'spec.size' }, { fieldPath: 'spec.quantity' }, { fieldPath: 'spec.branded' }];
+    const v3 = await s.request('GET', '/openapi/v3/apis/stable.example.com/v1');
+    assert.deepEqual(v3.json.components.schemas['com.example.stable.v1.Shirt']['x-kubernetes-selectable-fields'], expected);
+    const v2 = await s.request('GET', '/openapi/v2');
+    assert.deepEqual(v2.json.definitions['com.example.stable.v1.Shirt']['x-kubernetes-selectable-fields'], expected);
+  });
+});
