@@ -13,7 +13,7 @@ const WATCH_LIST = 'watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlder
 
 describe('watch-list', () => {
   let s: TestServer;
-  let created: string[] = [];
+  const created: string[] = [];
   before(async () => {
     s = await startTestServer();
     for (const name of ['one', 'two', 'three']) {
