@@ -199,7 +199,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   let auditing: { policy: AuditPolicy; backend: AuditBackend } | undefined;
   if (options.auditPolicyFile && (options.auditLogPath || options.auditBackend)) {
     const policy = parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile);
-    auditing = { policy, backend: options.auditBackend ?? auditLogBackend(options.auditLogPath!) };
+    auditing = { policy, backend: options.auditBackend ?? auditLogBackend(options.auditLogPath!, warn) };
   } else if (options.auditLogPath) {
     warn('kapi: --audit-log-path has no effect without --audit-policy-file (as kube-apiserver: no policy, no audit)');
   }

@@ -336,7 +336,17 @@ export class WatchCache<T> {
   }
 
   /** Send one event to one watcher, turning it into what that watcher's filter sees. */
+  /** One event to one watcher; whatever its filter or sink throws ends that watcher alone, never the cache. */
   private dispatch(w: Watcher<T>, event: CacheEvent<T>): boolean {
+    try {
+      return this.deliver(w, event);
+    } catch (err) {
+      this.dropWatcher(w, err instanceof Error ? err : new Error(String(err)));
+      return false;
+    }
+  }
+
+  private deliver(w: Watcher<T>, event: CacheEvent<T>): boolean {
     if (w.closed) return false;
     let type: CacheEventType | undefined = event.type;
     if (w.filter) {

@@ -83,6 +83,7 @@ export class GarbageCollector {
     if (type === 'DELETED') {
       this.unindex(uid);
       this.queued.delete(uid);
+      this.owners.delete(uid);
       for (const dep of this.dependents.get(uid)?.values() ?? []) this.enqueue('delete', dep);
       this.dependents.delete(uid);
       // Owners in foreground deletion may have been waiting for this one.
@@ -194,6 +195,8 @@ export class GarbageCollector {
     const store = this.storeFor(ref.apiVersion ?? '', ref.kind ?? '');
     const resource = store && this.resourceOf(store);
     if (!store || !resource) return 'solid'; // a kind nobody serves (yet): never collect on a guess
+    // A cluster-scoped object cannot be owned by a namespaced one: upstream reports it and never collects.
+    if (store.names.namespaced && dependentNamespace === undefined) return 'solid';
     const namespace = store.names.namespaced ? dependentNamespace : undefined;
     // An owner known to be gone is not asked for again (upstream's absentOwnerCache): the dependents
     // of one deleted owner cost one lookup of it, not one each.

@@ -14,6 +14,9 @@ import type { Client, ResourceClient } from '../sdk/client.js';
 import { WorkQueue } from '../sdk/workqueue.js';
 import { CLEANUP_FINALIZER, setCondition } from './naming.js';
 
+/** While instances remain, look again this often even without an event. */
+const RECHECK_MS = 5000;
+
 export class CrdFinalizer {
   private readonly queue: WorkQueue;
   private readonly crds: ResourceClient;
@@ -81,25 +84,35 @@ export class CrdFinalizer {
     }
   }
 
-  /** Instances held by their finalizers: look again whenever one of them goes. */
+  /**
+   * Instances held by their finalizers: look again whenever one of them goes, when the watch
+   * ends (the cache restarted), and every 5 s while any remain (upstream's finalizer polls).
+   */
   private watchInstances(name: string, store: RestStore): void {
+    this.queue.addAfter(name, RECHECK_MS);
     if (this.instanceWatches.get(name)?.store === store) return;
     this.unwatch(name);
-    const watch = store.cache.watch(
+    const entry = { store, watch: undefined as unknown as CacheWatcher };
+    entry.watch = store.cache.watch(
       { afterRevision: store.cache.currentRevision },
       {
         onEvent: (type: CacheEventType) => {
           if (type === 'DELETED') this.queue.add(name);
           return true;
         },
-        onClose: () => {},
+        onClose: () => {
+          if (this.instanceWatches.get(name) !== entry) return;
+          this.instanceWatches.delete(name);
+          this.queue.add(name);
+        },
       },
     );
-    this.instanceWatches.set(name, { store, watch });
+    this.instanceWatches.set(name, entry);
   }
 
   private unwatch(name: string): void {
-    this.instanceWatches.get(name)?.watch.close();
+    const entry = this.instanceWatches.get(name);
     this.instanceWatches.delete(name);
+    entry?.watch.close();
   }
 }

@@ -97,11 +97,13 @@ export class Informer {
     if (this.stopped) return;
     const query = { resourceVersion: this.resourceVersion, allowWatchBookmarks: 'true' };
     let expired = false;
+    let failure: Error | undefined;
     const watch = this.resource.watch(this.opts.namespace, query, {
       event: (type, object) => {
         if (this.stopped) return;
         if (type === 'ERROR') {
           expired = object?.code === 410;
+          if (!expired) failure = new Error(typeof object?.message === 'string' ? object.message : 'watch error');
           return;
         }
         const rv = object?.metadata?.resourceVersion;
@@ -122,7 +124,8 @@ export class Informer {
           void this.listAndWatch();
           return;
         }
-        if (err) return this.retry(err);
+        // Any other error (the server's ERROR event, a broken stream) is retried with backoff.
+        if (err || failure) return this.retry(err ?? failure);
         this.startWatch();
       },
     });

@@ -8,6 +8,7 @@
  */
 import { appendFileSync, closeSync, openSync } from 'node:fs';
 import type { Status } from '../machinery/status.js';
+import { stringifyJson } from '../machinery/json.js';
 import { parseYaml } from '../machinery/yaml.js';
 import type { UserInfo } from './authn.js';
 import type { Exchange, Filter } from './filters.js';
@@ -351,12 +352,41 @@ export function audit(policy: AuditPolicy, backend: AuditBackend): Filter {
   };
 }
 
-/** --audit-log-path: events as JSON lines, appended to a file ('-': standard output). */
-export function auditLogBackend(path: string): AuditBackend {
-  if (path === '-') return { write: (e) => process.stdout.write(`${JSON.stringify(e)}\n`) };
+/**
+ * --audit-log-path: events as JSON lines, appended to a file ('-': standard output). A write that fails
+ * (a full disk, a closed pipe) drops the event and is reported, at most once a minute; it never fails the
+ * request or the process.
+ */
+export function auditLogBackend(path: string, report: (message: string) => void = (m) => process.stderr.write(`${m}\n`)): AuditBackend {
+  let lastReport = 0;
+  let dropped = 0;
+  const failed = (err: unknown) => {
+    dropped++;
+    if (Date.now() - lastReport < 60_000) return;
+    lastReport = Date.now();
+    report(`kapi: audit log ${path}: ${(err as Error)?.message ?? err}; ${dropped} event(s) dropped so far`);
+  };
+  if (path === '-') {
+    process.stdout.on('error', failed);
+    return {
+      write: (e) => {
+        try {
+          process.stdout.write(`${stringifyJson(e)}\n`);
+        } catch (err) {
+          failed(err);
+        }
+      },
+    };
+  }
   const fd = openSync(path, 'a', 0o600);
   return {
-    write: (e) => appendFileSync(fd, `${JSON.stringify(e)}\n`),
+    write: (e) => {
+      try {
+        appendFileSync(fd, `${stringifyJson(e)}\n`);
+      } catch (err) {
+        failed(err);
+      }
+    },
     close: () => closeSync(fd),
   };
 }

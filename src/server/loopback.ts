@@ -74,6 +74,11 @@ class LoopbackResponse extends PendingHeaders implements Response {
   }
 
   write(chunk: string | Buffer): boolean {
+    return this.send(chunk);
+  }
+
+  /** The body's bytes to the client (end() uses it too, not write(), which a filter may have wrapped). */
+  private send(chunk: string | Buffer): boolean {
     this.sendHead();
     if (this.destroyed || this.writableEnded) return false;
     this.sink.data(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
@@ -86,7 +91,7 @@ class LoopbackResponse extends PendingHeaders implements Response {
 
   end(chunk?: string | Buffer): this {
     if (this.writableEnded) return this;
-    if (chunk !== undefined && chunk.length > 0) this.write(chunk);
+    if (chunk !== undefined && chunk.length > 0) this.send(chunk);
     this.sendHead();
     this.writableEnded = true;
     if (!this.destroyed) this.sink.end();

@@ -124,6 +124,24 @@ describe('audit', () => {
     assert.ok(!all.some((e) => e.requestURI?.startsWith('/healthz')));
   });
 
+  it('drops events it cannot write, and reports it, without failing requests or the process', async () => {
+    const reports: string[] = [];
+    const full = await startKapi({ dataDir: join(dir, 'full-data'), port: 0, auditPolicyFile: join(dir, 'policy.yaml'), auditLogPath: '/dev/full', warn: (m) => reports.push(m) });
+    try {
+      const https = await import('node:https');
+      const status = await new Promise<number>((resolve, reject) => {
+        https.get(new URL('/api/v1/namespaces/default/configmaps', full.url), { ca: full.caCertPem, headers: { Authorization: `Bearer ${full.adminToken}` } }, (r) => {
+          r.resume();
+          resolve(r.statusCode ?? 0);
+        }).on('error', reject);
+      });
+      assert.equal(status, 200);
+      assert.ok(reports.some((r) => r.startsWith('kapi: audit log /dev/full:')), reports.join('\n'));
+    } finally {
+      await full.stop();
+    }
+  });
+
   it('refuses to start with a policy that is not valid, naming the problem', async () => {
     writeFileSync(join(dir, 'bad.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Everything\n');
     await assert.rejects(

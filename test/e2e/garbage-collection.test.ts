@@ -87,6 +87,19 @@ describe('garbage collection', () => {
     assert.ok(await exists(`${CM}/two-owners`));
   });
 
+  it('never collects a cluster-scoped object that names a namespaced owner (upstream reports it and leaves it)', async () => {
+    const owner = await s.request('POST', CM, { body: { metadata: { name: 'ns-owner' } } });
+    assert.equal(owner.status, 201);
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'ns-owner', uid: owner.json.metadata.uid };
+    assert.equal((await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'not-collected', ownerReferences: [ref] } } })).status, 201);
+    await s.kapi.gcIdle();
+    await new Promise((r) => setTimeout(r, 300));
+    await s.kapi.gcIdle();
+    const ns = await s.request('GET', '/api/v1/namespaces/not-collected');
+    assert.equal(ns.status, 200);
+    assert.equal(ns.json.metadata.deletionTimestamp, undefined);
+  });
+
   it('handles cluster-scoped owners of namespaced dependents and built-ins owning custom resources', async () => {
     const nsRes = await s.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'owned-ns-owner' } } });
     assert.equal(nsRes.status, 201, nsRes.text);

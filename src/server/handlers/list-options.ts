@@ -4,6 +4,7 @@
  */
 import { decodeContinue, encodeContinue } from '../../machinery/continue-token.js';
 import { field, type FieldError } from '../../machinery/field-errors.js';
+import { stringifyJson } from '../../machinery/json.js';
 import { parseFieldSelector } from '../../machinery/fields.js';
 import { parseLabelSelector } from '../../machinery/labels.js';
 import { errors, StatusError } from '../../machinery/status.js';
@@ -167,5 +168,5 @@ function fieldValue(obj: KObject, path: string): string | undefined {
     cur = (cur as Record<string, unknown>)[part];
   }
   if (cur === undefined || cur === null) return '';
-  return typeof cur === 'object' ? JSON.stringify(cur) : String(cur);
+  return typeof cur === 'object' ? stringifyJson(cur) : String(cur);
 }

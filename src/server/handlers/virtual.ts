@@ -8,6 +8,7 @@
 import { errors } from '../../machinery/status.js';
 import type { ServedResource, VirtualEndpoint } from '../../registry/registry.js';
 import { writeVersionedObject } from '../output.js';
+import { writeNotFound } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { readObjectBody } from './decode-object.js';
 import { admissionOf, dryRunOf } from './write.js';
@@ -18,7 +19,9 @@ export async function serveVirtual(ctx: HandlerContext<VirtualEndpoint>): Promis
   const gr = { group: endpoint.group, resource: endpoint.names.resource };
   if (info.subresource !== undefined || info.extraParts) throw errors.notFound(gr, info.name ?? '');
   if (endpoint.names.namespaced !== (info.namespace !== undefined)) throw errors.notFound(gr, info.name ?? '');
-  if (info.verb !== 'create' || info.name !== undefined || !endpoint.verbs.includes('create')) throw errors.methodNotSupported(gr, info.verb);
+  // Only the collection has a route (POST); a named path has none, as upstream's create-only resources.
+  if (info.name !== undefined) return writeNotFound(ctx.res);
+  if (info.verb !== 'create' || !endpoint.verbs.includes('create')) throw errors.methodNotSupported(gr, info.verb);
   const dryRun = dryRunOf(ctx, 'CreateOptions');
   validateWriteOptions('CreateOptions', ctx.query.get('fieldManager') ?? undefined);
   const obj = await readObjectBody(ctx);

@@ -69,6 +69,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   };
   let chain = Promise.resolve();
   let queued = 0;
+  let established = false;
   let watcher: { close(): void } | undefined;
   try {
     const initial = params.sendInitialEvents;
@@ -92,8 +93,10 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
             writeEvent(type, event);
             return res.writableLength < MAX_BUFFERED_BYTES;
           }
-          // Conversions that take time (webhooks) run one event after another, keeping the order.
-          if (queued >= MAX_QUEUED_CONVERSIONS) return false;
+          // Conversions that take time (webhooks) run one event after another, keeping the order. The
+          // initial objects (delivered before the watch is set up) are already in memory: only later
+          // events count against the bound.
+          if (established && queued >= MAX_QUEUED_CONVERSIONS) return false;
           queued++;
           const prepare = endpoint.prepare;
           chain = chain.then(async () => {
@@ -128,6 +131,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
         },
       },
     );
+    established = true;
   } catch (err) {
     const status = statusOf(err);
     if (status.code !== 410) throw err;
