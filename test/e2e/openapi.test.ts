@@ -72,6 +72,63 @@ describe('published schemas', () => {
     assert.ok(doc.json.components.schemas['com.example.stable.v1.CronTab']);
   });
 
+  it('publishes complete apiextensions.k8s.io definitions, so kubectl 1.20 accepts current v1 and documented v1beta1 CRDs', async () => {
+    const v1 = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: shirts.clothes.example.com
+spec:
+  group: clothes.example.com
+  scope: Namespaced
+  names: {plural: shirts, singular: shirt, kind: Shirt}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    selectableFields:
+    - jsonPath: .spec.color
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "self.color != 'red'"
+              messageExpression: "'no red: ' + self.color"
+              reason: FieldValueForbidden
+              fieldPath: .color
+            properties:
+              color: {type: string}
+`;
+    const applied = await s.kubectl(['apply', '-f', '-'], { input: v1 });
+    assert.equal(applied.code, 0, applied.stderr);
+    const v1beta1 = `apiVersion: apiextensions.k8s.io/v1beta1
+kind: CustomResourceDefinition
+metadata:
+  name: jobs.legacy.example.com
+spec:
+  group: legacy.example.com
+  version: v1
+  scope: Namespaced
+  names: {plural: jobs, singular: job, kind: Job}
+  additionalPrinterColumns:
+  - {name: Spec, type: string, JSONPath: .spec.cronSpec}
+  validation:
+    openAPIV3Schema:
+      properties:
+        spec:
+          properties:
+            cronSpec: {type: string}
+`;
+    const legacy = await s.kubectl(['apply', '-f', '-'], { input: v1beta1 });
+    assert.equal(legacy.code, 0, legacy.stderr);
+    const defs = (await s.request('GET', '/openapi/v2')).json.definitions;
+    const rule = defs['io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule'];
+    assert.deepEqual(Object.keys(rule.properties).sort(), ['fieldPath', 'message', 'messageExpression', 'optionalOldSelf', 'reason', 'rule']);
+    assert.ok(defs['io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionSpec'].properties.validation);
+  });
+
   it('declares the fieldValidation query parameter on writes, so kubectl validates on the server', async () => {
     const v3 = (await s.request('GET', '/openapi/v3/apis/stable.example.com/v1')).json;
     const item = v3.paths['/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}'];
