@@ -73,10 +73,33 @@ export class StatusError extends Error {
   toStatus(): Status {
     const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message };
     if (this.reason) s.reason = this.reason;
-    if (this.details) s.details = this.details;
+    if (this.details) s.details = wireDetails(this.details);
     s.code = this.code;
     return s;
   }
+}
+
+/**
+ * StatusDetails as upstream's JSON has them: every field is omitempty (a core-group error has no
+ * `group`, a nameless one no `name`), in the struct's order; causes likewise.
+ */
+function wireDetails(d: StatusDetails): StatusDetails {
+  const out: StatusDetails = {};
+  if (d.name) out.name = d.name;
+  if (d.group) out.group = d.group;
+  if (d.kind) out.kind = d.kind;
+  if (d.uid) out.uid = d.uid;
+  if (d.causes?.length) {
+    out.causes = d.causes.map((c) => {
+      const cause: StatusCause = {};
+      if (c.reason) cause.reason = c.reason;
+      if (c.message) cause.message = c.message;
+      if (c.field) cause.field = c.field;
+      return cause;
+    });
+  }
+  if (d.retryAfterSeconds) out.retryAfterSeconds = d.retryAfterSeconds;
+  return out;
 }
 
 export const errors = {
@@ -124,6 +147,6 @@ export const errors = {
 /** The body of a successful delete: no code (omitempty), details naming what was deleted. */
 export function successStatus(details?: StatusDetails): Status {
   const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
-  if (details) s.details = details;
+  if (details) s.details = wireDetails(details);
   return s;
 }

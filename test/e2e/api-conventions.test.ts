@@ -52,6 +52,16 @@ describe('API conventions', () => {
     assert.equal(post.status, 405);
   });
 
+  it('leaves empty Status details out, as upstream (every StatusDetails field is omitempty)', async () => {
+    const missing = await s.request('GET', '/api/v1/namespaces/nope');
+    assert.equal(missing.status, 404);
+    assert.deepEqual(missing.json.details, { name: 'nope', kind: 'namespaces' }, 'no empty group for the core group');
+    const dry = await s.request('POST', '/api/v1/namespaces/default/configmaps?dryRun=Sometimes', { body: { metadata: { name: 'x' } } });
+    assert.equal(dry.status, 422);
+    assert.deepEqual(Object.keys(dry.json.details), ['group', 'kind', 'causes'], 'no empty name');
+    assert.equal(dry.json.details.group, 'meta.k8s.io');
+  });
+
   it('answers bad input with 4xx Statuses', async () => {
     const deep = '['.repeat(20000) + ']'.repeat(20000);
     const nested = await s.request('POST', crontabs, { body: deep });
