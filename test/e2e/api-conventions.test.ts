@@ -62,6 +62,14 @@ describe('API conventions', () => {
     assert.equal(dry.json.details.group, 'meta.k8s.io');
   });
 
+  it('refuses a merge patch that is not an object with upstream\'s decoding error', async () => {
+    const res = await s.request('PATCH', '/api/v1/namespaces/default', { body: [1, 2], contentType: 'application/merge-patch+json' });
+    assert.equal(res.status, 400);
+    assert.equal(res.json.message, 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}');
+    const text = await s.request('PATCH', '/api/v1/namespaces/default', { body: '"x"', contentType: 'application/merge-patch+json' });
+    assert.equal(text.json.message, 'error decoding patch: json: cannot unmarshal string into Go value of type map[string]interface {}');
+  });
+
   it('answers bad input with 4xx Statuses', async () => {
     const deep = '['.repeat(20000) + ']'.repeat(20000);
     const nested = await s.request('POST', crontabs, { body: deep });

@@ -70,7 +70,10 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
     return { raw, kind: 'json', apply, applySharing: apply };
   }
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
-    throw errors.badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
+    // encoding/json's UnmarshalTypeError; a merge patch's decoding error carries upstream's prefix.
+    const goType = Array.isArray(patch) ? 'array' : typeof patch === 'boolean' ? 'bool' : typeof patch === 'number' || typeof patch === 'bigint' ? 'number' : typeof patch;
+    const why = patch === null ? 'json: cannot unmarshal into Go value of type map[string]interface {}' : `json: cannot unmarshal ${goType} into Go value of type map[string]interface {}`;
+    throw errors.badRequest(patchType === 'merge-patch' ? `error decoding patch: ${why}` : why);
   }
   ctx.rawBody = raw;
   if (patchType === 'strategic-merge-patch') {
