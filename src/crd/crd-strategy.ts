@@ -4,6 +4,7 @@
  * validation of apiextensions-apiserver (rules depend on the request's version),
  * and on the first DELETE the cleanup finalizer and Terminating condition.
  */
+import { toRfc3339 } from '../machinery/time.js';
 import { prepareCRDForCreate, prepareCRDForUpdate, prepareCRDStatusForUpdate, defaultV1 } from '../apis/apiextensions/defaults.js';
 import { validateCRD, validateCRDUpdate } from '../apis/apiextensions/validation.js';
 import { hasUnprunedDefaults, isNonStructural, validateStructuralSchema } from '../schema/crd-hook.js';
@@ -63,6 +64,9 @@ export const crdStrategy: Strategy = {
     return [...validateCRDUpdate(obj as never, old as never, requestVersion(ctx), SCHEMA_HOOKS), ...validateColumnPaths(obj)];
   },
   prepareForDelete(obj: KObject) {
+    // As upstream's CRD REST Delete: the first DELETE marks the CRD itself (deletionTimestamp, finalizer,
+    // condition), leaving generation and deletionGracePeriodSeconds as they are.
+    obj.metadata.deletionTimestamp ??= toRfc3339(new Date());
     const finalizers: string[] = obj.metadata.finalizers ?? [];
     if (!finalizers.includes(CLEANUP_FINALIZER)) obj.metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
     obj.status ??= {};

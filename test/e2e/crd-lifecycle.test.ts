@@ -118,8 +118,13 @@ describe('CRD lifecycle over HTTP', () => {
     const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com';
     const created = await s.request('POST', '/apis/stable.example.com/v1/namespaces/default/crontabs', { body: cronTab('doomed') });
     assert.equal(created.status, 201, created.text);
+    const before = (await s.request('GET', crdPath)).json;
     const del = await s.request('DELETE', crdPath);
     assert.equal(del.status, 200, del.text);
+    // As upstream's CRD REST Delete: marked, with its finalizer and condition, generation and grace untouched.
+    assert.ok(del.json.metadata.deletionTimestamp);
+    assert.equal(del.json.metadata.generation, before.metadata.generation);
+    assert.equal(del.json.metadata.deletionGracePeriodSeconds, undefined);
     assert.equal((await s.request('GET', crdPath)).status, 404);
     const list = await s.request('GET', '/apis/stable.example.com/v1/namespaces/default/crontabs');
     assert.equal(list.status, 404);
