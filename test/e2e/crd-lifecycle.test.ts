@@ -114,6 +114,15 @@ describe('CRD lifecycle over HTTP', () => {
     }
   });
 
+  it('answers a dry-run create with the empty status Go encodes (conditions null)', async () => {
+    const crd = structuredClone(CRONTAB_CRD);
+    crd.metadata.name = 'drys.stable.example.com';
+    crd.spec.names = { plural: 'drys', singular: 'dry', kind: 'Dry' } as never;
+    const dry = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', { body: crd });
+    assert.equal(dry.status, 201, dry.text);
+    assert.deepEqual(dry.json.status, { conditions: null, acceptedNames: { plural: '', kind: '' }, storedVersions: ['v1'] });
+  });
+
   it('deletes the instances of a deleted CRD and starts empty when it is created again', async () => {
     const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com';
     const created = await s.request('POST', '/apis/stable.example.com/v1/namespaces/default/crontabs', { body: cronTab('doomed') });

@@ -98,7 +98,8 @@ function withStorageVersion(status: CRDStatus, storage: string | undefined): CRD
  */
 export function prepareCRDForCreate<T extends AnyCRD>(crd: T): T {
   const out = clone(crd);
-  out.status = withStorageVersion({ acceptedNames: { plural: '', kind: '' } }, storageVersionOf(out));
+  // The empty status as Go encodes it: conditions has no omitempty (null), acceptedNames' plural and kind neither.
+  out.status = withStorageVersion({ conditions: null, acceptedNames: { plural: '', kind: '' } } as never, storageVersionOf(out));
   return out;
 }
 
