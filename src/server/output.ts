@@ -49,7 +49,8 @@ function notAcceptable(message: string): StatusError {
 /** The Go type upstream names in its 406 texts (`%T` of the object it was given). */
 function goType(endpoint: ServedResource, list: boolean): string {
   if (endpoint.custom) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
-  const pkg = endpoint.group === '' ? 'core' : endpoint.group.split('.')[0];
+  // The internal package: the group's first label, but core for the core group and events.k8s.io (stored as core Events).
+  const pkg = endpoint.group === '' || endpoint.group === 'events.k8s.io' ? 'core' : endpoint.group.split('.')[0];
   return `*${pkg}.${list ? endpoint.names.listKind : endpoint.names.kind}`;
 }
 

@@ -5,6 +5,7 @@
 import { decodeContinue, encodeContinue } from '../../machinery/continue-token.js';
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { stringifyJson } from '../../machinery/json.js';
+import { goQuote } from '../../machinery/go-text.js';
 import { parseFieldSelector } from '../../machinery/fields.js';
 import { parseLabelSelector } from '../../machinery/labels.js';
 import { errors, StatusError } from '../../machinery/status.js';
@@ -137,7 +138,7 @@ function goBoolParam(q: URLSearchParams, name: string): boolean | undefined {
   if (v === null) return undefined;
   if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(v)) return true;
   if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(v)) return false;
-  throw errors.badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v.length > 64 ? v.slice(0, 64) : v)}: invalid syntax`);
+  throw errors.badRequest(`strconv.ParseBool: parsing ${goQuote(v.length > 64 ? v.slice(0, 64) : v)}: invalid syntax`);
 }
 
 /** Continue token for the next page, relative to the resource's key prefix. */
