@@ -274,7 +274,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
 /** The objects every cluster has: the initial namespaces and the default/kubernetes service. */
 async function bootstrap(namespaces: RestStore, registry: ApiRegistry): Promise<void> {
   for (const name of INITIAL_NAMESPACES) {
-    await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }).catch(ignoreExists);
+    await namespaces.create(undefined, { kind: 'Namespace', apiVersion: 'v1', metadata: { name } }).catch(ignoreExists);
   }
   const services = registry.lookup('', 'v1', 'services')!.store;
   await services

@@ -106,14 +106,20 @@ export function parseApplyBody(text: string): JsonMap {
   try {
     v = parseYaml(text);
   } catch (e) {
-    throw applyBodyError(e);
+    throw applyBodyError(e, text);
   }
   return checkApplyBody(v);
 }
 
-/** A YAML syntax error in an apply body as upstream answers it (400); other errors as they are. */
-export function applyBodyError(e: unknown): unknown {
-  return e instanceof YamlSyntaxError ? errors.badRequest(`error encoding patch: ${e.message}`) : e;
+/**
+ * A YAML syntax error in an apply body as upstream answers it (400); other errors as they are.
+ * The handler turns YAML into JSON first (util/yaml.ToJSON, "error encoding patch"), but passes a
+ * body that starts with `{` on as it is, to fail in sigs.k8s.io/yaml.Unmarshal ("error decoding patch").
+ */
+export function applyBodyError(e: unknown, text: string): unknown {
+  if (!(e instanceof YamlSyntaxError)) return e;
+  const jsonPrefix = text.trimStart().startsWith('{');
+  return errors.badRequest(jsonPrefix ? `error decoding patch: error converting YAML to JSON: ${e.message}` : `error encoding patch: ${e.message}`);
 }
 
 /** An apply body's value (null: empty), which must be an object. */

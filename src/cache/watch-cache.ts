@@ -163,6 +163,22 @@ export class WatchCache<T> {
     });
   }
 
+  /**
+   * Decode the cached objects again from storage, keeping watchers: the decoder changed (a CRD's new
+   * schema defaults and prunes what is read). An entry changed since the read was decoded anew already.
+   */
+  async redecode(): Promise<void> {
+    await this.start();
+    const { kvs } = await this.storage.range(this.prefix);
+    for (let i = 0; i < kvs.length; i++) {
+      const kv = kvs[i];
+      const cur = this.entries.get(kv.key);
+      if (cur && cur.revision === kv.modRevision) this.entries.set(kv.key, { ...cur, object: this.decode(kv) });
+      // A large cache is decoded in slices, letting requests in between.
+      if (i % 500 === 499) await new Promise((r) => setImmediate(r));
+    }
+  }
+
   /** A consistent read: wait until the cache has everything the store has committed. */
   async sync(): Promise<void> {
     await this.waitUntilFresh(await this.storage.currentRevision());

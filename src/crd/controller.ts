@@ -159,6 +159,8 @@ export class CrdController {
         // A changed spec ends open watches gracefully, as upstream does; clients watch again.
         serving.generation = crd.metadata.generation;
         serving.store.cache.closeWatchers();
+        // Objects read from now on are defaulted and pruned by the new schema, the cached ones too.
+        void serving.store.cache.redecode().catch(() => {});
       }
     }
     const endpoints = customResourceEndpoints(crd, serving.store, Boolean(crd.metadata.deletionTimestamp), this.hooks.converterFor(crd));

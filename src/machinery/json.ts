@@ -48,6 +48,24 @@ export function stringifyJson(value: unknown, indent?: number): string {
   return new Serializer(indent).run(value) as string;
 }
 
+/**
+ * JSON as Go's json.Marshal writes a decoded value (map[string]interface{}): object keys sorted,
+ * and <, >, &, U+2028 and U+2029 escaped.
+ */
+export function goMarshalJson(value: unknown): string {
+  const sort = (_k: string, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v;
+  let text: string;
+  try {
+    text = JSON.stringify(value, sort);
+  } catch {
+    text = stringifyJson(value); // BigInt or deep nesting: keys as they are
+  }
+  return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** A deep copy of a JSON value (BigInt included), without recursion. */
 export function deepClone<T>(value: T): T {
   return copyNested(value, 0, 0) as T;

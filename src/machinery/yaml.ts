@@ -56,13 +56,83 @@ function parseDocs(text: string, limit: number): Document.Parsed[] {
   for (const doc of list) {
     const err = doc.errors[0];
     if (err) {
-      const line = lineCounter.linePos(err.pos[0]).line || 1;
       // The parser recurses; nesting far below go-yaml's limit of 10000 can exhaust the stack.
-      const message = /call stack/.test(err.message) ? 'document nested too deeply' : err.message.split('\n')[0];
-      throw new YamlSyntaxError(`yaml: line ${line}: ${message}`, line);
+      if (/call stack/.test(err.message)) throw new YamlSyntaxError('yaml: document nested too deeply');
+      const go = goYamlProblem(text, err.code, err.message, err.pos[0]);
+      if (go) throw goYamlError(go, lineCounter);
+      const line = lineCounter.linePos(err.pos[0]).line || 1;
+      throw new YamlSyntaxError(`yaml: line ${line}: ${err.message.split('\n')[0]}`, line);
     }
   }
   return list;
+}
+
+/** A syntax error as go-yaml names it: its problem text, whether its scanner or parser found it, and where. */
+interface GoYamlProblem {
+  problem: string;
+  scanner: boolean;
+  at: number;
+}
+
+/**
+ * go-yaml's text for the common syntax errors the `yaml` package reports in its own words
+ * (scannerc.go and parserc.go), with the position go-yaml's mark would have. Undefined for others.
+ */
+function goYamlProblem(text: string, code: string, message: string, pos: number): GoYamlProblem | undefined {
+  const parser = (problem: string, at = pos) => ({ problem, scanner: false, at });
+  const scanner = (problem: string, at = pos) => ({ problem, scanner: true, at });
+  const startsEntry = text[pos] === '-' && /[\s]/.test(text[pos + 1] ?? ' ');
+  if (/Flow sequence .*end with a \]/.test(message)) return parser(`did not find expected ',' or ']'`, nextToken(text, pos));
+  if (/Flow map .*end with a \}/.test(message)) return parser(`did not find expected ',' or '}'`, nextToken(text, pos));
+  if (/Missing closing ["']quote/.test(message)) return scanner('found unexpected end of stream', text.length);
+  if (code === 'BAD_SCALAR_START' || code === 'TAB_AS_INDENT') return scanner('found character that cannot start any token');
+  if (code === 'BAD_INDENT' && /same column/.test(message)) return parser('did not find expected key');
+  if (/block sequence may not be used as an implicit map key/.test(message) || (code === 'MULTILINE_IMPLICIT_KEY' && startsEntry)) {
+    return parser('did not find expected key');
+  }
+  if (code === 'BLOCK_AS_IMPLICIT_KEY' || code === 'MULTILINE_IMPLICIT_KEY') {
+    return scanner('mapping values are not allowed in this context', mappingValue(text, pos));
+  }
+  if (/Implicit map keys need to be followed by map values/.test(message)) return scanner(`could not find expected ':'`, nextToken(text, lineEnd(text, pos)));
+  if (code === 'UNEXPECTED_TOKEN' && /at node end/.test(message)) {
+    // A key where a sequence entry was due, or a lone scalar that the scanner took for a key.
+    const line = text.slice(pos, lineEnd(text, pos));
+    return /:(\s|$)/.test(line) ? parser(`did not find expected '-' indicator`) : scanner(`could not find expected ':'`, nextToken(text, lineEnd(text, pos)));
+  }
+  return undefined;
+}
+
+/**
+ * go-yaml's `yaml: line N: problem` (decode.go parser.fail): marks count lines from 0, and only
+ * scanner errors add one, so a parser error on the second line says "line 1"; none on the first.
+ */
+function goYamlError(go: GoYamlProblem, lines: LineCounter): YamlSyntaxError {
+  const line0 = lines.linePos(go.at).line - 1;
+  const line = line0 === 0 ? 0 : go.scanner ? line0 + 1 : line0;
+  return new YamlSyntaxError(line ? `yaml: line ${line}: ${go.problem}` : `yaml: ${go.problem}`, line0 + 1);
+}
+
+function lineEnd(text: string, at: number): number {
+  const nl = text.indexOf('\n', at);
+  return nl < 0 ? text.length : nl;
+}
+
+/** Where the scanner's next token starts: past blanks, line breaks and comments. */
+function nextToken(text: string, at: number): number {
+  let i = at;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === ' ' || c === '\t' || c === '\r' || c === '\n') i++;
+    else if (c === '#') i = lineEnd(text, i);
+    else break;
+  }
+  return i;
+}
+
+/** The `:` of the first mapping value at or after `at` (a colon followed by a blank or the end). */
+function mappingValue(text: string, at: number): number {
+  for (let i = at; i < text.length; i++) if (text[i] === ':' && /\s/.test(text[i + 1] ?? ' ')) return i;
+  return at;
 }
 
 const MAX_DEPTH = 10000;

@@ -337,19 +337,20 @@ export class RestStore {
     throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
   }
 
-  /** Delete every object the list options select; answers with them as they were. */
+  /**
+   * Delete every object the list options select; answers with them as they were listed, before
+   * deletion (upstream's DeleteCollection returns its list, not what each delete returned).
+   */
   async deleteCollection(list: StoreListOptions, opts: DeleteOptions = {}): Promise<StoreListResult> {
     const selected = await this.list({ ...list, limit: undefined, startKey: undefined, consistent: true });
-    const deleted: KObject[] = [];
     for (const item of selected.items) {
       try {
-        const res = await this.delete(item.metadata.namespace, item.metadata.name, opts);
-        deleted.push(res.object);
+        await this.delete(item.metadata.namespace, item.metadata.name, opts);
       } catch (err) {
         if ((err as { reason?: string }).reason !== 'NotFound') throw err;
       }
     }
-    return { items: deleted, revision: await this.storage.currentRevision() };
+    return { items: selected.items, revision: await this.storage.currentRevision() };
   }
 
   /** A written object in the storage version: converted from the request's (then pruned and defaulted in the storage version). */

@@ -1,6 +1,6 @@
 /** Reading request bodies with kube-apiserver's 3 MiB limit, and decoding them. */
-import { JsonSyntaxError, parseJson } from '../machinery/json.js';
-import { errors } from '../machinery/status.js';
+import { JsonSyntaxError, NumberLiteral, parseJson } from '../machinery/json.js';
+import { errors, type StatusError } from '../machinery/status.js';
 import { YamlSyntaxError } from '../machinery/yaml.js';
 import { parseYamlBody } from './yaml-bodies.js';
 import type { Request, Response } from './exchange.js';
@@ -58,15 +58,69 @@ function readAll(req: Request, limit: number): Promise<Buffer> {
   });
 }
 
-/** Decode a JSON or YAML body into a value; syntax errors become 400s. */
-export async function decodeBody(body: Buffer, format: 'json' | 'yaml', res: Response): Promise<unknown> {
+/**
+ * Decode a JSON or YAML object body into a value, with apiserver's 400s for what its decoder
+ * refuses before it knows the kind: syntax errors, and a value that is not an object or has an
+ * apiVersion or kind that is not a string. `kind` is the type the body must decode into.
+ */
+export async function decodeBody(body: Buffer, format: 'json' | 'yaml', res: Response, kind: string): Promise<unknown> {
   const text = body.toString('utf8');
+  let value: unknown;
   try {
-    return format === 'yaml' ? await parseYamlBody(text, res) : parseJson(text);
+    value = format === 'yaml' ? await parseYamlBody(text, res) : parseJson(text);
   } catch (err) {
-    if (err instanceof JsonSyntaxError || err instanceof YamlSyntaxError) {
-      throw errors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
-    }
+    // The YAML serializer's YAMLToJSON fails with go-yaml's error; the JSON one in its meta-factory's Interpret.
+    if (err instanceof YamlSyntaxError) throw unrecognizedObject(kind, err.message, body);
+    if (err instanceof JsonSyntaxError) throw unrecognizedObject(kind, `${INTERPRET_ERROR}${err.message}`, body);
     throw err;
   }
+  const typeError = interpretError(value);
+  if (typeError) throw unrecognizedObject(kind, typeError, body);
+  return value;
+}
+
+const INTERPRET_ERROR = "couldn't get version/kind; json parse error: ";
+
+/** The error of the JSON decoder's first step (reading apiVersion and kind) on a value, if any. */
+export function interpretError(value: unknown): string | undefined {
+  const typeError = typeMetaTypeError(value);
+  return typeError && `${INTERPRET_ERROR}${typeError}`;
+}
+// The anonymous struct json.Unmarshal reads apiVersion and kind into (SimpleMetaFactory.Interpret), as Go prints its type.
+const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+/** encoding/json's UnmarshalTypeError for a body, or its apiVersion or kind, of the wrong JSON type. */
+function typeMetaTypeError(value: unknown): string | undefined {
+  if (value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) return `json: cannot unmarshal ${goJsonType(value)} into Go value of type ${TYPE_META_STRUCT}`;
+  const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
+  if ((apiVersion == null || typeof apiVersion === 'string') && (kind == null || typeof kind === 'string')) return undefined;
+  // The first of them in the document is the one reported.
+  for (const [k, v] of Object.entries(value)) {
+    if ((k === 'apiVersion' || k === 'kind') && v !== null && typeof v !== 'string') {
+      return `json: cannot unmarshal ${goJsonType(v)} into Go struct field .${k} of type string`;
+    }
+  }
+  return undefined;
+}
+
+/** The JSON type name encoding/json's errors use for a value. */
+export function goJsonType(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof NumberLiteral) return 'number';
+  return typeof v === 'string' ? 'string' : 'object';
+}
+
+/** apiserver's transformDecodeError when the decoder named no kind: the error and the body's first 30 bytes. */
+export function unrecognizedObject(kind: string, why: string, body: Buffer): StatusError {
+  return errors.badRequest(`the object provided is unrecognized (must be of type ${kind}): ${why} (${summarizeData(body)})`);
+}
+
+/** handlers' summarizeData: an object's first bytes as text, anything else in hex. */
+function summarizeData(data: Buffer, max = 30): string {
+  if (data.length === 0) return '<empty>';
+  const head = data.subarray(0, max);
+  const text = data[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return data.length > max ? `${text} ...` : text;
 }

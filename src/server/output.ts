@@ -140,13 +140,19 @@ const LIST_END = Buffer.from(']}');
 export function writeStoredList(res: Response, code: number, head: KObject, items: readonly KObject[], meta: ListMeta, target: StoredTarget): void {
   const { endpoint, output } = target;
   const itemJson = rememberedJson(target, true);
+  // A typed list's items have no apiVersion and kind (Go's nested TypeMeta is empty); unstructured ones keep theirs.
+  const bare = !endpoint.custom && !output.conversion;
   if (itemJson) {
     const listHead = output.conversion ? (convertList(target, [], meta) as KObject) : { ...head, items: [] };
     const start = stringifyJson(listHead);
     const parts: Buffer[] = [Buffer.from(start.slice(0, -2))];
+    const typePrefix = bare ? typeMetaPrefix(endpoint) : undefined;
     items.forEach((o, i) => {
       if (i > 0) parts.push(COMMA);
-      parts.push(itemJson(o));
+      const json = itemJson(o);
+      if (!typePrefix) parts.push(json);
+      else if (startsWith(json, typePrefix)) parts.push(LBRACE, json.subarray(typePrefix.length + (json[typePrefix.length] === 0x2c ? 1 : 0)));
+      else parts.push(Buffer.from(stringifyJson(withoutTypeMeta(endpoint.toVersion(o)))));
     });
     parts.push(LIST_END);
     const body = Buffer.concat(parts);
@@ -154,9 +160,29 @@ export function writeStoredList(res: Response, code: number, head: KObject, item
     res.end(body);
     return;
   }
-  const versioned = items.map((o) => endpoint.toVersion(o));
+  const versioned = items.map((o) => (bare ? withoutTypeMeta(endpoint.toVersion(o)) : endpoint.toVersion(o)));
   const converted = convertList(target, versioned, meta);
   writeEncoded(res, code, converted ?? { ...head, items: versioned }, output);
+}
+
+const LBRACE = Buffer.from('{');
+
+/**
+ * `{"kind":"<Kind>","apiVersion":"<group/version>"`: how a typed object's JSON starts (Go's field order,
+ * which decoding gives written objects), so a list can leave the pair out without parsing.
+ */
+function typeMetaPrefix(endpoint: Endpoint): Buffer {
+  const apiVersion = endpoint.group ? `${endpoint.group}/${endpoint.version}` : endpoint.version;
+  return Buffer.from(`{"kind":${JSON.stringify(endpoint.names.kind)},"apiVersion":${JSON.stringify(apiVersion)}`);
+}
+
+function startsWith(buf: Buffer, prefix: Buffer): boolean {
+  return buf.length > prefix.length && buf.compare(prefix, 0, prefix.length, 0, prefix.length) === 0 && (buf[prefix.length] === 0x2c || buf[prefix.length] === 0x7d);
+}
+
+function withoutTypeMeta(obj: KObject): KObject {
+  const { kind: _k, apiVersion: _a, ...rest } = obj;
+  return rest as KObject;
 }
 
 /**

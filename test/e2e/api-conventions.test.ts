@@ -1,7 +1,7 @@
 /** Wire conventions around the core: v1beta1 CRDs, the CRD /status subresource, bad input, negotiation, watch options. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CRONTAB_CRD, cronTab, startTestServer, watchEvents, type TestServer } from './harness.js';
+import { CRONTAB_CRD, cronTab, startTestServer, until, watchEvents, type TestServer } from './harness.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const crontabs = '/apis/stable.example.com/v1/namespaces/default/crontabs';
@@ -68,6 +68,126 @@ describe('API conventions', () => {
     assert.equal(res.json.message, 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}');
     const text = await s.request('PATCH', '/api/v1/namespaces/default', { body: '"x"', contentType: 'application/merge-patch+json' });
     assert.equal(text.json.message, 'error decoding patch: json: cannot unmarshal string into Go value of type map[string]interface {}');
+  });
+
+  // handlers/rest.go transformDecodeError: without a decoded kind, the error and the body's first 30 bytes
+  // (an object's as text, anything else in hex); SimpleMetaFactory.Interpret's JSON error; go-yaml's texts.
+  it('answers undecodable bodies with upstream\'s decoding errors', async () => {
+    const cases: [string, string, string | undefined, string][] = [
+      [crontabs, '{"a": ', undefined, `the object provided is unrecognized (must be of type CronTab): couldn't get version/kind; json parse error: unexpected end of JSON input ({"a": )`],
+      [crontabs, 'a: [1, 2\n', 'application/yaml', `the object provided is unrecognized (must be of type CronTab): yaml: line 1: did not find expected ',' or ']' (613a205b312c20320a)`],
+      [crontabs, 'x'.repeat(40), undefined, `the object provided is unrecognized (must be of type CronTab): couldn't get version/kind; json parse error: invalid character 'x' looking for beginning of value (${'78'.repeat(30)} ...)`],
+      [crontabs, '[1,2]', undefined, `the object provided is unrecognized (must be of type CronTab): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (5b312c325d)`],
+      ['/api/v1/namespaces/default/configmaps', '{"kind": 5, "apiVersion": "v1", "metadata": {"name": "cm"}}', undefined, `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string ({"kind": 5, "apiVersion": "v1" ...)`],
+      ['/api/v1/namespaces/default/configmaps', '', undefined, `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)`],
+      // The unstructured decoder of a custom resource needs its kind; the decoder named one (the default), so the other form.
+      [crontabs, '{"apiVersion": "stable.example.com/v1", "metadata": {"name": "k"}}', undefined, `CronTab in version "v1" cannot be handled as a CronTab: Object 'Kind' is missing in '{"apiVersion": "stable.example.com/v1", "metadata": {"name": "k"}}'`],
+      [crontabs, 'metadata: {name: k}\napiVersion: stable.example.com/v1\nx: "<&>"\n', 'application/yaml', `CronTab in version "v1" cannot be handled as a CronTab: Object 'Kind' is missing in '{"apiVersion":"stable.example.com/v1","metadata":{"name":"k"},"x":"\\u003c\\u0026\\u003e"}'`],
+    ];
+    for (const [path, body, contentType, message] of cases) {
+      const res = await s.request('POST', path, { body, contentType });
+      assert.equal(res.status, 400, body);
+      assert.equal(res.json.reason, 'BadRequest');
+      assert.equal(res.json.message, message);
+    }
+  });
+
+  // patch.go: validateAndTranscodePatch ("invalid JSON patch"); the apply patcher's yaml.ToJSON ("error encoding
+  // patch", passing a body that starts with '{' on) and sigs.k8s.io/yaml.Unmarshal ("error converting YAML to JSON").
+  it('answers malformed patches with upstream\'s texts', async () => {
+    await s.request('POST', crontabs, { body: cronTab('patched') });
+    const path = `${crontabs}/patched`;
+    for (const contentType of ['application/merge-patch+json', 'application/json-patch+json']) {
+      const res = await s.request('PATCH', path, { body: '{"spec": ', contentType });
+      assert.equal(res.status, 400);
+      assert.equal(res.json.message, 'invalid JSON patch');
+    }
+    const smp = await s.request('PATCH', '/api/v1/namespaces/default', { body: '{', contentType: 'application/strategic-merge-patch+json' });
+    assert.equal(smp.json.message, 'invalid JSON patch');
+    const apply = (body: string) => s.request('PATCH', `${path}?fieldManager=m`, { body, contentType: 'application/apply-patch+yaml' });
+    const json = await apply('{"spec": {"a": 1\n');
+    assert.equal(json.status, 400);
+    assert.equal(json.json.message, "error decoding patch: error converting YAML to JSON: yaml: line 1: did not find expected ',' or '}'");
+    const yaml = await apply('spec:\n  a: b: c\n');
+    assert.equal(yaml.status, 400);
+    assert.equal(yaml.json.message, 'error encoding patch: yaml: line 2: mapping values are not allowed in this context');
+    await s.request('DELETE', path);
+  });
+
+  // A custom resource's strategy checks the patched object's type (customResourceValidator.ValidateTypeMeta, 422);
+  // a built-in's patched JSON is decoded into a registered kind (jsonPatcher: 422 on the field "patch").
+  it('refuses a patch that changes apiVersion or kind as upstream', async () => {
+    await s.request('POST', crontabs, { body: cronTab('typed') });
+    const merge = await s.request('PATCH', `${crontabs}/typed`, { body: { apiVersion: 'stable.example.com/v2' }, contentType: 'application/merge-patch+json' });
+    assert.equal(merge.status, 422, merge.text);
+    assert.equal(merge.json.message, 'CronTab.stable.example.com "typed" is invalid: apiVersion: Invalid value: "stable.example.com/v2": must be stable.example.com/v1');
+    assert.deepEqual(merge.json.details.causes, [{ reason: 'FieldValueInvalid', message: 'Invalid value: "stable.example.com/v2": must be stable.example.com/v1', field: 'apiVersion' }]);
+    const ops = [{ op: 'replace', path: '/kind', value: 'Other' }];
+    const json = await s.request('PATCH', `${crontabs}/typed`, { body: ops, contentType: 'application/json-patch+json' });
+    assert.equal(json.status, 422);
+    assert.equal(json.json.message, 'CronTab.stable.example.com "typed" is invalid: kind: Invalid value: "Other": must be CronTab');
+    const ns = await s.request('PATCH', '/api/v1/namespaces/default', { body: { apiVersion: 'v2' }, contentType: 'application/merge-patch+json' });
+    assert.equal(ns.status, 422);
+    assert.match(ns.json.message, /^ "" is invalid: patch: Invalid value: "\{\\"apiVersion\\":\\"v2\\",\\"kind\\":\\"Namespace\\",\\"metadata\\":\{.*\}": no kind "Namespace" is registered for version "v2" in scheme "k8s.io\/kubernetes\/pkg\/api\/legacyscheme\/scheme.go:30"$/);
+    assert.equal(ns.json.details.causes[0].field, 'patch');
+    // A strategic merge patch is read into the endpoint's type: apiVersion and kind in it are ignored.
+    const smp = await s.request('PATCH', '/api/v1/namespaces/default', { body: { apiVersion: 'v2', metadata: { labels: { a: 'b' } } }, contentType: 'application/strategic-merge-patch+json' });
+    assert.equal(smp.status, 200, smp.text);
+    assert.equal(smp.json.apiVersion, 'v1');
+    assert.equal((await s.request('GET', `${crontabs}/typed`)).json.apiVersion, 'stable.example.com/v1');
+    await s.request('DELETE', `${crontabs}/typed`);
+  });
+
+  // Go's typed lists encode their items' TypeMeta empty (kubectl fills it in); unstructured lists keep each item's.
+  it('lists built-in items without apiVersion and kind, custom resources with them', async () => {
+    await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'listed' }, data: { a: 'b' } } });
+    // A body with kind and apiVersion last is written in Go's order.
+    await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'listed-2' }, apiVersion: 'v1', kind: 'ConfigMap' } });
+    for (const accept of ['application/json', 'application/yaml', 'application/json;pretty=1']) {
+      const cms = await s.request('GET', '/api/v1/namespaces/default/configmaps', { accept });
+      assert.equal(cms.status, 200);
+      const list = accept === 'application/yaml' ? null : cms.json;
+      if (list) {
+        assert.equal(list.kind, 'ConfigMapList');
+        const item = list.items.find((o: any) => o.metadata.name === 'listed');
+        assert.deepEqual(Object.keys(item), ['metadata', 'data'], accept);
+        assert.deepEqual(Object.keys(list.items.find((o: any) => o.metadata.name === 'listed-2')), ['metadata']);
+      } else {
+        assert.doesNotMatch(cms.text, /^- apiVersion|^  kind: ConfigMap$/m);
+      }
+    }
+    const crds = (await s.request('GET', CRDS)).json;
+    assert.equal(crds.items[0].kind, undefined);
+    assert.equal(crds.items[0].apiVersion, undefined);
+    const one = (await s.request('GET', '/api/v1/namespaces/default/configmaps/listed-2')).json;
+    assert.deepEqual(Object.keys(one), ['kind', 'apiVersion', 'metadata'], 'a get keeps them, in Go order');
+    await s.request('POST', crontabs, { body: cronTab('listed') });
+    const cts = (await s.request('GET', crontabs)).json;
+    assert.equal(cts.items[0].kind, 'CronTab');
+    assert.equal(cts.items[0].apiVersion, 'stable.example.com/v1');
+    await s.request('DELETE', `${crontabs}/listed`);
+  });
+
+  // registry.Store.DeleteCollection answers with the list it made, not with what each delete returned.
+  it('answers a deletecollection with the objects as they were before deletion', async () => {
+    const crd = (name: string) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${name}s.dc.example.com`, labels: { dc: 'yes' } },
+      spec: { group: 'dc.example.com', scope: 'Namespaced', names: { plural: `${name}s`, kind: name[0].toUpperCase() + name.slice(1) }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+    });
+    for (const n of ['alpha', 'beta']) assert.equal((await s.request('POST', CRDS, { body: crd(n) })).status, 201);
+    await s.request('POST', '/apis/dc.example.com/v1/namespaces/default/alphas', { body: { apiVersion: 'dc.example.com/v1', kind: 'Alpha', metadata: { name: 'a' } } });
+    const res = await s.request('DELETE', `${CRDS}?labelSelector=dc%3Dyes`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.kind, 'CustomResourceDefinitionList');
+    assert.equal(res.json.items.length, 2);
+    for (const item of res.json.items) {
+      assert.equal(item.metadata.deletionTimestamp, undefined);
+      assert.equal(item.metadata.finalizers, undefined);
+      assert.ok(!item.status.conditions.some((c: any) => c.type === 'Terminating'));
+    }
+    await until('the CRDs are gone', async () => (await s.request('GET', `${CRDS}?labelSelector=dc%3Dyes`)).json.items.length === 0);
   });
 
   it('answers bad input with 4xx Statuses', async () => {

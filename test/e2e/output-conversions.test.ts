@@ -152,6 +152,6 @@ describe('output conversions and kind-less bodies', () => {
     assert.equal(wrongKind.status, 422);
     const noKind = await s.request('POST', CT, { body: { apiVersion: 'stable.example.com/v1', metadata: { name: 'nokind' } } });
     assert.equal(noKind.status, 400);
-    assert.equal(noKind.json.message, `Object 'Kind' is missing in '{"apiVersion":"stable.example.com/v1","metadata":{"name":"nokind"}}'`);
+    assert.equal(noKind.json.message, `CronTab in version "v1" cannot be handled as a CronTab: Object 'Kind' is missing in '{"apiVersion":"stable.example.com/v1","metadata":{"name":"nokind"}}'`);
   });
 });

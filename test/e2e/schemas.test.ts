@@ -1,7 +1,7 @@
 /** Structural schemas on custom resources: validation messages, pruning, fieldValidation, defaulting, CEL, ratcheting. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from './harness.js';
+import { startTestServer, until, watchEvents, type TestServer } from './harness.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const CT = '/apis/stable.example.com/v1/namespaces/default/crontabs';
@@ -140,6 +140,44 @@ describe('structural schemas', () => {
     await s.request('POST', CT, { body: ct('noimage', { replicas: 2 }) });
     const read = await s.request('GET', `${CT}/noimage`);
     assert.equal(read.json.spec.image, 'default-image', 'a default added to the schema shows on read');
+  });
+
+  // The storage codec defaults what it decodes (unstructuredDefaulter): an object stored before a default
+  // was added reads with it, its resourceVersion unchanged; writing it back changes no spec, so no generation.
+  it('defaults objects stored before the default on get, list and watch; persisting it keeps the generation', async () => {
+    const created = await s.request('POST', CT, { body: ct('stored-before', { image: 'img' }) });
+    assert.equal(created.status, 201, created.text);
+    const rv = created.json.metadata.resourceVersion;
+    assert.equal(created.json.spec.suspend, undefined);
+    const crd = (await s.request('GET', `${CRDS}/crontabs.stable.example.com`)).json;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.suspend = { type: 'boolean', default: false };
+    assert.equal((await s.request('PUT', `${CRDS}/crontabs.stable.example.com`, { body: crd })).status, 200);
+    let got: any;
+    await until('the new schema is served', async () => {
+      got = (await s.request('GET', `${CT}/stored-before`)).json;
+      return got.spec.suspend === false;
+    });
+    assert.equal(got.metadata.resourceVersion, rv);
+    assert.equal(got.metadata.generation, 1);
+    const listed = (await s.request('GET', CT)).json.items.find((o: any) => o.metadata.name === 'stored-before');
+    assert.equal(listed.spec.suspend, false);
+    assert.equal(listed.metadata.resourceVersion, rv);
+    const w = watchEvents(s.kapi, `${CT}?watch=1&resourceVersion=0&fieldSelector=metadata.name%3Dstored-before`, 1);
+    const [added] = await w.events;
+    assert.equal(added.type, 'ADDED');
+    assert.equal(added.object.spec.suspend, false);
+    assert.equal(added.object.metadata.resourceVersion, rv);
+    // A client writes back what it read (the default included) with a label, and another without the field.
+    const put = await s.request('PUT', `${CT}/stored-before`, { body: { ...got, metadata: { ...got.metadata, labels: { a: 'b' } } } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.json.metadata.generation, 1);
+    const { suspend: _, ...spec } = put.json.spec;
+    const without = await s.request('PUT', `${CT}/stored-before`, { body: { ...put.json, spec } });
+    assert.equal(without.status, 200, without.text);
+    assert.equal(without.json.spec.suspend, false);
+    assert.equal(without.json.metadata.generation, 1);
+    const changed = await s.request('PATCH', `${CT}/stored-before`, { body: { spec: { suspend: true } }, contentType: 'application/merge-patch+json' });
+    assert.equal(changed.json.metadata.generation, 2);
   });
 });
 

@@ -105,6 +105,24 @@ test('syntax errors name the line', () => {
   assert.throws(() => parseYaml('a: "unterminated\n'), (e: unknown) => e instanceof YamlSyntaxError && /^yaml: line \d+: /.test(e.message));
 });
 
+test("syntax errors carry go-yaml's texts and line numbers", () => {
+  // go-yaml v2 (decode.go parser.fail): marks count lines from 0 and only scanner errors add one,
+  // so a parser error on the second line says "line 1", and an error on the first names no line.
+  fails('[1, 2\n', "yaml: line 1: did not find expected ',' or ']'");
+  fails('{a: [1, 2}', "yaml: did not find expected ',' or ']'");
+  fails('{"spec": {"a": 1\n', "yaml: line 1: did not find expected ',' or '}'");
+  fails('a: b: c\n', 'yaml: mapping values are not allowed in this context');
+  fails('a: 1\nb: c: d\n', 'yaml: line 2: mapping values are not allowed in this context');
+  fails('a: 1\n  b: 2\n', 'yaml: line 2: mapping values are not allowed in this context');
+  fails('a:\n  b: 1\n c: 2\n', 'yaml: line 2: did not find expected key');
+  fails('k: v\n- item\n', 'yaml: line 1: did not find expected key');
+  fails('- a\nb: 1\n', "yaml: line 1: did not find expected '-' indicator");
+  fails('a: "x\n', 'yaml: line 2: found unexpected end of stream');
+  fails('a: @x\n', 'yaml: found character that cannot start any token');
+  fails('a: 1\n\tb: 2\n', 'yaml: line 2: found character that cannot start any token');
+  fails('a: 1\na 2\n', "yaml: line 3: could not find expected ':'");
+});
+
 test('nesting beyond go-yaml\'s limit fails fast', () => {
   const start = Date.now();
   fails('['.repeat(1000 * 1024), 'yaml: exceeded max depth of 10000');

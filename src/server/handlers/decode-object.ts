@@ -5,55 +5,105 @@
 import { field } from '../../machinery/field-errors.js';
 import { checkMetadataTypes, OBJECT_META_FIELDS } from '../../machinery/object-meta.js';
 import { errors } from '../../machinery/status.js';
+import { goMarshalJson } from '../../machinery/json.js';
 import type { KObject } from '../../registry/types.js';
 import type { ServedResource } from '../../registry/registry.js';
-import { decodeBody, readBody } from '../body.js';
+import { decodeBody, interpretError, readBody } from '../body.js';
 import { objectBodyFormat } from '../negotiation.js';
 import { groupVersion, type HandlerContext } from './context.js';
 
 const OBJECT_META = new Set<string>(OBJECT_META_FIELDS);
 
 export async function readObjectBody(ctx: HandlerContext<ServedResource>): Promise<KObject> {
-  const format = objectBodyFormat(ctx.req.headers['content-type']);
+  const format = objectBodyFormat(ctx.req.headers['content-type']) === 'yaml' ? 'yaml' : 'json';
   const raw = await readBody(ctx.req, ctx.res);
-  const obj = await decodeBody(raw, format === 'yaml' ? 'yaml' : 'json', ctx.res);
+  const obj = await decodeBody(raw, format, ctx.res, ctx.endpoint.names.kind);
   const text = raw.toString('utf8');
-  if (format !== 'yaml') ctx.rawBody = text;
-  return checkTypeMeta(ctx, obj, text);
+  if (format === 'json') ctx.rawBody = text;
+  // A missing kind names the data decoded: the body, or for YAML the JSON it was turned into.
+  return checkTypeMeta(ctx, obj, () => (format === 'json' ? text : goMarshalJson(obj)));
 }
 
 /**
- * The checks of apiserver's decoding: apiVersion and kind those of the endpoint (defaulted from it when
- * missing, but for a custom resource's kind), metadata well typed.
+ * The checks of apiserver's decoding of a request body: apiVersion and kind those of the endpoint
+ * (defaulted from it when missing, but for a custom resource's kind), metadata well typed.
+ * `data` is the decoded JSON text a missing kind is reported with.
  */
-export function checkTypeMeta(ctx: HandlerContext<ServedResource>, obj: unknown, rawText: string): KObject {
+export function checkTypeMeta(ctx: HandlerContext<ServedResource>, obj: unknown, data: () => string): KObject {
   const { endpoint } = ctx;
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest(`Object 'Kind' is missing in '${rawText.trim()}'`);
-  const o = obj as KObject;
+  const kind = endpoint.names.kind;
+  const o = (obj ?? {}) as KObject;
   if (o.kind === undefined || o.kind === null || o.kind === '') {
     // Typed decoding fills a missing kind from the endpoint (gvkWithDefaults); unstructured decoding of a custom resource needs it.
-    if (endpoint.custom) throw errors.badRequest(`Object 'Kind' is missing in '${rawText.trim()}'`);
-    o.kind = endpoint.names.kind;
+    if (endpoint.custom) throw errors.badRequest(`${kind} in version "${endpoint.version}" cannot be handled as a ${kind}: Object 'Kind' is missing in '${data()}'`);
+    o.kind = kind;
   }
-  if (typeof o.kind !== 'string') throw errors.badRequest(`Object 'Kind' is missing in '${rawText.trim()}'`);
   const expected = groupVersion(endpoint.group, endpoint.version);
   if (o.apiVersion === undefined || o.apiVersion === null || o.apiVersion === '') o.apiVersion = expected;
   if (o.apiVersion !== expected) {
     throw errors.badRequest(`the API version in the data (${o.apiVersion}) does not match the expected API version (${expected})`);
   }
-  if (o.kind !== endpoint.names.kind) {
-    throw errors.invalid({ group: endpoint.group, resource: o.kind }, o.metadata?.name ?? '', [
-      field.invalid('kind', o.kind, `must be ${endpoint.names.kind}`),
-    ]);
+  if (o.kind !== kind) throw errors.invalid({ group: endpoint.group, resource: o.kind }, o.metadata?.name ?? '', [field.invalid('kind', o.kind, `must be ${kind}`)]);
+  return checkMetadata(ctx, o);
+}
+
+/**
+ * A patched object's type: a custom resource's apiVersion and kind must stay the endpoint's
+ * (the strategy's ValidateTypeMeta, 422); a built-in's must name a kind its scheme knows, which
+ * for kapi is the endpoint's (jsonPatcher's decoding error, 422 on the field `patch`).
+ */
+export function checkPatchedTypeMeta(ctx: HandlerContext<ServedResource>, obj: KObject): KObject {
+  const { endpoint } = ctx;
+  const kind = endpoint.names.kind;
+  const expected = groupVersion(endpoint.group, endpoint.version);
+  if (!endpoint.custom && obj !== null && typeof obj === 'object') {
+    obj.kind ??= kind;
+    obj.apiVersion ??= expected;
   }
+  // The patched JSON as the patch libraries write it (Go maps: keys sorted); made only for an error.
+  const patchError = (why: (patched: string) => string) => {
+    const patched = goMarshalJson(obj);
+    return errors.invalid({ group: '', resource: '' }, '', [field.invalid('patch', patched, why(patched))]);
+  };
+  const notAnObject = interpretError(obj);
+  if (notAnObject) throw patchError(() => notAnObject);
+  if (obj === null) throw patchError(() => `Object 'Kind' is missing in 'null'`);
+  if (obj.kind === undefined || obj.kind === null || obj.kind === '') throw patchError((patched) => `Object 'Kind' is missing in '${patched}'`);
+  if (endpoint.custom) {
+    const errs = [];
+    if (obj.kind !== kind) errs.push(field.invalid('kind', obj.kind, `must be ${kind}`));
+    if (obj.apiVersion !== expected) errs.push(field.invalid('apiVersion', obj.apiVersion, `must be ${expected}`));
+    if (errs.length) throw errors.invalid({ group: endpoint.group, resource: kind }, obj.metadata?.name ?? '', errs);
+  } else if (obj.kind !== kind || obj.apiVersion !== expected) {
+    throw patchError(() => `no kind "${String(obj.kind)}" is registered for version "${String(obj.apiVersion)}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`);
+  }
+  return checkMetadata(ctx, obj);
+}
+
+/** Metadata well typed (else the decoder's 400), with unknown and null fields dropped. */
+function checkMetadata(ctx: HandlerContext<ServedResource>, o: KObject): KObject {
   if (o.metadata === undefined || o.metadata === null) o.metadata = {};
   const typeError = checkMetadataTypes(o.metadata);
   if (typeError) {
-    const kind = endpoint.names.kind;
-    throw errors.badRequest(`${kind} in version "${endpoint.version}" cannot be handled as a ${kind}: ${typeError}`);
+    const kind = ctx.endpoint.names.kind;
+    throw errors.badRequest(`${kind} in version "${ctx.endpoint.version}" cannot be handled as a ${kind}: ${typeError}`);
   }
   for (const k of Object.keys(o.metadata)) if (!OBJECT_META.has(k)) delete o.metadata[k];
   if (o.metadata.generation === null) delete o.metadata.generation;
   for (const k of Object.keys(o.metadata)) if (o.metadata[k] === null) delete o.metadata[k];
+  return typedOrder(ctx, o);
+}
+
+/**
+ * A built-in object with kind and apiVersion first, as Go's typed structs write them (output.ts
+ * relies on it to list items without them); a custom resource as it came.
+ */
+export function typedOrder(ctx: HandlerContext<ServedResource>, o: KObject): KObject {
+  if (ctx.endpoint.custom) return o;
+  let i = 0;
+  for (const k in o) {
+    if (k !== (i === 0 ? 'kind' : 'apiVersion')) return { kind: o.kind, apiVersion: o.apiVersion, ...o };
+    if (++i === 2) break;
+  }
   return o;
 }

@@ -9,11 +9,11 @@ import { applyStrategicMergePatch } from '../../machinery/strategic-merge-patch.
 import { deepCloneMutable, JsonSyntaxError, parseJson } from '../../machinery/json.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
-import { readBody } from '../body.js';
+import { goJsonType, readBody } from '../body.js';
 import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
 import { writeStoredObject } from '../output.js';
 import type { HandlerContext } from './context.js';
-import { checkTypeMeta } from './decode-object.js';
+import { checkPatchedTypeMeta, typedOrder } from './decode-object.js';
 import { dryRunOf, fromInternal, storeOptions, toInternal } from './write.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
 import { applyBodyError, applyObject, checkApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
@@ -46,14 +46,15 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   if (!patchType || !accepted.includes(mediaType)) throw errors.unsupportedMediaType(accepted);
   const raw = (await readBody(ctx.req, ctx.res)).toString('utf8');
   if (patchType === 'apply-yaml') {
-    const applied = checkApplyBody(await parseYamlBody(raw, ctx.res).catch((e: unknown) => Promise.reject(applyBodyError(e))));
+    const applied = checkApplyBody(await parseYamlBody(raw, ctx.res).catch((e: unknown) => Promise.reject(applyBodyError(e, raw))));
     return { raw, kind: 'apply', applied, apply: () => applied, applySharing: () => applied };
   }
   let patch: unknown;
   try {
     patch = parseJson(raw);
   } catch (err) {
-    if (err instanceof JsonSyntaxError) throw errors.badRequest(err.message);
+    // validateAndTranscodePatch: every patch type but apply must be valid JSON.
+    if (err instanceof JsonSyntaxError) throw errors.badRequest('invalid JSON patch');
     throw err;
   }
   if (patchType === 'json-patch') {
@@ -71,8 +72,7 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   }
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
     // encoding/json's UnmarshalTypeError; a merge patch's decoding error carries upstream's prefix.
-    const goType = Array.isArray(patch) ? 'array' : typeof patch === 'boolean' ? 'bool' : typeof patch === 'number' || typeof patch === 'bigint' ? 'number' : typeof patch;
-    const why = patch === null ? 'json: cannot unmarshal into Go value of type map[string]interface {}' : `json: cannot unmarshal ${goType} into Go value of type map[string]interface {}`;
+    const why = patch === null ? 'json: cannot unmarshal into Go value of type map[string]interface {}' : `json: cannot unmarshal ${goJsonType(patch)} into Go value of type map[string]interface {}`;
     throw errors.badRequest(patchType === 'merge-patch' ? `error decoding patch: ${why}` : why);
   }
   ctx.rawBody = raw;
@@ -101,7 +101,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     info.name!,
     (old) => {
       const live = fromInternal(ctx, old!);
-      const obj = checkTypeMeta(ctx, patch.apply(live), patch.raw);
+      const obj = patchedObject(ctx, patch, live);
       if (obj.metadata.name !== info.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
       }
@@ -137,13 +137,27 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
       if (endpoint.names.namespaced && obj.metadata.namespace && obj.metadata.namespace !== info.namespace) {
         throw errors.badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${info.namespace})`);
       }
-      return toInternal(ctx, obj);
+      return toInternal(ctx, typedOrder(ctx, obj));
     },
     // Apply creates a missing object; through a subresource it does not (the store answers 404).
     { ...storeOptions(ctx, dryRun, 'PatchOptions'), allowCreate: info.subresource === undefined },
   );
   await endpoint.prepare?.([result.object]);
   writeStoredObject(ctx.res, result.created ? 201 : 200, result.object, ctx);
+}
+
+/**
+ * The patched object, its type checked as upstream decodes it: a JSON or merge patch may not change
+ * apiVersion or kind (checkPatchedTypeMeta); a strategic merge patch is read into the endpoint's type,
+ * which sets them.
+ */
+function patchedObject(ctx: HandlerContext, patch: ParsedPatch, live: KObject): KObject {
+  const obj = patch.apply(live);
+  if (patch.kind === 'strategic' && obj !== null && typeof obj === 'object') {
+    obj.apiVersion = live.apiVersion;
+    obj.kind = live.kind;
+  }
+  return checkPatchedTypeMeta(ctx, obj);
 }
 
 /** The object after a JSON patch; any failure of the patch is upstream's generic 422. */

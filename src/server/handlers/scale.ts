@@ -32,7 +32,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   const dryRun = dryRunOf(ctx, info.verb === 'update' ? 'UpdateOptions' : 'PatchOptions');
   let incoming: KObject | undefined;
   const patch = info.verb === 'patch' ? await readPatch(ctx) : undefined;
-  if (!patch) incoming = checkScale(ctx, await decodeBody(await readBody(ctx.req, ctx.res), objectBodyFormat(ctx.req.headers['content-type']) === 'yaml' ? 'yaml' : 'json', ctx.res));
+  if (!patch) incoming = checkScale(ctx, await decodeBody(await readBody(ctx.req, ctx.res), objectBodyFormat(ctx.req.headers['content-type']) === 'yaml' ? 'yaml' : 'json', ctx.res, 'Scale'));
   const force = patch ? checkPatchOptions(ctx, patch) : undefined;
   const result = await endpoint.store.update(
     info.namespace,
