@@ -134,6 +134,16 @@ async function lists(c: BenchClient): Promise<void> {
   };
   await measure(`list ${N.small} objects (JSON)`, path('list-small'));
   await measure(`list ${N.small} objects (Table)`, path('list-small'), TABLE);
+  // A built-in (typed) list, whose items go out without apiVersion and kind.
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, w) => {
+      for (let i = w; i < N.small; i += 8) {
+        const cm = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: `cm-${i}`, labels: { shard: String(i % 10) } }, data: { key: `value-${i}`, other: 'x'.repeat(200) } };
+        await c.expect('POST', '/api/v1/namespaces/list-small/configmaps', 201, cm);
+      }
+    }),
+  );
+  await measure(`list ${N.small} ConfigMaps (JSON)`, '/api/v1/namespaces/list-small/configmaps');
   await measure(`list ${N.objects} objects (JSON)`, `/apis/${GROUP}/v1/crontabs`);
   await measure(`list ${N.objects} objects (Table)`, `/apis/${GROUP}/v1/crontabs`, TABLE);
   await measure(`list ${N.objects} objects with labelSelector shard=3`, `/apis/${GROUP}/v1/crontabs?labelSelector=shard%3D3`);

@@ -130,7 +130,6 @@ export function writeVersionedObject(res: Response, code: number, obj: KObject, 
   writeEncoded(res, code, convertObject(target, obj), target.output);
 }
 
-const COMMA = Buffer.from(',');
 const LIST_END = Buffer.from(']}');
 
 /**
@@ -144,18 +143,31 @@ export function writeStoredList(res: Response, code: number, head: KObject, item
   const bare = !endpoint.custom && !output.conversion;
   if (itemJson) {
     const listHead = output.conversion ? (convertList(target, [], meta) as KObject) : { ...head, items: [] };
-    const start = stringifyJson(listHead);
-    const parts: Buffer[] = [Buffer.from(start.slice(0, -2))];
-    const typePrefix = bare ? typeMetaPrefix(endpoint) : undefined;
-    items.forEach((o, i) => {
-      if (i > 0) parts.push(COMMA);
-      const json = itemJson(o);
-      if (!typePrefix) parts.push(json);
-      else if (startsWith(json, typePrefix)) parts.push(LBRACE, json.subarray(typePrefix.length + (json[typePrefix.length] === 0x2c ? 1 : 0)));
-      else parts.push(Buffer.from(stringifyJson(withoutTypeMeta(endpoint.toVersion(o)))));
-    });
-    parts.push(LIST_END);
-    const body = Buffer.concat(parts);
+    const start = Buffer.from(stringifyJson(listHead).slice(0, -2));
+    const prefix = bare ? typeMetaPrefix(endpoint) : undefined;
+    // Each item's remembered JSON, and how many of its bytes to leave out (a typed item's type prefix).
+    const jsons: Buffer[] = new Array(items.length);
+    const skips: number[] = new Array(items.length);
+    let total = start.length + LIST_END.length + Math.max(0, items.length - 1);
+    for (let i = 0; i < items.length; i++) {
+      let json = itemJson(items[i]);
+      let skip = 0;
+      if (prefix) {
+        if (startsWithTypeMeta(json, prefix)) skip = json[prefix.length] === 0x2c ? prefix.length + 1 : prefix.length;
+        else json = Buffer.from(stringifyJson(withoutTypeMeta(endpoint.toVersion(items[i]))));
+      }
+      jsons[i] = json;
+      skips[i] = skip;
+      total += json.length - (skip > 0 ? skip - 1 : 0);
+    }
+    const body = Buffer.allocUnsafe(total);
+    let off = start.copy(body, 0);
+    for (let i = 0; i < jsons.length; i++) {
+      if (i > 0) body[off++] = 0x2c;
+      if (skips[i] > 0) body[off++] = 0x7b;
+      off += jsons[i].copy(body, off, skips[i]);
+    }
+    LIST_END.copy(body, off);
     res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length });
     res.end(body);
     return;
@@ -164,8 +176,6 @@ export function writeStoredList(res: Response, code: number, head: KObject, item
   const converted = convertList(target, versioned, meta);
   writeEncoded(res, code, converted ?? { ...head, items: versioned }, output);
 }
-
-const LBRACE = Buffer.from('{');
 
 /**
  * `{"kind":"<Kind>","apiVersion":"<group/version>"`: how a typed object's JSON starts (Go's field order,
@@ -176,8 +186,12 @@ function typeMetaPrefix(endpoint: Endpoint): Buffer {
   return Buffer.from(`{"kind":${JSON.stringify(endpoint.names.kind)},"apiVersion":${JSON.stringify(apiVersion)}`);
 }
 
-function startsWith(buf: Buffer, prefix: Buffer): boolean {
-  return buf.length > prefix.length && buf.compare(prefix, 0, prefix.length, 0, prefix.length) === 0 && (buf[prefix.length] === 0x2c || buf[prefix.length] === 0x7d);
+/** Whether `buf` starts with the type prefix followed by `,` or `}` (compared here: cheaper than a native call). */
+function startsWithTypeMeta(buf: Buffer, prefix: Buffer): boolean {
+  const n = prefix.length;
+  if (buf.length <= n || (buf[n] !== 0x2c && buf[n] !== 0x7d)) return false;
+  for (let i = 0; i < n; i++) if (buf[i] !== prefix[i]) return false;
+  return true;
 }
 
 function withoutTypeMeta(obj: KObject): KObject {
