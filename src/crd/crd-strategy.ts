@@ -6,7 +6,7 @@
  */
 import { toRfc3339 } from '../machinery/time.js';
 import { prepareCRDForCreate, prepareCRDForUpdate, prepareCRDStatusForUpdate, defaultV1 } from '../apis/apiextensions/defaults.js';
-import { validateCRD, validateCRDUpdate } from '../apis/apiextensions/validation.js';
+import { validateCRD, validateCRDStatusUpdate, validateCRDUpdate } from '../apis/apiextensions/validation.js';
 import { hasUnprunedDefaults, isNonStructural, validateStructuralSchema } from '../schema/crd-hook.js';
 import { field, type FieldError } from '../machinery/field-errors.js';
 import { validatePrinterColumnJSONPath } from '../machinery/jsonpath-columns.js';
@@ -50,6 +50,8 @@ export const crdStrategy: Strategy = {
   prepareForCreate(obj) {
     Object.assign(obj, prepareCRDForCreate(obj as never));
   },
+  // validateCRD checks the name with the CRD's own rule (plural.group), instead of the generic one.
+  validatesMetadata: 'names',
   validate(obj, ctx) {
     return [...validateCRD(obj as never, requestVersion(ctx), SCHEMA_HOOKS), ...validateColumnPaths(obj)];
   },
@@ -61,6 +63,8 @@ export const crdStrategy: Strategy = {
     Object.assign(obj, next);
   },
   validateUpdate(obj, old, ctx) {
+    // /status: ValidateUpdateCustomResourceDefinitionStatus, which leaves spec and storedVersions alone.
+    if (ctx.subresource === 'status') return validateCRDStatusUpdate(obj as never, old as never);
     return [...validateCRDUpdate(obj as never, old as never, requestVersion(ctx), SCHEMA_HOOKS), ...validateColumnPaths(obj)];
   },
   prepareForDelete(obj: KObject) {

@@ -4,7 +4,7 @@
  * the store converts to the storage version after the strategy, then prunes and
  * defaults in the storage version's schema; schemas are compiled once per CRD
  * version, on first use), objects read from storage are pruned and defaulted
- * with the storage version's schema (never written back), generation follows
+ * with the schema of the version they are stored in (never written back), generation follows
  * changes outside metadata (and status, with a status subresource), updates must
  * name the resourceVersion they replace, and PUT never creates.
  */
@@ -76,7 +76,9 @@ export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
       return [...errs, ...scaleErrors(obj)];
     },
     onRead(obj) {
-      schemaOf(opts.storageVersion).read(obj);
+      // Defaulted in the schema of the version it was stored in (unstructuredDefaulter), which after a
+      // storage version switch is not the current storage version: its defaults would show in old objects.
+      schemaFor(obj, { version: opts.storageVersion }).read(obj);
     },
     prepareForStorage(obj) {
       // Converted from the request's version: pruned and defaulted in the storage version's schema.

@@ -1,8 +1,9 @@
 /**
  * Field errors as apimachinery's util/validation/field renders them: the path,
  * the error type's text, the bad value (bare numbers and booleans, quoted
- * strings, JSON for composites, "null" for nil) and an optional detail.
+ * strings, JSON for composites and nil) and an optional detail.
  */
+import { goQuote } from './go-text.js';
 
 export type FieldErrorType =
   | 'FieldValueNotFound'
@@ -64,19 +65,26 @@ export function aggregateMessage(errors: FieldError[]): string {
   return texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
 }
 
+/**
+ * field.Error's ErrorBody: simple values printed (a string %q-quoted), anything else as json.Marshal
+ * writes it, so nil (an interface, pointer or slice) is `null` and an empty slice `[]`.
+ */
 function renderValue(v: unknown): string {
-  if (v === null || v === undefined) return '"null"';
-  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return goQuote(v);
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  return jsonish(v);
+  return jsonText(v);
 }
 
-function jsonish(v: unknown): string {
+/** JSON as json.Marshal writes it: members in order (a struct's field order), <, > and & escaped. */
+function jsonText(v: unknown): string {
+  let text: string;
   try {
-    return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? Number(x) : x)) ?? String(v);
+    text = JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? Number(x) : x)) ?? String(v);
   } catch {
     return String(v);
   }
+  return text.replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
 }
 
 /** Builders named like apimachinery's field.Required, field.Invalid, ... */

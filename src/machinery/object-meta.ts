@@ -46,6 +46,8 @@ export interface ObjectMetaOptions {
   nameFn?: NameValidator;
   /** The field path of the metadata; "metadata" by default. */
   path?: string;
+  /** false: leave name, generateName and namespace to the caller (a type with name checks of its own). */
+  names?: boolean;
 }
 
 // ---- Unstructured-style accessors: a wrongly typed field reads as its zero value. ----
@@ -106,6 +108,19 @@ function timestamp(m: Meta, k: string): { text: string; ms: number } | null {
 /** ValidateObjectMetaAccessor: metadata of an object being created. */
 export function validateObjectMeta(meta: Meta, opts: ObjectMetaOptions): FieldError[] {
   const path = opts.path ?? 'metadata';
+  const errs: FieldError[] = opts.names === false ? [] : validateNames(meta, opts, path);
+  const generation = int64(meta, 'generation') ?? 0n;
+  if (generation < 0n) errs.push(field.invalid(childPath(path, 'generation'), generation, 'must be greater than or equal to 0'));
+  errs.push(...validateLabels(stringMap(meta, 'labels'), childPath(path, 'labels')));
+  errs.push(...validateAnnotations(stringMap(meta, 'annotations'), childPath(path, 'annotations')));
+  errs.push(...validateOwnerReferences(objects(meta, 'ownerReferences'), childPath(path, 'ownerReferences')));
+  errs.push(...validateFinalizers(stringSlice(meta, 'finalizers'), childPath(path, 'finalizers')));
+  errs.push(...validateManagedFields(objects(meta, 'managedFields'), childPath(path, 'managedFields')));
+  return errs;
+}
+
+/** ValidateObjectMeta's name, generateName and namespace checks. */
+function validateNames(meta: Meta, opts: ObjectMetaOptions, path: string): FieldError[] {
   const nameFn = opts.nameFn ?? nameIsDNSSubdomain;
   const errs: FieldError[] = [];
   const generateName = str(meta, 'generateName');
@@ -123,13 +138,6 @@ export function validateObjectMeta(meta: Meta, opts: ObjectMetaOptions): FieldEr
   } else if (namespace) {
     errs.push(field.forbidden(childPath(path, 'namespace'), 'not allowed on this type'));
   }
-  const generation = int64(meta, 'generation') ?? 0n;
-  if (generation < 0n) errs.push(field.invalid(childPath(path, 'generation'), generation, 'must be greater than or equal to 0'));
-  errs.push(...validateLabels(stringMap(meta, 'labels'), childPath(path, 'labels')));
-  errs.push(...validateAnnotations(stringMap(meta, 'annotations'), childPath(path, 'annotations')));
-  errs.push(...validateOwnerReferences(objects(meta, 'ownerReferences'), childPath(path, 'ownerReferences')));
-  errs.push(...validateFinalizers(stringSlice(meta, 'finalizers'), childPath(path, 'finalizers')));
-  errs.push(...validateManagedFields(objects(meta, 'managedFields'), childPath(path, 'managedFields')));
   return errs;
 }
 

@@ -480,11 +480,17 @@ export class RestStore {
 
   private validateCreate(obj: KObject, opts: WriteOptions): void {
     const errs: FieldError[] = [
-      ...(this.strategy.validatesMetadata ? [] : validateObjectMeta(obj.metadata, { namespaced: this.names.namespaced })),
+      ...this.genericMetaErrors(obj.metadata),
       ...(this.strategy.validate?.(obj, opts) ?? []),
     ];
     if (errs.length > 0) throw errors.invalid(this.groupKind, obj.metadata.name ?? '', errs);
     this.strategy.canonicalize?.(obj);
+  }
+
+  /** ValidateObjectMeta, unless the strategy checks metadata (or its names) itself. */
+  private genericMetaErrors(meta: KObject['metadata']): FieldError[] {
+    const own = this.strategy.validatesMetadata;
+    return own === true ? [] : validateObjectMeta(meta, { namespaced: this.names.namespaced, names: own !== 'names' });
   }
 
   private beforeUpdate(namespace: string | undefined, obj: KObject, old: KObject, opts: WriteOptions): void {
@@ -517,7 +523,7 @@ export class RestStore {
     if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     else delete meta.deletionGracePeriodSeconds;
     const errs: FieldError[] = [
-      ...(this.strategy.validatesMetadata ? [] : validateObjectMeta(meta, { namespaced: this.names.namespaced })),
+      ...this.genericMetaErrors(meta),
       ...validateObjectMetaUpdate(meta, oldMeta),
       ...(this.strategy.validateUpdate?.(obj, old, opts) ?? []),
     ];

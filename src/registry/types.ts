@@ -39,8 +39,11 @@ export interface Strategy {
    * store decides (e.g. a CRD gets its cleanup finalizer). Returns whether obj changed.
    */
   prepareForDelete?(obj: KObject): boolean;
-  /** validate/validateUpdate check ObjectMeta themselves (the schema engine does for custom resources). */
-  validatesMetadata?: boolean;
+  /**
+   * validate/validateUpdate check ObjectMeta themselves (the schema engine does for custom resources);
+   * 'names': only name, generateName and namespace (a type with a name rule of its own, as CRDs).
+   */
+  validatesMetadata?: boolean | 'names';
   /** Called on every object decoded from storage (pruning and defaulting on read; the result is not written back). */
   onRead?(obj: KObject): void;
   /**

@@ -190,6 +190,41 @@ describe('API conventions', () => {
     await until('the CRDs are gone', async () => (await s.request('GET', `${CRDS}?labelSelector=dc%3Dyes`)).json.items.length === 0);
   });
 
+  // ValidateCustomResourceDefinition runs ValidateObjectMeta with the CRD's own name function (DNS subdomain
+  // and plural.group), in place of the generic name check: each name error is reported once.
+  it('reports a CRD name error once', async () => {
+    const bad = { ...CRONTAB_CRD, metadata: { name: 'Crontabs.stable.example.com' } };
+    const res = await s.request('POST', CRDS, { body: bad });
+    assert.equal(res.status, 422);
+    assert.deepEqual(
+      res.json.details.causes.map((c: any) => [c.field, c.message.replace(/: a lowercase RFC 1123.*/, ': <dns>')]),
+      [
+        ['metadata.name', 'Invalid value: "Crontabs.stable.example.com": <dns>'],
+        ['metadata.name', 'Invalid value: "Crontabs.stable.example.com": must be spec.names.plural+"."+spec.group'],
+      ],
+    );
+    // The generic checks besides the name still run.
+    const label = await s.request('POST', CRDS, { body: { ...CRONTAB_CRD, metadata: { name: 'x.stable.example.com', labels: { 'a b': 'c' } } } });
+    assert.equal(label.status, 422);
+    assert.ok(label.json.details.causes.some((c: any) => c.field === 'metadata.labels'), label.text);
+  });
+
+  // ValidateUpdateCustomResourceDefinitionStatus checks metadata and accepted names only, not storedVersions.
+  it('accepts a CRD /status update that drops the storage version from storedVersions', async () => {
+    const crd = { ...CRONTAB_CRD, metadata: { name: 'gadgets.sv.example.com' }, spec: { ...CRONTAB_CRD.spec, group: 'sv.example.com', names: { plural: 'gadgets', kind: 'Gadget' } } };
+    assert.equal((await s.request('POST', CRDS, { body: crd })).status, 201);
+    const cur = (await s.request('GET', `${CRDS}/gadgets.sv.example.com`)).json;
+    assert.deepEqual(cur.status.storedVersions, ['v1']);
+    const put = await s.request('PUT', `${CRDS}/gadgets.sv.example.com/status`, { body: { ...cur, status: { ...cur.status, storedVersions: ['v0'] } } });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.json.status.storedVersions, ['v0']);
+    // The main endpoint still checks them.
+    const main = await s.request('PUT', `${CRDS}/gadgets.sv.example.com`, { body: put.json });
+    assert.equal(main.status, 422);
+    assert.match(main.json.message, /status\.storedVersions/);
+    await s.request('DELETE', `${CRDS}/gadgets.sv.example.com`);
+  });
+
   it('answers bad input with 4xx Statuses', async () => {
     const deep = '['.repeat(20000) + ']'.repeat(20000);
     const nested = await s.request('POST', crontabs, { body: deep });

@@ -60,7 +60,7 @@ describe('reviews (virtual endpoints)', () => {
     assert.deepEqual(allowed.json.spec, body.spec);
     const empty = await s.request('POST', SSAR, { body: { ...body, spec: {} } });
     assert.equal(empty.status, 422);
-    assert.equal(empty.json.message, 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified');
+    assert.equal(empty.json.message, 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified');
     const sar = await s.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: { kind: 'SubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { nonResourceAttributes: { path: '/healthz', verb: 'get' } } } });
     assert.equal(sar.status, 422);
     assert.match(sar.json.message, /spec\.user: Invalid value: "": at least one of user or group must be specified$/);

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { ensureServingCertificates } from '../../src/server/certs.js';
 import { clientFromKubeconfig } from '../../src/cli/kube-client.js';
 import { migrateStorage } from '../../src/cli/migrate-storage.js';
-import { startTestServer, watchEvents, type TestServer } from './harness.js';
+import { startTestServer, until, watchEvents, type TestServer } from './harness.js';
 
 const GROUP = 'multi.example.com';
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -79,6 +79,49 @@ describe('multiple versions with conversion None', () => {
     const result = await migrateStorage(clientFromKubeconfig(s.kapi.kubeconfigPath), `things.${GROUP}`);
     assert.deepEqual(result, { storageVersion: 'v1beta1', migrated: 2, storedVersions: ['v1beta1'] });
     assert.equal(JSON.parse((await s.kapi.storage.get(`/registry/${GROUP}/things/default/a`))!.value).apiVersion, `${GROUP}/v1beta1`);
+  });
+
+  // The storage codec defaults what it decodes in the schema of the version it was stored in
+  // (unstructuredDefaulter), not the current storage version's: a labels-only rewrite changes no spec.
+  it('keeps generation on a labels-only rewrite after a storage version switch', async () => {
+    const structural = (extra: Record<string, unknown>) => ({
+      openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { x: { type: 'integer' }, ...extra } } } },
+    });
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `switches.${GROUP}` },
+      spec: {
+        group: GROUP,
+        scope: 'Namespaced',
+        names: { plural: 'switches', kind: 'Switch' },
+        versions: [
+          { name: 'v1beta1', served: true, storage: true, schema: structural({}) },
+          { name: 'v1', served: true, storage: false, schema: structural({ d: { type: 'string', default: 'dv' } }) },
+        ],
+      },
+    };
+    assert.equal((await s.request('POST', CRDS, { body: crd })).status, 201);
+    const created = await s.request('POST', path('switches', 'v1beta1'), { body: { apiVersion: `${GROUP}/v1beta1`, kind: 'Switch', metadata: { name: 's' }, spec: { x: 1 } } });
+    assert.equal(created.status, 201, created.text);
+    const stored = (await s.request('GET', `${CRDS}/switches.${GROUP}`)).json;
+    stored.spec.versions[0].storage = false;
+    stored.spec.versions[1].storage = true;
+    assert.equal((await s.request('PUT', `${CRDS}/switches.${GROUP}`, { body: stored })).status, 200);
+    await until('v1 is the storage version', async () => {
+      await s.request('POST', path('switches', 'v1'), { body: { apiVersion: `${GROUP}/v1`, kind: 'Switch', metadata: { generateName: 'probe-' }, spec: {} } });
+      const probes = (await s.request('GET', path('switches', 'v1beta1'))).json.items.filter((o: any) => o.metadata.name.startsWith('probe-'));
+      return probes.some((o: any) => o.spec?.d === 'dv');
+    });
+    const old = (await s.request('GET', `${path('switches', 'v1beta1')}/s`)).json;
+    assert.deepEqual(old.spec, { x: 1 }, 'read in the version it is stored in: no v1 default');
+    const put = await s.request('PUT', `${path('switches', 'v1beta1')}/s`, { body: { ...old, metadata: { ...old.metadata, labels: { a: 'b' } } } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.json.metadata.generation, 1);
+    const now = (await s.request('GET', `${path('switches', 'v1')}/s`)).json;
+    const relabel = await s.request('PUT', `${path('switches', 'v1')}/s`, { body: { ...now, metadata: { ...now.metadata, labels: { a: 'c' } } } });
+    assert.equal(relabel.status, 200, relabel.text);
+    assert.equal(relabel.json.metadata.generation, 1);
   });
 
   it('ends open watches when the CRD spec changes, and not when only its metadata does', async () => {

@@ -112,7 +112,7 @@ test('nullable and null values', () => {
   const s = { type: 'object', properties: { n: { type: 'string', nullable: true }, m: { type: 'string' }, e: { type: 'string', nullable: true, enum: ['a'] } } };
   assert.deepEqual(errors(s, { n: null }), []);
   assert.deepEqual(errors(s, { m: null }), ['m: Invalid value: "null": m in body must be of type string: "null"']);
-  assert.deepEqual(errors(s, { e: null }), ['e: Unsupported value: "null": supported values: "a"']);
+  assert.deepEqual(errors(s, { e: null }), ['e: Unsupported value: null: supported values: "a"']);
 });
 
 test('allOf, anyOf, oneOf and not report at the nil path (V-10)', () => {

@@ -159,7 +159,7 @@ describe('list and map types', () => {
 
   it('set items must be atomic', () => {
     assert.deepEqual(create(obj({ s: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object' } } })), [
-      `${P}.properties[s].items.x-kubernetes-map-type: Invalid value: "null": must be atomic as item of a list with x-kubernetes-list-type=set`,
+      `${P}.properties[s].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set`,
     ]);
   });
 

@@ -204,7 +204,7 @@ describe('spec.versions (B-04)', () => {
     const none = create(mutate((c) => (c.spec!.versions![0].storage = false)));
     assert.deepEqual(none, [
       'spec.versions: Invalid value: [{"Name":"v1beta1","Served":true,"Storage":false,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must have exactly one version marked as storage version',
-      'status.storedVersions: Invalid value: "null": must have at least one stored version',
+      'status.storedVersions: Invalid value: null: must have at least one stored version',
     ]);
     const two = create(
       mutate((c) => {
