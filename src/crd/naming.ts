@@ -4,7 +4,7 @@
  * establishing (Established), API approval, and Terminating while it is deleted.
  */
 import { establish, reconcileAPIApproval, reconcileNames, removeCondition, setCondition } from '../apis/apiextensions/names.js';
-import { aggregateMessage, type FieldError } from '../machinery/field-errors.js';
+import { aggregateMessage, field, type FieldError } from '../machinery/field-errors.js';
 import { validateStructuralSchema } from '../schema/crd-hook.js';
 import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
 import type { KObject } from '../registry/types.js';
@@ -14,20 +14,18 @@ export { isConditionTrue, setCondition } from '../apis/apiextensions/names.js';
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
 /**
- * Why a CRD's schemas are not structural (v1beta1 accepts such CRDs and reports them
- * in the NonStructuralSchema condition), with the paths of the internal form: one
- * schema shared by every version is reported under spec.validation.
+ * Why a CRD's schemas are not structural (v1beta1 accepts such CRDs and reports them in the
+ * NonStructuralSchema condition), as the nonstructuralschema controller's calculateCondition finds
+ * them on the v1 form: preserveUnknownFields set, then each version's schema under its own path.
  */
 function structuralViolations(crd: KObject): FieldError[] {
-  const versions: KObject[] = crd.spec?.versions ?? [];
-  const schemas = versions.map((v) => v.schema?.openAPIV3Schema);
-  if (schemas.every((s) => s === undefined)) return [];
-  const shared = schemas.every((s) => JSON.stringify(s) === JSON.stringify(schemas[0]));
   const errs: FieldError[] = [];
-  schemas.forEach((schema, i) => {
-    if (!schema || (shared && i > 0)) return;
-    const path = shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`;
-    errs.push(...validateStructuralSchema(schema, path, { hasOtherErrors: false, requirePrunedDefaults: false }));
+  if (crd.spec?.preserveUnknownFields === true) errs.push(field.invalid('spec.preserveUnknownFields', true, 'must be false'));
+  const versions: KObject[] = crd.spec?.versions ?? [];
+  versions.forEach((v, i) => {
+    const schema = v?.schema?.openAPIV3Schema;
+    if (!schema) return;
+    errs.push(...validateStructuralSchema(schema, `spec.versions[${i}].schema.openAPIV3Schema`, { hasOtherErrors: false, requirePrunedDefaults: false }));
   });
   return errs;
 }

@@ -98,7 +98,8 @@ function resourceInfo(method: string, group: string, version: string, rest: stri
       verb = name !== undefined ? 'delete' : 'deletecollection';
       break;
     default:
-      verb = method.toLowerCase();
+      // RequestInfoFactory: a resource request with another method has no verb.
+      verb = '';
   }
   return {
     kind: 'resource',

@@ -103,7 +103,8 @@ describe('status and scale subresources', () => {
     assert.equal(noop.json.metadata.resourceVersion, patched.json.metadata.resourceVersion);
     const negative = await s.request('PATCH', `${base}/foo/scale`, { body: { spec: { replicas: -1 } }, ...merge });
     assert.equal(negative.status, 422);
-    assert.equal(negative.json.message, 'Scale.autoscaling "foo" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+    // ValidateScaleSpec of the custom resource, on the path as the CRD names it.
+    assert.equal(negative.json.message, 'WishIHadChosenNoxu.mygroup.example.com "foo" is invalid: .spec.replicas: Invalid value: -1: should be a non-negative integer');
     const fraction = await s.request('PATCH', `${base}/foo/scale`, { body: { spec: { replicas: 1.5 } }, ...merge });
     assert.equal(fraction.status, 400);
   });

@@ -74,7 +74,8 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   const store: StoreListOptions = {
     namespace: info.namespace,
     filter: filters.length === 0 ? undefined : filters.length === 1 ? filters[0] : (o) => filters.every((f) => f(o)),
-    limit: limit > 0 ? limit : undefined,
+    // The watch cache ignores the limit of a list at resourceVersion "0" (cacher's computeListLimit).
+    limit: limit > 0 && !(rv === '0' && !cont) ? limit : undefined,
   };
   if (cont) {
     if (rv && rv !== '0') throw errors.badRequest('specifying resource version is not allowed when using continue');

@@ -3,7 +3,7 @@
  * kube-apiserver's routing makes: scope of the path, known subresources,
  * allowed verbs.
  */
-import { errors } from '../../machinery/status.js';
+import { errors, StatusError } from '../../machinery/status.js';
 import { writeNotFound } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
@@ -29,6 +29,9 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
     return writeNotFound(ctx.res);
   }
   if (info.extraParts) throw errors.notFound(gr, info.name ?? '');
+  // Another method (OPTIONS, ...): a built-in's routes do not have it (go-restful's 405, as serviceErrorHandler
+  // answers it); the CRD handler refuses its empty verb as any other.
+  if (info.verb === '' && !endpoint.custom) throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   // Subresources: scale converts to and from a Scale; status and finalize are the object's
   // own verbs, whose writes keep only part of what is sent (the store's subresource strategies).
   if (info.subresource === 'scale' && endpoint.subresources.scale) return handleScale(ctx);
