@@ -1,5 +1,7 @@
 /** Reading request bodies with kube-apiserver's 3 MiB limit, and decoding them. */
 import { JsonSyntaxError, NumberLiteral, parseJson } from '../machinery/json.js';
+import { decodeObject } from '../machinery/protobuf/objects.js';
+import { ProtobufError } from '../machinery/protobuf/wire.js';
 import { errors, type StatusError } from '../machinery/status.js';
 import { YamlSyntaxError } from '../machinery/yaml.js';
 import { parseYamlBody } from './yaml-bodies.js';
@@ -77,6 +79,19 @@ export async function decodeBody(body: Buffer, format: 'json' | 'yaml', res: Res
   const typeError = interpretError(value);
   if (typeError) throw unrecognizedObject(kind, typeError, body);
   return value;
+}
+
+/**
+ * A protobuf body (the k8s envelope) as the JSON object it stands for; its apiVersion and kind default
+ * to `defaults`. Undecodable bytes get the decoder's 400 (transformDecodeError, no kind known).
+ */
+export function decodeProtobufBody(body: Buffer, defaults: { apiVersion: string; kind: string }): Record<string, unknown> {
+  try {
+    return decodeObject(body, defaults);
+  } catch (err) {
+    if (err instanceof ProtobufError) throw unrecognizedObject(defaults.kind, err.message, body);
+    throw err;
+  }
 }
 
 const INTERPRET_ERROR = "couldn't get version/kind; json parse error: ";

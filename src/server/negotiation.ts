@@ -67,6 +67,11 @@ export interface OutputRestrictions {
   stream?: boolean;
   /** ?pretty=true. */
   pretty?: boolean;
+  /**
+   * The endpoint's objects have protobuf messages (built-in kinds). Otherwise protobuf carries only
+   * PartialObjectMetadata(List), as for a custom resource (upstream would fail to encode the rest).
+   */
+  protobuf?: boolean;
 }
 
 /**
@@ -109,7 +114,8 @@ function acceptOptions(params: Record<string, string>, serializer: Serializer, s
       if (value !== '' && value !== 'v1') return undefined;
     } else if (k === 'pretty') out.pretty = value === '1';
   }
-  if (as === undefined && g === undefined && v === undefined) return out;
+  const protobuf = serializer.name === 'protobuf';
+  if (as === undefined && g === undefined && v === undefined) return protobuf && !opts.protobuf ? undefined : out;
   if (g !== 'meta.k8s.io' || (v !== 'v1' && v !== 'v1beta1')) return undefined;
   switch (as) {
     case 'Table':
@@ -117,6 +123,8 @@ function acceptOptions(params: Record<string, string>, serializer: Serializer, s
       break;
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
+      // meta.k8s.io/v1beta1's PartialObjectMetadata has no message kapi knows.
+      if (protobuf && v !== 'v1') return undefined;
       break;
     default:
       return undefined;
@@ -125,7 +133,7 @@ function acceptOptions(params: Record<string, string>, serializer: Serializer, s
   return out;
 }
 
-export type BodyFormat = 'json' | 'yaml' | 'json-patch' | 'merge-patch' | 'strategic-merge-patch' | 'apply-yaml';
+export type BodyFormat = 'json' | 'yaml' | 'protobuf' | 'json-patch' | 'merge-patch' | 'strategic-merge-patch' | 'apply-yaml';
 
 /** The media type of a request body, without parameters (empty means JSON, as upstream). */
 export function bodyMediaType(contentType: string | undefined): string {
@@ -140,9 +148,11 @@ export const PATCH_TYPES: Record<string, BodyFormat> = {
   'application/apply-patch+yaml': 'apply-yaml',
 };
 
-export function objectBodyFormat(contentType: string | undefined): BodyFormat {
+/** The format of a create or update body; protobuf only where the endpoint's kind has a message (`protobuf`). */
+export function objectBodyFormat(contentType: string | undefined, protobuf = false): BodyFormat {
   const t = bodyMediaType(contentType);
   if (t === 'application/json') return 'json';
   if (t === 'application/yaml') return 'yaml';
+  if (t === 'application/vnd.kubernetes.protobuf' && protobuf) return 'protobuf';
   throw errors.unsupportedMediaType(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
 }

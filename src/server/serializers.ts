@@ -4,24 +4,25 @@
  * object is; turning an object into a Table or PartialObjectMetadata is an
  * output conversion (output-conversions.ts), applied before a serializer.
  *
- * Upstream's runtime.SerializerInfo: JSON (with a stream serializer for watch)
- * and YAML (no stream form). Kubernetes protobuf joins here as a third.
+ * Upstream's runtime.SerializerInfo: JSON (with a stream serializer for watch),
+ * YAML (no stream form) and Kubernetes protobuf (built-in kinds; streams).
  */
 import { stringifyJson } from '../machinery/json.js';
+import { encodeObject, encodeWatchEvent } from '../machinery/protobuf/objects.js';
 import { stringifyYaml } from '../machinery/yaml.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 export interface Serializer {
   /** Short name, part of the keys under which encodings are remembered. */
-  readonly name: 'json' | 'yaml';
+  readonly name: 'json' | 'yaml' | 'protobuf';
   /** Content-Type of a response in this format. */
   readonly mediaType: string;
   /** Content-Type of a watch stream in this format; absent: this format cannot stream. */
   readonly streamMediaType?: string;
   encode(obj: unknown, pretty: boolean): string | Buffer;
-  /** One watch event, its object already encoded by this serializer (streaming formats only). */
-  frame?(type: WatchEventType, object: string | Buffer): Buffer;
+  /** One watch event, its object already encoded by this serializer (streaming formats only), in a watch of `apiVersion`. */
+  frame?(type: WatchEventType, object: string | Buffer, apiVersion: string): Buffer;
 }
 
 const EVENT_END = Buffer.from('}\n');
@@ -48,8 +49,26 @@ export const yaml: Serializer = {
   encode: (obj) => stringifyYaml(obj),
 };
 
+/**
+ * Kubernetes protobuf: the k8s envelope around the object's message (built-in kinds only: the
+ * message is found from the object's apiVersion and kind); a watch is a stream of WatchEvent
+ * messages, each framed by its length (4 bytes, big-endian).
+ */
+export const protobuf: Serializer = {
+  name: 'protobuf',
+  mediaType: 'application/vnd.kubernetes.protobuf',
+  streamMediaType: 'application/vnd.kubernetes.protobuf;stream=watch',
+  encode: (obj) => encodeObject(obj),
+  frame: (type, object, apiVersion) => {
+    const event = encodeWatchEvent(apiVersion, type, typeof object === 'string' ? Buffer.from(object) : object);
+    const length = Buffer.allocUnsafe(4);
+    length.writeUInt32BE(event.length, 0);
+    return Buffer.concat([length, event]);
+  },
+};
+
 /** The serializers of every endpoint, in upstream's order of preference (the first is the default). */
-export const SERIALIZERS: readonly Serializer[] = [json, yaml];
+export const SERIALIZERS: readonly Serializer[] = [json, yaml, protobuf];
 
 /** The media types a response may take, for 406 answers (protobuf is named by upstream's typed endpoints). */
 export const ACCEPTED_OUTPUT = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];

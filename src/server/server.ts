@@ -13,7 +13,7 @@ import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
 import type { TokenAuthenticator } from './authn.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
-import type { HandlerContext } from './handlers/context.js';
+import { servesProtobuf, type HandlerContext } from './handlers/context.js';
 import type { AdmissionChain } from '../registry/admission.js';
 import { serveResource } from './handlers/resource.js';
 import { serveVirtual } from './handlers/virtual.js';
@@ -279,6 +279,7 @@ export class HttpServer {
         tables: reads && info.subresource === undefined && endpoint.table !== undefined,
         stream: info.verb === 'watch',
         pretty: query.get('pretty') === 'true',
+        protobuf: servesProtobuf(endpoint),
       });
       const ctx: HandlerContext<Endpoint | VirtualEndpoint> = {
         req,

@@ -17,6 +17,8 @@ export const KUBECTL = process.env.KAPI_TEST_KUBECTL ?? join(repoRoot, '.cache',
 export interface HttpResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** The body's bytes (a protobuf answer). */
+  body: Buffer;
   text: string;
   json: any;
 }
@@ -70,14 +72,15 @@ function request(kapi: Kapi, agent: https.Agent, method: string, path: string, o
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const body = Buffer.concat(chunks);
+        const text = body.toString('utf8');
         let json: unknown;
         try {
           json = JSON.parse(text);
         } catch {
           json = undefined;
         }
-        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body, text, json });
       });
       res.on('error', reject);
     });

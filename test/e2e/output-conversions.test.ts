@@ -7,6 +7,8 @@
  * and JavaScript clients), defaulted from the URL.
  */
 import assert from 'node:assert/strict';
+import { decodeStruct } from '../../src/machinery/protobuf/codec.js';
+import { decodeEnvelope } from '../../src/machinery/protobuf/envelope.js';
 import { after, before, describe, it } from 'node:test';
 import { CRONTAB_CRD, cronTab, startTestServer, watchEvents, type TestServer } from './harness.js';
 
@@ -49,7 +51,15 @@ describe('output conversions and kind-less bodies', () => {
   });
 
   it('answers PartialObjectMetadataList for a list, as client-go\'s metadata client asks for it', async () => {
-    const res = await s.request('GET', `${CT}?limit=1`, { accept: METADATA_CLIENT_LIST });
+    // The metadata client asks for protobuf first: it gets the list message.
+    const pb = await s.request('GET', `${CT}?limit=1`, { accept: METADATA_CLIENT_LIST });
+    assert.equal(pb.status, 200, pb.text);
+    assert.equal(pb.headers['content-type'], 'application/vnd.kubernetes.protobuf');
+    const env = decodeEnvelope(pb.body);
+    assert.deepEqual([env.apiVersion, env.kind], ['meta.k8s.io/v1', 'PartialObjectMetadataList']);
+    const items = decodeStruct('meta/v1.PartialObjectMetadataList', env.raw).items as any[];
+    assert.deepEqual(items.map((i) => i.metadata.name), ['first']);
+    const res = await s.request('GET', `${CT}?limit=1`, { accept: METADATA_CLIENT_LIST.replace(/^[^,]*,/, '') });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.headers['content-type'], 'application/json');
     assert.equal(res.json.kind, 'PartialObjectMetadataList');

@@ -1,4 +1,5 @@
 /** What a resource handler gets: the request, where it points, and the endpoint serving it. */
+import { protobufStruct } from '../../machinery/protobuf/objects.js';
 import type { AdmissionChain } from '../../registry/admission.js';
 import type { Endpoint, ServedResource } from '../../registry/registry.js';
 import type { Request } from '../exchange.js';
@@ -31,4 +32,16 @@ export interface HandlerContext<E extends ServedResource = Endpoint> {
 /** `<group>/<version>`, or just the version for the core group. */
 export function groupVersion(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
+}
+
+const protobufKinds = new WeakMap<ServedResource, boolean>();
+
+/** Whether an endpoint's kind has a protobuf message: a built-in kind, not a custom resource. */
+export function servesProtobuf(endpoint: ServedResource): boolean {
+  let known = protobufKinds.get(endpoint);
+  if (known === undefined) {
+    known = !endpoint.custom && protobufStruct(groupVersion(endpoint.group, endpoint.version), endpoint.names.kind) !== undefined;
+    protobufKinds.set(endpoint, known);
+  }
+  return known;
 }

@@ -8,16 +8,21 @@ import { errors } from '../../machinery/status.js';
 import { goMarshalJson } from '../../machinery/json.js';
 import type { KObject } from '../../registry/types.js';
 import type { ServedResource } from '../../registry/registry.js';
-import { decodeBody, interpretError, readBody } from '../body.js';
+import { decodeBody, decodeProtobufBody, interpretError, readBody } from '../body.js';
 import { objectBodyFormat } from '../negotiation.js';
-import { groupVersion, type HandlerContext } from './context.js';
+import { groupVersion, servesProtobuf, type HandlerContext } from './context.js';
 
 const OBJECT_META = new Set<string>(OBJECT_META_FIELDS);
 
 export async function readObjectBody(ctx: HandlerContext<ServedResource>): Promise<KObject> {
-  const format = objectBodyFormat(ctx.req.headers['content-type']) === 'yaml' ? 'yaml' : 'json';
+  const { endpoint } = ctx;
+  const bodyFormat = objectBodyFormat(ctx.req.headers['content-type'], servesProtobuf(endpoint));
   const raw = await readBody(ctx.req, ctx.res);
-  const obj = await decodeBody(raw, format, ctx.res, ctx.endpoint.names.kind);
+  if (bodyFormat === 'protobuf') {
+    return checkTypeMeta(ctx, decodeProtobufBody(raw, { apiVersion: groupVersion(endpoint.group, endpoint.version), kind: endpoint.names.kind }), () => '');
+  }
+  const format = bodyFormat === 'yaml' ? 'yaml' : 'json';
+  const obj = await decodeBody(raw, format, ctx.res, endpoint.names.kind);
   const text = raw.toString('utf8');
   if (format === 'json') ctx.rawBody = text;
   // A missing kind names the data decoded: the body, or for YAML the JSON it was turned into.

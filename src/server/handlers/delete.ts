@@ -3,7 +3,8 @@ import { field } from '../../machinery/field-errors.js';
 import { parseJson } from '../../machinery/json.js';
 import { errors, successStatus } from '../../machinery/status.js';
 import type { DeleteOptions } from '../../registry/types.js';
-import { readBody } from '../body.js';
+import { decodeProtobufBody, readBody } from '../body.js';
+import { bodyMediaType } from '../negotiation.js';
 import { writeEncoded, writeStoredList, writeVersionedObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
@@ -19,10 +20,14 @@ async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   const raw = await readBody(ctx.req, ctx.res);
   if (raw.length > 0) {
     let body: any;
-    try {
-      body = parseJson(raw.toString('utf8'));
-    } catch (err) {
-      throw errors.badRequest((err as Error).message);
+    if (bodyMediaType(ctx.req.headers['content-type']) === 'application/vnd.kubernetes.protobuf') {
+      body = decodeProtobufBody(raw, { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions' });
+    } else {
+      try {
+        body = parseJson(raw.toString('utf8'));
+      } catch (err) {
+        throw errors.badRequest((err as Error).message);
+      }
     }
     if (body && typeof body === 'object') {
       if (body.preconditions) opts.preconditions = body.preconditions;

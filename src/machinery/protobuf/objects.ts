@@ -1,0 +1,57 @@
+/**
+ * Whole objects in Kubernetes protobuf: an object (with its apiVersion and kind) in its envelope,
+ * a watch event, and a request body read back into the JSON object it stands for.
+ */
+import { decodeStruct, encodeStruct, structOfKind } from './codec.js';
+import { decodeEnvelope, encodeEnvelope } from './envelope.js';
+import { ProtobufError, WIRE_BYTES, Writer } from './wire.js';
+
+type JsonMap = Record<string, unknown>;
+
+function splitApiVersion(apiVersion: string): [string, string] {
+  const slash = apiVersion.lastIndexOf('/');
+  return slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+}
+
+/** The message of a kind: its API package's, or meta/v1's (Status, WatchEvent, DeleteOptions, ... are in every group version). */
+export function protobufStruct(apiVersion: string, kind: string): string | undefined {
+  const [group, version] = splitApiVersion(apiVersion);
+  return structOfKind(group, version, kind) ?? structOfKind('meta.k8s.io', 'v1', kind);
+}
+
+/** An object in the k8s envelope; a ProtobufError when its kind has no message or a value does not fit. */
+export function encodeObject(obj: unknown): Buffer {
+  const o = obj as JsonMap;
+  const apiVersion = typeof o?.apiVersion === 'string' ? o.apiVersion : '';
+  const kind = typeof o?.kind === 'string' ? o.kind : '';
+  const id = protobufStruct(apiVersion, kind);
+  if (!id) throw new ProtobufError(`object ${apiVersion}, Kind=${kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`);
+  return encodeEnvelope(apiVersion, kind, encodeStruct(id, o));
+}
+
+/** metav1.WatchEvent {type 1, object 2: RawExtension {raw 1: the object's own envelope}}, in an envelope of the watch's version. */
+export function encodeWatchEvent(apiVersion: string, type: string, object: Uint8Array): Buffer {
+  const raw = new Writer(object.length + 8);
+  raw.tag(1, WIRE_BYTES);
+  raw.bytes(object);
+  const event = new Writer(object.length + 32);
+  event.tag(1, WIRE_BYTES);
+  event.string(type);
+  event.tag(2, WIRE_BYTES);
+  event.bytes(raw.finish());
+  return encodeEnvelope(apiVersion, 'WatchEvent', event.finish());
+}
+
+/**
+ * A protobuf request body as the JSON object it stands for, with the apiVersion and kind of its
+ * envelope (defaulted, as the decoder does, from the endpoint's when the envelope has none).
+ */
+export function decodeObject(data: Uint8Array, defaults: { apiVersion: string; kind: string }): JsonMap {
+  const env = decodeEnvelope(data);
+  const apiVersion = env.apiVersion || defaults.apiVersion;
+  const kind = env.kind || defaults.kind;
+  if (env.contentEncoding) throw new ProtobufError(`unsupported content encoding ${JSON.stringify(env.contentEncoding)}`);
+  const id = protobufStruct(apiVersion, kind);
+  if (!id) throw new ProtobufError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`);
+  return { apiVersion, kind, ...decodeStruct(id, env.raw) };
+}
