@@ -47,3 +47,4 @@ fi
 fetch_deb kubernetes-client usr/bin/kubectl kubectl
 fetch_deb etcd-server usr/bin/etcd etcd
 fetch_deb etcd-client usr/bin/etcdctl etcdctl
+bash scripts/go-client.sh

@@ -21,8 +21,8 @@ export interface Serializer {
   /** Content-Type of a watch stream in this format; absent: this format cannot stream. */
   readonly streamMediaType?: string;
   encode(obj: unknown, pretty: boolean): string | Buffer;
-  /** One watch event, its object already encoded by this serializer (streaming formats only), in a watch of `apiVersion`. */
-  frame?(type: WatchEventType, object: string | Buffer, apiVersion: string): Buffer;
+  /** One watch event, its object already encoded by this serializer (streaming formats only). */
+  frame?(type: WatchEventType, object: string | Buffer): Buffer;
 }
 
 const EVENT_END = Buffer.from('}\n');
@@ -52,15 +52,15 @@ export const yaml: Serializer = {
 /**
  * Kubernetes protobuf: the k8s envelope around the object's message (built-in kinds only: the
  * message is found from the object's apiVersion and kind); a watch is a stream of WatchEvent
- * messages, each framed by its length (4 bytes, big-endian).
+ * messages without envelope (the raw serializer), each framed by its length (4 bytes, big-endian).
  */
 export const protobuf: Serializer = {
   name: 'protobuf',
   mediaType: 'application/vnd.kubernetes.protobuf',
   streamMediaType: 'application/vnd.kubernetes.protobuf;stream=watch',
   encode: (obj) => encodeObject(obj),
-  frame: (type, object, apiVersion) => {
-    const event = encodeWatchEvent(apiVersion, type, typeof object === 'string' ? Buffer.from(object) : object);
+  frame: (type, object) => {
+    const event = encodeWatchEvent(type, typeof object === 'string' ? Buffer.from(object) : object);
     const length = Buffer.allocUnsafe(4);
     length.writeUInt32BE(event.length, 0);
     return Buffer.concat([length, event]);

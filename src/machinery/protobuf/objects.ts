@@ -29,8 +29,11 @@ export function encodeObject(obj: unknown): Buffer {
   return encodeEnvelope(apiVersion, kind, encodeStruct(id, o));
 }
 
-/** metav1.WatchEvent {type 1, object 2: RawExtension {raw 1: the object's own envelope}}, in an envelope of the watch's version. */
-export function encodeWatchEvent(apiVersion: string, type: string, object: Uint8Array): Buffer {
+/**
+ * metav1.WatchEvent {type 1, object 2: RawExtension {raw 1: the object in its own envelope}}. A watch
+ * stream's serializer is the raw one: the event itself has no envelope.
+ */
+export function encodeWatchEvent(type: string, object: Uint8Array): Buffer {
   const raw = new Writer(object.length + 8);
   raw.tag(1, WIRE_BYTES);
   raw.bytes(object);
@@ -39,7 +42,8 @@ export function encodeWatchEvent(apiVersion: string, type: string, object: Uint8
   event.string(type);
   event.tag(2, WIRE_BYTES);
   event.bytes(raw.finish());
-  return encodeEnvelope(apiVersion, 'WatchEvent', event.finish());
+  const out = event.finish();
+  return Buffer.from(out.buffer, out.byteOffset, out.length);
 }
 
 /**

@@ -54,14 +54,14 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     const key = encoder.memoKey(type);
     let line = event.memo?.get(key) as Buffer | undefined;
     if (!line) {
-      line = frame(type, encoder.encode(event.object), apiVersion);
+      line = frame(type, encoder.encode(event.object));
       (event.memo ??= new Map()).set(key, line);
     } else {
       encoder.sent();
     }
     write(line);
   };
-  const writeStatusEvent = (err: unknown) => write(frame('ERROR', serializer.encode(statusOf(err).toStatus(), false), apiVersion));
+  const writeStatusEvent = (err: unknown) => write(frame('ERROR', serializer.encode(statusOf(err).toStatus(), false)));
   let corked = false;
   const uncork = () => {
     corked = false;
@@ -117,7 +117,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
           const metadata: Record<string, unknown> = { resourceVersion: String(revision), creationTimestamp: null };
           if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
           const bookmark = { kind: endpoint.names.kind, apiVersion, metadata };
-          const send = () => write(frame('BOOKMARK', encoder.bookmark(bookmark), apiVersion));
+          const send = () => write(frame('BOOKMARK', encoder.bookmark(bookmark)));
           // After the events still being converted, never before them.
           if (queued > 0) chain = chain.then(() => (res.destroyed || res.writableEnded ? undefined : send()));
           else send();

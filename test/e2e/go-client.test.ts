@@ -1,0 +1,68 @@
+/**
+ * client-go against kapi, as Go operators and controller-runtime use it for built-in kinds: typed
+ * clients that send and accept only Kubernetes protobuf (create, get, update, list, watch, delete with
+ * preconditions), client-go's error helpers (AlreadyExists, Conflict, NotFound), the metadata client
+ * (PartialObjectMetadataList in protobuf) and discovery. The program (fixtures/go-client/main.go) is
+ * built by scripts/go-client.sh from the client-go that Debian's kubernetes source package vendors.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './harness.js';
+
+const CLIENT = process.env.KAPI_TEST_GO_CLIENT ?? resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '.cache', 'bin', 'kapi-go-client');
+
+/** Runs the client (asynchronously: the server answers from this process), bounded in time. */
+function runGoClient(kubeconfig: string, namespace: string, timeoutMs = 60_000): Promise<{ code: number | null; steps: Map<string, any>; output: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(CLIENT, [kubeconfig, namespace], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let output = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      output += d;
+    });
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const steps = new Map<string, any>();
+      for (const line of stdout.split('\n').filter(Boolean)) {
+        const step = JSON.parse(line);
+        steps.set(step.step, step);
+      }
+      resolvePromise({ code, steps, output });
+    });
+  });
+}
+
+describe('client-go (protobuf)', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('works with typed protobuf clients, the metadata client and discovery', async () => {
+    const { code, steps, output } = await runGoClient(s.kapi.kubeconfigPath, 'go-e2e');
+    assert.equal(code, 0, output);
+    assert.ok(steps.get('done')?.ok, output);
+    assert.deepEqual(steps.get('get configmap').detail, { bin: 'AAH/', created: true, data: { key: 'value' } });
+    assert.deepEqual(steps.get('update configmap').detail, { key: 'updated' });
+    assert.equal(steps.get('get missing is NotFound').detail, 'configmaps "missing" not found');
+    assert.deepEqual(steps.get('watch event').detail, { name: 'go-watched', type: 'ADDED' });
+    assert.deepEqual(steps.get('get deployment').detail, { cpu: '500m', generation: 1, maxSurge: '25%', maxUnavailable: '1', replicas: 0 });
+    assert.deepEqual(steps.get('metadata list').detail, ['go-cm', 'go-watched']);
+    // What the Go client wrote reads the same in JSON.
+    const cm = await s.request('GET', '/api/v1/namespaces/go-e2e/configmaps/go-watched');
+    assert.equal(cm.status, 200);
+    assert.equal((await s.request('GET', '/api/v1/namespaces/go-e2e/configmaps/go-cm')).status, 404, 'deleted with a UID precondition');
+    const deploy = (await s.request('GET', '/apis/apps/v1/namespaces/go-e2e/deployments/go-deploy')).json;
+    assert.equal(deploy.spec.replicas, 0);
+    assert.deepEqual(deploy.spec.strategy.rollingUpdate, { maxUnavailable: 1, maxSurge: '25%' });
+    assert.equal(deploy.spec.template.spec.containers[0].ports[0].containerPort, 80);
+  });
+});
