@@ -7,14 +7,14 @@
 import { toRfc3339 } from '../machinery/time.js';
 import { prepareCRDForCreate, prepareCRDForUpdate, prepareCRDStatusForUpdate, defaultV1 } from '../apis/apiextensions/defaults.js';
 import { validateCRD, validateCRDStatusUpdate, validateCRDUpdate } from '../apis/apiextensions/validation.js';
-import { hasUnprunedDefaults, isNonStructural, validateStructuralSchema } from '../schema/crd-hook.js';
+import { hasUnprunedDefaults, isNonStructural, selectableFieldTarget, validateStructuralSchema } from '../schema/crd-hook.js';
 import { field, type FieldError } from '../machinery/field-errors.js';
 import { validatePrinterColumnJSONPath } from '../machinery/jsonpath-columns.js';
 import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
 import { CLEANUP_FINALIZER, setCondition } from './naming.js';
 
 /** The structural-schema checks of the schema engine, where CRD validation asks for them. */
-const SCHEMA_HOOKS = { validateStructuralSchema, isNonStructural, hasUnprunedDefaults };
+const SCHEMA_HOOKS = { validateStructuralSchema, isNonStructural, hasUnprunedDefaults, selectableField: selectableFieldTarget };
 
 const requestVersion = (ctx: WriteOptions) => (ctx.version === 'v1beta1' ? 'v1beta1' : 'v1');
 

@@ -100,3 +100,21 @@ export function hasUnprunedDefaults(schema: JSONSchemaProps): boolean {
   if (isNonStructural(schema)) return true;
   return pruneDefaults(toStructural(schema));
 }
+
+/**
+ * CRDValidationOptions.selectableField: where a selectable field's JSON path leads in a version's
+ * schema (cel.ValidFieldPath without array notation): the normalized path and the field's type, or
+ * upstream's error. Undefined when the schema itself is not structural (reported elsewhere).
+ */
+export function selectableFieldTarget(schema: JSONSchemaProps, jsonPath: string): { path: string; type: string } | Error | undefined {
+  let ss: Structural;
+  try {
+    if (schemaBoundsErrors(schema, '').length) return undefined;
+    ss = toStructural(schema);
+  } catch (e) {
+    if (!(e instanceof StructuralError)) throw e;
+    return undefined;
+  }
+  const found = validFieldPath(jsonPath, ss, false);
+  return found instanceof Error ? found : { path: found.path, type: found.schema.type ?? '' };
+}

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, watchEvents, type TestServer } from './harness.js';
+import { startTestServer, until, watchEvents, type TestServer } from './harness.js';
 
 const SHIRTS = '/apis/stable.example.com/v1/namespaces/default/shirts';
 const CRD = {
@@ -79,5 +79,75 @@ describe('selectableFields', () => {
     assert.deepEqual(v3.json.components.schemas['com.example.stable.v1.Shirt']['x-kubernetes-selectable-fields'], expected);
     const v2 = await s.request('GET', '/openapi/v2');
     assert.deepEqual(v2.json.definitions['com.example.stable.v1.Shirt']['x-kubernetes-selectable-fields'], expected);
+  });
+});
+
+// ValidateCustomResourceSelectableFields: simple paths to string, boolean or integer fields outside
+// metadata, each once, at most 8; a set already over the limit may stay unchanged on update.
+describe('selectableFields validation', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  const crdWith = (name: string, fields: Array<{ jsonPath: string }>, props: Record<string, unknown> = {}) => {
+    const c = structuredClone(CRD) as any;
+    c.metadata.name = `${name}s.stable.example.com`;
+    c.spec.names = { plural: `${name}s`, kind: name[0].toUpperCase() + name.slice(1) };
+    Object.assign(c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties, props);
+    c.spec.versions[0].selectableFields = fields;
+    return c;
+  };
+
+  it('refuses invalid selectable fields with upstream\'s messages', async () => {
+    const fields = [
+      { jsonPath: '.spec.color' },
+      { jsonPath: '.spec.color' },
+      { jsonPath: '.spec.nosuch' },
+      { jsonPath: '.spec.obj' },
+      { jsonPath: '.spec.list[0]' },
+      { jsonPath: '' },
+    ];
+    const res = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: crdWith('pant', fields, { obj: { type: 'object' }, list: { type: 'array', items: { type: 'string' } } }),
+    });
+    assert.equal(res.status, 422);
+    // The internal form (v1 → apiextensions conversion) moves one version's fields to the top level.
+    const p = 'spec.selectableFields';
+    assert.deepEqual(
+      res.json.details.causes.map((c: any) => `${c.field}: ${c.message}`),
+      [
+        `${p}[1].jsonPath: Duplicate value: ".spec.color"`,
+        `${p}[2].jsonPath: Invalid value: ".spec.nosuch": is an invalid path: does not refer to a valid field`,
+        `${p}[3].jsonPath: Invalid value: ".spec.obj": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.`,
+        `${p}[4].jsonPath: Invalid value: ".spec.list[0]": is an invalid path: array notation is not allowed`,
+        `${p}[5].jsonPath: Required value`,
+      ],
+    );
+  });
+
+  it('allows at most 8, unless a stored set over the limit stays unchanged', async () => {
+    const props = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`f${i}`, { type: 'string' }]));
+    const nine = Array.from({ length: 9 }, (_, i) => ({ jsonPath: `.spec.f${i}` }));
+    const res = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crdWith('sock', nine, props) });
+    assert.equal(res.status, 422);
+    assert.equal(res.json.message, 'CustomResourceDefinition.apiextensions.k8s.io "socks.stable.example.com" is invalid: spec.selectableFields: Too many: 9: must have at most 8 items');
+    const ok = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crdWith('sock', nine.slice(0, 8), props) });
+    assert.equal(ok.status, 201, ok.text);
+    // A CRD stored with nine (as an older server allowed) keeps them through an update that leaves them be.
+    const key = '/registry/apiextensions.k8s.io/customresourcedefinitions/socks.stable.example.com';
+    const kv = (await s.kapi.storage.get(key))!;
+    const stored = JSON.parse(kv.value);
+    stored.spec.versions[0].selectableFields = nine;
+    await s.kapi.storage.update(key, JSON.stringify(stored), kv.modRevision);
+    const url = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/socks.stable.example.com';
+    let cur: any;
+    await until('the stored CRD is read', async () => ((cur = (await s.request('GET', url)).json), cur.spec.versions[0].selectableFields.length === 9));
+    const labelled = await s.request('PUT', url, { body: { ...cur, metadata: { ...cur.metadata, labels: { a: 'b' } } } });
+    assert.equal(labelled.status, 200, labelled.text);
+    const changed = structuredClone(labelled.json);
+    changed.spec.versions[0].selectableFields[8] = { jsonPath: '.spec.color' };
+    assert.equal((await s.request('PUT', url, { body: changed })).status, 422);
   });
 });

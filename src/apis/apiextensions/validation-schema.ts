@@ -18,6 +18,8 @@ export interface StructuralSchemaContext {
 }
 
 export type StructuralSchemaValidator = (schema: JSONSchemaProps, path: string, ctx: StructuralSchemaContext) => FieldError[];
+/** Where a selectable field's JSON path leads in a schema (see CRDValidationOptions.selectableField). */
+export type SelectableFieldResolver = (schema: JSONSchemaProps, jsonPath: string) => { path: string; type: string } | Error | undefined;
 
 /** Upstream's validationOptions, computed per request. */
 export interface SchemaOptions {
@@ -32,6 +34,9 @@ export interface SchemaOptions {
   requireAtomicSetType: boolean;
   requireMapListKeysMapSetValidation: boolean;
   validateStructural?: StructuralSchemaValidator;
+  selectableField?: SelectableFieldResolver;
+  /** Selectable field sets (by version name; '' top-level) that were over the limit before, and may stay so unchanged. */
+  allowTooManySelectableFields?: Map<string, unknown>;
 }
 
 /** specStandardValidatorV3's state. */

@@ -9,7 +9,7 @@ import { goVersions } from './go-values.js';
 import { deepEqual, isObject, str } from './json-util.js';
 import { isDNS1035Label, isDNS1123Subdomain } from './names-validation.js';
 import { specHasDefaults, specHasKubernetesExtensions } from './schema-predicates.js';
-import type { CRDSpecV1beta1, CustomResourceConversionV1beta1, CustomResourceSubresources, InternalVersion } from './types.js';
+import type { CRDSpecV1beta1, CustomResourceConversionV1beta1, CustomResourceSubresources, InternalVersion, JSONSchemaProps } from './types.js';
 import { deprecationWarningErrors, validateColumn, validateEnumStrings, validateNames, validateSubresources } from './validation-parts.js';
 import { validateCustomResourceValidation, type SchemaOptions } from './validation-schema.js';
 import { validateWebhookService, validateWebhookURL } from './webhook-validation.js';
@@ -45,6 +45,43 @@ function validateVersion(version: InternalVersion, path: string, statusEnabled: 
   errs.push(...validateCustomResourceValidation(version.schema, statusEnabled, opts, childPath(path, 'schema')));
   errs.push(...validateSubresources(version.subresources, childPath(path, 'subresources')));
   (version.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validateColumn(c, indexPath(childPath(path, 'additionalPrinterColumns'), i))));
+  if ((version.selectableFields?.length ?? 0) > 0) {
+    const schema = version.schema?.openAPIV3Schema;
+    // (Upstream's message says "not included" where it means "included".)
+    if (!isObject(schema)) errs.push(field.invalid(childPath(path, 'selectableFields'), '', 'may only be set when `version.schema.openAPIV3Schema` is not included'));
+    else errs.push(...validateSelectableFields(version.selectableFields!, schema, childPath(path, 'selectableFields'), opts, str(version.name)));
+  }
+  return errs;
+}
+
+export const MAX_SELECTABLE_FIELDS = 8;
+
+/** ValidateCustomResourceSelectableFields: simple paths (no array notation) to string, boolean or integer fields outside metadata, unique, at most 8. */
+function validateSelectableFields(fields: Array<{ jsonPath?: string }>, schema: JSONSchemaProps, path: string, opts: SchemaOptions, version: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const unique = new Set<string>();
+  fields.forEach((f, i) => {
+    const p = childPath(indexPath(path, i), 'jsonPath');
+    const jsonPath = str(f?.jsonPath);
+    if (!jsonPath) {
+      errs.push(field.required(p, ''));
+      return;
+    }
+    const target = opts.selectableField?.(schema, jsonPath);
+    if (target === undefined) return;
+    if (target instanceof Error) {
+      errs.push(field.invalid(p, jsonPath, `is an invalid path: ${target.message}`));
+      return;
+    }
+    if (target.path.split(/[.[]/)[0] === 'metadata') errs.push(field.invalid(p, jsonPath, 'must not point to fields in metadata'));
+    if (!['string', 'boolean', 'integer'].includes(target.type)) {
+      errs.push(field.invalid(p, jsonPath, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'));
+    }
+    if (unique.has(target.path)) errs.push(field.duplicate(p, jsonPath));
+    else unique.add(target.path);
+  });
+  const allowed = opts.allowTooManySelectableFields?.has(version) && deepEqual(opts.allowTooManySelectableFields.get(version), fields);
+  if (unique.size > MAX_SELECTABLE_FIELDS && !allowed) errs.push(field.tooMany(path, unique.size, MAX_SELECTABLE_FIELDS));
   return errs;
 }
 
@@ -183,6 +220,11 @@ export function validateSpec(spec: CRDSpecV1beta1, optsIn: SchemaOptions, path: 
   errs.push(...validateCustomResourceValidation(spec.validation, hasAnyStatusEnabled(spec), opts, p('validation')));
   errs.push(...validateSubresources(spec.subresources, p('subresources')));
   (spec.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validateColumn(c, indexPath(p('additionalPrinterColumns'), i))));
+  if ((spec.selectableFields?.length ?? 0) > 0) {
+    const schema = spec.validation?.openAPIV3Schema;
+    if (!isObject(spec.validation)) errs.push(field.invalid(p('selectableFields'), '', 'may only be set when validations.schema is included'));
+    else if (isObject(schema)) errs.push(...validateSelectableFields(spec.selectableFields!, schema, p('selectableFields'), opts, ''));
+  }
 
   const strategy = spec.conversion?.strategy;
   if (isObject(spec.conversion) && strategy !== 'None' && puf !== false) {

@@ -25,8 +25,8 @@ import {
 } from './types.js';
 import { validateNames } from './validation-parts.js';
 import { DESCRIPTORS, canonicalize } from './wire-codec.js';
-import type { SchemaOptions, StructuralSchemaValidator } from './validation-schema.js';
-import { hasValidConversionReviewVersionOrEmpty, validateSpec, validateSpecUpdate } from './validation-spec.js';
+import type { SchemaOptions, SelectableFieldResolver, StructuralSchemaValidator } from './validation-schema.js';
+import { hasValidConversionReviewVersionOrEmpty, MAX_SELECTABLE_FIELDS, validateSpec, validateSpecUpdate } from './validation-spec.js';
 
 export type { StructuralSchemaContext, StructuralSchemaValidator } from './validation-schema.js';
 
@@ -41,6 +41,8 @@ export interface CRDValidationOptions {
   isNonStructural?: (schema: JSONSchemaProps) => boolean;
   /** Whether a persisted schema has defaults that pruning would change (default: false). */
   hasUnprunedDefaults?: (schema: JSONSchemaProps) => boolean;
+  /** Where a selectable field's JSON path leads in a schema: normalized path and type, upstream's error, or undefined (no structural schema). */
+  selectableField?: SelectableFieldResolver;
   /** Generic ObjectMeta checks besides name/generateName/namespace: generation, labels, annotations, ownerReferences, finalizers, managedFields. */
   validateObjectMeta?: (meta: ObjectMeta, path: string) => FieldError[];
   /** Generic ObjectMeta update checks (resourceVersion, immutable name/uid/creationTimestamp, labels, ...). */
@@ -63,6 +65,7 @@ function createOptions(requestVersion: RequestVersion, hooks: CRDValidationOptio
     requireAtomicSetType: true,
     requireMapListKeysMapSetValidation: true,
     validateStructural: hooks.validateStructuralSchema,
+    selectableField: hooks.selectableField,
   };
 }
 
@@ -85,7 +88,22 @@ function updateOptions(requestVersion: RequestVersion, old: InternalCRD, hooks: 
     requireAtomicSetType: !specHasNonAtomicSetType(oldSpec),
     requireMapListKeysMapSetValidation: !specHasInvalidMapListKeysMapSet(oldSpec),
     validateStructural: hooks.validateStructuralSchema,
+    selectableField: hooks.selectableField,
+    allowTooManySelectableFields: tooManySelectableFieldsAllowed(oldSpec),
   };
+}
+
+/**
+ * findTooManySelectableFieldsAllowed: a set of selectable fields already over the limit may stay
+ * (unchanged) on update; '' names the top-level set. The new set is compared where it is checked.
+ */
+function tooManySelectableFieldsAllowed(oldSpec: InternalCRD['spec']): Map<string, unknown> {
+  const allowed = new Map<string, unknown>();
+  if ((oldSpec.selectableFields?.length ?? 0) > MAX_SELECTABLE_FIELDS) allowed.set('', oldSpec.selectableFields);
+  for (const v of oldSpec.versions ?? []) {
+    if ((v.selectableFields?.length ?? 0) > MAX_SELECTABLE_FIELDS) allowed.set(str(v.name), v.selectableFields);
+  }
+  return allowed;
 }
 
 function isConditionTrue(status: CRDStatus | undefined, type: string): boolean {
