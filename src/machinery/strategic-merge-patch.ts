@@ -1,31 +1,81 @@
 /**
- * Strategic merge patch for built-in resources, without Go type metadata: a
- * JSON merge patch that also honors the directives kubectl sends. Lists named in
- * `$setElementOrder/<field>` are merged by the key those entries use (the
- * field's patchMergeKey), or as sets of primitives, and take that order;
- * `$patch: delete|replace`, `$retainKeys` and `$deleteFromPrimitiveList/<field>`
- * are applied. Lists without a directive are replaced, as in a merge patch.
+ * Strategic merge patch for built-in resources, as apimachinery's strategicpatch applies it with the
+ * Go types' patch metadata (go-types.ts): lists whose field has `patchStrategy: merge` are merged by
+ * their `patchMergeKey` (or as sets of primitives), other lists are replaced; the directives kubectl
+ * sends are honoured: `$patch: delete|replace|merge` (on maps and list elements), `$retainKeys`,
+ * `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>`. Where no type is known (a field
+ * the Go types lack), lists are merged only when a directive asks for it, by the key its entries share.
  */
+import { deref, fieldOf, type Type } from '../schema/builtin/go-type-expr.js';
+
 type Json = unknown;
 type Obj = Record<string, Json>;
 
+/** A patch the metadata forbids (a merge list element without its merge key, ...): the client's mistake. */
+export class StrategicMergePatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StrategicMergePatchError';
+  }
+}
+
+/** Where a value sits: in a struct (its fields' metadata), in a Go map (its values' type), or unknown. */
+type Node = { k: 'struct'; id: string } | { k: 'map'; value: Type } | undefined;
+
 const isObj = (v: Json): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function applyStrategicMergePatch(target: Json, patch: Json): Json {
+function nodeOf(t: Type | undefined): Node {
+  if (!t) return undefined;
+  const d = deref(t);
+  if (d.k === 'struct') return { k: 'struct', id: d.id };
+  if (d.k === 'map') return { k: 'map', value: d.value };
+  return undefined;
+}
+
+/** A field's type and list metadata in a node. */
+function lookup(node: Node, key: string): { type?: Type; strategy?: string; mergeKey?: string } {
+  if (node?.k === 'map') return { type: node.value };
+  if (node?.k !== 'struct') return {};
+  const info = fieldOf(node.id, key);
+  if (!info) return {};
+  return { type: info.type, strategy: info.field.patchStrategy, mergeKey: info.field.patchMergeKey };
+}
+
+/**
+ * Apply a strategic merge patch to `target`, an object of the struct `structId` (e.g.
+ * `apps/v1.Deployment`; undefined: no metadata). Returns undefined where the patch deletes.
+ */
+export function applyStrategicMergePatch(target: Json, patch: Json, structId?: string): Json {
+  return mergeMap(target, patch, structId ? { k: 'struct', id: structId } : undefined);
+}
+
+function mergeMap(target: Json, patch: Json, node: Node): Json {
   if (!isObj(patch)) return patch;
-  if (patch.$patch === 'delete') return undefined;
-  const base: Obj = patch.$patch === 'replace' || !isObj(target) ? {} : { ...target };
+  const directive = patch.$patch;
+  if (directive === 'delete') return undefined;
+  if (directive === 'replace') return withoutDirectives(patch, node);
+  if (directive !== undefined && directive !== 'merge') throw new StrategicMergePatchError(`Unknown patch type: ${String(directive)} in map: ${goMap(patch)}`);
+  const base: Obj = isObj(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith('$')) continue;
     if (value === null) {
       delete base[key];
       continue;
     }
+    const meta = lookup(node, key);
+    const type = meta.type && deref(meta.type);
     const order = patch[`$setElementOrder/${key}`];
-    if (Array.isArray(order) || (Array.isArray(value) && Array.isArray(base[key]) && (value as Json[]).some((v) => isObj(v) && '$patch' in v))) {
-      base[key] = mergeList(Array.isArray(base[key]) ? (base[key] as Json[]) : [], value as Json[], Array.isArray(order) ? order : undefined);
+    if (Array.isArray(value)) {
+      if (type?.k === 'slice') {
+        const merge = (meta.strategy ?? '').split(',').includes('merge');
+        base[key] = merge ? mergeList(asList(base[key]), value, nodeOf(type.elem), meta.mergeKey, asOrder(order)) : value.map((v) => stripped(v, nodeOf(type.elem)));
+      } else if (!type && (Array.isArray(order) || value.some((v) => isObj(v) && '$patch' in v))) {
+        base[key] = mergeList(asList(base[key]), value, undefined, guessKey(value, order), asOrder(order));
+      } else {
+        base[key] = value;
+      }
     } else if (isObj(value)) {
-      const merged = applyStrategicMergePatch(base[key], value);
+      const merged = mergeMap(base[key], value, nodeOf(type));
       if (merged === undefined) delete base[key];
       else base[key] = merged;
     } else {
@@ -35,48 +85,85 @@ export function applyStrategicMergePatch(target: Json, patch: Json): Json {
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith('$setElementOrder/')) {
       const field = key.slice('$setElementOrder/'.length);
-      if (!(field in patch) && Array.isArray(base[field])) base[field] = mergeList(base[field] as Json[], [], value as Json[]);
-    }
-    if (key.startsWith('$deleteFromPrimitiveList/') && Array.isArray(value)) {
+      if (!(field in patch) && Array.isArray(base[field])) {
+        const meta = lookup(node, field);
+        base[field] = sortBy(base[field] as Json[], asOrder(value) ?? [], keyFn(meta.mergeKey ?? guessKey([], value)));
+      }
+    } else if (key.startsWith('$deleteFromPrimitiveList/')) {
+      if (!Array.isArray(value)) throw new StrategicMergePatchError('invalid patch format for primitive list: $deleteFromPrimitiveList must be followed by a list');
       const field = key.slice('$deleteFromPrimitiveList/'.length);
       if (Array.isArray(base[field])) base[field] = (base[field] as Json[]).filter((v) => !value.some((d) => d === v));
     }
   }
-  if (Array.isArray(patch.$retainKeys)) {
-    const keep = new Set(patch.$retainKeys as string[]);
+  if ('$retainKeys' in patch) {
+    const retain = patch.$retainKeys;
+    if (!Array.isArray(retain)) throw new StrategicMergePatchError('invalid patch format for retainKeys: $retainKeys must be followed by a list');
+    const keep = new Set(retain.map(String));
     for (const k of Object.keys(base)) if (!keep.has(k)) delete base[k];
   }
   return base;
 }
 
-/** Merge a list by its merge key (from the order directive or the patch's elements), or as a set of primitives. */
-function mergeList(live: Json[], patch: Json[], order: Json[] | undefined): Json[] {
-  const sample = [...(order ?? []), ...patch].find(isObj);
-  const mergeKey = sample ? Object.keys(sample).find((k) => !k.startsWith('$')) : undefined;
-  if (!mergeKey) {
+const asList = (v: Json): Json[] => (Array.isArray(v) ? v : []);
+const asOrder = (v: Json): Json[] | undefined => (Array.isArray(v) ? v : undefined);
+
+/** A value written as the patch has it, less its directives (a new list element, a replaced map). */
+function stripped(v: Json, node: Node): Json {
+  return isObj(v) ? withoutDirectives(v, node) : v;
+}
+
+function withoutDirectives(patch: Obj, node: Node): Obj {
+  const out = mergeMap({}, { ...patch, $patch: undefined }, node) as Obj;
+  return out;
+}
+
+/** Merge a list: objects by their merge key (`$patch: delete` removes one, `$patch: replace` the whole list), primitives as a set. */
+function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | undefined, order: Json[] | undefined): Json[] {
+  const replace = patch.findIndex((p) => isObj(p) && p.$patch === 'replace' && Object.keys(p).length === 1);
+  if (replace >= 0) return patch.filter((_, i) => i !== replace).map((v) => stripped(v, elem));
+  if (!patch.some(isObj) && !(order ?? []).some(isObj)) {
     const out = [...live];
     for (const v of patch) if (!out.some((x) => x === v)) out.push(v);
     return order ? sortBy(out, order, (v) => v) : out;
   }
-  const keyOf = (v: Json) => (isObj(v) ? JSON.stringify(v[mergeKey]) : undefined);
+  if (!mergeKey) {
+    // A list of objects without a merge key is atomic: the patch's list wins.
+    return patch.map((v) => stripped(v, elem));
+  }
+  const keyOf = keyFn(mergeKey);
   const out = [...live];
   for (const p of patch) {
-    if (!isObj(p)) continue;
+    if (!isObj(p)) throw new StrategicMergePatchError(`invalid value ${JSON.stringify(p)} in a list merged by ${mergeKey}`);
+    if (!(mergeKey in p)) throw new StrategicMergePatchError(`map: ${goMap(p)} does not contain declared merge key: ${mergeKey}`);
     const i = out.findIndex((x) => keyOf(x) === keyOf(p));
     if (p.$patch === 'delete') {
       if (i >= 0) out.splice(i, 1);
     } else if (i >= 0) {
-      out[i] = applyStrategicMergePatch(out[i], p);
+      out[i] = mergeMap(out[i], p, elem);
     } else {
-      out.push(applyStrategicMergePatch({}, p));
+      out.push(mergeMap({}, p, elem));
     }
   }
   return order ? sortBy(out, order, keyOf) : out;
 }
 
+const keyFn = (mergeKey: string | undefined) => (v: Json) => (isObj(v) && mergeKey ? JSON.stringify(v[mergeKey]) : v);
+
+/** Without metadata: the key the entries of an order directive (or the patch) share, as kubectl writes them. */
+function guessKey(patch: Json[], order: Json): string | undefined {
+  const sample = [...(Array.isArray(order) ? order : []), ...patch].find(isObj);
+  return sample ? Object.keys(sample).find((k) => !k.startsWith('$')) : undefined;
+}
+
 /** Elements named in `order` first, in that order; the rest after, as they were. */
 function sortBy(items: Json[], order: Json[], key: (v: Json) => unknown): Json[] {
-  const rank = new Map(order.map((o, i) => [isObj(o) ? key(o) : o, i]));
+  const rank = new Map(order.map((o, i) => [key(o), i]));
   const ranked = items.filter((v) => rank.has(key(v))).sort((a, b) => rank.get(key(a))! - rank.get(key(b))!);
   return [...ranked, ...items.filter((v) => !rank.has(key(v)))];
+}
+
+/** A map as Go's %v prints it: `map[k1:v1 k2:v2]`, keys sorted. */
+function goMap(m: Obj): string {
+  const keys = Object.keys(m).sort();
+  return `map[${keys.map((k) => `${k}:${isObj(m[k]) ? goMap(m[k] as Obj) : Array.isArray(m[k]) ? `[${(m[k] as Json[]).join(' ')}]` : String(m[k])}`).join(' ')}]`;
 }

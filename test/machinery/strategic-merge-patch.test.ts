@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
-import { applyStrategicMergePatch } from '../../src/machinery/strategic-merge-patch.js';
+import { describe, it } from 'node:test';
+import { applyStrategicMergePatch, StrategicMergePatchError } from '../../src/machinery/strategic-merge-patch.js';
 
 const deployment = {
   spec: {
@@ -53,4 +53,59 @@ it('merges primitive lists with their order and $deleteFromPrimitiveList, and re
   assert.deepEqual(out.metadata.finalizers, ['c', 'a']);
   const plain = applyStrategicMergePatch({ a: [1, 2, 3] }, { a: [4] }) as any;
   assert.deepEqual(plain.a, [4]);
+});
+
+describe('strategic merge patch with the Go types\' patch metadata', () => {
+  const deploy = () => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'two', finalizers: ['a', 'b'] },
+    spec: {
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } },
+      template: {
+        spec: {
+          containers: [
+            { name: 'a', image: 'nginx:1', args: ['x', 'y'], env: [{ name: 'E1', value: '1' }, { name: 'E2', value: '2' }], ports: [{ containerPort: 80, name: 'http' }] },
+            { name: 'b', image: 'busybox' },
+          ],
+        },
+      },
+    },
+  });
+  const smp = (patch: unknown) => applyStrategicMergePatch(deploy(), patch, 'apps/v1.Deployment') as any;
+
+  it('merges containers by name, and their env and ports by their keys (kubectl patch\'s idiom)', () => {
+    const out = smp({ spec: { template: { spec: { containers: [{ name: 'a', image: 'nginx:3', env: [{ name: 'E2', value: 'two' }, { name: 'E3', value: '3' }] }] } } } });
+    const [a, b] = out.spec.template.spec.containers;
+    assert.equal(a.image, 'nginx:3');
+    assert.deepEqual(a.env, [{ name: 'E1', value: '1' }, { name: 'E2', value: 'two' }, { name: 'E3', value: '3' }]);
+    assert.deepEqual(a.ports, [{ containerPort: 80, name: 'http' }], 'untouched fields stay');
+    assert.deepEqual(a.args, ['x', 'y']);
+    assert.deepEqual(b, { name: 'b', image: 'busybox' }, 'the other container stays');
+  });
+
+  it('replaces lists without a merge strategy, and merges primitive merge lists as sets', () => {
+    const out = smp({ metadata: { finalizers: ['c', 'a'] }, spec: { template: { spec: { containers: [{ name: 'a', args: ['z'] }] } } } });
+    assert.deepEqual(out.spec.template.spec.containers[0].args, ['z']);
+    assert.deepEqual(out.metadata.finalizers, ['a', 'b', 'c']);
+    const removed = smp({ metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } });
+    assert.deepEqual(removed.metadata.finalizers, ['b']);
+  });
+
+  it('honours $patch on elements and maps, $retainKeys and $setElementOrder', () => {
+    const deleted = smp({ spec: { template: { spec: { containers: [{ name: 'b', $patch: 'delete' }] } } } });
+    assert.deepEqual(deleted.spec.template.spec.containers.map((c: any) => c.name), ['a']);
+    const replacedList = smp({ spec: { template: { spec: { containers: [{ $patch: 'replace' }, { name: 'c', image: 'new' }] } } } });
+    assert.deepEqual(replacedList.spec.template.spec.containers, [{ name: 'c', image: 'new' }]);
+    const replacedMap = smp({ spec: { strategy: { $patch: 'replace', type: 'Recreate' } } });
+    assert.deepEqual(replacedMap.spec.strategy, { type: 'Recreate' });
+    const retained = smp({ spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } });
+    assert.deepEqual(retained.spec.strategy, { type: 'Recreate' });
+    const ordered = smp({ spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'b' }, { name: 'a' }], containers: [{ name: 'a', image: 'nginx:4' }] } } } });
+    assert.deepEqual(ordered.spec.template.spec.containers.map((c: any) => [c.name, c.image]), [['b', 'busybox'], ['a', 'nginx:4']]);
+  });
+
+  it('refuses a merge-list element without its merge key, as strategicpatch does', () => {
+    assert.throws(() => smp({ spec: { template: { spec: { containers: [{ image: 'x' }] } } } }), (e: unknown) => e instanceof StrategicMergePatchError && e.message === 'map: map[image:x] does not contain declared merge key: name');
+  });
 });

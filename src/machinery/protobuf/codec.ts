@@ -8,47 +8,11 @@ import { compareGoStrings } from '../go-text.js';
 import { parseGoDuration } from '../../schema/formats.js';
 import { GO_PACKAGES, GO_STRUCTS } from '../../schema/builtin/go-types.js';
 import type { GoField } from '../../schema/builtin/go-types-model.js';
+import { parseType, type Scalar, type Special, type Type } from '../../schema/builtin/go-type-expr.js';
 import { ProtobufError, readDouble, readFields, toInt32, toInt64, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, Writer, type RawField } from './wire.js';
 
 type Json = unknown;
 type JsonMap = Record<string, Json>;
-
-type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'int' | 'uint32' | 'uint64' | 'float64' | 'byte';
-type Special = 'Time' | 'MicroTime' | 'Duration' | 'Quantity' | 'IntOrString' | 'RawExtension' | 'FieldsV1' | 'JSON';
-
-/** A parsed field type (go-types-model.ts's GoTypeExpr). */
-type Type =
-  | { k: 'scalar'; s: Scalar }
-  | { k: 'bytes' }
-  | { k: 'struct'; id: string }
-  | { k: 'special'; name: Special }
-  | { k: 'ptr'; elem: Type }
-  | { k: 'slice'; elem: Type; items: boolean }
-  | { k: 'map'; value: Type };
-
-const SCALARS = new Set(['string', 'bool', 'int32', 'int64', 'int', 'uint32', 'uint64', 'float64', 'byte']);
-const parsedTypes = new Map<string, Type>();
-
-function parseType(expr: string): Type {
-  let t = parsedTypes.get(expr);
-  if (!t) {
-    t = parse(expr);
-    parsedTypes.set(expr, t);
-  }
-  return t;
-}
-
-function parse(expr: string): Type {
-  if (expr.startsWith('*')) return { k: 'ptr', elem: parseType(expr.slice(1)) };
-  if (expr.startsWith('map[string]')) return { k: 'map', value: parseType(expr.slice('map[string]'.length)) };
-  if (expr.endsWith('@items')) return { k: 'slice', elem: parseType(expr.slice(2, -'@items'.length)), items: true };
-  if (expr.startsWith('[]')) return { k: 'slice', elem: parseType(expr.slice(2)), items: false };
-  if (expr === 'bytes') return { k: 'bytes' };
-  if (expr.startsWith('@')) return { k: 'special', name: expr.slice(1) as Special };
-  if (SCALARS.has(expr)) return { k: 'scalar', s: expr as Scalar };
-  if (!GO_STRUCTS[expr]) throw new ProtobufError(`unknown type ${expr}`);
-  return { k: 'struct', id: expr };
-}
 
 /** The struct of a kind (`ConfigMap` in v1, `DeploymentList` in apps/v1), if kapi knows it. */
 export function structOfKind(group: string, version: string, kind: string): string | undefined {

@@ -34,14 +34,19 @@ export function groupVersion(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
 }
 
-const protobufKinds = new WeakMap<ServedResource, boolean>();
+const builtinStructs = new WeakMap<ServedResource, string | null>();
+
+/** The Go struct (go-types.ts) of an endpoint's kind; undefined for a custom resource. */
+export function builtinStruct(endpoint: ServedResource): string | undefined {
+  let id = builtinStructs.get(endpoint);
+  if (id === undefined) {
+    id = (!endpoint.custom && protobufStruct(groupVersion(endpoint.group, endpoint.version), endpoint.names.kind)) || null;
+    builtinStructs.set(endpoint, id);
+  }
+  return id ?? undefined;
+}
 
 /** Whether an endpoint's kind has a protobuf message: a built-in kind, not a custom resource. */
 export function servesProtobuf(endpoint: ServedResource): boolean {
-  let known = protobufKinds.get(endpoint);
-  if (known === undefined) {
-    known = !endpoint.custom && protobufStruct(groupVersion(endpoint.group, endpoint.version), endpoint.names.kind) !== undefined;
-    protobufKinds.set(endpoint, known);
-  }
-  return known;
+  return builtinStruct(endpoint) !== undefined;
 }

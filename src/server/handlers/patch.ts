@@ -5,14 +5,14 @@
  */
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError, type JsonPatchOperation } from '../../machinery/json-patch.js';
 import { applyMergePatch, applyMergePatchSharing } from '../../machinery/merge-patch.js';
-import { applyStrategicMergePatch } from '../../machinery/strategic-merge-patch.js';
+import { applyStrategicMergePatch, StrategicMergePatchError } from '../../machinery/strategic-merge-patch.js';
 import { deepCloneMutable, JsonSyntaxError, parseJson } from '../../machinery/json.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
 import { goJsonType, readBody } from '../body.js';
 import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
 import { writeStoredObject } from '../output.js';
-import type { HandlerContext } from './context.js';
+import { builtinStruct, type HandlerContext } from './context.js';
 import { checkPatchedTypeMeta, typedOrder } from './decode-object.js';
 import { dryRunOf, fromInternal, storeOptions, toInternal } from './write.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
@@ -77,7 +77,16 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   }
   ctx.rawBody = raw;
   if (patchType === 'strategic-merge-patch') {
-    const apply = (obj: KObject) => applyStrategicMergePatch(obj, patch) as KObject;
+    const structId = builtinStruct(endpoint);
+    const apply = (obj: KObject) => {
+      try {
+        return applyStrategicMergePatch(obj, patch, structId) as KObject;
+      } catch (err) {
+        // Upstream answers these with a 500 (strategicpatch's errors are not all mapped): the client's mistake, a 400 here.
+        if (err instanceof StrategicMergePatchError) throw errors.badRequest(err.message);
+        throw err;
+      }
+    };
     return { raw, kind: 'strategic', apply, applySharing: apply };
   }
   return { raw, kind: 'merge', apply: (obj) => applyMergePatch(obj, patch) as KObject, applySharing: (obj) => applyMergePatchSharing(obj, patch) as KObject };
