@@ -51,6 +51,17 @@ const SPECIAL = {
 };
 const SCALARS = new Set(['string', 'bool', 'int', 'int32', 'int64', 'uint32', 'uint64', 'float64', 'byte']);
 
+/**
+ * Structs whose JSON is not their fields (a custom MarshalJSON): their protobuf message is the struct,
+ * their JSON one of two forms. orArray: a schema or a list of schemas; orBool: a boolean or a schema;
+ * orStringArray: a schema or a list of strings.
+ */
+const JSON_FORMS = {
+  'apiextensions/v1.JSONSchemaPropsOrArray': 'orArray',
+  'apiextensions/v1.JSONSchemaPropsOrBool': 'orBool',
+  'apiextensions/v1.JSONSchemaPropsOrStringArray': 'orStringArray',
+};
+
 const git = (repo, ...args) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
 
 /** One package's declarations: structs, and named non-struct types (their underlying type expression). */
@@ -141,7 +152,8 @@ function parseField(l, comments, imports) {
   } else {
     [name, typeExpr] = parts;
   }
-  const json = tags.json ?? '';
+  // Without a json tag, encoding/json uses the Go field name.
+  const json = tags.json ?? (parts.length === 1 ? '' : parts[0]);
   if (json === '-') return undefined;
   const [jsonName, ...opts] = json.split(',');
   const embedded = parts.length === 1;
@@ -227,6 +239,9 @@ for (const [id, p] of Object.entries(packages)) {
         if (f.proto) throw new Error(`${id}.${name}.${f.go}: ${e.message}`);
       }
       if (type === undefined) continue;
+      // A named slice is a message of its own (items = 1) as a map value or a single field (`opt`); a
+      // field tagged `rep` (ValidationRules) repeats its elements directly.
+      if (f.proto?.[2] === 'rep' && type.startsWith('[]') && type.endsWith('@items')) type = type.slice(0, -'@items'.length);
       if (f.inline && !f.proto && /(^|\.)(TypeMeta)$/.test(type)) continue; // apiVersion and kind: the envelope's
       const entry = { json: f.json, type };
       for (const k of ['inline', 'omitempty', 'omitzero', 'proto', 'patchStrategy', 'patchMergeKey', 'listType', 'listMapKeys', 'mapType', 'structType', 'optional', 'required', 'default']) {
@@ -236,6 +251,7 @@ for (const [id, p] of Object.entries(packages)) {
     }
     const struct = { fields };
     for (const k of ['structType', 'mapType']) if (s.markers[k]) struct[k] = s.markers[k];
+    if (JSON_FORMS[`${id}.${name}`]) struct.jsonForm = JSON_FORMS[`${id}.${name}`];
     out[`${id}.${name}`] = struct;
   }
 }

@@ -3,6 +3,7 @@
  * CustomResourceDefinitions, the CRD runtime, TLS, authentication and the HTTP
  * front. `startKapi` is what `kapi serve` runs, and what tests and embedders use.
  */
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { BUILTIN_RESOURCES, type BuiltinResource } from './apis/builtin.js';
@@ -126,6 +127,9 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     ensureAdminToken(dataDir),
     options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
   ]);
+  // Configuration is checked before anything is opened: a bad file leaves nothing running.
+  const auditPolicy =
+    options.auditPolicyFile && (options.auditLogPath || options.auditBackend) ? parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile) : undefined;
   const storage = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 });
   const registry = new ApiRegistry();
 
@@ -197,9 +201,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   for (const ep of authenticationReviews((token) => authenticator.authenticate(`Bearer ${token}`))) registry.add(ep);
   for (const ep of authorizationReviews(options.authorizer ?? alwaysAllow)) registry.add(ep);
   let auditing: { policy: AuditPolicy; backend: AuditBackend } | undefined;
-  if (options.auditPolicyFile && (options.auditLogPath || options.auditBackend)) {
-    const policy = parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile);
-    auditing = { policy, backend: options.auditBackend ?? auditLogBackend(options.auditLogPath!, warn) };
+  if (auditPolicy) {
+    auditing = { policy: auditPolicy, backend: options.auditBackend ?? auditLogBackend(options.auditLogPath!, warn) };
   } else if (options.auditLogPath) {
     warn('kapi: --audit-log-path has no effect without --audit-policy-file (as kube-apiserver: no policy, no audit)');
   }
@@ -241,7 +244,22 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   }, { exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd', ...options.leaderElection });
   await elector.start();
 
-  const address = await http.listen(options.port ?? 6443, bindAddress);
+  const stopAll = async () => {
+    await http.close();
+    await elector.stop();
+    crds.stop();
+    for (const ep of registry.all()) ep.store.stop();
+    await storage.close();
+    auditing?.backend.close?.();
+  };
+  let address: AddressInfo;
+  try {
+    address = await http.listen(options.port ?? 6443, bindAddress);
+  } catch (err) {
+    // The port is taken (or the address wrong): nothing may stay open behind the error.
+    await stopAll().catch(() => {});
+    throw err;
+  }
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   const kubeconfigPath = await writeAdminKubeconfig(dataDir, { server: url, caCertPem: tls.caCertPem, token: adminToken });
@@ -261,12 +279,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     async stop() {
       if (stopped) return;
       stopped = true;
-      await http.close();
-      await elector.stop();
-      crds.stop();
-      for (const ep of registry.all()) ep.store.stop();
-      await storage.close();
-      auditing?.backend.close?.();
+      await stopAll();
     },
   };
 }
@@ -279,8 +292,8 @@ async function bootstrap(namespaces: RestStore, registry: ApiRegistry): Promise<
   const services = registry.lookup('', 'v1', 'services')!.store;
   await services
     .create('default', {
-      apiVersion: 'v1',
       kind: 'Service',
+      apiVersion: 'v1',
       metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
       spec: { type: 'ClusterIP', clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'], ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None' },
     })

@@ -7,6 +7,7 @@
  * the Go types lack), lists are merged only when a directive asks for it, by the key its entries share.
  */
 import { deref, fieldOf, type Type } from '../schema/builtin/go-type-expr.js';
+import { GO_STRUCTS } from '../schema/builtin/go-types.js';
 
 type Json = unknown;
 type Obj = Record<string, Json>;
@@ -27,7 +28,8 @@ const isObj = (v: Json): v is Obj => typeof v === 'object' && v !== null && !Arr
 function nodeOf(t: Type | undefined): Node {
   if (!t) return undefined;
   const d = deref(t);
-  if (d.k === 'struct') return { k: 'struct', id: d.id };
+  // A struct with a JSON form of its own (JSONSchemaPropsOrBool, ...) has no field metadata.
+  if (d.k === 'struct') return GO_STRUCTS[d.id]?.jsonForm ? undefined : { k: 'struct', id: d.id };
   if (d.k === 'map') return { k: 'map', value: d.value };
   return undefined;
 }

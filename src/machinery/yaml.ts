@@ -85,7 +85,8 @@ function goYamlProblem(text: string, code: string, message: string, pos: number)
   if (/Flow sequence .*end with a \]/.test(message)) return parser(`did not find expected ',' or ']'`, nextToken(text, pos));
   if (/Flow map .*end with a \}/.test(message)) return parser(`did not find expected ',' or '}'`, nextToken(text, pos));
   if (/Missing closing ["']quote/.test(message)) return scanner('found unexpected end of stream', text.length);
-  if (code === 'BAD_SCALAR_START' || code === 'TAB_AS_INDENT') return scanner('found character that cannot start any token');
+  if (code === 'BAD_SCALAR_START') return scanner('found character that cannot start any token');
+  if (code === 'TAB_AS_INDENT') return scanner('found a tab character that violates indentation');
   if (code === 'BAD_INDENT' && /same column/.test(message)) return parser('did not find expected key');
   if (/block sequence may not be used as an implicit map key/.test(message) || (code === 'MULTILINE_IMPLICIT_KEY' && startsEntry)) {
     return parser('did not find expected key');

@@ -1,6 +1,6 @@
 /** Reading request bodies with kube-apiserver's 3 MiB limit, and decoding them. */
 import { JsonSyntaxError, NumberLiteral, parseJson } from '../machinery/json.js';
-import { decodeObject } from '../machinery/protobuf/objects.js';
+import { decodeObject, ProtobufMessageError } from '../machinery/protobuf/objects.js';
 import { ProtobufError } from '../machinery/protobuf/wire.js';
 import { errors, type StatusError } from '../machinery/status.js';
 import { YamlSyntaxError } from '../machinery/yaml.js';
@@ -89,6 +89,11 @@ export function decodeProtobufBody(body: Buffer, defaults: { apiVersion: string;
   try {
     return decodeObject(body, defaults);
   } catch (err) {
+    if (err instanceof ProtobufMessageError) {
+      // transformDecodeError with the envelope's kind.
+      const version = err.apiVersion.slice(err.apiVersion.lastIndexOf('/') + 1);
+      throw errors.badRequest(`${err.kind} in version "${version}" cannot be handled as a ${defaults.kind}: ${err.message}`);
+    }
     if (err instanceof ProtobufError) throw unrecognizedObject(defaults.kind, err.message, body);
     throw err;
   }

@@ -58,7 +58,7 @@ export const protobuf: Serializer = {
   name: 'protobuf',
   mediaType: 'application/vnd.kubernetes.protobuf',
   streamMediaType: 'application/vnd.kubernetes.protobuf;stream=watch',
-  encode: (obj) => encodeObject(obj),
+  encode: (obj) => encodeObject(obj, reportMismatch),
   frame: (type, object) => {
     const event = encodeWatchEvent(type, typeof object === 'string' ? Buffer.from(object) : object);
     const length = Buffer.allocUnsafe(4);
@@ -66,6 +66,16 @@ export const protobuf: Serializer = {
     return Buffer.concat([length, event]);
   },
 };
+
+let lastMismatchReport = 0;
+
+/** A stored value its protobuf field cannot carry: sent as the zero value, reported at most once a minute. */
+function reportMismatch(err: Error): void {
+  const now = Date.now();
+  if (now - lastMismatchReport < 60_000) return;
+  lastMismatchReport = now;
+  process.stderr.write(`kapi: protobuf: a stored value does not fit its field, sent as its zero value: ${JSON.stringify(err.message.slice(0, 300))}\n`);
+}
 
 /** The serializers of every endpoint, in upstream's order of preference (the first is the default). */
 export const SERIALIZERS: readonly Serializer[] = [json, yaml, protobuf];

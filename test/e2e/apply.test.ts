@@ -38,6 +38,24 @@ describe('server-side apply', () => {
     assert.equal(forced.json.spec.replicas, 1);
   });
 
+  // Built-in kinds take their merge type from the Go types: containers are a list keyed by name, so two
+  // managers each own their own container (k:{"name":...}) and neither conflicts with the other.
+  it('merges keyed lists of built-in kinds between managers', async () => {
+    const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
+    const deploy = (container: string, image: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: shared\nspec:\n  selector:\n    matchLabels: {app: shared}\n  template:\n    metadata:\n      labels: {app: shared}\n    spec:\n      containers:\n      - name: ${container}\n        image: ${image}\n`;
+    assert.equal((await s.request('PATCH', `${DEPLOY}/shared?fieldManager=alice`, { body: deploy('a', 'nginx'), contentType: APPLY })).status, 201);
+    const bob = await s.request('PATCH', `${DEPLOY}/shared?fieldManager=bob`, { body: deploy('b', 'busybox'), contentType: APPLY });
+    assert.equal(bob.status, 200, bob.text);
+    assert.deepEqual(bob.json.spec.template.spec.containers.map((c: any) => c.name), ['a', 'b']);
+    const bobs = bob.json.metadata.managedFields.find((m: any) => m.manager === 'bob').fieldsV1;
+    assert.deepEqual(Object.keys(bobs['f:spec']['f:template']['f:spec']['f:containers']), ['k:{"name":"b"}']);
+    // A change to alice's container by bob is a conflict on that container's field only.
+    const clash = await s.request('PATCH', `${DEPLOY}/shared?fieldManager=bob`, { body: deploy('a', 'httpd'), contentType: APPLY });
+    assert.equal(clash.status, 409);
+    assert.equal(clash.json.details.causes[0].field, '.spec.template.spec.containers[name="a"].image');
+  });
+
   it('removes a field dropped from the applied configuration when the manager owned it alone', async () => {
     const res = await s.request('PATCH', `${CT}/applied?fieldManager=alice`, { body: 'apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: applied\nspec:\n  image: one\n', contentType: APPLY });
     assert.equal(res.status, 200, res.text);

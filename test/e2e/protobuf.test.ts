@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { decodeStruct } from '../../src/machinery/protobuf/codec.js';
-import { decodeEnvelope } from '../../src/machinery/protobuf/envelope.js';
+import { decodeEnvelope, encodeEnvelope } from '../../src/machinery/protobuf/envelope.js';
 import { encodeObject, protobufStruct } from '../../src/machinery/protobuf/objects.js';
-import { readFields } from '../../src/machinery/protobuf/wire.js';
+import { readFields, Writer } from '../../src/machinery/protobuf/wire.js';
+import { GO_STRUCTS } from '../../src/schema/builtin/go-types.js';
 import { CRONTAB_CRD, cronTab, startTestServer, type TestServer } from './harness.js';
 
 const PB = 'application/vnd.kubernetes.protobuf';
@@ -168,5 +169,59 @@ describe('Kubernetes protobuf', () => {
     assert.equal(body.status, 415);
     // Tables are JSON or YAML only.
     assert.equal((await s.request('GET', CMS, { accept: `${PB};as=Table;g=meta.k8s.io;v=v1` })).status, 406);
+  });
+});
+
+describe('Kubernetes protobuf against hostile bodies and odd stored data', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  /** A message holding `inner` in the field named `json` of struct `id`. */
+  const wrap = (id: string, json: string, inner: Buffer): Buffer => {
+    const f = GO_STRUCTS[id].fields.find((x) => x.json === json)!;
+    const w = new Writer();
+    w.tag(f.proto![0], 2);
+    w.bytes(inner);
+    return Buffer.from(w.finish());
+  };
+
+  it('refuses schemas nested past the limit with a 400, not a stack overflow', async () => {
+    let schema: Buffer = Buffer.alloc(0);
+    for (let i = 0; i < 5000; i++) schema = wrap('apiextensions/v1.JSONSchemaProps', 'not', schema);
+    const validation = wrap('apiextensions/v1.CustomResourceValidation', 'openAPIV3Schema', schema);
+    const version = wrap('apiextensions/v1.CustomResourceDefinitionVersion', 'schema', validation);
+    const spec = wrap('apiextensions/v1.CustomResourceDefinitionSpec', 'versions', version);
+    const crd = wrap('apiextensions/v1.CustomResourceDefinition', 'spec', spec);
+    const res = await s.request('POST', CRDS, { body: encodeEnvelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd), contentType: PB });
+    assert.equal(res.status, 400, res.text);
+    assert.match(res.json.message, /^CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: exceeded max depth of 200 nested messages$/);
+  });
+
+  it('keeps map keys such as __proto__, and refuses times outside RFC 3339', async () => {
+    const created = await s.request('POST', CMS, { body: encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'proto-key' }, data: JSON.parse('{"__proto__":"x","a":"b"}') }), contentType: PB });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(Object.entries((await s.request('GET', `${CMS}/proto-key`)).json.data), [['__proto__', 'x'], ['a', 'b']]);
+    const ts = new Writer();
+    ts.tag(1, 0);
+    ts.uvarint(1e13);
+    const meta = Buffer.concat([Buffer.from([0x0a, 4]), Buffer.from('late'), wrap('meta/v1.ObjectMeta', 'creationTimestamp', Buffer.from(ts.finish()))]);
+    const res = await s.request('POST', CMS, { body: encodeEnvelope('v1', 'ConfigMap', wrap('core/v1.ConfigMap', 'metadata', meta)), contentType: PB });
+    assert.equal(res.status, 400, res.text);
+    assert.match(res.json.message, /year outside of range/);
+  });
+
+  it('sends a stored value its field cannot carry as the zero value instead of failing the list', async () => {
+    await s.request('POST', CMS, { body: { metadata: { name: 'odd' }, data: { a: 1 }, immutable: 'yes' } });
+    const list = await s.request('GET', CMS, { accept: PB });
+    assert.equal(list.status, 200, list.text);
+    const odd = decoded(list.body).items.find((i: any) => i.metadata.name === 'odd');
+    // The field that does not fit goes as Go's zero value (a nil map, a false bool); the rest is there.
+    assert.equal(odd.data, undefined);
+    assert.equal(odd.immutable, undefined);
+    assert.equal(odd.metadata.namespace, 'default');
+    assert.equal((await s.request('GET', `${CMS}/odd`, { accept: PB })).status, 200);
   });
 });

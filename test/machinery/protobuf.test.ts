@@ -94,3 +94,33 @@ test('refuses malformed bytes and values that do not fit', () => {
   }
   assert.throws(() => encodeStruct('apps/v1.Deployment', { spec: { replicas: 'three' } }), /spec\.replicas: a string cannot be encoded as integer/);
 });
+
+test('carries CRD schemas: the JSON forms of JSONSchemaPropsOrArray, OrBool and OrStringArray, and raw JSON values', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        required: ['list'],
+        properties: {
+          list: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, default: ['a'] },
+          tuple: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }] },
+          open: { type: 'object', additionalProperties: true },
+          closed: { type: 'object', additionalProperties: false },
+          typed: { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
+          port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+          ratio: { type: 'number', maximum: 1.5, example: 0.5 },
+        },
+        dependencies: { list: ['tuple'], open: { required: ['closed'] } },
+        'x-kubernetes-validations': [{ rule: 'self.list.size() > 0', message: 'needs one' }],
+      },
+    },
+  };
+  const crd = {
+    metadata: { name: 'things.example.com' },
+    spec: { group: 'example.com', names: { plural: 'things', kind: 'Thing' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }] },
+  };
+  const back = decodeStruct('apiextensions/v1.CustomResourceDefinition', encodeStruct('apiextensions/v1.CustomResourceDefinition', crd)) as any;
+  assert.deepEqual(back.spec.versions[0].schema.openAPIV3Schema, schema);
+  assert.throws(() => encodeStruct('apiextensions/v1.JSONSchemaProps', { additionalProperties: 'yes' }), /additionalProperties: a string cannot be encoded as boolean or object/);
+});

@@ -119,7 +119,7 @@ test("syntax errors carry go-yaml's texts and line numbers", () => {
   fails('- a\nb: 1\n', "yaml: line 1: did not find expected '-' indicator");
   fails('a: "x\n', 'yaml: line 2: found unexpected end of stream');
   fails('a: @x\n', 'yaml: found character that cannot start any token');
-  fails('a: 1\n\tb: 2\n', 'yaml: line 2: found character that cannot start any token');
+  fails('a: 1\n\tb: 2\n', 'yaml: line 2: found a tab character that violates indentation');
   fails('a: 1\na 2\n', "yaml: line 3: could not find expected ':'");
 });
 

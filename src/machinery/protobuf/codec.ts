@@ -5,8 +5,10 @@
  * Go's encoding/json writes for the struct they decode into (omitempty, omitzero, nil as null).
  */
 import { compareGoStrings } from '../go-text.js';
+import { parseJson, stringifyJson } from '../json.js';
+import { setOwn } from '../json-decoder.js';
 import { parseGoDuration } from '../../schema/formats.js';
-import { GO_PACKAGES, GO_STRUCTS } from '../../schema/builtin/go-types.js';
+import { GO_STRUCTS } from '../../schema/builtin/go-types.js';
 import type { GoField } from '../../schema/builtin/go-types-model.js';
 import { parseType, type Scalar, type Special, type Type } from '../../schema/builtin/go-type-expr.js';
 import { ProtobufError, readDouble, readFields, toInt32, toInt64, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, Writer, type RawField } from './wire.js';
@@ -14,25 +16,28 @@ import { ProtobufError, readDouble, readFields, toInt32, toInt64, WIRE_BYTES, WI
 type Json = unknown;
 type JsonMap = Record<string, Json>;
 
-/** The struct of a kind (`ConfigMap` in v1, `DeploymentList` in apps/v1), if kapi knows it. */
-export function structOfKind(group: string, version: string, kind: string): string | undefined {
-  for (const [pkg, gv] of Object.entries(GO_PACKAGES)) {
-    if (gv.group === group && gv.version === version) {
-      const id = `${pkg}.${kind}`;
-      return GO_STRUCTS[id] ? id : undefined;
-    }
-  }
-  return undefined;
-}
+export { structOfKind } from '../../schema/builtin/go-type-expr.js';
 
 // ---------------------------------------------------------------- encoding
 
 /** The protobuf message of a JSON object decoded as the struct `id`. */
-export function encodeStruct(id: string, value: JsonMap): Uint8Array {
+export function encodeStruct(id: string, value: JsonMap, onMismatch?: (err: ProtobufError) => void): Uint8Array {
   const w = new Writer();
-  writeStruct(w, id, value, '');
+  const outer = mismatch;
+  mismatch = onMismatch;
+  try {
+    writeStruct(w, id, value, '');
+  } finally {
+    mismatch = outer;
+  }
   return w.finish();
 }
+
+/**
+ * While encoding leniently: what to do with a value its field's type cannot carry (an object stored
+ * before built-ins were type-checked). The field is then written as Go's zero value.
+ */
+let mismatch: ((err: ProtobufError) => void) | undefined;
 
 function writeStruct(w: Writer, id: string, value: JsonMap, path: string): void {
   const struct = GO_STRUCTS[id];
@@ -46,7 +51,19 @@ function writeStruct(w: Writer, id: string, value: JsonMap, path: string): void 
       writeMessage(w, num, (sub) => writeStruct(sub, (type as { id: string }).id, value, path));
       continue;
     }
-    writeField(w, num, type, value[f.json], `${path}.${f.json}`);
+    if (!mismatch) {
+      writeField(w, num, type, value[f.json], `${path}.${f.json}`);
+      continue;
+    }
+    const start = w.length;
+    try {
+      writeField(w, num, type, value[f.json], `${path}.${f.json}`);
+    } catch (err) {
+      if (!(err instanceof ProtobufError)) throw err;
+      w.length = start;
+      mismatch(err);
+      writeField(w, num, type, undefined, `${path}.${f.json}`);
+    }
   }
 }
 
@@ -104,10 +121,16 @@ function writeField(w: Writer, num: number, type: Type, v: Json, path: string): 
       w.tag(num, WIRE_BYTES);
       w.bytes(Buffer.from(v, 'base64'));
       return;
-    case 'struct':
+    case 'struct': {
+      const form = GO_STRUCTS[type.id]?.jsonForm;
+      if (form) {
+        writeMessage(w, num, (sub) => writeStruct(sub, type.id, fromJsonForm(form, v, path), path));
+        return;
+      }
       if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v))) throw typeError(path, v, 'object');
       writeMessage(w, num, (sub) => writeStruct(sub, type.id, (v ?? {}) as JsonMap, path));
       return;
+    }
     case 'special':
       writeSpecial(w, num, type.name, v, path);
       return;
@@ -195,9 +218,31 @@ function writeSpecial(w: Writer, num: number, name: Special, v: Json, path: stri
       writeMessage(w, num, (sub) => {
         if (v === undefined || v === null) return;
         sub.tag(1, WIRE_BYTES);
-        sub.string(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? Number(x) : x)));
+        sub.string(stringifyJson(v));
       });
   }
+}
+
+/** A struct with a JSON form of its own (go-types-model.ts's jsonForm), as its Go fields. */
+function fromJsonForm(form: string, v: Json, path: string): JsonMap {
+  if (v === undefined || v === null) return {};
+  const isObject = typeof v === 'object' && !Array.isArray(v);
+  if (form === 'orBool') {
+    if (typeof v === 'boolean') return { Allows: v };
+    if (isObject) return { Allows: true, Schema: v };
+    throw typeError(path, v, 'boolean or object');
+  }
+  if (isObject) return { Schema: v };
+  if (Array.isArray(v)) return form === 'orArray' ? { JSONSchemas: v } : { Property: v };
+  throw typeError(path, v, form === 'orArray' ? 'object or list' : 'object or list of strings');
+}
+
+/** The JSON of such a struct decoded from its fields (its MarshalJSON). */
+function toJsonForm(form: string, obj: JsonMap): Json {
+  if (form === 'orBool') return obj.Schema ?? obj.Allows ?? false;
+  const list = form === 'orArray' ? obj.JSONSchemas : obj.Property;
+  if (Array.isArray(list) && list.length > 0) return list;
+  return obj.Schema ?? null;
 }
 
 function typeError(path: string, v: Json, want: string): ProtobufError {
@@ -217,19 +262,38 @@ function parseTimestamp(v: Json, path: string): { seconds: number; nanos: number
 }
 
 const GO_ZERO_TIME_SECONDS = -62135596800;
+const GO_YEAR_0_SECONDS = -62167219200;
+const GO_YEAR_9999_END_SECONDS = 253402300799;
 
 // ---------------------------------------------------------------- decoding
 
 /** The JSON Go writes for the struct `id` decoded from protobuf bytes. */
 export function decodeStruct(id: string, data: Uint8Array): JsonMap {
   const out: JsonMap = {};
+  depth = 0;
   readStruct(id, data, out);
   return out;
 }
 
+/**
+ * Messages nested deeper than this are refused: only recursive types (a CRD's JSONSchemaProps) can
+ * nest so, and a schema that deep is refused anyway; the limit keeps the stack safe.
+ */
+const MAX_MESSAGE_DEPTH = 200;
+let depth = 0;
+
 function readStruct(id: string, data: Uint8Array, out: JsonMap): void {
   const struct = GO_STRUCTS[id];
   if (!struct) throw new ProtobufError(`unknown type ${id}`);
+  if (++depth > MAX_MESSAGE_DEPTH) throw new ProtobufError(`exceeded max depth of ${MAX_MESSAGE_DEPTH} nested messages`);
+  try {
+    readFieldsOf(struct, data, out);
+  } finally {
+    depth--;
+  }
+}
+
+function readFieldsOf(struct: (typeof GO_STRUCTS)[string], data: Uint8Array, out: JsonMap): void {
   const byNumber = new Map<number, RawField[]>();
   for (const f of readFields(data)) {
     const list = byNumber.get(f.field);
@@ -314,7 +378,7 @@ function readValue(type: Type, raw: RawField[]): Json {
       // encoding/json writes map keys sorted.
       entries.sort(([a], [b]) => compareGoStrings(a, b));
       const obj: JsonMap = {};
-      for (const [k, v] of entries) obj[k] = v;
+      for (const [k, v] of entries) setOwn(obj, k, v);
       return obj;
     }
     case 'bytes':
@@ -322,7 +386,8 @@ function readValue(type: Type, raw: RawField[]): Json {
     case 'struct': {
       const obj: JsonMap = {};
       readStruct(type.id, lastBytes(raw) ?? EMPTY, obj);
-      return obj;
+      const form = GO_STRUCTS[type.id]?.jsonForm;
+      return form ? toJsonForm(form, obj) : obj;
     }
     case 'special':
       return readSpecial(type.name, lastBytes(raw) ?? EMPTY);
@@ -409,6 +474,10 @@ function readTimestamp(data: Uint8Array): { seconds: number; nanos: number } | u
     if (f.field === 2 && f.varint !== undefined) nanos = toInt32(f.varint);
   }
   if ((seconds === 0 && nanos === 0 && data.length === 0) || seconds === GO_ZERO_TIME_SECONDS) return undefined;
+  // RFC 3339 holds years 0000 to 9999 (time.MarshalJSON refuses others); nanos are within a second.
+  if (seconds < GO_YEAR_0_SECONDS || seconds > GO_YEAR_9999_END_SECONDS || nanos < 0 || nanos >= 1e9) {
+    throw new ProtobufError(`Time.MarshalJSON: year outside of range [0,9999] or invalid nanoseconds (seconds ${seconds}, nanos ${nanos})`);
+  }
   return { seconds, nanos };
 }
 
@@ -445,9 +514,10 @@ function readSpecial(name: Special, data: Uint8Array): Json {
       const f = fields().find((x) => x.field === 1);
       if (!f?.data || f.data.length === 0) return null;
       try {
-        return JSON.parse(Buffer.from(f.data).toString('utf8'));
-      } catch {
-        throw new ProtobufError(`${name}: the embedded value is not JSON`);
+        // The JSON path's decoder: its depth limit, int64 numbers as BigInt, no prototype keys.
+        return parseJson(Buffer.from(f.data).toString('utf8'));
+      } catch (err) {
+        throw new ProtobufError(`${name}: ${(err as Error).message}`);
       }
     }
   }

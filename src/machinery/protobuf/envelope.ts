@@ -37,6 +37,7 @@ export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array
 
 /** The envelope of a protobuf body; a ProtobufError when the magic or the message is wrong. */
 export function decodeEnvelope(data: Uint8Array): Envelope {
+  if (data.length === 0) throw new ProtobufError('empty data');
   if (data.length < 4 || data[0] !== 0x6b || data[1] !== 0x38 || data[2] !== 0x73 || data[3] !== 0x00) {
     throw new ProtobufError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   }

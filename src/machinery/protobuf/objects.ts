@@ -19,14 +19,17 @@ export function protobufStruct(apiVersion: string, kind: string): string | undef
   return structOfKind(group, version, kind) ?? structOfKind('meta.k8s.io', 'v1', kind);
 }
 
-/** An object in the k8s envelope; a ProtobufError when its kind has no message or a value does not fit. */
-export function encodeObject(obj: unknown): Buffer {
+/**
+ * An object in the k8s envelope; a ProtobufError when its kind has no message. A value its field
+ * cannot carry (stored before built-ins were type-checked) goes as Go's zero value, told to `onMismatch`.
+ */
+export function encodeObject(obj: unknown, onMismatch?: (err: ProtobufError) => void): Buffer {
   const o = obj as JsonMap;
   const apiVersion = typeof o?.apiVersion === 'string' ? o.apiVersion : '';
   const kind = typeof o?.kind === 'string' ? o.kind : '';
   const id = protobufStruct(apiVersion, kind);
   if (!id) throw new ProtobufError(`object ${apiVersion}, Kind=${kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`);
-  return encodeEnvelope(apiVersion, kind, encodeStruct(id, o));
+  return encodeEnvelope(apiVersion, kind, encodeStruct(id, o, onMismatch));
 }
 
 /**
@@ -56,6 +59,22 @@ export function decodeObject(data: Uint8Array, defaults: { apiVersion: string; k
   const kind = env.kind || defaults.kind;
   if (env.contentEncoding) throw new ProtobufError(`unsupported content encoding ${JSON.stringify(env.contentEncoding)}`);
   const id = protobufStruct(apiVersion, kind);
-  if (!id) throw new ProtobufError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`);
-  return { apiVersion, kind, ...decodeStruct(id, env.raw) };
+  if (!id) throw new ProtobufMessageError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`, apiVersion, kind);
+  try {
+    return { apiVersion, kind, ...decodeStruct(id, env.raw) };
+  } catch (err) {
+    if (err instanceof ProtobufError) throw new ProtobufMessageError(err.message, apiVersion, kind);
+    throw err;
+  }
+}
+
+/** A message that does not decode, its kind known from the envelope (the decoder's second error form). */
+export class ProtobufMessageError extends ProtobufError {
+  constructor(
+    message: string,
+    readonly apiVersion: string,
+    readonly kind: string,
+  ) {
+    super(message);
+  }
 }

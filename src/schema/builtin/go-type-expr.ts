@@ -2,7 +2,7 @@
  * A field's Go type (go-types-model.ts's GoTypeExpr) parsed once: what the protobuf codec, strategic
  * merge patch and the typed decoders walk.
  */
-import { GO_STRUCTS } from './go-types.js';
+import { GO_PACKAGES, GO_STRUCTS } from './go-types.js';
 import type { GoField } from './go-types-model.js';
 
 export type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'int' | 'uint32' | 'uint64' | 'float64' | 'byte';
@@ -76,3 +76,15 @@ function collect(structId: string, into: Map<string, FieldInfo>): void {
 export function deref(t: Type): Type {
   return t.k === 'ptr' ? t.elem : t;
 }
+
+/** The struct of a kind (`ConfigMap` in v1, `DeploymentList` in apps/v1), if kapi knows it. */
+export function structOfKind(group: string, version: string, kind: string): string | undefined {
+  for (const [pkg, gv] of Object.entries(GO_PACKAGES)) {
+    if (gv.group === group && gv.version === version) {
+      const id = `${pkg}.${kind}`;
+      return GO_STRUCTS[id] ? id : undefined;
+    }
+  }
+  return undefined;
+}
+

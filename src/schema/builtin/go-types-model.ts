@@ -15,6 +15,12 @@ export interface GoStruct {
   /** `+structType=atomic`. */
   structType?: string;
   mapType?: string;
+  /**
+   * A struct with a JSON form of its own (a custom MarshalJSON; its fields are named as in Go):
+   * orArray, a schema (Schema) or a list of them (JSONSchemas); orBool, a boolean (Allows) or a schema
+   * (Schema, allowing); orStringArray, a schema (Schema) or a list of strings (Property).
+   */
+  jsonForm?: 'orArray' | 'orBool' | 'orStringArray';
 }
 
 /**

@@ -62,8 +62,9 @@ export function checkPatchedTypeMeta(ctx: HandlerContext<ServedResource>, obj: K
   const kind = endpoint.names.kind;
   const expected = groupVersion(endpoint.group, endpoint.version);
   if (!endpoint.custom && obj !== null && typeof obj === 'object') {
-    obj.kind ??= kind;
-    obj.apiVersion ??= expected;
+    // The typed decoder fills in what is missing or empty.
+    if (!obj.kind) obj.kind = kind;
+    if (!obj.apiVersion) obj.apiVersion = expected;
   }
   // The patched JSON as the patch libraries write it (Go maps: keys sorted); made only for an error.
   const patchError = (why: (patched: string) => string) => {

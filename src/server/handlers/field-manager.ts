@@ -3,6 +3,8 @@
  * User-Agent), the merge type of the endpoint's objects, and the bookkeeping
  * call each handler makes inside its compare-and-swap update.
  */
+import { typeFromGoStruct } from '../../apply/go-struct-types.js';
+import { structOfKind } from '../../schema/builtin/go-type-expr.js';
 import { BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, typeFromDefinition, updateManagedFields, type FieldManagerOptions, type TypeInfo } from '../../apply/index.js';
 import { KIND_DEFINITIONS, META_DEFINITIONS, STUB_DEFINITIONS } from '../../openapi/builtin-definitions.js';
 import type { Endpoint } from '../../registry/registry.js';
@@ -17,13 +19,17 @@ for (const [name, schema] of Object.entries(DEFINITIONS)) {
   for (const gvk of ((schema as KObject)['x-kubernetes-group-version-kind'] ?? []) as KObject[]) BY_GVK.set(`${gvk.group}/${gvk.version}/${gvk.kind}`, name);
 }
 
-/** The merge type of a built-in kind: its published schema where kapi has one, else upstream's deduced object. */
+/**
+ * The merge type of a built-in kind: from its Go struct (go-types.ts), else its published schema
+ * where kapi has one, else upstream's deduced object.
+ */
 export function builtinApplyType(group: string, version: string, kind: string): () => TypeInfo {
   let type: TypeInfo | undefined;
   return () => {
     if (type) return type;
+    const struct = structOfKind(group, version, kind);
     const name = BY_GVK.get(`${group}/${version}/${kind}`);
-    type = name ? typeFromDefinition(name, DEFINITIONS) : BUILTIN_OBJECT;
+    type = struct ? typeFromGoStruct(struct) : name ? typeFromDefinition(name, DEFINITIONS) : BUILTIN_OBJECT;
     return type;
   };
 }
