@@ -37,6 +37,13 @@ export function memoJson(obj: KObject, version: string, convert: (o: KObject) =>
   return json;
 }
 
+/** Any other encoding of a shared object (protobuf), remembered the same way under `key`. */
+export function memoEncoded(obj: KObject, key: string, encode: (o: KObject) => Buffer): Buffer {
+  let bytes = recall(obj, key);
+  if (bytes === undefined) remember(obj, key, (bytes = encode(obj)));
+  return bytes;
+}
+
 /**
  * Remember JSON already made for an object in its own API version (which every
  * endpoint of that version serves unconverted): a write's encoding, so its

@@ -9,13 +9,15 @@
  */
 import { StatusError } from '../machinery/status.js';
 import { stringifyJson } from '../machinery/json.js';
-import { memoJson } from '../registry/json-memo.js';
+import { encodeEnvelope } from '../machinery/protobuf/envelope.js';
+import { encodeListOfMessages, itemMessage } from '../machinery/protobuf/objects.js';
+import { memoEncoded, memoJson } from '../registry/json-memo.js';
 import type { Endpoint, ServedResource } from '../registry/registry.js';
 import type { KObject } from '../registry/types.js';
 import { parseIncludeObject, partialObjectMetadata, tableForList, tableForObject, type TableOptions, type TableListMeta } from '../printing/index.js';
 import type { Negotiated } from './negotiation.js';
 import type { Response } from './exchange.js';
-import type { WatchEventType } from './serializers.js';
+import { reportMismatch, type WatchEventType } from './serializers.js';
 
 /** What an output conversion needs of the request. */
 export interface OutputTarget {
@@ -114,12 +116,35 @@ function rememberedJson(target: StoredTarget, list: boolean): ((obj: KObject) =>
   return (obj) => memoJson(obj, key, (o) => partialObjectMetadata(endpoint.toVersion(o), c.version));
 }
 
+/**
+ * A shared object's protobuf message (no envelope) in the endpoint's version, remembered with the
+ * object like its JSON; undefined unless the answer is plain protobuf.
+ */
+function rememberedMessage(target: StoredTarget): ((obj: KObject) => Buffer) | undefined {
+  const { output, endpoint } = target;
+  if (output.serializer.name !== 'protobuf' || output.conversion) return undefined;
+  const key = `${endpoint.version}|protobuf`;
+  return (obj) => memoEncoded(obj, key, (o) => itemMessage(endpoint.toVersion(o), reportMismatch));
+}
+
+function envelopeOf(target: StoredTarget, message: Buffer): Buffer {
+  const { endpoint } = target;
+  return encodeEnvelope(endpoint.group ? `${endpoint.group}/${endpoint.version}` : endpoint.version, endpoint.names.kind, message);
+}
+
 /** A stored (shared) object, answered in the endpoint's version as negotiated. */
 export function writeStoredObject(res: Response, code: number, obj: KObject, target: StoredTarget): void {
   const json = rememberedJson(target, false)?.(obj);
   if (json) {
     res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': json.length });
     res.end(json);
+    return;
+  }
+  const message = rememberedMessage(target)?.(obj);
+  if (message) {
+    const body = envelopeOf(target, message);
+    res.writeHead(code, { 'Content-Type': target.output.serializer.mediaType, 'Content-Length': body.length });
+    res.end(body);
     return;
   }
   writeEncoded(res, code, convertObject(target, target.endpoint.toVersion(obj)), target.output);
@@ -172,6 +197,13 @@ export function writeStoredList(res: Response, code: number, head: KObject, item
     res.end(body);
     return;
   }
+  const messages = rememberedMessage(target);
+  const list = messages && encodeListOfMessages(head, items.map(messages), reportMismatch);
+  if (list) {
+    res.writeHead(code, { 'Content-Type': output.serializer.mediaType, 'Content-Length': list.length });
+    res.end(list);
+    return;
+  }
   const versioned = items.map((o) => (bare ? withoutTypeMeta(endpoint.toVersion(o)) : endpoint.toVersion(o)));
   const converted = convertList(target, versioned, meta);
   writeEncoded(res, code, converted ?? { ...head, items: versioned }, output);
@@ -210,10 +242,12 @@ export class WatchObjectEncoder {
   private readonly keyBase: string;
 
   private readonly remembered?: (obj: KObject) => Buffer;
+  private readonly messages?: (obj: KObject) => Buffer;
 
   constructor(private readonly target: StoredTarget) {
     this.table = tableOptionsOf(target);
     this.remembered = rememberedJson(target, false);
+    this.messages = this.table ? undefined : rememberedMessage(target);
     const { output, endpoint } = target;
     const c = output.conversion;
     this.keyBase = `${endpoint.group}/${endpoint.version}|${output.serializer.name}${c ? `|${c.kind}|${c.version}` : ''}${this.table ? `|${this.table.includeObject}` : ''}`;
@@ -232,6 +266,7 @@ export class WatchObjectEncoder {
   encode(obj: KObject): string | Buffer {
     const { output } = this.target;
     if (this.remembered) return this.remembered(obj);
+    if (this.messages) return envelopeOf(this.target, this.messages(obj));
     const versioned = this.target.endpoint.toVersion(obj);
     let value: unknown;
     if (this.table) {

@@ -70,7 +70,7 @@ export const protobuf: Serializer = {
 let lastMismatchReport = 0;
 
 /** A stored value its protobuf field cannot carry: sent as the zero value, reported at most once a minute. */
-function reportMismatch(err: Error): void {
+export function reportMismatch(err: Error): void {
   const now = Date.now();
   if (now - lastMismatchReport < 60_000) return;
   lastMismatchReport = now;

@@ -2,6 +2,7 @@
  * Whole objects in Kubernetes protobuf: an object (with its apiVersion and kind) in its envelope,
  * a watch event, and a request body read back into the JSON object it stands for.
  */
+import { GO_STRUCTS } from '../../schema/builtin/go-types.js';
 import { decodeStruct, encodeStruct, structOfKind } from './codec.js';
 import { decodeEnvelope, encodeEnvelope } from './envelope.js';
 import { ProtobufError, WIRE_BYTES, Writer } from './wire.js';
@@ -77,4 +78,32 @@ export class ProtobufMessageError extends ProtobufError {
   ) {
     super(message);
   }
+}
+
+/**
+ * A list in the k8s envelope from its head (apiVersion, kind, metadata) and its items' messages, each
+ * already encoded (`itemMessage`); undefined when the list kind has no message of that shape.
+ */
+export function encodeListOfMessages(head: JsonMap, items: readonly Uint8Array[], onMismatch?: (err: ProtobufError) => void): Buffer | undefined {
+  const apiVersion = typeof head.apiVersion === 'string' ? head.apiVersion : '';
+  const kind = typeof head.kind === 'string' ? head.kind : '';
+  const id = protobufStruct(apiVersion, kind);
+  const itemsField = id ? GO_STRUCTS[id].fields.find((f) => f.json === 'items') : undefined;
+  // Items must be the last field on the wire for the head's bytes to come first.
+  if (!id || !itemsField?.proto || GO_STRUCTS[id].fields.some((f) => f.proto && f.proto[0] > itemsField.proto![0])) return undefined;
+  const w = new Writer(64 + items.reduce((n, i) => n + i.length + 6, 0));
+  w.raw(encodeStruct(id, { ...head, items: undefined }, onMismatch));
+  for (const item of items) {
+    w.tag(itemsField.proto[0], WIRE_BYTES);
+    w.bytes(item);
+  }
+  return encodeEnvelope(apiVersion, kind, w.finish());
+}
+
+/** One object's message (no envelope), for lists; its kind must have one. */
+export function itemMessage(obj: JsonMap, onMismatch?: (err: ProtobufError) => void): Buffer {
+  const id = protobufStruct(String(obj.apiVersion ?? ''), String(obj.kind ?? ''));
+  if (!id) throw new ProtobufError(`object ${String(obj.apiVersion)}, Kind=${String(obj.kind)} has no protobuf message`);
+  const bytes = encodeStruct(id, obj, onMismatch);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
