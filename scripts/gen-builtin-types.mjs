@@ -72,6 +72,7 @@ function readPackage(id) {
     .filter((f) => f.endsWith('.go') && !/_test\.go$|zz_generated|generated\.pb\.go|_swagger_doc|_fuzz\.go/.test(f));
   const structs = {};
   const named = {};
+  currentPackageName = dir.slice(dir.lastIndexOf('/') + 1);
   for (const f of files) parseFile(git(repo, 'show', `HEAD:${f}`), structs, named);
   return { structs, named };
 }
@@ -157,7 +158,7 @@ function parseField(l, comments, imports) {
   if (json === '-') return undefined;
   const [jsonName, ...opts] = json.split(',');
   const embedded = parts.length === 1;
-  const field = { go: name, json: jsonName, type: resolveExpr(typeExpr, imports) };
+  const field = { go: name, json: jsonName, type: resolveExpr(typeExpr, imports), goType: goTypeName(typeExpr, imports) };
   if (opts.includes('omitempty')) field.omitempty = true;
   if (opts.includes('omitzero')) field.omitzero = true;
   // Embedded without a JSON name (TypeMeta, VolumeSource, ...): its fields are this object's.
@@ -172,6 +173,28 @@ function parseField(l, comments, imports) {
   Object.assign(field, markersOf(comments));
   return field;
 }
+
+/**
+ * The type as reflect names it in encoding/json's errors (`[]v1.Container`, `v1.Protocol`,
+ * `map[string]string`); a pointer is named by its element, which is what the decoder fills.
+ */
+function goTypeName(expr, imports) {
+  const pkgName = (alias) => {
+    const path = imports[alias];
+    return path ? path.slice(path.lastIndexOf('/') + 1) : alias;
+  };
+  const name = (e) => {
+    if (e.startsWith('*')) return '*' + name(e.slice(1));
+    if (e.startsWith('[]')) return '[]' + name(e.slice(2));
+    const map = /^map\[([^\]]+)\](.+)$/.exec(e);
+    if (map) return `map[${name(map[1])}]${name(map[2])}`;
+    const dot = e.indexOf('.');
+    if (dot >= 0) return `${pkgName(e.slice(0, dot))}.${e.slice(dot + 1)}`;
+    return SCALARS.has(e) ? e : `${currentPackageName}.${e}`;
+  };
+  return name(expr).replace(/^\*/, '');
+}
+let currentPackageName = '';
 
 /** A Go type expression with package qualifiers made full import paths (`*k8s.io/api/core/v1.Probe`). */
 function resolveExpr(expr, imports) {
@@ -244,6 +267,8 @@ for (const [id, p] of Object.entries(packages)) {
       if (f.proto?.[2] === 'rep' && type.startsWith('[]') && type.endsWith('@items')) type = type.slice(0, -'@items'.length);
       if (f.inline && !f.proto && /(^|\.)(TypeMeta)$/.test(type)) continue; // apiVersion and kind: the envelope's
       const entry = { json: f.json, type };
+      // The Go type's name, where it says more than `type` (a named or struct type), for decoding errors.
+      if (f.goType !== f.type.replace(/^\*/, '')) entry.goType = f.goType;
       for (const k of ['inline', 'omitempty', 'omitzero', 'proto', 'patchStrategy', 'patchMergeKey', 'listType', 'listMapKeys', 'mapType', 'structType', 'optional', 'required', 'default']) {
         if (f[k] !== undefined) entry[k] = f[k];
       }

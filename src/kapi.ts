@@ -6,7 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { BUILTIN_RESOURCES, type BuiltinResource } from './apis/builtin.js';
+import { BUILTIN_RESOURCES, withTypedDecoding, type BuiltinResource } from './apis/builtin.js';
+import { structOfKind } from './schema/builtin/go-type-expr.js';
 import { authenticationReviews } from './apis/authentication/reviews.js';
 import { authorizationReviews } from './apis/authorization/reviews.js';
 import { INITIAL_NAMESPACES, NAMESPACES, namespaceLifecycle } from './apis/core/namespaces.js';
@@ -101,8 +102,10 @@ const identity = (apiVersion: string) => ({
 });
 
 function builtinEndpoint(storage: Storage, r: BuiltinResource): Endpoint {
-  const store = new RestStore(storage, r.names, r.strategy ?? { allowUnconditionalUpdate: true });
   const apiVersion = r.names.group ? `${r.names.group}/${r.version}` : r.version;
+  const strategy = r.strategy ?? { allowUnconditionalUpdate: true };
+  const structId = structOfKind(r.names.group, r.version, r.names.kind);
+  const store = new RestStore(storage, r.names, structId ? withTypedDecoding(strategy, structId, r.names.kind) : strategy);
   return {
     group: r.names.group,
     version: r.version,

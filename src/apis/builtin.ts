@@ -3,7 +3,11 @@
  * names, scopes, short names, categories and verbs, so that generic tools and
  * test frameworks find what they expect. No controllers act on them.
  */
+import { goQuote } from '../machinery/go-text.js';
+import { errors } from '../machinery/status.js';
 import type { ResourceNames, Strategy } from '../registry/types.js';
+import { findDuplicateFields } from '../schema/index.js';
+import { checkTypedObject } from '../schema/builtin/typed-json.js';
 
 export interface BuiltinResource {
   version: string;
@@ -66,3 +70,27 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('coordination.k8s.io', 'v1', 'leases', 'Lease', true, { strategy: plain }),
   res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: plain }),
 ];
+
+/**
+ * A built-in kind's strategy with its typed decoding first: a value of the wrong type is the decoder's
+ * 400, undeclared (and duplicate) fields fail, warn or pass as fieldValidation says, as for custom
+ * resources. `structId` names the kind's Go struct (go-types.ts).
+ */
+export function withTypedDecoding(strategy: Strategy, structId: string, kind: string): Strategy {
+  return {
+    ...strategy,
+    defaulting(obj, ctx) {
+      const checked = checkTypedObject(structId, obj);
+      if (checked.error) throw errors.badRequest(`${kind} in version "${ctx.version}" cannot be handled as a ${kind}: ${checked.error}`);
+      const mode = ctx.fieldValidation ?? 'Warn';
+      if (mode !== 'Ignore') {
+        const problems = [...(ctx.rawBody ? findDuplicateFields(ctx.rawBody) : []), ...checked.unknown.map((f) => `unknown field ${goQuote(f)}`)];
+        if (problems.length > 0) {
+          if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
+          ctx.warnings?.push(...problems);
+        }
+      }
+      strategy.defaulting?.(obj, ctx);
+    },
+  };
+}

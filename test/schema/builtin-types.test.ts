@@ -18,7 +18,7 @@ test('carries field names, numbers, types and patch strategies from upstream', (
   assert.equal(containers.listType, 'map');
   assert.deepEqual(containers.listMapKeys, ['name']);
   // VolumeSource is inline in JSON and field 2 on the protobuf wire.
-  assert.deepEqual(GO_STRUCTS['core/v1.Volume'].fields[1], { json: '', type: 'core/v1.VolumeSource', inline: true, proto: [2, 'bytes', 'opt'] });
+  assert.deepEqual(GO_STRUCTS['core/v1.Volume'].fields[1], { json: '', type: 'core/v1.VolumeSource', goType: 'v1.VolumeSource', inline: true, proto: [2, 'bytes', 'opt'] });
   assert.equal(field('authentication/v1.UserInfo', 'extra')?.type, 'map[string][]string@items');
   assert.equal(field('core/v1.ResourceRequirements', 'limits')?.type, 'map[string]@Quantity');
   assert.deepEqual(GO_PACKAGES['rbac/v1'], { group: 'rbac.authorization.k8s.io', version: 'v1' });

@@ -42,6 +42,8 @@ export interface GoField {
   omitzero?: boolean;
   /** Field number, wire type (`bytes`, `varint`, `fixed64`, ...) and `opt`/`rep`; absent: not on the protobuf wire. */
   proto?: [number, string, 'opt' | 'rep'];
+  /** The Go type as encoding/json's errors name it (`v1.Protocol`, `[]v1.Container`), where it is not `type`. */
+  goType?: string;
   patchStrategy?: string;
   patchMergeKey?: string;
   listType?: string;

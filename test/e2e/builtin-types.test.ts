@@ -1,0 +1,72 @@
+/**
+ * Built-in kinds decoded as kube-apiserver's typed decoder reads them (#26): a value of the wrong JSON
+ * type is encoding/json's error in transformDecodeError's form; undeclared fields are dropped with a
+ * warning, refused with fieldValidation=Strict and dropped silently with Ignore.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './harness.js';
+
+const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
+const CMS = '/api/v1/namespaces/default/configmaps';
+const deployment = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: {
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80 }] }] } },
+    ...spec,
+  },
+});
+
+describe('typed decoding of built-in kinds', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('refuses values of the wrong type with the decoder\'s message', async () => {
+    const cases: [string, unknown, string][] = [
+      [DEPLOY, deployment('d1', { replicas: 'three' }), 'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32'],
+      [DEPLOY, deployment('d2', { replicas: 1.5 }), 'json: cannot unmarshal number 1.5 into Go struct field DeploymentSpec.spec.replicas of type int32'],
+      [DEPLOY, { ...deployment('d3'), spec: { ...deployment('d3').spec, template: { spec: { containers: [{ name: 'c', image: 5 }] } } } }, 'json: cannot unmarshal number into Go struct field Container.spec.template.spec.containers.image of type string'],
+      [DEPLOY, { ...deployment('d4'), spec: { ...deployment('d4').spec, template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80, protocol: 6 }] }] } } } }, 'json: cannot unmarshal number into Go struct field ContainerPort.spec.template.spec.containers.ports.protocol of type v1.Protocol'],
+      [DEPLOY, { ...deployment('d5'), spec: { ...deployment('d5').spec, template: { spec: { containers: 'c' } } } }, 'json: cannot unmarshal string into Go struct field PodSpec.spec.template.spec.containers of type []v1.Container'],
+      [CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: 1 } }, 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string'],
+      [CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c2' }, immutable: 'yes' }, 'json: cannot unmarshal string into Go struct field ConfigMap.immutable of type bool'],
+    ];
+    for (const [path, body, why] of cases) {
+      const res = await s.request('POST', path, { body });
+      const kind = path === DEPLOY ? 'Deployment' : 'ConfigMap';
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.json.message, `${kind} in version "v1" cannot be handled as a ${kind}: ${why}`);
+    }
+    const quantity = await s.request('POST', '/api/v1/namespaces/default/pods', {
+      body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x', resources: { limits: { cpu: 'lots' } } }] } },
+    });
+    assert.equal(quantity.status, 400);
+    assert.equal(quantity.json.message, "Pod in version \"v1\" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  });
+
+  it('drops undeclared fields with a warning, refuses them when Strict, ignores them when Ignore', async () => {
+    const typo = deployment('typo', { replicas: 1, replica: 2, template: { metadata: { labels: { app: 'typo' } }, spec: { containers: [{ name: 'c', image: 'nginx', imagee: 'x' }] } } });
+    const warned = await s.request('POST', DEPLOY, { body: typo });
+    assert.equal(warned.status, 201, warned.text);
+    // In document order (template comes first in this body).
+    assert.equal(warned.headers.warning, '299 - "unknown field \\"spec.template.spec.containers[0].imagee\\"", 299 - "unknown field \\"spec.replica\\""');
+    assert.equal(warned.json.spec.replica, undefined);
+    assert.equal(warned.json.spec.template.spec.containers[0].imagee, undefined);
+    const strict = await s.request('POST', `${DEPLOY}?fieldValidation=Strict`, { body: { ...typo, metadata: { name: 'typo2' } } });
+    assert.equal(strict.status, 400);
+    assert.equal(strict.json.message, 'strict decoding error: unknown field "spec.template.spec.containers[0].imagee", unknown field "spec.replica"');
+    const ignored = await s.request('POST', `${DEPLOY}?fieldValidation=Ignore`, { body: { ...typo, metadata: { name: 'typo3' } } });
+    assert.equal(ignored.status, 201);
+    assert.equal(ignored.headers.warning, undefined);
+    // A patch goes through the same decoding.
+    const patched = await s.request('PATCH', `${DEPLOY}/typo`, { body: { spec: { paused: 'no' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(patched.status, 400);
+    assert.match(patched.json.message, /cannot unmarshal string into Go struct field DeploymentSpec\.spec\.paused of type bool/);
+  });
+});
