@@ -6,38 +6,12 @@
  * built by scripts/go-client.sh from the client-go that Debian's kubernetes source package vendors.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from './harness.js';
+import { runClientSteps, startTestServer, type TestServer } from './harness.js';
 
 const CLIENT = process.env.KAPI_TEST_GO_CLIENT ?? resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '.cache', 'bin', 'kapi-go-client');
-
-/** Runs the client (asynchronously: the server answers from this process), bounded in time. */
-function runGoClient(kubeconfig: string, namespace: string, timeoutMs = 60_000): Promise<{ code: number | null; steps: Map<string, any>; output: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(CLIENT, [kubeconfig, namespace], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let output = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-      output += d;
-    });
-    child.stderr.on('data', (d) => (output += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      const steps = new Map<string, any>();
-      for (const line of stdout.split('\n').filter(Boolean)) {
-        const step = JSON.parse(line);
-        steps.set(step.step, step);
-      }
-      resolvePromise({ code, steps, output });
-    });
-  });
-}
 
 describe('client-go (protobuf)', () => {
   let s: TestServer;
@@ -47,7 +21,7 @@ describe('client-go (protobuf)', () => {
   after(() => s.stop());
 
   it('works with typed protobuf clients, the metadata client and discovery', async () => {
-    const { code, steps, output } = await runGoClient(s.kapi.kubeconfigPath, 'go-e2e');
+    const { code, steps, stderr: output } = await runClientSteps(CLIENT, [s.kapi.kubeconfigPath, 'go-e2e']);
     assert.equal(code, 0, output);
     assert.ok(steps.get('done')?.ok, output);
     assert.deepEqual(steps.get('get configmap').detail, { bin: 'AAH/', created: true, data: { key: 'value' } });

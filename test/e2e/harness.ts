@@ -3,7 +3,7 @@
  * dir, an HTTPS client that trusts its CA and sends the admin token, and kubectl
  * (Debian's, from .cache/bin) pointed at its kubeconfig.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -199,4 +199,34 @@ export async function until(what: string, check: () => boolean | Promise<boolean
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Runs a client program that prints one JSON line per step ({"step": name, ...}), asynchronously (the
+ * server answers from this process), killed after `timeoutMs`: its exit code, steps by name, stderr.
+ */
+export function runClientSteps(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; steps: Map<string, any>; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const steps = new Map<string, any>();
+      for (const line of stdout.split('\n').filter(Boolean)) {
+        const step = JSON.parse(line);
+        steps.set(step.step, step);
+      }
+      resolvePromise({ code, steps, stderr: `${stderr}${code === 0 ? '' : `\n${stdout}`}` });
+    });
+  });
 }

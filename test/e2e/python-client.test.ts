@@ -5,36 +5,13 @@
  * reads discovery) and an error, over HTTP/1.1.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from './harness.js';
+import { runClientSteps, startTestServer, type TestServer } from './harness.js';
 
 const SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'e2e', 'fixtures', 'python-client.py');
 const PYTHON = process.env.KAPI_TEST_PYTHON ?? '/usr/bin/python3';
-
-/** Runs the script (never synchronously: the server answers from this process), bounded in time. */
-function runPython(kubeconfig: string, namespace: string, timeoutMs = 60_000): Promise<{ code: number | null; steps: Map<string, any>; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(PYTHON, ['-u', SCRIPT, namespace], { env: { ...process.env, KUBECONFIG: kubeconfig } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      const steps = new Map<string, any>();
-      for (const line of stdout.split('\n').filter(Boolean)) {
-        const step = JSON.parse(line);
-        steps.set(step.step, step);
-      }
-      resolvePromise({ code, steps, stderr });
-    });
-  });
-}
 
 describe('the official Python client', () => {
   let s: TestServer;
@@ -44,7 +21,7 @@ describe('the official Python client', () => {
   after(() => s.stop());
 
   it('creates, patches, lists, watches and deletes with typed models, custom objects and the dynamic client', async () => {
-    const { code, steps, stderr } = await runPython(s.kapi.kubeconfigPath, 'from-python');
+    const { code, steps, stderr } = await runClientSteps(PYTHON, ['-u', SCRIPT, 'from-python'], { ...process.env, KUBECONFIG: s.kapi.kubeconfigPath });
     assert.equal(code, 0, `the script failed:\n${stderr}\n${JSON.stringify([...steps.values()])}`);
     assert.deepEqual(steps.get('create_namespace'), { step: 'create_namespace', name: 'from-python', kind: 'Namespace', phase: 'Active' });
     assert.deepEqual(steps.get('create_config_map').data, { mode: 'fast' });
