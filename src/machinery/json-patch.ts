@@ -15,7 +15,7 @@
  */
 import { setOwn } from './json-decoder.js';
 import { jsonEqual } from './merge-patch.js';
-import { parseJson, stringifyJson } from './json.js';
+import { goJsonType, parseJson, stringifyJson } from './json.js';
 
 export const MAX_COPY_BYTES = 3 * 1024 * 1024;
 
@@ -37,18 +37,13 @@ export interface JsonPatchOperation {
 }
 
 /** The JSON type of a value, as Go's encoding/json names it in unmarshal errors. */
-function goJsonType(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'bigint') return 'number';
-  return typeof v === 'object' ? 'object' : typeof v;
-}
+const jsonTypeOf = (v: unknown): string => (v === null ? 'null' : goJsonType(v));
 
 /** jsonpatch.DecodePatch: an array of objects, or the encoding/json error apiserver answers 400 with. */
 export function decodeJsonPatch(patch: unknown): JsonPatchOperation[] {
-  if (!Array.isArray(patch)) return fail(`json: cannot unmarshal ${goJsonType(patch)} into Go value of type jsonpatch.Patch`);
+  if (!Array.isArray(patch)) return fail(`json: cannot unmarshal ${jsonTypeOf(patch)} into Go value of type jsonpatch.Patch`);
   for (const op of patch) {
-    if (op !== null && (typeof op !== 'object' || Array.isArray(op))) return fail(`json: cannot unmarshal ${goJsonType(op)} into Go value of type jsonpatch.Operation`);
+    if (op !== null && (typeof op !== 'object' || Array.isArray(op))) return fail(`json: cannot unmarshal ${jsonTypeOf(op)} into Go value of type jsonpatch.Operation`);
   }
   return patch as JsonPatchOperation[];
 }

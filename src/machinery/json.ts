@@ -5,7 +5,7 @@
  * (`invalid character 'x' looking for beginning of value`, `unexpected end of
  * JSON input`). Stringifying and cloning are stack-safe for such values too.
  */
-import { Decoder, MAX_JSON_DEPTH, setOwn } from './json-decoder.js';
+import { Decoder, MAX_JSON_DEPTH, NumberLiteral, setOwn } from './json-decoder.js';
 
 export { JsonSyntaxError, MAX_INT64, MAX_JSON_DEPTH, MIN_INT64, NumberLiteral, jsonNumber } from './json-decoder.js';
 
@@ -64,6 +64,14 @@ export function goMarshalJson(value: unknown): string {
     text = stringifyJson(value); // BigInt or deep nesting: keys as they are
   }
   return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The JSON type name encoding/json's errors use for a value (`array`, `bool`, `number`, `string`, `object`). */
+export function goJsonType(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof NumberLiteral) return 'number';
+  return typeof v === 'string' ? 'string' : 'object';
 }
 
 /** A deep copy of a JSON value (BigInt included), without recursion. */

@@ -1,5 +1,5 @@
 /** Reading request bodies with kube-apiserver's 3 MiB limit, and decoding them. */
-import { JsonSyntaxError, NumberLiteral, parseJson } from '../machinery/json.js';
+import { goJsonType, JsonSyntaxError, parseJson } from '../machinery/json.js';
 import { decodeObject, ProtobufMessageError } from '../machinery/protobuf/objects.js';
 import { ProtobufError } from '../machinery/protobuf/wire.js';
 import { errors, type StatusError } from '../machinery/status.js';
@@ -124,13 +124,6 @@ function typeMetaTypeError(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The JSON type name encoding/json's errors use for a value. */
-export function goJsonType(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof NumberLiteral) return 'number';
-  return typeof v === 'string' ? 'string' : 'object';
-}
 
 /** apiserver's transformDecodeError when the decoder named no kind: the error and the body's first 30 bytes. */
 export function unrecognizedObject(kind: string, why: string, body: Buffer): StatusError {

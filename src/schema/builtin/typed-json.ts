@@ -5,6 +5,7 @@
  * type int32`), the special types parse as theirs do, and fields the struct does not declare are
  * found (paths as strict decoding names them, `spec.containers[0].foo`) and removed.
  */
+import { goJsonType } from '../../machinery/json.js';
 import { parseRfc3339 } from '../../machinery/time.js';
 import { parseGoDuration } from '../formats.js';
 import { fieldOf, type Type } from './go-type-expr.js';
@@ -54,33 +55,33 @@ class Checker {
         return this.value(t.elem, v, at);
       case 'scalar':
         if (t.s === 'string') {
-          if (typeof v !== 'string') mismatch(jsonType(v));
+          if (typeof v !== 'string') mismatch(goJsonType(v));
         } else if (t.s === 'bool') {
-          if (typeof v !== 'boolean') mismatch(jsonType(v));
+          if (typeof v !== 'boolean') mismatch(goJsonType(v));
         } else if (t.s === 'float64') {
-          if (typeof v !== 'number' && typeof v !== 'bigint') mismatch(jsonType(v));
+          if (typeof v !== 'number' && typeof v !== 'bigint') mismatch(goJsonType(v));
         } else if (typeof v === 'number' || typeof v === 'bigint') {
           if (!fitsInteger(t.s, v)) mismatch(`number ${String(v)}`);
         } else {
-          mismatch(jsonType(v));
+          mismatch(goJsonType(v));
         }
         return;
       case 'bytes':
-        if (typeof v !== 'string') mismatch(jsonType(v));
+        if (typeof v !== 'string') mismatch(goJsonType(v));
         return;
       case 'struct':
-        if (!isObj(v)) return mismatch(jsonType(v));
+        if (!isObj(v)) return mismatch(goJsonType(v));
         // A struct with a JSON form of its own (CRD schemas) decodes as that; not one of the built-ins here.
         if (GO_STRUCTS[t.id]?.jsonForm) return;
         return this.struct(t.id, v, at.stack, at.path);
       case 'slice': {
-        if (!Array.isArray(v)) return mismatch(jsonType(v));
+        if (!Array.isArray(v)) return mismatch(goJsonType(v));
         const elemName = at.goType.startsWith('[]') ? at.goType.slice(2) : typeName(t.elem);
         v.forEach((e, i) => this.value(t.elem, e, { ...at, path: `${at.path}[${i}]`, goType: elemName }));
         return;
       }
       case 'map': {
-        if (!isObj(v)) return mismatch(jsonType(v));
+        if (!isObj(v)) return mismatch(goJsonType(v));
         const valueName = /^map\[[^\]]*\](.*)$/.exec(at.goType)?.[1] ?? typeName(t.value);
         for (const [k, e] of Object.entries(v)) this.value(t.value, e, { ...at, path: `${at.path}[${k}]`, goType: valueName });
         return;
@@ -96,7 +97,7 @@ class Checker {
     switch (name) {
       case 'Time':
       case 'MicroTime':
-        if (typeof v !== 'string') return void set(`json: cannot unmarshal ${jsonType(v)} into Go value of type string`);
+        if (typeof v !== 'string') return void set(`json: cannot unmarshal ${goJsonType(v)} into Go value of type string`);
         try {
           parseRfc3339(v);
         } catch (err) {
@@ -104,7 +105,7 @@ class Checker {
         }
         return;
       case 'Duration':
-        if (typeof v !== 'string') return void set(`json: cannot unmarshal ${jsonType(v)} into Go value of type string`);
+        if (typeof v !== 'string') return void set(`json: cannot unmarshal ${goJsonType(v)} into Go value of type string`);
         if (parseGoDuration(v) === undefined) set(`time: invalid duration ${JSON.stringify(v)}`);
         return;
       case 'Quantity':
@@ -114,7 +115,7 @@ class Checker {
       case 'IntOrString':
         if (typeof v === 'string') return;
         if ((typeof v === 'number' || typeof v === 'bigint') && fitsInteger('int32', v)) return;
-        set(`json: cannot unmarshal ${typeof v === 'number' || typeof v === 'bigint' ? `number ${String(v)}` : jsonType(v)} into Go value of type int32`);
+        set(`json: cannot unmarshal ${typeof v === 'number' || typeof v === 'bigint' ? `number ${String(v)}` : goJsonType(v)} into Go value of type int32`);
         return;
       default:
       // RawExtension, FieldsV1, JSON: any JSON.
@@ -124,12 +125,6 @@ class Checker {
 
 const isObj = (v: Json): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function jsonType(v: Json): string {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
-  return typeof v === 'string' ? 'string' : 'object';
-}
 
 function fitsInteger(s: string, v: number | bigint): boolean {
   if (typeof v === 'number' && !Number.isInteger(v)) return false;

@@ -6,10 +6,10 @@
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError, type JsonPatchOperation } from '../../machinery/json-patch.js';
 import { applyMergePatch, applyMergePatchSharing } from '../../machinery/merge-patch.js';
 import { applyStrategicMergePatch, StrategicMergePatchError } from '../../machinery/strategic-merge-patch.js';
-import { deepCloneMutable, JsonSyntaxError, parseJson } from '../../machinery/json.js';
+import { deepCloneMutable, goJsonType, JsonSyntaxError, parseJson } from '../../machinery/json.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
-import { goJsonType, readBody } from '../body.js';
+import { readBody } from '../body.js';
 import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
 import { writeStoredObject } from '../output.js';
 import { builtinStruct, type HandlerContext } from './context.js';
