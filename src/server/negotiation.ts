@@ -98,6 +98,23 @@ export function negotiateOutput(accept: string | undefined, opts: OutputRestrict
   throw errors.notAcceptable(opts.stream ? ACCEPTED_STREAMS : ACCEPTED_OUTPUT);
 }
 
+/**
+ * The serializer an error goes out in (ErrorNegotiated with DefaultEndpointRestrictions): the first
+ * acceptable clause without a conversion, else JSON, as WriteRawJSON does when nothing fits.
+ */
+export function errorSerializer(accept: string | undefined): Serializer {
+  if (accept) {
+    for (const clause of parseAccept(accept)) {
+      if (clause.q <= 0 || clause.params.as !== undefined || clause.params.g !== undefined || clause.params.v !== undefined) continue;
+      for (const serializer of SERIALIZERS) {
+        const [type, subtype] = serializer.mediaType.split('/');
+        if (clause.type === '*' || (clause.type === type && (clause.subtype === '*' || clause.subtype === subtype))) return serializer;
+      }
+    }
+  }
+  return SERIALIZERS[0];
+}
+
 /** acceptMediaTypeOptions with the endpoint's AllowsMediaTypeTransform: undefined when the clause is not for this endpoint. */
 function acceptOptions(params: Record<string, string>, serializer: Serializer, subtype: string, opts: OutputRestrictions): Negotiated | undefined {
   const out: Negotiated = { serializer, pretty: false };

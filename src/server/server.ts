@@ -19,7 +19,7 @@ import { serveResource } from './handlers/resource.js';
 import { serveVirtual } from './handlers/virtual.js';
 import { RequestAbortedError } from './request-aborted.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
-import { JSON_OUTPUT, negotiateOutput, type Negotiated } from './negotiation.js';
+import { errorSerializer, JSON_OUTPUT, negotiateOutput, type Negotiated } from './negotiation.js';
 import { requestMetrics, type ApiMetrics } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
 import { writeError, writeNotFound, writeObject, addWarnings, writePlain, statusOf } from './respond.js';
@@ -231,7 +231,7 @@ export class HttpServer {
     const known = err instanceof StatusError;
     if (!known) this.logUnexpected(x, err);
     try {
-      writeError(x.res, known ? err : errors.internal('an unexpected error occurred'));
+      writeError(x.res, known ? err : errors.internal('an unexpected error occurred'), errorSerializer(x.req.headers.accept));
     } catch {
       // Nothing can be written (headers refused, stream gone): end the exchange.
       if (x.res instanceof StreamResponse) x.res.reset();
@@ -307,7 +307,8 @@ export class HttpServer {
       if (x.timedOut || err instanceof RequestAbortedError) return;
       if (!(err instanceof StatusError)) this.logUnexpected(x, err);
       x.status = statusOf(err).toStatus();
-      writeError(res, err, output.serializer);
+      // Before (or without) a negotiated answer, the error takes the first media type the client accepts.
+      writeError(res, err, output === JSON_OUTPUT ? errorSerializer(req.headers.accept) : output.serializer);
     }
   }
 

@@ -164,7 +164,14 @@ describe('Kubernetes protobuf', () => {
     // A Go client's plain protobuf clause falls through to JSON; protobuf alone is not acceptable.
     const fallback = await s.request('GET', `${path}/pbct`, { accept: `${PB}, application/json` });
     assert.equal(fallback.headers['content-type'], 'application/json');
-    assert.equal((await s.request('GET', `${path}/pbct`, { accept: PB })).status, 406);
+    const refused = await s.request('GET', `${path}/pbct`, { accept: PB });
+    assert.equal(refused.status, 406);
+    // The 406 itself goes out in the media type the client accepts (ErrorNegotiated), as does a 401.
+    assert.equal(refused.headers['content-type'], PB);
+    assert.equal(decoded(refused.body).reason, 'NotAcceptable');
+    const unauthorized = await s.request('GET', CMS, { accept: PB, token: 'nope' });
+    assert.equal(unauthorized.status, 401);
+    assert.deepEqual([decoded(unauthorized.body).kind, decoded(unauthorized.body).code], ['Status', 401]);
     const body = await s.request('POST', path, { body: encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }), contentType: PB });
     assert.equal(body.status, 415);
     // Tables are JSON or YAML only.
