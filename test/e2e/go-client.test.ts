@@ -1,8 +1,8 @@
 /**
  * client-go against kapi, as Go operators and controller-runtime use it for built-in kinds: typed
  * clients that send and accept only Kubernetes protobuf (create, get, update, list, watch, delete with
- * preconditions), client-go's error helpers (AlreadyExists, Conflict, NotFound), the metadata client
- * (PartialObjectMetadataList in protobuf) and discovery. The program (fixtures/go-client/main.go) is
+ * preconditions), client-go's error helpers (AlreadyExists, Conflict, NotFound), a shared informer,
+ * the metadata client (PartialObjectMetadataList in protobuf), the dynamic client and discovery. The program (fixtures/go-client/main.go) is
  * built by scripts/go-client.sh from the client-go that Debian's kubernetes source package vendors.
  */
 import assert from 'node:assert/strict';
@@ -20,7 +20,7 @@ describe('client-go (protobuf)', () => {
   });
   after(() => s.stop());
 
-  it('works with typed protobuf clients, the metadata client and discovery', async () => {
+  it('works with typed protobuf clients, a shared informer, the metadata and dynamic clients, and discovery', async () => {
     const { code, steps, stderr: output } = await runClientSteps(CLIENT, [s.kapi.kubeconfigPath, 'go-e2e']);
     assert.equal(code, 0, output);
     assert.ok(steps.get('done')?.ok, output);
@@ -30,6 +30,9 @@ describe('client-go (protobuf)', () => {
     assert.deepEqual(steps.get('watch event').detail, { name: 'go-watched', type: 'ADDED' });
     assert.deepEqual(steps.get('get deployment').detail, { cpu: '500m', generation: 1, maxSurge: '25%', maxUnavailable: '1', replicas: 0 });
     assert.deepEqual(steps.get('metadata list').detail, ['go-cm', 'go-watched']);
+    assert.equal(steps.get('informer sync').detail, 2);
+    assert.equal(steps.get('informer event').detail, 'go-informed');
+    assert.deepEqual(steps.get('list custom resources').detail, [3]);
     // What the Go client wrote reads the same in JSON.
     const cm = await s.request('GET', '/api/v1/namespaces/go-e2e/configmaps/go-watched');
     assert.equal(cm.status, 200);
