@@ -14,6 +14,7 @@
  */
 import { BenchClient, fmt, line, withServerCpu } from './lib/client.js';
 import { crontab, crontabCrd, crontabsPath } from './lib/crontab.js';
+import { encodeObject } from '../src/machinery/protobuf/objects.js';
 import { h2load, h2loadInstalled, type H2loadRun } from './lib/h2load.js';
 import { startServer } from './lib/server-process.js';
 
@@ -51,6 +52,21 @@ async function main(): Promise<void> {
     };
     await round('cold', COLD, (what) => `cold: first ${what.replace(/ \(.*\)$/, '')} on a fresh server`);
     await round('bench', N, (what) => what);
+
+    // A built-in kind as Go clients send it (protobuf) and as others do (JSON): ConfigMaps of ~1 KB.
+    for (const [format, mediaType] of [
+      ['JSON', 'application/json'],
+      ['protobuf', 'application/vnd.kubernetes.protobuf'],
+    ] as const) {
+      const ns = `cm-${format.toLowerCase()}`;
+      await c.expect('POST', '/api/v1/namespaces', 201, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      const collection = `${server.url}/api/v1/namespaces/${ns}/configmaps`;
+      const cm = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { generateName: 'cm-', labels: { app: 'bench' } }, data: { config: 'x'.repeat(900), mode: 'fast' } };
+      const body = format === 'JSON' ? cm : encodeObject(cm);
+      await run(`ConfigMap creates (${format}, ${N} of ~1 KB)`, { urls: [collection], requests: N, token: server.token, body, contentType: mediaType, accept: mediaType, status: 201 });
+      const items = JSON.parse((await c.expect('GET', `/api/v1/namespaces/${ns}/configmaps`, 200)).body).items as { metadata: { name: string } }[];
+      await run(`ConfigMap gets (${format})`, { urls: items.map((o) => `${collection}/${o.metadata.name}`), requests: N * 2, token: server.token, accept: mediaType, status: 200 });
+    }
   } finally {
     c.close();
     await server.stop();

@@ -28,6 +28,7 @@ export interface H2loadRun {
   method?: string;
   body?: unknown;
   contentType?: string;
+  accept?: string;
   /** Every response must have this status. */
   status: number;
 }
@@ -44,10 +45,11 @@ export async function h2load(run: H2loadRun): Promise<LoadResult> {
   try {
     const args = ['-c', '1', '-m', '64', '-n', String(run.requests), '-H', `authorization: Bearer ${run.token}`];
     if (run.body !== undefined) {
-      writeFileSync(join(dir, 'body'), typeof run.body === 'string' ? run.body : JSON.stringify(run.body));
+      writeFileSync(join(dir, 'body'), typeof run.body === 'string' || Buffer.isBuffer(run.body) ? run.body : JSON.stringify(run.body));
       args.push('-d', join(dir, 'body'), '-H', `content-type: ${run.contentType ?? 'application/json'}`);
     }
     if (run.method) args.push('-H', `:method: ${run.method}`);
+    if (run.accept) args.push('-H', `accept: ${run.accept}`);
     writeFileSync(join(dir, 'urls'), run.urls.join('\n') + '\n');
     const rows = await one([...args, '-i', join(dir, 'urls'), '--log-file', join(dir, 'log')], join(dir, 'log'));
     const wrong = rows.filter((r) => r[1] !== run.status);

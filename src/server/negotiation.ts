@@ -98,6 +98,34 @@ export function negotiateOutput(accept: string | undefined, opts: OutputRestrict
   throw errors.notAcceptable(opts.stream ? ACCEPTED_STREAMS : ACCEPTED_OUTPUT);
 }
 
+/** How a discovery document goes out: the serializer, and aggregated discovery's version when that was asked for. */
+export interface DiscoveryOutput {
+  serializer: Serializer;
+  aggregated?: 'v2' | 'v2beta1';
+}
+
+/**
+ * Discovery's negotiation: the first Accept clause (by q) that names a serializer, either plainly (the
+ * legacy documents) or as `as=APIGroupDiscoveryList;g=apidiscovery.k8s.io;v=v2|v2beta1` (aggregated
+ * discovery; in protobuf only v2, whose message kapi knows). No clause fits: JSON, legacy.
+ */
+export function negotiateDiscovery(accept: string | undefined, aggregatable: boolean): DiscoveryOutput {
+  if (accept) {
+    for (const clause of parseAccept(accept)) {
+      if (clause.q <= 0) continue;
+      const { as, g, v } = clause.params;
+      for (const serializer of SERIALIZERS) {
+        const [type, subtype] = serializer.mediaType.split('/');
+        if (!(clause.type === '*' || (clause.type === type && (clause.subtype === '*' || clause.subtype === subtype)))) continue;
+        if (as === undefined && g === undefined && v === undefined) return { serializer };
+        if (!aggregatable || as !== 'APIGroupDiscoveryList' || g !== 'apidiscovery.k8s.io') continue;
+        if (v === 'v2' || (v === 'v2beta1' && serializer.name !== 'protobuf')) return { serializer, aggregated: v };
+      }
+    }
+  }
+  return { serializer: SERIALIZERS[0] };
+}
+
 /**
  * The serializer an error goes out in (ErrorNegotiated with DefaultEndpointRestrictions): the first
  * acceptable clause without a conversion, else JSON, as WriteRawJSON does when nothing fits.

@@ -19,10 +19,10 @@ import { serveResource } from './handlers/resource.js';
 import { serveVirtual } from './handlers/virtual.js';
 import { RequestAbortedError } from './request-aborted.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
-import { errorSerializer, JSON_OUTPUT, negotiateOutput, type Negotiated } from './negotiation.js';
+import { errorSerializer, JSON_OUTPUT, negotiateDiscovery, negotiateOutput, type Negotiated } from './negotiation.js';
 import { requestMetrics, type ApiMetrics } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
-import { writeError, writeNotFound, writeObject, addWarnings, writePlain, statusOf } from './respond.js';
+import { writeError, writeNotFound, writeObject, writeSerialized, addWarnings, writePlain, statusOf } from './respond.js';
 import { audit, type AuditBackend, type AuditPolicy } from './audit.js';
 import { IdleConnections, type Connection } from './connections.js';
 import { loopbackExchange, type LoopbackRequest, type LoopbackSink } from './loopback.js';
@@ -85,7 +85,6 @@ const EMPTY_QUERY = new URLSearchParams();
 const socketConnections = new WeakMap<Socket, Connection>();
 const sessionConnections = new WeakMap<http2.Http2Session, Connection>();
 
-const AGGREGATED = /(?:^|[,;\s])as=APIGroupDiscoveryList/;
 
 export class HttpServer {
   readonly discovery: Discovery;
@@ -313,20 +312,17 @@ export class HttpServer {
   }
 
   private serveDiscovery(info: DiscoveryRequest, req: Request, res: Response): void {
-    const accept = req.headers.accept ?? '';
     const d = this.discovery;
-    if ((info.kind === 'api-versions' || info.kind === 'api-groups') && AGGREGATED.test(accept)) {
-      const v2 = /g=apidiscovery\.k8s\.io;\s*v=v2(?!beta)/.test(accept) || !/v=v2beta1/.test(accept);
-      const apiVersion = v2 ? 'apidiscovery.k8s.io/v2' : 'apidiscovery.k8s.io/v2beta1';
-      const body = JSON.stringify(d.aggregated(info.kind === 'api-versions', apiVersion));
-      res.writeHead(200, {
-        'Content-Type': `application/json;g=apidiscovery.k8s.io;v=${v2 ? 'v2' : 'v2beta1'};as=APIGroupDiscoveryList`,
-        'Content-Length': Buffer.byteLength(body),
-      });
+    const out = negotiateDiscovery(req.headers.accept, info.kind === 'api-versions' || info.kind === 'api-groups');
+    if (out.aggregated) {
+      const apiVersion = `apidiscovery.k8s.io/${out.aggregated}` as const;
+      const doc = d.aggregated(info.kind === 'api-versions', apiVersion);
+      const body = out.serializer.encode(doc, false);
+      const mediaType = out.serializer.mediaType;
+      res.writeHead(200, { 'Content-Type': `${mediaType};g=apidiscovery.k8s.io;v=${out.aggregated};as=APIGroupDiscoveryList`, 'Content-Length': Buffer.byteLength(body) });
       res.end(body);
       return;
     }
-    const format = /application\/yaml/.test(accept) && !/application\/json/.test(accept) ? 'yaml' : 'json';
     let doc: unknown;
     switch (info.kind) {
       case 'api-versions':
@@ -343,7 +339,7 @@ export class HttpServer {
         break;
     }
     if (doc === undefined) return writeNotFound(res);
-    writeObject(res, 200, doc, format);
+    writeSerialized(res, 200, doc, out.serializer);
   }
 }
 

@@ -152,6 +152,24 @@ describe('Kubernetes protobuf', () => {
     assert.equal(events[0].object.metadata.name, 'watched');
   });
 
+  // client-go's discovery asks for aggregated discovery in protobuf first; the legacy documents come in protobuf too.
+  it('serves discovery in protobuf', async () => {
+    const agg = await s.request('GET', '/apis', { accept: `${PB};g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json` });
+    assert.equal(agg.headers['content-type'], `${PB};g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`);
+    const groups = decoded(agg.body);
+    assert.equal(groups.kind, 'APIGroupDiscoveryList');
+    const apps = groups.items.find((g: any) => g.metadata.name === 'apps');
+    assert.ok(apps.versions[0].resources.some((r: any) => r.resource === 'deployments' && r.responseKind.kind === 'Deployment'));
+    const legacy = await s.request('GET', '/api/v1', { accept: PB });
+    assert.equal(legacy.headers['content-type'], PB);
+    const resources = decoded(legacy.body);
+    assert.equal(resources.kind, 'APIResourceList');
+    assert.ok(resources.resources.some((r: any) => r.name === 'configmaps' && r.verbs.includes('watch')));
+    // JSON stays the answer for JSON clients, v2beta1 included.
+    const beta = await s.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList' });
+    assert.equal(beta.json.apiVersion, 'apidiscovery.k8s.io/v2beta1');
+  });
+
   it('serves custom resources protobuf only as PartialObjectMetadata', async () => {
     const path = '/apis/stable.example.com/v1/namespaces/default/crontabs';
     await s.request('POST', path, { body: cronTab('pbct') });

@@ -11,7 +11,7 @@ import { parseGoDuration } from '../../schema/formats.js';
 import { GO_STRUCTS } from '../../schema/builtin/go-types.js';
 import type { GoField } from '../../schema/builtin/go-types-model.js';
 import { parseType, type Scalar, type Special, type Type } from '../../schema/builtin/go-type-expr.js';
-import { ProtobufError, readDouble, readFields, toInt32, toInt64, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, Writer, type RawField } from './wire.js';
+import { ProtobufError, readDouble, readFields, toInt32, toInt64, utf8, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, Writer, type RawField } from './wire.js';
 
 type Json = unknown;
 type JsonMap = Record<string, Json>;
@@ -79,10 +79,9 @@ function protoFields(id: string): GoField[] {
 }
 
 function writeMessage(w: Writer, num: number, body: (w: Writer) => void): void {
-  const sub = new Writer(64);
-  body(sub);
-  w.tag(num, WIRE_BYTES);
-  w.bytes(sub.finish());
+  const start = w.beginMessage(num);
+  body(w);
+  w.endMessage(start);
 }
 
 /** One field of a Go struct with value `v` from JSON (undefined or null: Go's zero value). */
@@ -372,7 +371,7 @@ function readValue(type: Type, raw: RawField[]): Json {
         const fs = readFields(r.data ?? EMPTY);
         const key = fs.filter((x) => x.field === 1).pop();
         const value = fs.filter((x) => x.field === 2);
-        const k = key?.data ? Buffer.from(key.data).toString('utf8') : '';
+        const k = utf8(key?.data);
         entries.push([k, value.length ? readValue(type.value, value) : zeroOf(type.value)]);
       }
       // encoding/json writes map keys sorted.
@@ -382,7 +381,8 @@ function readValue(type: Type, raw: RawField[]): Json {
       return obj;
     }
     case 'bytes':
-      return Buffer.from(lastBytes(raw) ?? EMPTY).toString('base64');
+      const b = lastBytes(raw) ?? EMPTY;
+      return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
     case 'struct': {
       const obj: JsonMap = {};
       readStruct(type.id, lastBytes(raw) ?? EMPTY, obj);
@@ -446,7 +446,7 @@ function readScalar(s: Scalar, f: RawField): Json {
   switch (s) {
     case 'string':
       if (f.wire !== WIRE_BYTES) throw new ProtobufError('wrong wireType for a string');
-      return Buffer.from(f.data!).toString('utf8');
+      return utf8(f.data);
     case 'float64':
       if (f.wire !== WIRE_FIXED64) throw new ProtobufError('wrong wireType for a double');
       return readDouble(f.data!);
@@ -497,7 +497,7 @@ function readSpecial(name: Special, data: Uint8Array): Json {
     }
     case 'Quantity': {
       const f = fields().find((x) => x.field === 1);
-      return f?.data ? Buffer.from(f.data).toString('utf8') : '0';
+      return f?.data ? utf8(f.data) : '0';
     }
     case 'IntOrString': {
       let type = 0;
@@ -506,7 +506,7 @@ function readSpecial(name: Special, data: Uint8Array): Json {
       for (const f of fields()) {
         if (f.field === 1 && f.varint !== undefined) type = Number(toInt64(f.varint));
         if (f.field === 2 && f.varint !== undefined) intVal = toInt32(f.varint);
-        if (f.field === 3 && f.data) strVal = Buffer.from(f.data).toString('utf8');
+        if (f.field === 3 && f.data) strVal = utf8(f.data);
       }
       return type === 1 ? strVal : intVal;
     }
@@ -515,7 +515,7 @@ function readSpecial(name: Special, data: Uint8Array): Json {
       if (!f?.data || f.data.length === 0) return null;
       try {
         // The JSON path's decoder: its depth limit, int64 numbers as BigInt, no prototype keys.
-        return parseJson(Buffer.from(f.data).toString('utf8'));
+        return parseJson(utf8(f.data));
       } catch (err) {
         throw new ProtobufError(`${name}: ${(err as Error).message}`);
       }

@@ -3,7 +3,7 @@
  * object's apiVersion and kind (TypeMeta, field 1: apiVersion 1, kind 2), its message bytes (raw,
  * field 2), contentEncoding (3) and contentType (4).
  */
-import { ProtobufError, readFields, WIRE_BYTES, Writer } from './wire.js';
+import { ProtobufError, readFields, utf8, WIRE_BYTES, Writer } from './wire.js';
 
 export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 
@@ -42,17 +42,16 @@ export function decodeEnvelope(data: Uint8Array): Envelope {
     throw new ProtobufError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   }
   const env: Envelope = { apiVersion: '', kind: '', raw: new Uint8Array(0), contentEncoding: '', contentType: '' };
-  const text = (d: Uint8Array | undefined) => Buffer.from(d ?? []).toString('utf8');
   for (const f of readFields(data.subarray(4))) {
     if (f.wire !== WIRE_BYTES) continue;
     if (f.field === 1) {
       for (const t of readFields(f.data!)) {
-        if (t.field === 1 && t.wire === WIRE_BYTES) env.apiVersion = text(t.data);
-        if (t.field === 2 && t.wire === WIRE_BYTES) env.kind = text(t.data);
+        if (t.field === 1 && t.wire === WIRE_BYTES) env.apiVersion = utf8(t.data);
+        if (t.field === 2 && t.wire === WIRE_BYTES) env.kind = utf8(t.data);
       }
     } else if (f.field === 2) env.raw = f.data!;
-    else if (f.field === 3) env.contentEncoding = text(f.data);
-    else if (f.field === 4) env.contentType = text(f.data);
+    else if (f.field === 3) env.contentEncoding = utf8(f.data);
+    else if (f.field === 4) env.contentType = utf8(f.data);
   }
   return env;
 }

@@ -19,18 +19,46 @@ const TWO_32 = 4294967296;
 
 /** A growing buffer of encoded fields. */
 export class Writer {
-  private buf: Uint8Array;
+  private buf: Buffer;
   length = 0;
 
   constructor(size = 256) {
-    this.buf = new Uint8Array(size);
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  /**
+   * Start a length-delimited field written in place: one byte is kept for its length, and
+   * endMessage moves the body when the length needs more (cheaper than a writer per message).
+   */
+  beginMessage(field: number): number {
+    this.tag(field, WIRE_BYTES);
+    this.reserve(1);
+    return this.length++;
+  }
+
+  endMessage(start: number): void {
+    const len = this.length - start - 1;
+    let size = 1;
+    for (let n = len; n >= 128; n = Math.floor(n / 128)) size++;
+    if (size > 1) {
+      this.reserve(size - 1);
+      this.buf.copyWithin(start + size, start + 1, this.length);
+      this.length += size - 1;
+    }
+    let n = len;
+    let at = start;
+    while (n >= 128) {
+      this.buf[at++] = (n % 128) | 128;
+      n = Math.floor(n / 128);
+    }
+    this.buf[at] = n;
   }
 
   private reserve(n: number): void {
     if (this.length + n <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.length + n) size *= 2;
-    const next = new Uint8Array(size);
+    const next = Buffer.allocUnsafe(size);
     next.set(this.buf.subarray(0, this.length));
     this.buf = next;
   }
@@ -68,7 +96,10 @@ export class Writer {
   }
 
   string(s: string): void {
-    this.bytes(Buffer.from(s, 'utf8'));
+    const len = Buffer.byteLength(s, 'utf8');
+    this.uvarint(len);
+    this.reserve(len);
+    this.length += this.buf.write(s, this.length, len, 'utf8');
   }
 
   double(v: number): void {
@@ -167,4 +198,9 @@ export function toInt64(v: number | bigint): number | bigint {
 
 export function readDouble(data: Uint8Array): number {
   return new DataView(data.buffer, data.byteOffset, data.byteLength).getFloat64(0, true);
+}
+
+/** Bytes as UTF-8 text, without copying them first. */
+export function utf8(data: Uint8Array | undefined): string {
+  return data ? Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8') : '';
 }

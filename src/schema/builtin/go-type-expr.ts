@@ -79,12 +79,11 @@ export function deref(t: Type): Type {
 
 /** The struct of a kind (`ConfigMap` in v1, `DeploymentList` in apps/v1), if kapi knows it. */
 export function structOfKind(group: string, version: string, kind: string): string | undefined {
-  for (const [pkg, gv] of Object.entries(GO_PACKAGES)) {
-    if (gv.group === group && gv.version === version) {
-      const id = `${pkg}.${kind}`;
-      return GO_STRUCTS[id] ? id : undefined;
-    }
-  }
-  return undefined;
+  const pkg = PACKAGE_BY_GROUP_VERSION.get(`${group}/${version}`);
+  if (pkg === undefined) return undefined;
+  const id = `${pkg}.${kind}`;
+  return Object.prototype.hasOwnProperty.call(GO_STRUCTS, id) ? id : undefined;
 }
+
+const PACKAGE_BY_GROUP_VERSION = new Map(Object.entries(GO_PACKAGES).map(([pkg, gv]) => [`${gv.group}/${gv.version}`, pkg]));
 
