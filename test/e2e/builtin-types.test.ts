@@ -50,6 +50,23 @@ describe('typed decoding of built-in kinds', () => {
     assert.equal(quantity.json.message, "Pod in version \"v1\" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
   });
 
+  // json.Serializer: an unregistered kind is UseOrCreateObject's error; a registered one decodes, then the
+  // versioning codec cannot convert it into the endpoint's internal type.
+  it('refuses a body of another kind or version with the typed decoder\'s messages', async () => {
+    const scheme = 'in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"';
+    const cases: [Record<string, unknown>, string][] = [
+      [{ apiVersion: 'v1', kind: 'Secret' }, 'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion'],
+      [{ apiVersion: 'apps/v1', kind: 'Deployment' }, 'Deployment in version "v1" cannot be handled as a ConfigMap: converting (v1.Deployment) to (core.ConfigMap): unknown conversion'],
+      [{ apiVersion: 'v1', kind: 'configmap' }, `configmap in version "v1" cannot be handled as a ConfigMap: no kind "configmap" is registered for version "v1" ${scheme}`],
+      [{ apiVersion: 'v2', kind: 'ConfigMap' }, `ConfigMap in version "v2" cannot be handled as a ConfigMap: no kind "ConfigMap" is registered for version "v2" ${scheme}`],
+    ];
+    for (const [typeMeta, message] of cases) {
+      const res = await s.request('POST', CMS, { body: { ...typeMeta, metadata: { name: 'other' } } });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.json.message, message);
+    }
+  });
+
   it('drops undeclared fields with a warning, refuses them when Strict, ignores them when Ignore', async () => {
     const typo = deployment('typo', { replicas: 1, replica: 2, template: { metadata: { labels: { app: 'typo' } }, spec: { containers: [{ name: 'c', image: 'nginx', imagee: 'x' }] } } });
     const warned = await s.request('POST', DEPLOY, { body: typo });

@@ -6,6 +6,7 @@ import { field } from '../../machinery/field-errors.js';
 import { checkMetadataTypes, OBJECT_META_FIELDS } from '../../machinery/object-meta.js';
 import { errors } from '../../machinery/status.js';
 import { goMarshalJson } from '../../machinery/json.js';
+import { structOfKind } from '../../schema/builtin/go-type-expr.js';
 import type { KObject } from '../../registry/types.js';
 import type { ServedResource } from '../../registry/registry.js';
 import { decodeBody, decodeProtobufBody, interpretError, readBody } from '../body.js';
@@ -45,11 +46,37 @@ export function checkTypeMeta(ctx: HandlerContext<ServedResource>, obj: unknown,
   }
   const expected = groupVersion(endpoint.group, endpoint.version);
   if (o.apiVersion === undefined || o.apiVersion === null || o.apiVersion === '') o.apiVersion = expected;
+  if (!endpoint.custom && (o.kind !== kind || o.apiVersion !== expected)) typedKindError(ctx, o);
   if (o.apiVersion !== expected) {
     throw errors.badRequest(`the API version in the data (${o.apiVersion}) does not match the expected API version (${expected})`);
   }
   if (o.kind !== kind) throw errors.invalid({ group: endpoint.group, resource: o.kind }, o.metadata?.name ?? '', [field.invalid('kind', o.kind, `must be ${kind}`)]);
   return checkMetadata(ctx, o);
+}
+
+/**
+ * The typed decoder on a body of another kind or version: a kind the scheme does not know is
+ * UseOrCreateObject's error; a known one decodes, and then fails to convert into the endpoint's
+ * internal type. (A known kind of another version of this kind passes on to the version check.)
+ */
+function typedKindError(ctx: HandlerContext<ServedResource>, o: KObject): void {
+  const { endpoint } = ctx;
+  const kind = endpoint.names.kind;
+  const apiVersion = String(o.apiVersion);
+  const slash = apiVersion.lastIndexOf('/');
+  const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+  const prefix = `${o.kind} in version "${version}" cannot be handled as a ${kind}`;
+  if (!structOfKind(group, version, String(o.kind))) {
+    throw errors.badRequest(`${prefix}: no kind "${o.kind}" is registered for version "${apiVersion}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`);
+  }
+  if (o.kind !== kind) throw errors.badRequest(`${prefix}: converting (${version}.${o.kind}) to (${internalPackage(endpoint.group)}.${kind}): unknown conversion`);
+}
+
+/** The Go package of a group's internal types (events.k8s.io's Events are core's). */
+function internalPackage(group: string): string {
+  if (group === '' || group === 'events.k8s.io') return 'core';
+  if (group === 'rbac.authorization.k8s.io') return 'rbac';
+  return group.split('.')[0];
 }
 
 /**
