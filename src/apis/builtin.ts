@@ -49,6 +49,8 @@ function res(
 /** Workloads keep metadata.generation moving with their spec, as upstream's strategies do. */
 const workload: Strategy = { generation: 'spec', resetFieldsOnMainEndpoint: ['status'], allowUnconditionalUpdate: true };
 const plain: Strategy = { allowUnconditionalUpdate: true };
+/** Kinds with a /status subresource: the main endpoint leaves status alone. */
+const withStatus: Strategy = { ...plain, resetFieldsOnMainEndpoint: ['status'] };
 
 export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'], strategy: plain }),
@@ -69,6 +71,28 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ['all'], status: true, strategy: workload }),
   res('coordination.k8s.io', 'v1', 'leases', 'Lease', true, { strategy: plain }),
   res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: plain }),
+  // Kinds an operator's install bundle and tests touch; stored with their typed decoding, no controller acts on them.
+  res('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { shortNames: ['pv'], status: true, strategy: withStatus }),
+  res('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { shortNames: ['pvc'], status: true, strategy: withStatus }),
+  res('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true, { strategy: plain }),
+  res('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true, { strategy: plain }),
+  res('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false, { strategy: plain }),
+  res('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, { strategy: plain }),
+  res('batch', 'v1', 'jobs', 'Job', true, { categories: ['all'], status: true, strategy: workload }),
+  res('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ['all'], status: true, strategy: workload }),
+  res('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, { shortNames: ['hpa'], categories: ['all'], status: true, strategy: withStatus }),
+  res('networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, { shortNames: ['ing'], status: true, strategy: workload }),
+  res('networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false, { strategy: plain }),
+  res('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, { shortNames: ['netpol'], strategy: { ...plain, generation: 'spec' } }),
+  res('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, { shortNames: ['pdb'], status: true, strategy: workload }),
+  res('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, { shortNames: ['pc'], strategy: plain }),
+  res('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true, { strategy: plain }),
+  res('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false, { shortNames: ['sc'], strategy: plain }),
+  res('storage.k8s.io', 'v1', 'csidrivers', 'CSIDriver', false, { strategy: plain }),
+  res('storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, { strategy: plain }),
+  res('storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false, { status: true, strategy: withStatus }),
+  res('node.k8s.io', 'v1', 'runtimeclasses', 'RuntimeClass', false, { strategy: plain }),
+  res('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, { shortNames: ['csr'], status: true, strategy: withStatus }),
 ];
 
 /**

@@ -174,6 +174,98 @@ spec:
     assert.deepEqual(p.spec.template.spec.containers[0].ports, [{ containerPort: 80 }]);
   });
 
+  // An operator's install bundle as kubebuilder writes it (#26): namespace, CRD, RBAC, service, deployment.
+  it('applies a kubebuilder-style install bundle, client-side and server-side', async () => {
+    const bundle = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: op-system
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: guestbooks.webapp.example.com
+spec:
+  group: webapp.example.com
+  names: {kind: Guestbook, plural: guestbooks, singular: guestbook}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: op-controller-manager, namespace: op-system}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: op-manager-role}
+rules:
+- apiGroups: [webapp.example.com]
+  resources: [guestbooks, guestbooks/status]
+  verbs: [get, list, watch, update, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: op-manager-rolebinding}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: op-manager-role}
+subjects:
+- {kind: ServiceAccount, name: op-controller-manager, namespace: op-system}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: op-leader-election-role, namespace: op-system}
+rules:
+- apiGroups: [coordination.k8s.io]
+  resources: [leases]
+  verbs: [get, list, watch, create, update, patch, delete]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: op-leader-election-rolebinding, namespace: op-system}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: op-leader-election-role}
+subjects:
+- {kind: ServiceAccount, name: op-controller-manager, namespace: op-system}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: op-metrics-service, namespace: op-system}
+spec:
+  ports: [{name: https, port: 8443, protocol: TCP, targetPort: 8443}]
+  selector: {control-plane: controller-manager}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: op-controller-manager, namespace: op-system}
+spec:
+  replicas: 1
+  selector: {matchLabels: {control-plane: controller-manager}}
+  template:
+    metadata: {labels: {control-plane: controller-manager}}
+    spec:
+      serviceAccountName: op-controller-manager
+      containers:
+      - name: manager
+        image: controller:latest
+        args: [--leader-elect]
+        resources: {limits: {cpu: 500m, memory: 128Mi}}
+`;
+    const created = await ok(['apply', '-f', '-'], bundle);
+    for (const what of ['namespace/op-system', 'customresourcedefinition.apiextensions.k8s.io/guestbooks.webapp.example.com', 'serviceaccount/op-controller-manager', 'clusterrole.rbac.authorization.k8s.io/op-manager-role', 'clusterrolebinding.rbac.authorization.k8s.io/op-manager-rolebinding', 'role.rbac.authorization.k8s.io/op-leader-election-role', 'rolebinding.rbac.authorization.k8s.io/op-leader-election-rolebinding', 'service/op-metrics-service', 'deployment.apps/op-controller-manager']) {
+      assert.match(created, new RegExp(`${what.replace(/\./g, '\\.')} created`), created);
+    }
+    assert.match(await ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], bundle), /clusterrole\.rbac\.authorization\.k8s\.io\/op-manager-role serverside-applied/);
+    const role = JSON.parse(await ok(['get', 'clusterrole', 'op-manager-role', '-o', 'json']));
+    assert.deepEqual(role.rules[0].resources, ['guestbooks', 'guestbooks/status']);
+    assert.match(await ok(['get', 'rolebindings', '-n', 'op-system']), /op-leader-election-rolebinding/);
+  });
+
   it('works with namespaces and built-in resources', async () => {
     assert.match(await ok(['get', 'ns']), /^NAME\s+STATUS\s+AGE\ndefault\s+Active\s+\d+s$/m);
     await ok(['create', 'namespace', 'team-a']);
