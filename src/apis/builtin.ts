@@ -49,6 +49,24 @@ function res(
 /** Workloads keep metadata.generation moving with their spec, as upstream's strategies do. */
 const workload: Strategy = { generation: 'spec', resetFieldsOnMainEndpoint: ['status'], allowUnconditionalUpdate: true };
 const plain: Strategy = { allowUnconditionalUpdate: true };
+/**
+ * Secret: `stringData` is written into `data` (base64; it wins over `data`) and is never stored, as the
+ * v1 conversion does; `type` defaults to Opaque.
+ */
+const secretStrategy: Strategy = {
+  ...plain,
+  defaulting(obj) {
+    const stringData = obj.stringData;
+    if (stringData && typeof stringData === 'object' && !Array.isArray(stringData)) {
+      const data: Record<string, unknown> = { ...(obj.data ?? {}) };
+      for (const [k, v] of Object.entries(stringData)) if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
+      obj.data = data;
+    }
+    delete obj.stringData;
+    if (!obj.type) obj.type = 'Opaque';
+  },
+};
+
 /** Kinds with a /status subresource: the main endpoint leaves status alone. */
 const withStatus: Strategy = { ...plain, resetFieldsOnMainEndpoint: ['status'] };
 
@@ -62,7 +80,7 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'podtemplates', 'PodTemplate', true, { strategy: plain }),
   res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, strategy: workload }),
   res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
-  res('', 'v1', 'secrets', 'Secret', true, { strategy: plain }),
+  res('', 'v1', 'secrets', 'Secret', true, { strategy: secretStrategy }),
   res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'], strategy: plain }),
   res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
   res('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ['all'], status: true, strategy: workload }),

@@ -86,4 +86,20 @@ describe('typed decoding of built-in kinds', () => {
     assert.equal(patched.status, 400);
     assert.match(patched.json.message, /cannot unmarshal string into Go struct field DeploymentSpec\.spec\.paused of type bool/);
   });
+
+  // Upstream's per-type registry code (#26): a few defaults every client relies on.
+  it('labels namespaces with their name, keeps spec.finalizers on the main endpoint, and writes Secret stringData into data', async () => {
+    const ns = await s.request('POST', '/api/v1/namespaces', { body: { metadata: { generateName: 'gen-' } } });
+    assert.equal(ns.status, 201, ns.text);
+    assert.equal(ns.json.metadata.labels['kubernetes.io/metadata.name'], ns.json.metadata.name);
+    const put = await s.request('PUT', `/api/v1/namespaces/${ns.json.metadata.name}`, { body: { ...ns.json, metadata: { ...ns.json.metadata, labels: {} }, spec: { finalizers: [] } } });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.json.spec.finalizers, ['kubernetes']);
+    assert.deepEqual(put.json.metadata.labels, { 'kubernetes.io/metadata.name': ns.json.metadata.name });
+    const secret = await s.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'sd' }, data: { a: Buffer.from('old').toString('base64'), b: 'Yg==' }, stringData: { a: 'new', c: 'see' } } });
+    assert.equal(secret.status, 201, secret.text);
+    assert.deepEqual(secret.json.data, { a: Buffer.from('new').toString('base64'), b: 'Yg==', c: Buffer.from('see').toString('base64') });
+    assert.equal(secret.json.stringData, undefined);
+    assert.equal(secret.json.type, 'Opaque');
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * core/v1 Namespace: phase Active on create, the `kubernetes` finalizer in
- * spec, and the NamespaceLifecycle admission check that refuses objects in a
+ * spec (kept on the main endpoint), the `kubernetes.io/metadata.name` label, and the NamespaceLifecycle admission check that refuses objects in a
  * namespace that does not exist or is being terminated.
  */
 import { errors } from '../../machinery/status.js';
@@ -19,6 +19,16 @@ const namespaceStrategy: Strategy = {
     obj.status = { phase: 'Active' };
     obj.spec = { ...(obj.spec ?? {}), finalizers: ['kubernetes'] };
   },
+  // The main endpoint keeps spec.finalizers and status (only /finalize and /status change them).
+  prepareForUpdate(obj: KObject, old: KObject, ctx) {
+    if (ctx.subresource !== undefined) return;
+    obj.spec = { ...(obj.spec ?? {}), finalizers: old.spec?.finalizers };
+    if (obj.spec.finalizers === undefined) delete obj.spec.finalizers;
+  },
+  // kubernetes.io/metadata.name is the name, always (Canonicalize: set after a generated name too).
+  canonicalize(obj: KObject) {
+    obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [METADATA_NAME_LABEL]: obj.metadata.name };
+  },
   // Deleting a namespace marks it Terminating; the namespace controller empties it and removes the finalizer.
   prepareForDelete(obj: KObject) {
     obj.status = { ...(obj.status ?? {}), phase: 'Terminating' };
@@ -30,6 +40,7 @@ const namespaceStrategy: Strategy = {
 };
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
+export const METADATA_NAME_LABEL = 'kubernetes.io/metadata.name';
 
 export function namespaceFinalizers(ns: KObject): string[] {
   return Array.isArray(ns.spec?.finalizers) ? ns.spec.finalizers : [];
