@@ -113,7 +113,7 @@ function builtinEndpoint(storage: Storage, r: BuiltinResource): Endpoint {
     store,
     verbs: r.verbs,
     custom: false,
-    subresources: { status: r.status },
+    subresources: { status: r.status, scale: r.scale },
     table: builtinTableConvertor(r.names.group, r.names.resource),
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     ...identity(apiVersion),

@@ -5,6 +5,7 @@
  */
 import { goQuote } from '../machinery/go-text.js';
 import { errors } from '../machinery/status.js';
+import type { ScaleConfig } from '../crd/scale.js';
 import type { ResourceNames, Strategy } from '../registry/types.js';
 import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
@@ -14,8 +15,13 @@ export interface BuiltinResource {
   names: ResourceNames;
   verbs: string[];
   status?: boolean;
+  /** The /scale subresource's paths (workloads). */
+  scale?: ScaleConfig;
   strategy?: Strategy;
 }
+
+/** The workloads' /scale: spec.replicas, status.replicas, and their LabelSelector. */
+const WORKLOAD_SCALE: ScaleConfig = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' };
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const NO_COLLECTION = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
@@ -26,7 +32,7 @@ function res(
   resource: string,
   kind: string,
   namespaced: boolean,
-  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; strategy?: Strategy } = {},
+  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; strategy?: Strategy } = {},
 ): BuiltinResource {
   return {
     version,
@@ -42,6 +48,7 @@ function res(
     },
     verbs: extra.verbs ?? ALL_VERBS,
     status: extra.status,
+    scale: extra.scale,
     strategy: extra.strategy,
   };
 }
@@ -49,6 +56,13 @@ function res(
 /** Workloads keep metadata.generation moving with their spec, as upstream's strategies do. */
 const workload: Strategy = { generation: 'spec', resetFieldsOnMainEndpoint: ['status'], allowUnconditionalUpdate: true };
 const plain: Strategy = { allowUnconditionalUpdate: true };
+/** Workloads with replicas: SetDefaults_Deployment (and the others') replicas = 1 when unset. */
+const replicated: Strategy = {
+  ...workload,
+  defaulting(obj) {
+    if (obj.spec && typeof obj.spec === 'object' && (obj.spec.replicas === undefined || obj.spec.replicas === null)) obj.spec.replicas = 1;
+  },
+};
 /**
  * Secret: `stringData` is written into `data` (base64; it wins over `data`) and is never stored, as the
  * v1 conversion does; `type` defaults to Opaque.
@@ -78,15 +92,15 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
   res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'], returnDeletedObject: true } }),
   res('', 'v1', 'podtemplates', 'PodTemplate', true, { strategy: plain }),
-  res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, strategy: workload }),
+  res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
   res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
   res('', 'v1', 'secrets', 'Secret', true, { strategy: secretStrategy }),
   res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'], strategy: plain }),
   res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
   res('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ['all'], status: true, strategy: workload }),
-  res('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ['all'], status: true, strategy: workload }),
-  res('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ['all'], status: true, strategy: workload }),
-  res('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ['all'], status: true, strategy: workload }),
+  res('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
+  res('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
+  res('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
   res('coordination.k8s.io', 'v1', 'leases', 'Lease', true, { strategy: plain }),
   res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: plain }),
   // Kinds an operator's install bundle and tests touch; stored with their typed decoding, no controller acts on them.

@@ -6,6 +6,8 @@
 import { field, type FieldError } from '../machinery/field-errors.js';
 import type { KObject } from '../registry/types.js';
 
+import { selectorFromLabelSelector, type LabelSelectorSpec } from '../machinery/labels.js';
+
 export interface ScaleConfig {
   specReplicasPath: string;
   statusReplicasPath: string;
@@ -83,5 +85,17 @@ export function toScale(obj: KObject, scale: ScaleConfig): KObject {
   const result: KObject = { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: specReplicas ? { replicas: specReplicas } : {} };
   result.status = { replicas: status.found && typeof status.value === 'number' ? status.value : 0 };
   if (selector.found && typeof selector.value === 'string' && selector.value) result.status.selector = selector.value;
+  // A built-in workload's selector is a LabelSelector: its Scale carries it as text (LabelSelectorAsSelector).
+  if (selector.found && selector.value && typeof selector.value === 'object') {
+    try {
+      // A ReplicationController's selector is a plain label map.
+      const v = selector.value as Record<string, unknown>;
+      const spec = 'matchLabels' in v || 'matchExpressions' in v ? (v as LabelSelectorSpec) : ({ matchLabels: v } as LabelSelectorSpec);
+      const text = selectorFromLabelSelector(spec).toString();
+      if (text) result.status.selector = text;
+    } catch {
+      // an invalid selector leaves the Scale without one
+    }
+  }
   return result;
 }

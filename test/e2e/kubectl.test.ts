@@ -172,6 +172,14 @@ spec:
     assert.deepEqual(p.spec.template.spec.containers.map((c: any) => [c.name, c.image]), [['web', 'nginx:2'], ['sidecar', 'busybox:2']]);
     assert.deepEqual(p.spec.template.spec.containers[1].env, [{ name: 'A', value: '1' }]);
     assert.deepEqual(p.spec.template.spec.containers[0].ports, [{ containerPort: 80 }]);
+    // The workloads' /scale (#26): kubectl scale, and the Scale with the selector as text.
+    assert.match(await ok(['scale', 'deployment', 'web', '--replicas=4']), /deployment.apps\/web scaled/);
+    const scale = await s.request('GET', '/apis/apps/v1/namespaces/default/deployments/web/scale');
+    assert.equal(scale.status, 200, scale.text);
+    assert.deepEqual([scale.json.kind, scale.json.spec.replicas, scale.json.status.selector], ['Scale', 4, 'app=web']);
+    const negative = await s.request('PUT', '/apis/apps/v1/namespaces/default/deployments/web/scale', { body: { ...scale.json, spec: { replicas: -1 } } });
+    assert.equal(negative.status, 422);
+    assert.equal(negative.json.message, 'Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
   });
 
   // An operator's install bundle as kubebuilder writes it (#26): namespace, CRD, RBAC, service, deployment.

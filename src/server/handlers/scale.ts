@@ -4,6 +4,7 @@
  * resourceVersion in the Scale is a precondition).
  */
 import { deepClone } from '../../machinery/json.js';
+import { field } from '../../machinery/field-errors.js';
 import { errors } from '../../machinery/status.js';
 import { getPath, setPath, toScale, type ScaleConfig } from '../../crd/scale.js';
 import type { KObject } from '../../registry/types.js';
@@ -61,7 +62,11 @@ function checkScale(ctx: HandlerContext, body: unknown): KObject {
     const what = typeof replicas === 'number' ? `number ${replicas}` : typeof replicas;
     throw errors.badRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${what} into Go struct field ScaleSpec.spec.replicas of type int32`);
   }
-  // A negative count is the custom resource's validation to refuse (ValidateScaleSpec), not the Scale's.
+  // A built-in's Scale is validated (ValidateScale); a custom resource's negative count is the resource's
+  // own validation to refuse (ValidateScaleSpec).
+  if (!ctx.endpoint.custom && typeof replicas === 'number' && replicas < 0) {
+    throw errors.invalid({ group: 'autoscaling', resource: 'Scale' }, ctx.info.name!, [field.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+  }
   return s;
 }
 
