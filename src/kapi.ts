@@ -14,6 +14,7 @@ import { INITIAL_NAMESPACES, NAMESPACES, namespaceLifecycle } from './apis/core/
 import { v1ToV1beta1, v1beta1ToV1 } from './apis/apiextensions/conversion.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
+import { NamespaceDefaults } from './controllers/namespace-defaults.js';
 import { LeaderElector } from './controllers/leader-election.js';
 import { ObjectEventHub } from './controllers/object-events.js';
 import { controllerIdentities, type ControllerIdentity } from './controllers/identities.js';
@@ -226,20 +227,23 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
 
   // Garbage collection, namespace deletion and CRD instance cleanup run on one replica at a time.
-  let controllers: { hub: ObjectEventHub; gc: GarbageCollector; namespaces: NamespaceController } | undefined;
+  let controllers: { hub: ObjectEventHub; gc: GarbageCollector; namespaces: NamespaceController; defaults: NamespaceDefaults } | undefined;
   const leases = clientFor(identities.controllerManager).resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
   const elector = new LeaderElector(leases, {
     async onStartedLeading() {
       const hub = new ObjectEventHub(registry);
       const namespaces = new NamespaceController(clientFor(identities.namespaces), hub, warn);
-      controllers = { hub, namespaces, gc: new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) };
+      const defaults = new NamespaceDefaults(clientFor(identities.serviceAccounts), clientFor(identities.rootCaPublisher), tls.caCertPem, warn);
+      controllers = { hub, namespaces, defaults, gc: new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) };
       await hub.start();
       await namespaces.start();
+      await defaults.start();
       crds.setLeader(true);
     },
     onStoppedLeading() {
       controllers?.hub.stop();
       controllers?.namespaces.stop();
+      controllers?.defaults.stop();
       controllers?.gc.stop();
       controllers = undefined;
       crds.setLeader(false);

@@ -35,6 +35,10 @@ export interface ControllerIdentities {
   controllerManager: ControllerIdentity;
   namespaces: ControllerIdentity;
   garbageCollector: ControllerIdentity;
+  /** The `default` ServiceAccount of every namespace. */
+  serviceAccounts: ControllerIdentity;
+  /** The `kube-root-ca.crt` ConfigMap of every namespace. */
+  rootCaPublisher: ControllerIdentity;
 }
 
 export function controllerIdentities(): ControllerIdentities {
@@ -43,5 +47,7 @@ export function controllerIdentities(): ControllerIdentities {
     controllerManager: identity('system:kube-controller-manager', []),
     namespaces: serviceAccount('namespace-controller'),
     garbageCollector: serviceAccount('generic-garbage-collector'),
+    serviceAccounts: serviceAccount('service-account-controller'),
+    rootCaPublisher: serviceAccount('root-ca-cert-publisher'),
   };
 }

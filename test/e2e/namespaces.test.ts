@@ -1,7 +1,7 @@
 /** Namespaces: the initial ones, lifecycle admission, deletion that empties them first. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from './harness.js';
+import { startTestServer, until, type TestServer } from './harness.js';
 
 describe('namespaces', () => {
   let s: TestServer;
@@ -18,6 +18,24 @@ describe('namespaces', () => {
     assert.ok(list.json.items.every((n: any) => n.status.phase === 'Active' && n.spec.finalizers[0] === 'kubernetes'));
     assert.equal(list.json.kind, 'NamespaceList');
     assert.equal(list.json.metadata.continue, undefined, 'typed lists omit an empty continue');
+  });
+
+  // The service account controller and the root CA publisher of kube-controller-manager, run by kapi.
+  it('gives every namespace its default ServiceAccount and kube-root-ca.crt', async () => {
+    assert.equal((await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'furnished' } } })).status, 201);
+    for (const ns of ['default', 'kube-system', 'furnished']) {
+      await until(`the defaults of ${ns}`, async () =>
+        (await s.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200 && (await s.request('GET', `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).status === 200,
+      );
+    }
+    const ca = (await s.request('GET', '/api/v1/namespaces/furnished/configmaps/kube-root-ca.crt')).json;
+    assert.equal(ca.data['ca.crt'], s.kapi.caCertPem);
+    const managers = ca.metadata.managedFields.map((m: any) => m.manager);
+    assert.deepEqual(managers, ['kube-controller-manager']);
+    // Deleted, they come back.
+    await s.request('DELETE', '/api/v1/namespaces/furnished/serviceaccounts/default');
+    await s.request('PATCH', '/api/v1/namespaces/furnished', { body: { metadata: { labels: { touch: '1' } } }, contentType: 'application/merge-patch+json' });
+    await until('the default ServiceAccount again', async () => (await s.request('GET', '/api/v1/namespaces/furnished/serviceaccounts/default')).status === 200);
   });
 
   it('refuses to delete the system namespaces', async () => {

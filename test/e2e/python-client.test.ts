@@ -26,8 +26,9 @@ describe('the official Python client', () => {
     assert.deepEqual(steps.get('create_namespace'), { step: 'create_namespace', name: 'from-python', kind: 'Namespace', phase: 'Active' });
     assert.deepEqual(steps.get('create_config_map').data, { mode: 'fast' });
     assert.deepEqual(steps.get('patch_config_map').data, { mode: 'fast', level: '3' });
-    assert.deepEqual(steps.get('list_config_maps'), { step: 'list_config_maps', names: ['settings'], kind: 'ConfigMapList' });
-    assert.deepEqual(steps.get('watch_config_maps').events, [['ADDED', 'settings']]);
+    const listed = steps.get('list_config_maps');
+    assert.deepEqual({ ...listed, names: listed.names.filter((n: string) => n !== 'kube-root-ca.crt') }, { step: 'list_config_maps', names: ['settings'], kind: 'ConfigMapList' });
+    assert.deepEqual(steps.get('watch_config_maps').events.filter((e: string[]) => e[1] !== 'kube-root-ca.crt'), [['ADDED', 'settings']]);
     assert.deepEqual(steps.get('create_crd').established, ['NamesAccepted', 'Established']);
     assert.deepEqual(steps.get('custom_object'), { step: 'custom_object', created: 'monty', size: 3 });
     assert.deepEqual(steps.get('dynamic_list').names, ['monty']);

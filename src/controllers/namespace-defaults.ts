@@ -1,0 +1,79 @@
+/**
+ * What every namespace of a cluster has, put there as kube-controller-manager does, as a client of the
+ * API: the `default` ServiceAccount (the service account controller) and the `kube-root-ca.crt`
+ * ConfigMap holding the cluster's CA certificate (the root CA certificate publisher). Namespaces come
+ * from an informer; a namespace being deleted is left alone; failures are retried with backoff.
+ */
+import type { KObject } from '../registry/types.js';
+import type { Client, ResourceClient } from '../sdk/client.js';
+import { Informer } from '../sdk/informer.js';
+import { WorkQueue } from '../sdk/workqueue.js';
+
+export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
+
+export class NamespaceDefaults {
+  private readonly queue: WorkQueue;
+  private readonly informer: Informer;
+  private readonly serviceAccounts: ResourceClient;
+  private readonly configMaps: ResourceClient;
+
+  constructor(
+    serviceAccountClient: Client,
+    rootCaClient: Client,
+    private readonly caCertPem: string,
+    log: (message: string) => void,
+  ) {
+    const namespaces = serviceAccountClient.resource({ group: '', version: 'v1', resource: 'namespaces' });
+    this.serviceAccounts = serviceAccountClient.resource({ group: '', version: 'v1', resource: 'serviceaccounts' });
+    this.configMaps = rootCaClient.resource({ group: '', version: 'v1', resource: 'configmaps' });
+    this.queue = new WorkQueue((name) => this.reconcile(name), {
+      onError: (name, err, retries) => {
+        if (retries === 0 || retries % 10 === 0) log(`kapi: namespace defaults: namespace ${name} (retry ${retries + 1}): ${(err as Error).message}`);
+      },
+    });
+    const consider = (ns: KObject) => {
+      if (!ns.metadata?.deletionTimestamp) this.queue.add(ns.metadata.name);
+    };
+    this.informer = new Informer(namespaces, { added: consider, updated: consider }, { onError: (err) => log(`kapi: namespace defaults: watching namespaces: ${(err as Error).message}`) });
+  }
+
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
+  stop(): void {
+    this.informer.stop();
+    this.queue.shutdown();
+  }
+
+  private async reconcile(name: string): Promise<void> {
+    if (this.informer.get(name)?.metadata.deletionTimestamp) return;
+    await ensure(this.serviceAccounts, name, { kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name: 'default', namespace: name } });
+    await ensure(this.configMaps, name, {
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { name: ROOT_CA_CONFIGMAP, namespace: name, annotations: { 'kubernetes.io/description': ROOT_CA_DESCRIPTION } },
+      data: { 'ca.crt': this.caCertPem },
+    });
+  }
+}
+
+const ROOT_CA_DESCRIPTION =
+  'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
+
+/** Create the object unless it exists; a namespace that is going (403 from NamespaceLifecycle) or gone is fine. */
+async function ensure(resource: ResourceClient, namespace: string, obj: KObject): Promise<void> {
+  try {
+    await resource.get(namespace, obj.metadata.name);
+    return;
+  } catch (err) {
+    if ((err as { code?: number }).code !== 404) throw err;
+  }
+  try {
+    await resource.create(namespace, obj);
+  } catch (err) {
+    const code = (err as { code?: number }).code;
+    if (code === 409 || code === 403 || code === 404) return;
+    throw err;
+  }
+}
