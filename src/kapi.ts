@@ -270,6 +270,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   const kubeconfigPath = await writeAdminKubeconfig(dataDir, { server: url, caCertPem: tls.caCertPem, token: adminToken });
+  await publishMasterEndpoints(registry, bindAddress, address.port).catch((err: Error) => warn(`kapi: publishing the kubernetes Service's endpoints: ${err.message}`));
 
   let stopped = false;
   return {
@@ -305,6 +306,36 @@ async function bootstrap(namespaces: RestStore, registry: ApiRegistry): Promise<
       spec: { type: 'ClusterIP', clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'], ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None' },
     })
     .catch(ignoreExists);
+}
+
+/**
+ * The `default/kubernetes` Service's Endpoints and EndpointSlice, and its targetPort, naming where this
+ * server listens (upstream's master endpoint reconciler). Written at every start: the port may differ.
+ */
+async function publishMasterEndpoints(registry: ApiRegistry, bindAddress: string, port: number): Promise<void> {
+  const ip = bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress === '::' ? '::1' : bindAddress;
+  const portSpec = { name: 'https', port, protocol: 'TCP' };
+  const meta = (labels: Record<string, string>) => ({ name: 'kubernetes', namespace: 'default', labels });
+  const upsert = (group: string, resource: string, make: (old: KObject | undefined) => KObject) =>
+    registry.lookup(group, 'v1', resource)!.store.update('default', 'kubernetes', (old) => make(old), { allowCreate: true });
+  await upsert('', 'endpoints', (old) => ({
+    kind: 'Endpoints',
+    apiVersion: 'v1',
+    metadata: { ...(old?.metadata ?? {}), ...meta({ 'endpointslice.kubernetes.io/skip-mirror': 'true' }) },
+    subsets: [{ addresses: [{ ip }], ports: [portSpec] }],
+  }));
+  await upsert('discovery.k8s.io', 'endpointslices', (old) => ({
+    kind: 'EndpointSlice',
+    apiVersion: 'discovery.k8s.io/v1',
+    metadata: { ...(old?.metadata ?? {}), ...meta({ 'kubernetes.io/service-name': 'kubernetes' }) },
+    addressType: ip.includes(':') ? 'IPv6' : 'IPv4',
+    endpoints: [{ addresses: [ip], conditions: { ready: true } }],
+    ports: [portSpec],
+  }));
+  await upsert('', 'services', (old) => {
+    if (!old) throw new Error('the kubernetes Service is missing');
+    return { ...old, spec: { ...old.spec, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }] } };
+  });
 }
 
 function ignoreExists(err: { code?: number }): void {

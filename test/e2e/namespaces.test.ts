@@ -38,6 +38,18 @@ describe('namespaces', () => {
     await until('the default ServiceAccount again', async () => (await s.request('GET', '/api/v1/namespaces/furnished/serviceaccounts/default')).status === 200);
   });
 
+  // The master endpoint reconciler's objects: where the kubernetes Service leads.
+  it('publishes the kubernetes Service\'s Endpoints and EndpointSlice', async () => {
+    const port = Number(new URL(s.kapi.url).port);
+    const ep = (await s.request('GET', '/api/v1/namespaces/default/endpoints/kubernetes')).json;
+    assert.deepEqual(ep.subsets, [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port, protocol: 'TCP' }] }]);
+    const slice = (await s.request('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).json;
+    assert.equal(slice.metadata.labels['kubernetes.io/service-name'], 'kubernetes');
+    assert.deepEqual([slice.addressType, slice.endpoints[0].addresses, slice.ports[0].port], ['IPv4', ['127.0.0.1'], port]);
+    const svc = (await s.request('GET', '/api/v1/namespaces/default/services/kubernetes')).json;
+    assert.equal(svc.spec.ports[0].targetPort, port);
+  });
+
   it('refuses to delete the system namespaces', async () => {
     const res = await s.request('DELETE', '/api/v1/namespaces/kube-system');
     assert.equal(res.status, 403);
