@@ -8,6 +8,7 @@
  */
 import { deref, fieldOf, type Type } from '../schema/builtin/go-type-expr.js';
 import { GO_STRUCTS } from '../schema/builtin/go-types.js';
+import { applyMergePatch } from './merge-patch.js';
 
 type Json = unknown;
 type Obj = Record<string, Json>;
@@ -51,11 +52,15 @@ export function applyStrategicMergePatch(target: Json, patch: Json, structId?: s
   return mergeMap(target, patch, structId ? { k: 'struct', id: structId } : undefined);
 }
 
-function mergeMap(target: Json, patch: Json, node: Node): Json {
+/** Past this depth without type metadata (fields the Go types lack), a subtree merges as a merge patch does, iteratively. */
+const UNTYPED_DEPTH = 64;
+
+function mergeMap(target: Json, patch: Json, node: Node, depth = 0): Json {
   if (!isObj(patch)) return patch;
+  if (node === undefined && depth > UNTYPED_DEPTH) return applyMergePatch(target, patch);
   const directive = patch.$patch;
   if (directive === 'delete') return undefined;
-  if (directive === 'replace') return withoutDirectives(patch, node);
+  if (directive === 'replace') return withoutDirectives(patch, node, depth);
   if (directive !== undefined && directive !== 'merge') throw new StrategicMergePatchError(`Unknown patch type: ${String(directive)} in map: ${goMap(patch)}`);
   const base: Obj = isObj(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
@@ -70,14 +75,14 @@ function mergeMap(target: Json, patch: Json, node: Node): Json {
     if (Array.isArray(value)) {
       if (type?.k === 'slice') {
         const merge = (meta.strategy ?? '').split(',').includes('merge');
-        base[key] = merge ? mergeList(asList(base[key]), value, nodeOf(type.elem), meta.mergeKey, asOrder(order)) : value.map((v) => stripped(v, nodeOf(type.elem)));
+        base[key] = merge ? mergeList(asList(base[key]), value, nodeOf(type.elem), meta.mergeKey, asOrder(order), depth + 1) : value.map((v) => stripped(v, nodeOf(type.elem), depth + 1));
       } else if (!type && (Array.isArray(order) || value.some((v) => isObj(v) && '$patch' in v))) {
-        base[key] = mergeList(asList(base[key]), value, undefined, guessKey(value, order), asOrder(order));
+        base[key] = mergeList(asList(base[key]), value, undefined, guessKey(value, order), asOrder(order), depth + 1);
       } else {
         base[key] = value;
       }
     } else if (isObj(value)) {
-      const merged = mergeMap(base[key], value, nodeOf(type));
+      const merged = mergeMap(base[key], value, nodeOf(type), depth + 1);
       if (merged === undefined) delete base[key];
       else base[key] = merged;
     } else {
@@ -110,19 +115,18 @@ const asList = (v: Json): Json[] => (Array.isArray(v) ? v : []);
 const asOrder = (v: Json): Json[] | undefined => (Array.isArray(v) ? v : undefined);
 
 /** A value written as the patch has it, less its directives (a new list element, a replaced map). */
-function stripped(v: Json, node: Node): Json {
-  return isObj(v) ? withoutDirectives(v, node) : v;
+function stripped(v: Json, node: Node, depth: number): Json {
+  return isObj(v) ? withoutDirectives(v, node, depth) : v;
 }
 
-function withoutDirectives(patch: Obj, node: Node): Obj {
-  const out = mergeMap({}, { ...patch, $patch: undefined }, node) as Obj;
-  return out;
+function withoutDirectives(patch: Obj, node: Node, depth: number): Obj {
+  return mergeMap({}, { ...patch, $patch: undefined }, node, depth + 1) as Obj;
 }
 
 /** Merge a list: objects by their merge key (`$patch: delete` removes one, `$patch: replace` the whole list), primitives as a set. */
-function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | undefined, order: Json[] | undefined): Json[] {
+function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | undefined, order: Json[] | undefined, depth: number): Json[] {
   const replace = patch.findIndex((p) => isObj(p) && p.$patch === 'replace' && Object.keys(p).length === 1);
-  if (replace >= 0) return patch.filter((_, i) => i !== replace).map((v) => stripped(v, elem));
+  if (replace >= 0) return patch.filter((_, i) => i !== replace).map((v) => stripped(v, elem, depth));
   if (!patch.some(isObj) && !(order ?? []).some(isObj)) {
     const out = [...live];
     for (const v of patch) if (!out.some((x) => x === v)) out.push(v);
@@ -130,7 +134,7 @@ function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | u
   }
   if (!mergeKey) {
     // A list of objects without a merge key is atomic: the patch's list wins.
-    return patch.map((v) => stripped(v, elem));
+    return patch.map((v) => stripped(v, elem, depth));
   }
   const keyOf = keyFn(mergeKey);
   const out = [...live];
@@ -141,9 +145,9 @@ function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | u
     if (p.$patch === 'delete') {
       if (i >= 0) out.splice(i, 1);
     } else if (i >= 0) {
-      out[i] = mergeMap(out[i], p, elem);
+      out[i] = mergeMap(out[i], p, elem, depth + 1);
     } else {
-      out.push(mergeMap({}, p, elem));
+      out.push(mergeMap({}, p, elem, depth + 1));
     }
   }
   return order ? sortBy(out, order, keyOf) : out;

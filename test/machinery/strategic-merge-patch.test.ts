@@ -109,3 +109,24 @@ describe('strategic merge patch with the Go types\' patch metadata', () => {
     assert.throws(() => smp({ spec: { template: { spec: { containers: [{ image: 'x' }] } } } }), (e: unknown) => e instanceof StrategicMergePatchError && e.message === 'map: map[image:x] does not contain declared merge key: name');
   });
 });
+
+it('merges deeply nested fields the Go types lack without exhausting the stack', () => {
+  let deep: Record<string, unknown> = {};
+  const root = deep;
+  for (let i = 0; i < 9999; i++) {
+    const next = {};
+    deep.a = next;
+    deep = next;
+  }
+  let lists: Record<string, unknown> = {};
+  const listRoot = lists;
+  for (let i = 0; i < 3000; i++) {
+    const next = {};
+    lists.x = [{ $patch: 'merge', k: i, y: next }];
+    lists['$setElementOrder/x'] = [{ k: i }];
+    lists = next;
+  }
+  const out = applyStrategicMergePatch({ data: { a: 'b' } }, { x: root, z: listRoot }, 'core/v1.ConfigMap') as any;
+  assert.deepEqual(out.data, { a: 'b' });
+  assert.ok(out.x.a.a.a);
+});
