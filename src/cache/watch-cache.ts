@@ -23,6 +23,16 @@ export interface CacheEntry<T> {
   object: T;
 }
 
+/** What an event is for a watcher with this filter; undefined: nothing. */
+export function filteredEventType<T>(event: CacheEvent<T>, filter: (object: T) => boolean): CacheEventType | undefined {
+  const now = filter(event.object);
+  if (event.type === 'DELETED') return now ? 'DELETED' : undefined;
+  // A change that moves an object into or out of a selector is an ADDED or DELETED for that watcher.
+  const before = event.prevObject !== undefined && filter(event.prevObject);
+  if (now) return before ? 'MODIFIED' : 'ADDED';
+  return before ? 'DELETED' : undefined;
+}
+
 export interface CacheEvent<T> {
   type: CacheEventType;
   key: string;
@@ -364,17 +374,7 @@ export class WatchCache<T> {
 
   private deliver(w: Watcher<T>, event: CacheEvent<T>): boolean {
     if (w.closed) return false;
-    let type: CacheEventType | undefined = event.type;
-    if (w.filter) {
-      const now = w.filter(event.object);
-      if (event.type === 'DELETED') type = now ? 'DELETED' : undefined;
-      else {
-        // A change that moves an object into or out of a selector is an ADDED or DELETED for that watcher.
-        const before = event.prevObject !== undefined && w.filter(event.prevObject);
-        if (now) type = before ? 'MODIFIED' : 'ADDED';
-        else type = before ? 'DELETED' : undefined;
-      }
-    }
+    const type = w.filter ? filteredEventType(event, w.filter) : event.type;
     if (!type) return true;
     if (w.sink.onEvent(type, event)) return true;
     this.dropWatcher(w, new SlowWatcherError());

@@ -58,7 +58,15 @@ export interface StoreListOptions {
   minRevision?: number;
   /** Read the latest committed state (resourceVersion unset). */
   consistent?: boolean;
+  /**
+   * A second, asynchronous selection of the objects `filter` kept (a field selector on a version the
+   * objects must first be converted to). Pages are read on until `limit` objects are selected.
+   */
+  select?: (objects: KObject[]) => Promise<KObject[]>;
 }
+
+/** Objects read at a time for an asynchronous selection, whatever the limit. */
+const SELECT_CHUNK = 100;
 
 export interface StoreListResult {
   items: KObject[];
@@ -125,6 +133,27 @@ export class RestStore {
   }
 
   async list(opts: StoreListOptions): Promise<StoreListResult> {
+    const select = opts.select;
+    if (!select) return this.listPage(opts);
+    const limit = opts.limit ?? 0;
+    const items: KObject[] = [];
+    let page: StoreListResult = await this.listPage({ ...opts, limit: limit > 0 ? Math.max(limit, SELECT_CHUNK) : undefined });
+    for (;;) {
+      const chosen = await select(page.items);
+      if (limit > 0 && items.length + chosen.length >= limit) {
+        items.push(...chosen.slice(0, limit - items.length));
+        const last = items[items.length - 1];
+        // Continue right after the last object kept; where the page ends when that was its last one.
+        const continueKey = last === page.items[page.items.length - 1] ? page.continueKey : this.key(last.metadata.namespace, last.metadata.name) + '\x00';
+        return { items, revision: page.revision, continueKey };
+      }
+      items.push(...chosen);
+      if (page.continueKey === undefined) return { items, revision: page.revision };
+      page = await this.listPage({ namespace: opts.namespace, filter: opts.filter, revision: page.revision, startKey: page.continueKey, limit: limit > 0 ? SELECT_CHUNK : undefined });
+    }
+  }
+
+  private async listPage(opts: StoreListOptions): Promise<StoreListResult> {
     await this.cache.start();
     try {
       if (opts.consistent) await this.cache.sync();

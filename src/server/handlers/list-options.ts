@@ -6,7 +6,7 @@ import { decodeContinue, encodeContinue } from '../../machinery/continue-token.j
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { stringifyJson } from '../../machinery/json.js';
 import { goQuote } from '../../machinery/go-text.js';
-import { parseFieldSelector } from '../../machinery/fields.js';
+import { parseFieldSelector, type FieldRequirement } from '../../machinery/fields.js';
 import { parseLabelSelector } from '../../machinery/labels.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import type { StoreListOptions } from '../../registry/store.js';
@@ -23,6 +23,11 @@ export interface ListParams {
   bookmarks: boolean;
   /** Watch-list: the current objects first (true) or not (false), then a bookmark marking their end. */
   sendInitialEvents?: boolean;
+  /**
+   * What the request selects on the object in its version, after `endpoint.prepare` (field selectors
+   * on selectable fields a conversion may move); `store.filter` has the rest, `store.select` applies it to lists.
+   */
+  converted?: (objectInVersion: KObject) => boolean;
 }
 
 export const EXPIRED_CONTINUE =
@@ -59,7 +64,12 @@ export function parseListParams(ctx: HandlerContext): ListParams {
     if (other) throw errors.badRequest('fieldSelector metadata.name doesn\'t match requested name');
     filters.push((o) => o.metadata?.name === info.name);
   }
-  if (fieldSel && !fieldSel.empty) filters.push((o) => fieldSel.matches((path) => fieldValue(o, path)));
+  // Selectable fields are the request version's: with a conversion that may move them (webhook,
+  // in-process), they are read from the converted object, after the conversion.
+  const inVersion = endpoint.prepare ? fieldSel?.requirements.filter((r) => !r.field.startsWith('metadata.')) ?? [] : [];
+  const byMetadata = inVersion.length > 0 ? fieldSel!.requirements.filter((r) => r.field.startsWith('metadata.')) : fieldSel?.requirements ?? [];
+  if (byMetadata.length > 0) filters.push((o) => byMetadata.every((r) => requirementMatches(r, o)));
+  const converted = inVersion.length > 0 ? (o: KObject) => inVersion.every((r) => requirementMatches(r, o)) : undefined;
 
   const rv = q.get('resourceVersion') ?? '';
   const match = q.get('resourceVersionMatch') ?? '';
@@ -77,6 +87,13 @@ export function parseListParams(ctx: HandlerContext): ListParams {
     // The watch cache ignores the limit of a list at resourceVersion "0" (cacher's computeListLimit).
     limit: limit > 0 && !(rv === '0' && !cont) ? limit : undefined,
   };
+  if (converted) {
+    const prepare = endpoint.prepare!;
+    store.select = async (objects) => {
+      await prepare(objects);
+      return objects.filter((o) => converted(endpoint.toVersion(o)));
+    };
+  }
   if (cont) {
     if (rv && rv !== '0') throw errors.badRequest('specifying resource version is not allowed when using continue');
     let token: { rv: number; start: string };
@@ -103,6 +120,7 @@ export function parseListParams(ctx: HandlerContext): ListParams {
     timeoutSeconds: timeoutSeconds === undefined ? undefined : Math.max(0, timeoutSeconds),
     bookmarks: isTrue(q.get('allowWatchBookmarks')),
     sendInitialEvents,
+    converted,
   };
 }
 
@@ -163,7 +181,11 @@ function asBadRequest<T>(parse: () => T): T {
   }
 }
 
-function fieldValue(obj: KObject, path: string): string | undefined {
+function requirementMatches(r: FieldRequirement, obj: KObject): boolean {
+  return (fieldValue(obj, r.field) === r.value) === (r.operator === '=');
+}
+
+function fieldValue(obj: KObject, path: string): string {
   let cur: unknown = obj;
   for (const part of path.split('.')) {
     if (cur === null || typeof cur !== 'object') return ''; // absent: the empty string, as upstream

@@ -4,7 +4,7 @@
  * resourceVersion older than the cache's window gets a 200 and one ERROR event
  * with a 410 Expired Status.
  */
-import type { CacheEvent, CacheEventType } from '../../cache/watch-cache.js';
+import { filteredEventType, type CacheEvent, type CacheEventType } from '../../cache/watch-cache.js';
 import { statusOf } from '../respond.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
@@ -23,6 +23,9 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const { endpoint, req } = ctx;
   const res = ctx.res;
   const params = parseListParams(ctx);
+  const pre = params.store.filter;
+  const inVersion = params.converted;
+  const converted = inVersion && ((o: KObject) => (!pre || pre(o)) && inVersion(endpoint.toVersion(o)));
   const apiVersion = groupVersion(endpoint.group, endpoint.version);
   const serializer = ctx.output.serializer;
   const frame = serializer.frame!;
@@ -77,7 +80,8 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
       {
         namespace: ctx.info.namespace,
         afterRevision: params.watchFrom,
-        filter: params.store.filter,
+        // A selection on the converted object is made here, after the conversion.
+        filter: converted ? undefined : params.store.filter,
         bookmarks: params.bookmarks,
         // Watch-list: the state at resourceVersion or newer (the latest for ""), its end marked by a bookmark;
         // sendInitialEvents=false without a resourceVersion starts from now.
@@ -101,8 +105,14 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
           const prepare = endpoint.prepare;
           chain = chain.then(async () => {
             try {
-              await prepare([event.object]);
-              if (!res.destroyed && !res.writableEnded) writeEvent(type, event);
+              if (converted) {
+                await prepare(event.prevObject ? [event.object, event.prevObject] : [event.object]);
+                const chosen = filteredEventType(event, converted);
+                if (chosen && !res.destroyed && !res.writableEnded) writeEvent(chosen, event);
+              } else {
+                await prepare([event.object]);
+                if (!res.destroyed && !res.writableEnded) writeEvent(type, event);
+              }
             } catch (err) {
               if (!res.writableEnded) writeStatusEvent(err);
               watcher?.close();
