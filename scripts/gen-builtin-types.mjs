@@ -129,7 +129,7 @@ function parseFile(text, structs, named) {
 function markersOf(comments) {
   const m = {};
   for (const c of comments) {
-    const x = /^\+(listType|listMapKey|mapType|structType|patchStrategy|patchMergeKey|default|optional|required)(?:=(.*))?$/.exec(c.trim());
+    const x = /^\+(?:k8s:)?(listType|listMapKey|mapType|structType|patchStrategy|patchMergeKey|default|optional|required)(?:=(.*))?$/.exec(c.trim());
     if (!x) continue;
     if (x[1] === 'listMapKey') (m.listMapKeys ??= []).push(x[2]);
     else m[x[1]] = x[2] ?? true;
@@ -252,6 +252,7 @@ for (const [id, p] of Object.entries(packages)) {
   for (const [name, s] of Object.entries(p.structs)) {
     if (SPECIAL[`${PACKAGES[id][2]}.${name}`]) continue; // a wire form of its own
     const fields = [];
+    let typeMeta = false;
     for (const f of s.fields) {
       let type;
       try {
@@ -265,7 +266,10 @@ for (const [id, p] of Object.entries(packages)) {
       // A named slice is a message of its own (items = 1) as a map value or a single field (`opt`); a
       // field tagged `rep` (ValidationRules) repeats its elements directly.
       if (f.proto?.[2] === 'rep' && type.startsWith('[]') && type.endsWith('@items')) type = type.slice(0, -'@items'.length);
-      if (f.inline && !f.proto && /(^|\.)(TypeMeta)$/.test(type)) continue; // apiVersion and kind: the envelope's
+      if (f.inline && !f.proto && /(^|\.)(TypeMeta)$/.test(type)) {
+        typeMeta = true; // apiVersion and kind: the envelope's
+        continue;
+      }
       const entry = { json: f.json, type };
       // The Go type's name, where it says more than `type` (a named or struct type), for decoding errors.
       if (f.goType !== f.type.replace(/^\*/, '')) entry.goType = f.goType;
@@ -275,11 +279,41 @@ for (const [id, p] of Object.entries(packages)) {
       fields.push(entry);
     }
     const struct = { fields };
+    if (typeMeta) struct.typeMeta = true;
     for (const k of ['structType', 'mapType']) if (s.markers[k]) struct[k] = s.markers[k];
     if (JSON_FORMS[`${id}.${name}`]) struct.jsonForm = JSON_FORMS[`${id}.${name}`];
     out[`${id}.${name}`] = struct;
   }
 }
+
+/**
+ * The documentation of each struct and field, as upstream publishes it in its OpenAPI descriptions:
+ * the SwaggerDoc maps of types_swagger_doc_generated.go ("" is the struct's own).
+ */
+function readDocs(id) {
+  const [repo, dir] = PACKAGES[id];
+  let text;
+  try {
+    text = git(repo, 'show', `HEAD:${dir}/types_swagger_doc_generated.go`);
+  } catch {
+    return {};
+  }
+  const docs = {};
+  for (const m of text.matchAll(/^var map_(\w+) = map\[string\]string\{\n([\s\S]*?)^\}/gm)) {
+    const entries = {};
+    for (const e of m[2].matchAll(/^\s*"((?:[^"\\]|\\.)*)":\s*"((?:[^"\\]|\\.)*)",\s*$/gm)) entries[goUnquote(e[1])] = goUnquote(e[2]);
+    if (out[`${id}.${m[1]}`]) docs[`${id}.${m[1]}`] = entries;
+  }
+  return docs;
+}
+
+/** A Go interpreted string literal's body. */
+function goUnquote(body) {
+  return JSON.parse(`"${body.replace(/\\x([0-9a-fA-F]{2})/g, '\\u00$1').replace(/\\'/g, "'")}"`);
+}
+
+const docs = {};
+for (const id of Object.keys(PACKAGES)) Object.assign(docs, readDocs(id));
 
 /** group/version of each package: register.go's GroupName. */
 const groups = {};
@@ -310,3 +344,16 @@ const body =
 const target = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'schema', 'builtin', 'go-types.ts');
 writeFileSync(target, body);
 console.log(`${Object.keys(out).length} structs written to ${target} (${body.length} bytes)`);
+
+// The documentation is read only to publish OpenAPI: kept as text until then (startup time).
+const sortedDocs = Object.entries(docs).sort(([a], [b]) => (a < b ? -1 : 1));
+const docsText = `{\n${sortedDocs.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(',\n')}\n}`;
+const docsBody =
+  header.replace(/\nimport type[^\n]*\n/, '\n').replace('See go-types-model.ts for what the entries mean.', 'The SwaggerDoc of each struct of go-types.ts: "" is the struct\'s own, the rest its fields\' by JSON name.') +
+  `const TEXT = String.raw\`${docsText.replace(/`/g, '\\u0060').replace(/\$\{/g, '\\u0024{')}\`;\n\n` +
+  `let docs: Record<string, Record<string, string>> | undefined;\n\n` +
+  `/** Struct id -> JSON field name ("" for the struct) -> description. */\n` +
+  `export function goTypeDocs(): Record<string, Record<string, string>> {\n  docs ??= JSON.parse(TEXT) as Record<string, Record<string, string>>;\n  return docs;\n}\n`;
+const docsTarget = join(dirname(target), 'go-type-docs.ts');
+writeFileSync(docsTarget, docsBody);
+console.log(`${sortedDocs.length} structs' documentation written to ${docsTarget} (${docsBody.length} bytes)`);

@@ -7,7 +7,9 @@
  */
 import { selectableFieldLabels } from '../apis/apiextensions/helpers.js';
 import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
-import { KIND_DEFINITIONS, META_DEFINITIONS, STUB_DEFINITIONS } from './builtin-definitions.js';
+import { structOfKind } from '../schema/builtin/go-type-expr.js';
+import { META_DEFINITIONS } from './builtin-definitions.js';
+import { goDefinition, goDefinitionName, SPECIAL_DEFINITIONS } from './go-definitions.js';
 import { definitionName, kindSchema, listSchema } from './crd-schema.js';
 import { resourceRoutes, v2PathItems, v3Paths, type ResourceInfo, type RouteOptions } from './routes.js';
 import {
@@ -112,15 +114,15 @@ export function crdFragment(crd: CustomResourceDefinitionV1, shared: SharedParam
   return f;
 }
 
-/** Every definition the built-in data knows (meta, kinds, stubs), for resolving refs. */
-export function builtinDefinition(name: string): Schema | undefined {
-  return META_DEFINITIONS[name] ?? KIND_DEFINITIONS[name] ?? STUB_DEFINITIONS[name];
+/**
+ * Every definition of the built-in data (the meta types and apiextensions as kept by hand, the rest
+ * from the Go types), for resolving refs; v3: with the defaults of the v3 form.
+ */
+export function builtinDefinition(name: string, v3 = false): Schema | undefined {
+  return META_DEFINITIONS[name] ?? SPECIAL_DEFINITIONS[name] ?? goDefinition(name, v3);
 }
 
-const KIND_BY_GVK = new Map<string, string>();
-for (const [name, def] of Object.entries(KIND_DEFINITIONS)) {
-  for (const g of (def[GVK_EXTENSION] as GroupVersionKind[] | undefined) ?? []) KIND_BY_GVK.set(`${g.group}/${g.version}/${g.kind}`, name);
-}
+const v3Definition = (name: string) => builtinDefinition(name, true);
 
 /** The built-in resources' contribution: meta types, Scale, each resource's kind and list, and their paths. */
 export function builtinFragment(resources: readonly BuiltinResource[], shared: SharedParameters, opts: RouteOptions = {}): Fragment {
@@ -130,15 +132,19 @@ export function builtinFragment(resources: readonly BuiltinResource[], shared: S
   for (const name of [...Object.keys(META_DEFINITIONS), ...refClosure([SCALE], builtinDefinition)]) defs.set(name, builtinDefinition(name) as Schema);
   for (const r of resources) {
     const gvk = { group: r.group, version: r.version, kind: r.kind };
-    let kindDef = KIND_BY_GVK.get(`${r.group}/${r.version}/${r.kind}`);
-    if (kindDef) for (const n of refClosure([kindDef], builtinDefinition)) defs.set(n, builtinDefinition(n) as Schema);
-    else {
-      // A kind without published data: an object of any content, known by its group-version-kind.
+    const struct = structOfKind(r.group, r.version, r.kind);
+    let kindDef: string;
+    if (struct) {
+      kindDef = goDefinitionName(struct);
+      for (const n of refClosure([kindDef], builtinDefinition)) defs.set(n, builtinDefinition(n) as Schema);
+    } else {
+      // A kind without a Go type: an object of any content, known by its group-version-kind.
       kindDef = `io.k8s.api.${r.group ? r.group.split('.')[0] : 'core'}.${r.version}.${r.kind}`;
       defs.set(kindDef, { type: 'object', [GVK_EXTENSION]: gvkExtension(gvk) });
     }
     const listDef = `${kindDef}List`;
-    defs.set(listDef, listSchema(gvk, `${r.kind}List`, r.resource, kindDef));
+    if (!defs.has(listDef)) defs.set(listDef, builtinDefinition(listDef) ?? listSchema(gvk, `${r.kind}List`, r.resource, kindDef));
+    for (const n of refClosure([listDef], builtinDefinition)) defs.set(n, builtinDefinition(n) as Schema);
     const routes = resourceRoutes(
       {
         ...gvk,
@@ -161,10 +167,11 @@ export function builtinFragment(resources: readonly BuiltinResource[], shared: S
     v3Roots.set(gvKey(r.group, r.version), roots);
   }
   f.v2Definitions = defs;
-  const lookup = (n: string) => defs.get(n);
+  // The v3 form of each definition: the built-in data's, or (a list without a Go type, a kind of any content) the v2 one.
+  const lookup = (n: string) => (defs.has(n) ? v3Definition(n) ?? defs.get(n) : undefined);
   for (const [key, roots] of v3Roots) {
     const part = v3Part(f, key);
-    for (const n of refClosure([...roots, ...routeRefs()], lookup)) part.schemas.set(n, toV3Schema(defs.get(n) as Schema));
+    for (const n of refClosure([...roots, ...routeRefs()], lookup)) part.schemas.set(n, toV3Schema(lookup(n) as Schema));
   }
   return f;
 }
@@ -177,6 +184,6 @@ function routeRefs(): string[] {
 /** The built-in definitions a v3 document of custom resources refers to: the meta types and Scale. */
 export function crdSupportSchemas(): Map<string, Schema> {
   const out = new Map<string, Schema>();
-  for (const n of refClosure([OBJECT_META, LIST_META, ...routeRefs()], builtinDefinition)) out.set(n, toV3Schema(builtinDefinition(n) as Schema));
+  for (const n of refClosure([OBJECT_META, LIST_META, ...routeRefs()], v3Definition)) out.set(n, toV3Schema(v3Definition(n) as Schema));
   return out;
 }

@@ -154,6 +154,61 @@ spec:
     assert.match(created.stderr, /unknown field "foo"/);
   });
 
+  it('describes every served built-in kind from its Go type, field by field, in v2 and v3', async () => {
+    const v2 = (await s.request('GET', '/openapi/v2')).json;
+    const kinds = new Map<string, any>();
+    for (const def of Object.values<any>(v2.definitions)) for (const g of def['x-kubernetes-group-version-kind'] ?? []) kinds.set(`${g.group}/${g.version}/${g.kind}`, def);
+    const crdGroups = new Set((await s.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions')).json.items.map((c: any) => c.spec.group));
+    const groups = [{ name: '', versions: [{ groupVersion: 'v1' }] }, ...(await s.request('GET', '/apis')).json.groups.filter((g: any) => !crdGroups.has(g.name))];
+    let checked = 0;
+    for (const g of groups) {
+      for (const { groupVersion } of g.versions) {
+        const list = (await s.request('GET', g.name ? `/apis/${groupVersion}` : '/api/v1')).json;
+        for (const r of list.resources) {
+          if (r.name.includes('/') || !r.verbs.includes('get')) continue;
+          const [group, version] = g.name ? groupVersion.split('/') : ['', 'v1'];
+          const def = kinds.get(`${group}/${version}/${r.kind}`);
+          assert.ok(def?.description && def.properties?.metadata, `${groupVersion} ${r.kind}: ${JSON.stringify(def)?.slice(0, 200)}`);
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked > 40, `${checked} kinds`);
+    // Every reference resolves.
+    const refs = JSON.stringify(v2.definitions).match(/"\$ref":"#\/definitions\/[^"]+"/g) ?? [];
+    for (const r of new Set(refs)) assert.ok(v2.definitions[r.slice('"$ref":"#/definitions/'.length, -1)], r);
+    const spec = v2.definitions['io.k8s.api.apps.v1.DeploymentSpec'];
+    assert.deepEqual(spec.required, ['selector', 'template']);
+    assert.deepEqual(spec.properties.template, { $ref: '#/definitions/io.k8s.api.core.v1.PodTemplateSpec', description: spec.properties.template.description });
+    const containers = v2.definitions['io.k8s.api.core.v1.PodSpec'].properties.containers;
+    assert.equal(containers['x-kubernetes-patch-merge-key'], 'name');
+    assert.equal(containers['x-kubernetes-list-type'], 'map');
+    // v3: refs with siblings wrapped in allOf, and the zero defaults of non-pointer structs and required scalars.
+    const apps = (await s.request('GET', '/openapi/v3/apis/apps/v1')).json.components.schemas;
+    assert.deepEqual(apps['io.k8s.api.apps.v1.DeploymentSpec'].properties.template.default, {});
+    assert.deepEqual(apps['io.k8s.api.apps.v1.DeploymentSpec'].properties.template.allOf, [{ $ref: '#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec' }]);
+    assert.equal(apps['io.k8s.api.apps.v1.ReplicaSetStatus'].properties.replicas.default, 0);
+    assert.ok(apps['io.k8s.api.core.v1.Container'].properties.ports);
+  });
+
+  it('lets kubectl explain nested fields of built-ins and apply them without schema warnings', async () => {
+    const ports = await s.kubectl(['explain', 'deployment.spec.template.spec.containers.ports']);
+    assert.equal(ports.code, 0, ports.stderr);
+    assert.match(ports.stdout, /containerPort\s+<integer> -required-/);
+    const items = await s.kubectl(['explain', 'cronjob.spec.jobTemplate.spec.template.spec.volumes.configMap.items']);
+    assert.equal(items.code, 0, items.stderr);
+    assert.match(items.stdout, /key\s+<string> -required-\n\s+key is the key to project/);
+    const deployment = (image: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - {name: a, image: "${image}", ports: [{containerPort: 80}]}\n      - {name: b, image: busybox}\n`;
+    for (const image of ['nginx:1', 'nginx:2']) {
+      const applied = await s.kubectl(['apply', '-f', '-'], { input: deployment(image) });
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.equal(applied.stderr, '', 'no "error calculating patch from openapi" warning');
+    }
+    const got = (await s.request('GET', '/apis/apps/v1/namespaces/default/deployments/web')).json;
+    assert.deepEqual(got.spec.template.spec.containers.map((c: any) => `${c.name}=${c.image}`), ['a=nginx:2', 'b=busybox']);
+  });
+
   it('drops a deleted CRD from the documents', async () => {
     await s.request('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com');
     const res = await s.request('GET', '/openapi/v2');

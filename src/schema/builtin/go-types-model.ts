@@ -21,6 +21,8 @@ export interface GoStruct {
    * (Schema, allowing); orStringArray, a schema (Schema) or a list of strings (Property).
    */
   jsonForm?: 'orArray' | 'orBool' | 'orStringArray';
+  /** Embeds TypeMeta: an object of its own kind (apiVersion and kind). */
+  typeMeta?: boolean;
 }
 
 /**

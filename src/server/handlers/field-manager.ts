@@ -5,31 +5,20 @@
  */
 import { typeFromGoStruct } from '../../apply/go-struct-types.js';
 import { structOfKind } from '../../schema/builtin/go-type-expr.js';
-import { BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, typeFromDefinition, updateManagedFields, type FieldManagerOptions, type TypeInfo } from '../../apply/index.js';
-import { KIND_DEFINITIONS, META_DEFINITIONS, STUB_DEFINITIONS } from '../../openapi/builtin-definitions.js';
+import { BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, updateManagedFields, type FieldManagerOptions, type TypeInfo } from '../../apply/index.js';
 import type { Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../registry/types.js';
 import { groupVersion, type HandlerContext } from './context.js';
 
-const DEFINITIONS = { ...META_DEFINITIONS, ...STUB_DEFINITIONS, ...KIND_DEFINITIONS };
-
-/** group/version/kind → definition name, from the definitions' x-kubernetes-group-version-kind. */
-const BY_GVK = new Map<string, string>();
-for (const [name, schema] of Object.entries(DEFINITIONS)) {
-  for (const gvk of ((schema as KObject)['x-kubernetes-group-version-kind'] ?? []) as KObject[]) BY_GVK.set(`${gvk.group}/${gvk.version}/${gvk.kind}`, name);
-}
-
 /**
- * The merge type of a built-in kind: from its Go struct (go-types.ts), else its published schema
- * where kapi has one, else upstream's deduced object.
+ * The merge type of a built-in kind: from its Go struct (go-types.ts), else upstream's deduced object.
  */
 export function builtinApplyType(group: string, version: string, kind: string): () => TypeInfo {
   let type: TypeInfo | undefined;
   return () => {
     if (type) return type;
     const struct = structOfKind(group, version, kind);
-    const name = BY_GVK.get(`${group}/${version}/${kind}`);
-    type = struct ? typeFromGoStruct(struct) : name ? typeFromDefinition(name, DEFINITIONS) : BUILTIN_OBJECT;
+    type = struct ? typeFromGoStruct(struct) : BUILTIN_OBJECT;
     return type;
   };
 }
