@@ -15,6 +15,7 @@ import { v1ToV1beta1, v1beta1ToV1 } from './apis/apiextensions/conversion.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { NamespaceDefaults } from './controllers/namespace-defaults.js';
+import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
 import { LeaderElector } from './controllers/leader-election.js';
 import { ObjectEventHub } from './controllers/object-events.js';
 import { controllerIdentities, type ControllerIdentity } from './controllers/identities.js';
@@ -53,6 +54,10 @@ export interface KapiOptions {
   port?: number;
   /** kube-apiserver's static token CSV. */
   tokenAuthFile?: string;
+  /** Where Services' cluster IPs come from (IPv4 CIDR; default 10.0.0.0/24, as kube-apiserver's). */
+  serviceClusterIPRange?: string;
+  /** Where NodePort Services' ports come from (default 30000-32767). */
+  serviceNodePortRange?: string;
   /** In-process converters for multi-version CRDs, by CRD name; they take precedence over spec.conversion. */
   converters?: Record<string, ConvertFunction>;
   /** How long a conversion webhook may take (default 30 s, as upstream). */
@@ -102,11 +107,14 @@ const identity = (apiVersion: string) => ({
   toStorage: (o: KObject) => (o.apiVersion === apiVersion ? o : { ...o, apiVersion }),
 });
 
-function builtinEndpoint(storage: Storage, r: BuiltinResource): Endpoint {
+function builtinEndpoint(storage: Storage, r: BuiltinResource, ranges: ServiceRanges = DEFAULT_SERVICE_RANGES): Endpoint {
   const apiVersion = r.names.group ? `${r.names.group}/${r.version}` : r.version;
-  const strategy = r.strategy ?? { allowUnconditionalUpdate: true };
+  let strategy = r.strategy ?? { allowUnconditionalUpdate: true };
   const structId = structOfKind(r.names.group, r.version, r.names.kind);
-  const store = new RestStore(storage, r.names, structId ? withTypedDecoding(strategy, structId, r.names.kind) : strategy);
+  const store = new RestStore(storage, r.names, strategy);
+  // Services allocate cluster IPs and node ports against the stored Services.
+  if (r.names.group === '' && r.names.resource === 'services') strategy = serviceStrategy(strategy, ranges, () => store.cache.list().items.map((e) => e.object));
+  store.strategy = structId ? withTypedDecoding(strategy, structId, r.names.kind) : strategy;
   return {
     group: r.names.group,
     version: r.version,
@@ -134,13 +142,16 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   // Configuration is checked before anything is opened: a bad file leaves nothing running.
   const auditPolicy =
     options.auditPolicyFile && (options.auditLogPath || options.auditBackend) ? parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile) : undefined;
+  const serviceRanges = { clusterIPRange: options.serviceClusterIPRange ?? DEFAULT_SERVICE_RANGES.clusterIPRange, nodePortRange: options.serviceNodePortRange ?? DEFAULT_SERVICE_RANGES.nodePortRange };
+  parseServiceRanges(serviceRanges);
   const storage = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 });
   const registry = new ApiRegistry();
 
   const nsEndpoint = builtinEndpoint(storage, NAMESPACES);
   nsEndpoint.subresources.finalize = true;
   registry.add(nsEndpoint);
-  for (const r of BUILTIN_RESOURCES) registry.add(builtinEndpoint(storage, r));
+  for (const r of BUILTIN_RESOURCES) registry.add(builtinEndpoint(storage, r, serviceRanges));
+  await registry.lookup('', 'v1', 'services')!.store.start();
 
   const crdNames = {
     group: 'apiextensions.k8s.io',
@@ -193,7 +204,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const crds = new CrdController(storage, registry, crdStore, { converterFor: converters, published: { setCrd: (crd) => openapi.setCrd(crd as never), removeCrd: (name) => openapi.removeCrd(name) } });
   crdStore.sync = (name) => crds.sync(name);
   await crds.start();
-  await bootstrap(nsEndpoint.store, registry);
+  await bootstrap(nsEndpoint.store, registry, parseServiceRanges(serviceRanges).firstIP);
 
   const tokens = new Map(extraTokens ?? []);
   tokens.set(adminToken, adminUserInfo());
@@ -293,7 +304,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
 }
 
 /** The objects every cluster has: the initial namespaces and the default/kubernetes service. */
-async function bootstrap(namespaces: RestStore, registry: ApiRegistry): Promise<void> {
+async function bootstrap(namespaces: RestStore, registry: ApiRegistry, kubernetesIP: string): Promise<void> {
   for (const name of INITIAL_NAMESPACES) {
     await namespaces.create(undefined, { kind: 'Namespace', apiVersion: 'v1', metadata: { name } }).catch(ignoreExists);
   }
@@ -303,7 +314,7 @@ async function bootstrap(namespaces: RestStore, registry: ApiRegistry): Promise<
       kind: 'Service',
       apiVersion: 'v1',
       metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
-      spec: { type: 'ClusterIP', clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'], ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None' },
+      spec: { type: 'ClusterIP', clusterIP: kubernetesIP, clusterIPs: [kubernetesIP], ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None' },
     })
     .catch(ignoreExists);
 }

@@ -9,6 +9,9 @@ import type { ScaleConfig } from '../crd/scale.js';
 import type { ResourceNames, Strategy } from '../registry/types.js';
 import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
+import { builtinDefaulter } from './builtin-defaults.js';
+import { podStrategy } from './core/pods.js';
+import { jobStrategy } from './batch/jobs.js';
 
 export interface BuiltinResource {
   version: string;
@@ -90,7 +93,7 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: plain }),
   res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'], strategy: plain }),
   res('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
-  res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'], returnDeletedObject: true } }),
+  res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, strategy: podStrategy }),
   res('', 'v1', 'podtemplates', 'PodTemplate', true, { strategy: plain }),
   res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
   res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
@@ -110,7 +113,7 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true, { strategy: plain }),
   res('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false, { strategy: plain }),
   res('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, { strategy: plain }),
-  res('batch', 'v1', 'jobs', 'Job', true, { categories: ['all'], status: true, strategy: workload }),
+  res('batch', 'v1', 'jobs', 'Job', true, { categories: ['all'], status: true, strategy: jobStrategy(workload) }),
   res('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ['all'], status: true, strategy: workload }),
   res('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, { shortNames: ['hpa'], categories: ['all'], status: true, strategy: withStatus }),
   res('networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, { shortNames: ['ing'], status: true, strategy: workload }),
@@ -130,7 +133,8 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
 /**
  * A built-in kind's strategy with its typed decoding first: a value of the wrong type is the decoder's
  * 400, undeclared (and duplicate) fields fail, warn or pass as fieldValidation says, as for custom
- * resources. `structId` names the kind's Go struct (go-types.ts).
+ * resources; then the defaulters of the Go structs (builtin-defaults.ts) and the kind's own.
+ * `structId` names the kind's Go struct (go-types.ts).
  */
 export function withTypedDecoding(strategy: Strategy, structId: string, kind: string): Strategy {
   return {
@@ -146,6 +150,7 @@ export function withTypedDecoding(strategy: Strategy, structId: string, kind: st
           ctx.warnings?.push(...problems);
         }
       }
+      builtinDefaulter.apply(structId, obj);
       strategy.defaulting?.(obj, ctx);
     },
   };

@@ -12,6 +12,8 @@ interface ServeOptions {
   securePort: string;
   dataDir: string;
   tokenAuthFile?: string;
+  serviceClusterIpRange: string;
+  serviceNodePortRange: string;
   converters?: string;
   etcdServers?: string;
   etcdPrefix: string;
@@ -50,6 +52,8 @@ program
   .option('--secure-port <port>', 'the port to serve HTTPS on (0: any free port)', '6443')
   .option('--data-dir <dir>', 'where the store, certificates and admin kubeconfig live', '.kapi')
   .option('--token-auth-file <file>', 'static bearer tokens: token,user,uid,"group1,group2"')
+  .option('--service-cluster-ip-range <cidr>', "the IPv4 range Services' cluster IPs are allocated from", '10.0.0.0/24')
+  .option('--service-node-port-range <range>', 'the ports NodePort Services are allocated from', '30000-32767')
   .option('--converters <module>', 'an ES module whose default export maps CRD names to TypeScript/JavaScript converters')
   .option('--etcd-servers <urls>', 'store in etcd instead of the embedded store: comma-separated endpoints, e.g. http://127.0.0.1:2379')
   .option('--etcd-prefix <prefix>', 'the etcd key prefix, so several installations can share one etcd', '/registry')
@@ -83,6 +87,8 @@ program
       bindAddress: opts.bindAddress,
       port: Number(opts.securePort),
       tokenAuthFile: opts.tokenAuthFile,
+      serviceClusterIPRange: opts.serviceClusterIpRange,
+      serviceNodePortRange: opts.serviceNodePortRange,
       converters,
       limits,
       requestLog: verbosity >= 2 ? (line) => process.stderr.write(line) : undefined,

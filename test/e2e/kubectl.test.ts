@@ -164,14 +164,14 @@ spec:
     assert.match(await ok(['apply', '-f', '-'], deploy('nginx:2')), /deployment.apps\/web configured/);
     const d = JSON.parse(await ok(['get', 'deployment', 'web', '-o', 'json']));
     assert.deepEqual(d.spec.template.spec.containers.map((c: any) => [c.name, c.image]), [['web', 'nginx:2'], ['sidecar', 'busybox']]);
-    assert.deepEqual(d.spec.template.spec.containers[0].ports, [{ containerPort: 80 }]);
+    assert.deepEqual(d.spec.template.spec.containers[0].ports, [{ containerPort: 80, protocol: 'TCP' }]);
     assert.equal(d.metadata.generation, 2);
     // kubectl patch's idiom: a patch that names one container merges it by name, by the Go types' metadata.
     await ok(['patch', 'deployment', 'web', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"sidecar","image":"busybox:2","env":[{"name":"A","value":"1"}]}]}}}}']);
     const p = JSON.parse(await ok(['get', 'deployment', 'web', '-o', 'json']));
     assert.deepEqual(p.spec.template.spec.containers.map((c: any) => [c.name, c.image]), [['web', 'nginx:2'], ['sidecar', 'busybox:2']]);
     assert.deepEqual(p.spec.template.spec.containers[1].env, [{ name: 'A', value: '1' }]);
-    assert.deepEqual(p.spec.template.spec.containers[0].ports, [{ containerPort: 80 }]);
+    assert.deepEqual(p.spec.template.spec.containers[0].ports, [{ containerPort: 80, protocol: 'TCP' }]);
     // The workloads' /scale (#26): kubectl scale, and the Scale with the selector as text.
     assert.match(await ok(['scale', 'deployment', 'web', '--replicas=4']), /deployment.apps\/web scaled/);
     const scale = await s.request('GET', '/apis/apps/v1/namespaces/default/deployments/web/scale');

@@ -26,6 +26,20 @@ describe('the official Python client', () => {
     assert.deepEqual(steps.get('create_namespace'), { step: 'create_namespace', name: 'from-python', kind: 'Namespace', phase: 'Active' });
     assert.deepEqual(steps.get('create_config_map').data, { mode: 'fast' });
     assert.deepEqual(steps.get('patch_config_map').data, { mode: 'fast', level: '3' });
+    assert.deepEqual(steps.get('create_pod'), {
+      step: 'create_pod',
+      phase: 'Pending',
+      qos: 'Guaranteed',
+      pull: 'IfNotPresent',
+      requests: { cpu: '1', memory: '1Gi' },
+      restart: 'Always',
+      account: 'default',
+    });
+    const svc = steps.get('create_service');
+    assert.match(svc.cluster_ip, /^10\.0\.0\.\d+$/);
+    assert.deepEqual(svc.cluster_ips, [svc.cluster_ip]);
+    assert.ok(svc.node_port >= 30000 && svc.node_port <= 32767, String(svc.node_port));
+    assert.deepEqual([svc.target_port, svc.protocol], [80, 'TCP']);
     const listed = steps.get('list_config_maps');
     assert.deepEqual({ ...listed, names: listed.names.filter((n: string) => n !== 'kube-root-ca.crt') }, { step: 'list_config_maps', names: ['settings'], kind: 'ConfigMapList' });
     assert.deepEqual(steps.get('watch_config_maps').events.filter((e: string[]) => e[1] !== 'kube-root-ca.crt'), [['ADDED', 'settings']]);

@@ -1,0 +1,41 @@
+/**
+ * Jobs as upstream's registry writes them (no job controller acts on them): unless the selector is
+ * manual, the pod template is labelled with the job's name and uid and the selector picks that uid
+ * (generateSelector, which runs when the uid is known); metadata.labels, defaulted from the template's,
+ * get the same labels.
+ */
+import type { Strategy } from '../../registry/types.js';
+import { deepEqual } from '../../util/deep-equal.js';
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function child(o: Obj, key: string): Obj {
+  if (!isObject(o[key])) o[key] = {};
+  return o[key] as Obj;
+}
+
+const NAME_LABELS = ['job-name', 'batch.kubernetes.io/job-name'];
+const UID_LABELS = ['controller-uid', 'batch.kubernetes.io/controller-uid'];
+
+export function jobStrategy(base: Strategy): Strategy {
+  return {
+    ...base,
+    validate(job, ctx) {
+      const spec = child(job, 'spec');
+      if (spec.manualSelector !== true) {
+        const meta = job.metadata;
+        const templateMeta = child(child(spec, 'template'), 'metadata');
+        const labels = child(templateMeta, 'labels');
+        const before = { ...labels };
+        for (const l of NAME_LABELS) if (!(l in labels)) labels[l] = meta.name;
+        for (const l of UID_LABELS) if (!(l in labels)) labels[l] = meta.uid;
+        const matchLabels = child(child(spec, 'selector'), 'matchLabels');
+        if (!(UID_LABELS[1] in matchLabels)) matchLabels[UID_LABELS[1]] = meta.uid;
+        // SetDefaults_Job shares the template's label map with metadata.labels.
+        if (deepEqual(meta.labels, before)) meta.labels = { ...labels };
+      }
+      return base.validate?.(job, ctx) ?? [];
+    },
+  };
+}

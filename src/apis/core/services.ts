@@ -1,0 +1,184 @@
+/**
+ * Services as kube-apiserver's service REST writes them: a cluster IP allocated from
+ * `--service-cluster-ip-range` (a random free address; one given must be free and in the range),
+ * `clusterIPs`, `ipFamilies` and `ipFamilyPolicy` filled in, node ports allocated from
+ * `--service-node-port-range` for NodePort and LoadBalancer services, and on update the allocated
+ * values kept when the new object leaves them out (so `kubectl replace` of a manifest keeps them).
+ * Addresses in use are those of the stored Services (the watch cache), checked on every write.
+ */
+import { randomInt } from 'node:crypto';
+import { field, type FieldError } from '../../machinery/field-errors.js';
+import type { KObject, Strategy } from '../../registry/types.js';
+import { errors } from '../../machinery/status.js';
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const ports = (spec: Obj): Obj[] => (Array.isArray(spec.ports) ? spec.ports.filter(isObject) : []);
+
+export interface ServiceRanges {
+  /** IPv4 CIDR, e.g. 10.0.0.0/24 (kube-apiserver's default). */
+  clusterIPRange: string;
+  /** Inclusive port range, e.g. 30000-32767. */
+  nodePortRange: string;
+}
+
+export const DEFAULT_SERVICE_RANGES: ServiceRanges = { clusterIPRange: '10.0.0.0/24', nodePortRange: '30000-32767' };
+
+interface Cidr {
+  base: number;
+  size: number;
+  text: string;
+}
+
+function ipToNumber(ip: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
+  if (!m) return undefined;
+  const parts = m.slice(1).map(Number);
+  if (parts.some((p) => p > 255)) return undefined;
+  return ((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3];
+}
+
+const numberToIp = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+
+/** The ranges parsed; firstIP is the kubernetes Service's address. Throws on a malformed flag. */
+export function parseServiceRanges(r: ServiceRanges): { cidr: Cidr; nodePorts: [number, number]; firstIP: string } {
+  const m = /^([\d.]+)\/(\d{1,2})$/.exec(r.clusterIPRange);
+  const base = m ? ipToNumber(m[1]) : undefined;
+  const bits = m ? Number(m[2]) : NaN;
+  if (base === undefined || !(bits >= 8 && bits <= 30)) throw new Error(`--service-cluster-ip-range: ${r.clusterIPRange} is not an IPv4 CIDR with a prefix of 8 to 30 bits`);
+  const size = 2 ** (32 - bits);
+  const np = /^(\d+)-(\d+)$/.exec(r.nodePortRange);
+  const lo = np ? Number(np[1]) : NaN;
+  const hi = np ? Number(np[2]) : NaN;
+  if (!(lo >= 1 && hi <= 65535 && lo <= hi)) throw new Error(`--service-node-port-range: ${r.nodePortRange} is not a port range like 30000-32767`);
+  const start = base - (base % size);
+  return { cidr: { base: start, size, text: `${numberToIp(start)}/${bits}` }, nodePorts: [lo, hi], firstIP: numberToIp(start + 1) };
+}
+
+/**
+ * The Service strategy over `base`, allocating from the ranges; `services()` lists the stored Services
+ * (to find the addresses and ports in use).
+ */
+export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services: () => Iterable<KObject>): Strategy {
+  const { cidr, nodePorts } = parseServiceRanges(ranges);
+  // Values handed out lately, which the cache may not show yet (its events trail the writes).
+  const recent = new Map<string | number, number>();
+  const remember = (v: string | number) => {
+    const now = Date.now();
+    for (const [k, until] of recent) if (until < now) recent.delete(k);
+    recent.set(v, now + 10_000);
+  };
+
+  const inUse = (self: KObject) => {
+    const ips = new Set<string>();
+    const usedPorts = new Set<number>();
+    for (const s of services()) {
+      if (s.metadata?.namespace === self.metadata?.namespace && s.metadata?.name === self.metadata?.name) continue;
+      const spec = isObject(s.spec) ? s.spec : {};
+      for (const ip of Array.isArray(spec.clusterIPs) ? spec.clusterIPs : [spec.clusterIP]) if (typeof ip === 'string') ips.add(ip);
+      for (const p of ports(spec)) if (typeof p.nodePort === 'number') usedPorts.add(p.nodePort);
+    }
+    for (const v of recent.keys()) {
+      if (typeof v === 'string') ips.add(v);
+      else usedPorts.add(v);
+    }
+    return { ips, usedPorts };
+  };
+
+  const taken = <T extends string | number>(v: T): T => {
+    remember(v);
+    return v;
+  };
+
+  /** A free address: random, preferring the upper part of the range as upstream's allocator does. */
+  const allocateIP = (ips: Set<string>): string => {
+    const first = cidr.base + 1;
+    const last = cidr.base + cidr.size - 2;
+    const lowerBand = Math.min(Math.max(16, Math.floor(cidr.size / 16)), 256);
+    const bands: Array<[number, number]> = [[Math.min(first + lowerBand, last), last], [first, last]];
+    for (const [lo, hi] of bands) {
+      for (let i = 0; i < 64; i++) {
+        const ip = numberToIp(randomInt(lo, hi + 1));
+        if (!ips.has(ip)) return taken(ip);
+      }
+      for (let n = lo; n <= hi; n++) if (!ips.has(numberToIp(n))) return taken(numberToIp(n));
+    }
+    throw errors.internal(`failed to allocate a serviceIP: range is full`);
+  };
+
+  const allocatePort = (used: Set<number>): number => {
+    const [lo, hi] = nodePorts;
+    for (let i = 0; i < 64; i++) {
+      const p = randomInt(lo, hi + 1);
+      if (!used.has(p)) return taken(p);
+    }
+    for (let p = lo; p <= hi; p++) if (!used.has(p)) return taken(p);
+    throw errors.internal('failed to allocate a nodePort: range is full');
+  };
+
+  /** Allocate what the spec needs; errors for requested values that cannot be had. */
+  const allocate = (svc: KObject, old: KObject | undefined): FieldError[] => {
+    const spec = (isObject(svc.spec) ? svc.spec : (svc.spec = {})) as Obj;
+    const errs: FieldError[] = [];
+    const { ips, usedPorts } = inUse(svc);
+    const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
+    if (spec.type === 'ExternalName') {
+      delete spec.clusterIP;
+      delete spec.clusterIPs;
+      delete spec.ipFamilies;
+      delete spec.ipFamilyPolicy;
+    } else {
+      const requested = typeof spec.clusterIP === 'string' ? spec.clusterIP : '';
+      if (requested === '' || requested === 'None') {
+        spec.clusterIP = requested === 'None' ? 'None' : oldSpec?.clusterIP && oldSpec.clusterIP !== 'None' ? oldSpec.clusterIP : allocateIP(ips);
+      } else if (requested !== oldSpec?.clusterIP) {
+        const n = ipToNumber(requested);
+        if (n === undefined || n < cidr.base || n >= cidr.base + cidr.size) {
+          errs.push(field.invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: provided IP is not in the valid range. The range of valid IPs is ${cidr.text}`));
+        } else if (ips.has(requested)) {
+          errs.push(field.invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: provided IP is already allocated`));
+        }
+      }
+      spec.clusterIPs = [spec.clusterIP];
+      if (!Array.isArray(spec.ipFamilies) || spec.ipFamilies.length === 0) spec.ipFamilies = ['IPv4'];
+      spec.ipFamilyPolicy ??= 'SingleStack';
+    }
+    const wantsNodePorts = spec.type === 'NodePort' || (spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts !== false);
+    const oldPorts = oldSpec ? ports(oldSpec) : [];
+    ports(spec).forEach((p, i) => {
+      if (!wantsNodePorts) {
+        if (spec.type === 'ClusterIP' || spec.type === 'ExternalName') delete p.nodePort;
+        return;
+      }
+      if (typeof p.nodePort !== 'number' || p.nodePort === 0) {
+        const kept = oldPorts.find((o) => o.port === p.port && (o.protocol ?? 'TCP') === (p.protocol ?? 'TCP') && typeof o.nodePort === 'number');
+        p.nodePort = kept ? kept.nodePort : allocatePort(usedPorts);
+      } else if (!oldPorts.some((o) => o.nodePort === p.nodePort)) {
+        const [lo, hi] = nodePorts;
+        if (p.nodePort < lo || p.nodePort > hi) {
+          errs.push(field.invalid(`spec.ports[${i}].nodePort`, p.nodePort, `provided port is not in the valid range. The range of valid ports is ${lo}-${hi}`));
+        } else if (usedPorts.has(p.nodePort)) {
+          errs.push(field.invalid(`spec.ports[${i}].nodePort`, p.nodePort, 'provided port is already allocated'));
+        }
+      }
+      usedPorts.add(p.nodePort as number);
+    });
+    return errs;
+  };
+
+  return {
+    ...base,
+    validate(svc, ctx) {
+      return [...allocate(svc, undefined), ...(base.validate?.(svc, ctx) ?? [])];
+    },
+    validateUpdate(svc, old, ctx) {
+      const errs = allocate(svc, old);
+      const before = isObject(old.spec) ? old.spec.clusterIP : undefined;
+      const now = isObject(svc.spec) ? svc.spec.clusterIP : undefined;
+      if (before && before !== 'None' && now !== before && (svc.spec as Obj).type !== 'ExternalName' && (old.spec as Obj).type !== 'ExternalName') {
+        errs.push(field.invalid('spec.clusterIPs[0]', now, 'may not change once set'));
+      }
+      return [...errs, ...(base.validateUpdate?.(svc, old, ctx) ?? [])];
+    },
+  };
+}

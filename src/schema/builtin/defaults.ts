@@ -1,0 +1,106 @@
+/**
+ * Defaulting of built-in objects along their Go structs, as upstream's generated SetObjectDefaults_*
+ * functions do: at every value of a struct type, that struct's defaulter (a hook: upstream's hand-written
+ * SetDefaults_<Struct>) runs first, then the `+default=` markers of its fields (go-types.ts) fill fields
+ * left at their zero value, then the walk goes on into its fields, list items and map values.
+ */
+import { deref, parseType, type Type } from './go-type-expr.js';
+import { GO_STRUCTS } from './go-types.js';
+
+type Obj = Record<string, unknown>;
+
+/** A struct's defaulter: changes the JSON object of one value of that struct in place. */
+export type StructDefaulter = (value: Obj) => void;
+
+/** Defaulters by struct id (`core/v1.Container`). */
+export type StructDefaulters = Readonly<Record<string, StructDefaulter>>;
+
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A `+default=` marker's value; markers naming a Go constant (`ref(...)`) are not data and are skipped. */
+function markerValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+interface Marked {
+  json: string;
+  value: unknown;
+  pointer: boolean;
+}
+
+/** How to default one struct: its hook, its marked fields, and the fields worth walking into. */
+interface Plan {
+  hook?: StructDefaulter;
+  marked: Marked[];
+  children: Array<{ json: string; type: Type } | { inline: string }>;
+}
+
+export class TypedDefaulter {
+  private readonly plans = new Map<string, Plan | null>();
+
+  constructor(private readonly hooks: StructDefaulters) {}
+
+  /** Default `obj`, a value of the struct `structId`. */
+  apply(structId: string, obj: Obj): void {
+    const plan = this.plan(structId);
+    if (plan) this.struct(plan, obj);
+  }
+
+  private struct(plan: Plan, obj: Obj): void {
+    plan.hook?.(obj);
+    for (const m of plan.marked) {
+      const cur = obj[m.json];
+      const zero = cur === undefined || cur === null || (!m.pointer && (cur === '' || cur === 0 || cur === false));
+      if (zero) obj[m.json] = structuredClone(m.value);
+    }
+    for (const c of plan.children) {
+      if ('inline' in c) this.apply(c.inline, obj);
+      else this.value(c.type, obj[c.json]);
+    }
+  }
+
+  private value(t: Type, v: unknown): void {
+    t = deref(t);
+    if (t.k === 'struct') {
+      if (isObject(v)) this.apply(t.id, v);
+    } else if (t.k === 'slice') {
+      if (Array.isArray(v)) for (const item of v) this.value(t.elem, item);
+    } else if (t.k === 'map') {
+      if (isObject(v)) for (const item of Object.values(v)) this.value(t.value, item);
+    }
+  }
+
+  /** The plan of a struct, or null when nothing in it or under it is defaulted (memoized; cycles count as nothing). */
+  private plan(structId: string): Plan | null {
+    if (this.plans.has(structId)) return this.plans.get(structId)!;
+    this.plans.set(structId, null);
+    const plan: Plan = { hook: this.hooks[structId], marked: [], children: [] };
+    for (const f of GO_STRUCTS[structId]?.fields ?? []) {
+      const type = parseType(f.type);
+      if (f.default !== undefined) {
+        const value = markerValue(f.default);
+        // A default equal to the zero value changes nothing in JSON.
+        if (value !== undefined && value !== '' && value !== 0 && value !== false) plan.marked.push({ json: f.json, value, pointer: type.k === 'ptr' });
+      }
+      const inner = innermostStruct(type);
+      if (inner === undefined || this.plan(inner) === null) continue;
+      plan.children.push(f.inline ? { inline: inner } : { json: f.json, type });
+    }
+    const useful = plan.hook !== undefined || plan.marked.length > 0 || plan.children.length > 0;
+    this.plans.set(structId, useful ? plan : null);
+    return useful ? plan : null;
+  }
+}
+
+/** The struct a field's values are, or hold (through pointers, lists and maps). */
+function innermostStruct(t: Type): string | undefined {
+  t = deref(t);
+  if (t.k === 'struct') return t.id;
+  if (t.k === 'slice') return innermostStruct(t.elem);
+  if (t.k === 'map') return innermostStruct(t.value);
+  return undefined;
+}
