@@ -151,7 +151,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   nsEndpoint.subresources.finalize = true;
   registry.add(nsEndpoint);
   for (const r of BUILTIN_RESOURCES) registry.add(builtinEndpoint(storage, r, serviceRanges));
-  await registry.lookup('', 'v1', 'services')!.store.start();
+  // The Services' cache tells the allocator which addresses are taken: filled from the start, without holding it up.
+  registry.lookup('', 'v1', 'services')!.store.start().catch(() => undefined);
 
   const crdNames = {
     group: 'apiextensions.k8s.io',

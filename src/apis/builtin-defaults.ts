@@ -4,6 +4,7 @@
  * Container in a Pod, in a Deployment's template, in a CronJob's job template). The `+default=`
  * markers of the Go types are applied by the walker (schema/builtin/defaults.ts) and are not repeated here.
  */
+import { setOwn } from '../machinery/json-decoder.js';
 import { TypedDefaulter, type StructDefaulters } from '../schema/builtin/defaults.js';
 
 type Obj = Record<string, unknown>;
@@ -50,7 +51,7 @@ function volume(v: Obj): void {
   if (Object.keys(v).every((k) => k === 'name' || unset(v[k]))) v.emptyDir = {};
 }
 
-/** SetDefaults_Pod: requests default to limits, service links on. */
+/** SetDefaults_Pod: requests default to limits, service links on, host ports under host networking. */
 function pod(p: Obj): void {
   const spec = isObject(p.spec) ? p.spec : undefined;
   if (!spec) return;
@@ -60,10 +61,17 @@ function pod(p: Obj): void {
       if (!isObject(c) || !isObject(c.resources) || !isObject(c.resources.limits)) continue;
       const resources = c.resources;
       const requests = child(resources, 'requests');
-      for (const [name, value] of Object.entries(resources.limits as Obj)) if (!(name in requests)) requests[name] = value;
+      for (const [name, value] of Object.entries(resources.limits as Obj)) if (!Object.hasOwn(requests, name)) setOwn(requests, name, value);
     }
   }
   setIfUnset(spec, 'enableServiceLinks', true);
+  // Host networking: the ports are the host's (pods only, not templates, since 1.28).
+  if (spec.hostNetwork === true) {
+    for (const list of [spec.containers, spec.initContainers]) {
+      if (!Array.isArray(list)) continue;
+      for (const c of list) if (isObject(c) && Array.isArray(c.ports)) for (const port of c.ports) if (isObject(port) && empty(port.hostPort)) port.hostPort = port.containerPort;
+    }
+  }
 }
 
 /** SetDefaults_PodSpec, with the v1 conversion's mirror of serviceAccountName in the deprecated serviceAccount. */
@@ -75,12 +83,6 @@ function podSpec(s: Obj): void {
   setIfEmpty(s, 'schedulerName', 'default-scheduler');
   if (empty(s.serviceAccountName) && typeof s.serviceAccount === 'string' && s.serviceAccount) s.serviceAccountName = s.serviceAccount;
   if (typeof s.serviceAccountName === 'string' && s.serviceAccountName) s.serviceAccount = s.serviceAccountName;
-  if (s.hostNetwork === true) {
-    for (const list of [s.containers, s.initContainers]) {
-      if (!Array.isArray(list)) continue;
-      for (const c of list) if (isObject(c) && Array.isArray(c.ports)) for (const port of c.ports) if (isObject(port) && empty(port.hostPort)) port.hostPort = port.containerPort;
-    }
-  }
 }
 
 /** SetDefaults_Service. */
@@ -97,7 +99,8 @@ function service(svc: Obj): void {
     for (const port of spec.ports) if (isObject(port) && empty(port.targetPort)) port.targetPort = port.port;
   }
   const type = spec.type;
-  if (type === 'NodePort' || type === 'LoadBalancer') setIfEmpty(spec, 'externalTrafficPolicy', 'Cluster');
+  const externalIPs = Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0;
+  if (type === 'NodePort' || type === 'LoadBalancer' || (type === 'ClusterIP' && externalIPs)) setIfEmpty(spec, 'externalTrafficPolicy', 'Cluster');
   if (type === 'ClusterIP' || type === 'NodePort' || type === 'LoadBalancer') setIfUnset(spec, 'internalTrafficPolicy', 'Cluster');
   if (type === 'LoadBalancer') setIfUnset(spec, 'allocateLoadBalancerNodePorts', true);
 }
@@ -232,10 +235,9 @@ export const BUILTIN_DEFAULTERS: StructDefaulters = {
     setIfUnset(spec, 'volumeMode', 'Filesystem');
     setIfEmpty(child(pv, 'status'), 'phase', 'Pending');
   },
-  'core/v1.PersistentVolumeClaim': (pvc) => {
-    setIfUnset(child(pvc, 'spec'), 'volumeMode', 'Filesystem');
-    setIfEmpty(child(pvc, 'status'), 'phase', 'Pending');
-  },
+  'core/v1.PersistentVolumeClaim': (pvc) => setIfEmpty(child(pvc, 'status'), 'phase', 'Pending'),
+  // Claims and claim templates alike (StatefulSets' volumeClaimTemplates, ephemeral volumes).
+  'core/v1.PersistentVolumeClaimSpec': (spec) => setIfUnset(spec, 'volumeMode', 'Filesystem'),
   'core/v1.ReplicationController': (rc) => {
     const spec = child(rc, 'spec');
     const labels = isObject(spec.template) && isObject(spec.template.metadata) && isObject(spec.template.metadata.labels) ? spec.template.metadata.labels : undefined;

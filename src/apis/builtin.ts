@@ -12,6 +12,9 @@ import { checkTypedObject } from '../schema/builtin/typed-json.js';
 import { builtinDefaulter } from './builtin-defaults.js';
 import { podStrategy } from './core/pods.js';
 import { jobStrategy } from './batch/jobs.js';
+import { configMapStrategy, secretStrategy } from './core/config.js';
+import { field } from '../machinery/field-errors.js';
+import { nameIsDNS1035Label, validatePathSegmentName } from '../machinery/validation.js';
 
 export interface BuiltinResource {
   version: string;
@@ -70,7 +73,7 @@ const replicated: Strategy = {
  * Secret: `stringData` is written into `data` (base64; it wins over `data`) and is never stored, as the
  * v1 conversion does; `type` defaults to Opaque.
  */
-const secretStrategy: Strategy = {
+const secretDefaults: Strategy = {
   ...plain,
   defaulting(obj) {
     const stringData = obj.stringData;
@@ -86,9 +89,16 @@ const secretStrategy: Strategy = {
 
 /** Kinds with a /status subresource: the main endpoint leaves status alone. */
 const withStatus: Strategy = { ...plain, resetFieldsOnMainEndpoint: ['status'] };
+/** RBAC objects are named by any path segment (`system:controller:x`), as ValidateRBACName allows. */
+const pathSegmentNamed: Strategy = { ...plain, nameRule: validatePathSegmentName };
+/** A CronJob's name leaves room for the suffix of its Jobs' names (ValidateCronJob: 52 characters). */
+const cronJobStrategy: Strategy = {
+  ...workload,
+  validate: (cj) => (typeof cj.metadata.name === 'string' && cj.metadata.name.length > 52 ? [field.invalid('metadata.name', cj.metadata.name, 'must be no more than 52 characters')] : []),
+};
 
 export const BUILTIN_RESOURCES: BuiltinResource[] = [
-  res('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'], strategy: plain }),
+  res('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'], strategy: configMapStrategy(plain) }),
   res('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], strategy: plain }),
   res('', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: plain }),
   res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'], strategy: plain }),
@@ -97,9 +107,9 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'podtemplates', 'PodTemplate', true, { strategy: plain }),
   res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
   res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
-  res('', 'v1', 'secrets', 'Secret', true, { strategy: secretStrategy }),
+  res('', 'v1', 'secrets', 'Secret', true, { strategy: secretStrategy(secretDefaults) }),
   res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'], strategy: plain }),
-  res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
+  res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...withStatus, nameRule: nameIsDNS1035Label } }),
   res('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ['all'], status: true, strategy: workload }),
   res('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
   res('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
@@ -107,15 +117,15 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('coordination.k8s.io', 'v1', 'leases', 'Lease', true, { strategy: plain }),
   res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: plain }),
   // Kinds an operator's install bundle and tests touch; stored with their typed decoding, no controller acts on them.
-  res('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { shortNames: ['pv'], status: true, strategy: withStatus }),
+  res('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { shortNames: ['pv'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
   res('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { shortNames: ['pvc'], status: true, strategy: withStatus }),
-  res('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true, { strategy: plain }),
-  res('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true, { strategy: plain }),
-  res('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false, { strategy: plain }),
-  res('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, { strategy: plain }),
+  res('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true, { strategy: pathSegmentNamed }),
+  res('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true, { strategy: pathSegmentNamed }),
+  res('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false, { strategy: pathSegmentNamed }),
+  res('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, { strategy: pathSegmentNamed }),
   res('batch', 'v1', 'jobs', 'Job', true, { categories: ['all'], status: true, strategy: jobStrategy(workload) }),
-  res('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ['all'], status: true, strategy: workload }),
-  res('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, { shortNames: ['hpa'], categories: ['all'], status: true, strategy: withStatus }),
+  res('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ['all'], status: true, strategy: cronJobStrategy }),
+  res('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, { shortNames: ['hpa'], categories: ['all'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
   res('networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, { shortNames: ['ing'], status: true, strategy: workload }),
   res('networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false, { strategy: plain }),
   res('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, { shortNames: ['netpol'], strategy: { ...plain, generation: 'spec' } }),
@@ -127,7 +137,7 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, { strategy: plain }),
   res('storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false, { status: true, strategy: withStatus }),
   res('node.k8s.io', 'v1', 'runtimeclasses', 'RuntimeClass', false, { strategy: plain }),
-  res('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, { shortNames: ['csr'], status: true, strategy: withStatus }),
+  res('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, { shortNames: ['csr'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
 ];
 
 /**
@@ -152,6 +162,12 @@ export function withTypedDecoding(strategy: Strategy, structId: string, kind: st
       }
       builtinDefaulter.apply(structId, obj);
       strategy.defaulting?.(obj, ctx);
+    },
+    // Stored objects are defaulted as they are decoded, as upstream's storage codec does: one written
+    // before a default existed reads (and compares on update) as if it had been written with it.
+    onRead(obj) {
+      builtinDefaulter.apply(structId, obj);
+      strategy.onRead?.(obj);
     },
   };
 }

@@ -272,6 +272,8 @@ export class WatchCache<T> {
 
   private async load(): Promise<void> {
     const { kvs, revision } = await this.storage.range(this.prefix);
+    // Stopped while listing: no watch is opened (it would outlive the cache and keep its connection).
+    if (this.stopped) return;
     for (const kv of kvs) this.put({ key: kv.key, revision: kv.modRevision, object: this.decode(kv) });
     this.revision = revision;
     this.ring.reset(revision);
@@ -350,6 +352,22 @@ export class WatchCache<T> {
     };
   }
 
+  private readonly leftViews = new WeakMap<CacheEvent<T>, CacheEvent<T>>();
+
+  /**
+   * The event a watcher sees as DELETED: for a change that took the object out of its selector, the
+   * object as it was (the one the watcher knew), at the event's revision, as upstream's cacher sends it.
+   */
+  deletedView(event: CacheEvent<T>): CacheEvent<T> {
+    if (event.type === 'DELETED' || event.prevObject === undefined || !this.options.restamp) return event;
+    let view = this.leftViews.get(event);
+    if (!view) {
+      view = { type: 'DELETED', key: event.key, revision: event.revision, object: this.options.restamp(event.prevObject, event.revision) };
+      this.leftViews.set(event, view);
+    }
+    return view;
+  }
+
   /** The last state of a deleted object at the delete's revision: a restamped copy of what is cached, or a decode. */
   private atRevision(cached: T | undefined, prev: KeyValue, revision: number): T {
     if (cached !== undefined && this.options.restamp) return this.options.restamp(cached, revision);
@@ -376,7 +394,7 @@ export class WatchCache<T> {
     if (w.closed) return false;
     const type = w.filter ? filteredEventType(event, w.filter) : event.type;
     if (!type) return true;
-    if (w.sink.onEvent(type, event)) return true;
+    if (w.sink.onEvent(type, type === 'DELETED' ? this.deletedView(event) : event)) return true;
     this.dropWatcher(w, new SlowWatcherError());
     return false;
   }

@@ -519,7 +519,7 @@ export class RestStore {
   /** ValidateObjectMeta, unless the strategy checks metadata (or its names) itself. */
   private genericMetaErrors(meta: KObject['metadata']): FieldError[] {
     const own = this.strategy.validatesMetadata;
-    return own === true ? [] : validateObjectMeta(meta, { namespaced: this.names.namespaced, names: own !== 'names' });
+    return own === true ? [] : validateObjectMeta(meta, { namespaced: this.names.namespaced, names: own !== 'names', nameFn: this.strategy.nameRule });
   }
 
   private beforeUpdate(namespace: string | undefined, obj: KObject, old: KObject, opts: WriteOptions): void {

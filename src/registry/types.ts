@@ -4,6 +4,7 @@
  */
 import type { Admission } from './admission.js';
 import type { FieldError } from '../machinery/field-errors.js';
+import type { NameValidator } from '../machinery/validation.js';
 import type { SubresourceStrategy } from './subresources.js';
 
 /** A Kubernetes object as JSON. Cached objects are shared: never mutate one in place. */
@@ -44,6 +45,8 @@ export interface Strategy {
    * 'names': only name, generateName and namespace (a type with a name rule of its own, as CRDs).
    */
   validatesMetadata?: boolean | 'names';
+  /** The rule metadata.name (and generateName) must follow; default: a DNS subdomain (NameIsDNSSubdomain). */
+  nameRule?: NameValidator;
   /** Called on every object decoded from storage (pruning and defaulting on read; the result is not written back). */
   onRead?(obj: KObject): void;
   /**

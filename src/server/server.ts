@@ -292,6 +292,7 @@ export class HttpServer {
         admission: this.options.admission,
         minRequestTimeoutSeconds: this.limits.minRequestTimeoutSeconds,
         loopback: x.loopback,
+        lookup: (group, version, resource) => this.options.registry.lookup(group, version, resource),
       };
       // Warnings gathered while serving (deprecation, unknown fields) go out with the headers, whenever they are written.
       const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;

@@ -127,6 +127,14 @@ describe('built-in defaulting and allocation', () => {
 
     const image = await s.request('PATCH', `${pods}/burst`, { body: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } }, contentType: 'application/strategic-merge-patch+json' });
     assert.equal(image.status, 200, image.text);
+    const gated = await s.request('POST', pods, { body: body('gated', {}, { schedulingGates: [{ name: 'example.com/wait' }] }) });
+    assert.equal(gated.status, 201, gated.text);
+    const ungated = await s.request('PATCH', `${pods}/gated`, { body: { spec: { schedulingGates: null } }, contentType: 'application/merge-patch+json' });
+    assert.equal(ungated.status, 200, 'a scheduling gate may be removed');
+    const deadline = await s.request('PATCH', `${pods}/gated`, { body: { spec: { activeDeadlineSeconds: 60 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(deadline.status, 200, deadline.text);
+    const longer = await s.request('PATCH', `${pods}/gated`, { body: { spec: { activeDeadlineSeconds: 90 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(longer.json.message, 'Pod "gated" is invalid: spec.activeDeadlineSeconds: Invalid value: 90: must be less than or equal to previous value');
     const port = await s.request('PATCH', `${pods}/burst`, { body: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 81 }] }] } }, contentType: 'application/strategic-merge-patch+json' });
     assert.equal(port.status, 422);
     assert.equal(port.json.details.causes[0].reason, 'FieldValueForbidden');
@@ -176,6 +184,23 @@ describe('built-in defaulting and allocation', () => {
     const put = await s.request('PUT', `${services}/np`, { body: { ...svc('np', { type: 'NodePort' }), metadata: { name: 'np', resourceVersion: cur.metadata.resourceVersion } } });
     assert.equal(put.status, 200, put.text);
     assert.deepEqual([put.json.spec.clusterIP, put.json.spec.ports[0].nodePort], [cur.spec.clusterIP, nodePort]);
+    // clusterIPs alone names the address (one of the lower band, which allocation leaves to requests); a headless Service stays headless through an update without it.
+    const listed = await s.request('POST', services, { body: svc('listed', { clusterIPs: ['10.0.0.7'] }) });
+    assert.equal(listed.json.spec?.clusterIP, '10.0.0.7', listed.text);
+    const network = await s.request('POST', services, { body: svc('net', { clusterIP: '10.0.0.0' }) });
+    assert.equal(network.status, 422, 'the network address is not a host address');
+    const hcur = (await s.request('GET', `${services}/h`)).json;
+    const hput = await s.request('PUT', `${services}/h`, { body: { ...svc('h', {}), metadata: { name: 'h', resourceVersion: hcur.metadata.resourceVersion } } });
+    assert.equal(hput.status, 200, hput.text);
+    assert.equal(hput.json.spec.clusterIP, 'None');
+    const bare = await s.request('POST', services, { body: { metadata: { name: 'bare' }, spec: { clusterIP: 'None', ports: [{ port: 80 }] } } });
+    assert.deepEqual([bare.json.spec.ipFamilyPolicy, bare.json.spec.ipFamilies], ['RequireDualStack', ['IPv4', 'IPv6']]);
+    // Ports of one number share one node port (53/TCP and 53/UDP); a LoadBalancer's given node port is checked all the same.
+    const dns = await s.request('POST', services, { body: svc('dns', { type: 'NodePort', ports: [{ name: 'tcp', port: 53 }, { name: 'udp', port: 53, protocol: 'UDP' }] }) });
+    assert.equal(dns.status, 201, dns.text);
+    assert.equal(dns.json.spec.ports[0].nodePort, dns.json.spec.ports[1].nodePort);
+    const lb = await s.request('POST', services, { body: svc('lb', { type: 'LoadBalancer', allocateLoadBalancerNodePorts: false, ports: [{ port: 80, nodePort }] }) });
+    assert.equal(lb.status, 422, lb.text);
     const moved = await s.request('PATCH', `${services}/np`, { body: { spec: { clusterIP: '10.0.0.3', clusterIPs: ['10.0.0.3'] } }, contentType: 'application/merge-patch+json' });
     assert.equal(moved.status, 422);
     assert.match(moved.json.message, /spec\.clusterIPs\[0\]: Invalid value: "10\.0\.0\.3": may not change once set/);
@@ -201,5 +226,133 @@ describe('built-in defaulting and allocation', () => {
       [res.json.spec.completions, res.json.spec.parallelism, res.json.spec.backoffLimit, res.json.spec.completionMode, res.json.spec.suspend, res.json.spec.podReplacementPolicy],
       [1, 1, 6, 'NonIndexed', false, 'TerminatingOrFailed'],
     );
+  });
+});
+
+describe('built-in validation', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('checks ConfigMap and Secret keys, sizes, types and immutability with upstream\'s messages', async () => {
+    const cms = '/api/v1/namespaces/default/configmaps';
+    const bad = await s.request('POST', cms, { body: { metadata: { name: 'bad' }, data: { 'a b': '1', '..x': '2', dup: '3' }, binaryData: { dup: 'AA==' } } });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.json.details.causes.map((c: any) => `${c.field}: ${c.message}`).sort(), [
+      `data[..x]: Invalid value: "..x": must not start with '..'`,
+      `data[a b]: Invalid value: "a b": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+      'data[dup]: Invalid value: "dup": duplicate of key present in binaryData',
+    ]);
+    const big = await s.request('POST', cms, { body: { metadata: { name: 'big' }, data: { a: 'x'.repeat(600_000), b: 'y'.repeat(600_000) } } });
+    assert.equal(big.status, 422);
+    assert.equal(big.json.message, 'ConfigMap "big" is invalid: []: Too long: may not be more than 1048576 bytes');
+    const frozen = await s.request('POST', cms, { body: { metadata: { name: 'frozen' }, data: { a: '1' }, immutable: true } });
+    assert.equal(frozen.status, 201, frozen.text);
+    const thaw = await s.request('PATCH', `${cms}/frozen`, { body: { data: { a: '2' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(thaw.status, 422);
+    assert.equal(thaw.json.message, 'ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set');
+    assert.equal((await s.request('PATCH', `${cms}/frozen`, { body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' })).status, 200);
+
+    const secrets = '/api/v1/namespaces/default/secrets';
+    const tls = await s.request('POST', secrets, { body: { metadata: { name: 'tls' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'AA==' } } });
+    assert.equal(tls.status, 422);
+    assert.equal(tls.json.message, 'Secret "tls" is invalid: data[tls.key]: Required value');
+    const opaque = await s.request('POST', secrets, { body: { metadata: { name: 'plain' }, stringData: { a: 'b' } } });
+    assert.equal(opaque.status, 201, opaque.text);
+    const retyped = await s.request('PATCH', `${secrets}/plain`, { body: { type: 'kubernetes.io/basic-auth' }, contentType: 'application/merge-patch+json' });
+    assert.equal(retyped.status, 422);
+    assert.match(retyped.json.message, /type: Invalid value: "kubernetes\.io\/basic-auth": field is immutable/);
+  });
+
+  it('names each kind by its own rule', async () => {
+    const svc = await s.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: '1abc' }, spec: { ports: [{ port: 80 }] } } });
+    assert.equal(svc.status, 422);
+    assert.equal(
+      svc.json.message,
+      `Service "1abc" is invalid: metadata.name: Invalid value: "1abc": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`,
+    );
+    const role = await s.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: { metadata: { name: 'system:controller:example' }, rules: [] } });
+    assert.equal(role.status, 201, role.text);
+    const cm = await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'system:x' } } });
+    assert.equal(cm.status, 422, 'a ConfigMap is named by a DNS subdomain');
+    const long = 'c'.repeat(53);
+    const cj = await s.request('POST', '/apis/batch/v1/namespaces/default/cronjobs', {
+      body: { metadata: { name: long }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } } } } },
+    });
+    assert.equal(cj.status, 422);
+    assert.equal(cj.json.message, `CronJob.batch "${long}" is invalid: metadata.name: Invalid value: "${long}": must be no more than 52 characters`);
+  });
+});
+
+describe('pod subresources without a kubelet', () => {
+  let s: TestServer;
+  const pods = '/api/v1/namespaces/default/pods';
+  before(async () => {
+    s = await startTestServer();
+    for (const [name, containers] of [['one', ['c']], ['two', ['a', 'b']]] as const) {
+      const res = await s.request('POST', pods, { body: { metadata: { name, labels: { app: name } }, spec: { containers: containers.map((c) => ({ name: c, image: 'nginx' })) } } });
+      assert.equal(res.status, 201, res.text);
+    }
+  });
+  after(() => s.stop());
+
+  it('answers logs, exec and port-forward as upstream does for a pod no node runs', async () => {
+    const log = await s.request('GET', `${pods}/one/log`);
+    assert.deepEqual([log.status, log.text], [200, ''], 'no node: no log yet');
+    const which = await s.request('GET', `${pods}/two/log`);
+    assert.equal(which.status, 400);
+    assert.equal(which.json.message, 'a container name must be specified for pod two, choose one of: [a b]');
+    const wrong = await s.request('GET', `${pods}/two/log?container=z`);
+    assert.equal(wrong.json.message, 'container z is not valid for pod two');
+    const exec = await s.kubectl(['exec', 'one', '--', 'ls']);
+    assert.notEqual(exec.code, 0);
+    assert.match(exec.stderr, /pod one does not have a host assigned/);
+    const pf = await s.request('POST', `${pods}/one/portforward`);
+    assert.deepEqual([pf.status, pf.json.message], [400, 'pod one does not have a host assigned']);
+    const missing = await s.request('GET', `${pods}/nope/log`);
+    assert.equal(missing.status, 404);
+  });
+
+  it('binds a pod to a node once, and then its logs are the node\'s', async () => {
+    const bind = (node: string) => s.request('POST', `${pods}/one/binding`, { body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'one' }, target: { kind: 'Node', name: node } } });
+    const first = await bind('node-1');
+    assert.equal(first.status, 201, first.text);
+    assert.equal(first.json.status, 'Success');
+    const pod = (await s.request('GET', `${pods}/one`)).json;
+    assert.equal(pod.spec.nodeName, 'node-1');
+    assert.deepEqual(pod.status.conditions.map((c: any) => [c.type, c.status]), [['PodScheduled', 'True']]);
+    const again = await bind('node-2');
+    assert.equal(again.status, 409);
+    assert.equal(again.json.message, 'Operation cannot be fulfilled on pods/binding "one": pod one is already assigned to node "node-1"');
+    const log = await s.request('GET', `${pods}/one/log`);
+    assert.deepEqual([log.status, log.json.message], [404, 'nodes "node-1" not found']);
+  });
+
+  it('evicts a pending pod at once, and a running one only as its disruption budget allows', async () => {
+    const evict = (name: string) => s.request('POST', `${pods}/${name}/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name } } });
+    const mismatch = await s.request('POST', `${pods}/two/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'one' } } });
+    assert.deepEqual([mismatch.status, mismatch.json.message], [400, 'name in URL does not match name in Eviction object']);
+    const pdb = await s.request('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', { body: { metadata: { name: 'keep' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'two' } } } } });
+    assert.equal(pdb.status, 201, pdb.text);
+    const cur = (await s.request('GET', `${pods}/two`)).json;
+    const running = await s.request('PUT', `${pods}/two/status`, { body: { ...cur, status: { ...cur.status, phase: 'Running' } } });
+    assert.equal(running.status, 200, running.text);
+    const refused = await evict('two');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.json.message, "Cannot evict pod as it would violate the pod's disruption budget.");
+    assert.deepEqual(refused.json.details.causes, [{ reason: 'DisruptionBudget', message: 'The disruption budget keep is still being processed by the server.' }]);
+    const budget = (await s.request('GET', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/keep')).json;
+    const allowed = await s.request('PUT', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/keep/status', {
+      body: { ...budget, status: { observedGeneration: budget.metadata.generation, disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 } },
+    });
+    assert.equal(allowed.status, 200, allowed.text);
+    const evicted = await evict('two');
+    assert.equal(evicted.status, 201, evicted.text);
+    assert.equal((await s.request('GET', `${pods}/two`)).status, 404);
+    assert.equal((await s.request('GET', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/keep')).json.status.disruptionsAllowed, 0);
+    const pending = await evict('one');
+    assert.equal(pending.status, 201, pending.text);
   });
 });

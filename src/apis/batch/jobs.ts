@@ -17,6 +17,7 @@ function child(o: Obj, key: string): Obj {
 
 const NAME_LABELS = ['job-name', 'batch.kubernetes.io/job-name'];
 const UID_LABELS = ['controller-uid', 'batch.kubernetes.io/controller-uid'];
+const triedNames = new WeakMap<object, string>();
 
 export function jobStrategy(base: Strategy): Strategy {
   return {
@@ -28,10 +29,13 @@ export function jobStrategy(base: Strategy): Strategy {
         const templateMeta = child(child(spec, 'template'), 'metadata');
         const labels = child(templateMeta, 'labels');
         const before = { ...labels };
-        for (const l of NAME_LABELS) if (!(l in labels)) labels[l] = meta.name;
-        for (const l of UID_LABELS) if (!(l in labels)) labels[l] = meta.uid;
+        // A generated name tried again (a collision) relabels what this strategy labelled.
+        const tried = triedNames.get(job);
+        for (const l of NAME_LABELS) if (!Object.hasOwn(labels, l) || (tried !== undefined && labels[l] === tried)) labels[l] = meta.name;
+        triedNames.set(job, meta.name);
+        for (const l of UID_LABELS) if (!Object.hasOwn(labels, l)) labels[l] = meta.uid;
         const matchLabels = child(child(spec, 'selector'), 'matchLabels');
-        if (!(UID_LABELS[1] in matchLabels)) matchLabels[UID_LABELS[1]] = meta.uid;
+        if (!Object.hasOwn(matchLabels, UID_LABELS[1])) matchLabels[UID_LABELS[1]] = meta.uid;
         // SetDefaults_Job shares the template's label map with metadata.labels.
         if (deepEqual(meta.labels, before)) meta.labels = { ...labels };
       }

@@ -9,6 +9,7 @@ import { deepEqual } from '../../util/deep-equal.js';
 import { errors } from '../../machinery/status.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { parseQuantity, type Quantity } from '../../schema/cel/quantity.js';
+import { builtinDefaulter } from '../builtin-defaults.js';
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -84,6 +85,19 @@ function admit(pod: KObject): void {
   spec.tolerations = tolerations;
 }
 
+/** activeDeadlineSeconds may be set or shortened, never lengthened or unset. */
+function activeDeadlineErrors(now: unknown, before: unknown): FieldError[] {
+  const path = 'spec.activeDeadlineSeconds';
+  if (typeof now === 'number') {
+    if (now === before) return [];
+    if (now < 0 || now > 2147483647) return [field.invalid(path, now, 'must be between 0 and 2147483647, inclusive')];
+    if (typeof before === 'number' && before < now) return [field.invalid(path, now, 'must be less than or equal to previous value')];
+  } else if (typeof before === 'number' && (now === undefined || now === null)) {
+    return [field.invalid(path, null, 'must not update from a positive integer to nil value')];
+  }
+  return [];
+}
+
 const UPDATABLE =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
 
@@ -96,6 +110,9 @@ function mungedSpec(spec: Obj, old: Obj): Obj {
     if (Array.isArray(spec[key]) && now.length === before.length) out[key] = now.map((c, i) => ({ ...c, image: before[i].image }));
   }
   out.activeDeadlineSeconds = old.activeDeadlineSeconds;
+  // Scheduling gates may only be removed.
+  const oldGates = list(old.schedulingGates);
+  if (list(spec.schedulingGates).every((g) => oldGates.some((o) => o.name === g.name))) out.schedulingGates = old.schedulingGates;
   const oldTolerations = list(old.tolerations);
   if (oldTolerations.every((t) => list(spec.tolerations).some((n) => deepEqual(n, t)))) out.tolerations = old.tolerations;
   if (typeof old.terminationGracePeriodSeconds === 'number' && old.terminationGracePeriodSeconds < 0 && spec.terminationGracePeriodSeconds === 1) {
@@ -126,7 +143,12 @@ export const podStrategy: Strategy = {
   validateUpdate(pod, old, ctx): FieldError[] {
     if (ctx.subresource) return [];
     const spec = isObject(pod.spec) ? pod.spec : {};
-    const oldSpec = isObject(old.spec) ? old.spec : {};
+    // The stored pod as it reads now (one stored before a default existed has it on the way in too).
+    const current = structuredClone(old);
+    builtinDefaulter.apply('core/v1.Pod', current);
+    const oldSpec = isObject(current.spec) ? current.spec : {};
+    const deadline = activeDeadlineErrors(spec.activeDeadlineSeconds, oldSpec.activeDeadlineSeconds);
+    if (deadline.length > 0) return deadline;
     const munged = mungedSpec(spec, oldSpec);
     if (deepEqual(munged, oldSpec)) return [];
     return [field.forbidden('spec', `${UPDATABLE}\n${changedFields(oldSpec, munged)}`)];

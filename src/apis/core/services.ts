@@ -116,54 +116,90 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
     throw errors.internal('failed to allocate a nodePort: range is full');
   };
 
-  /** Allocate what the spec needs; errors for requested values that cannot be had. */
-  const allocate = (svc: KObject, old: KObject | undefined): FieldError[] => {
-    const spec = (isObject(svc.spec) ? svc.spec : (svc.spec = {})) as Obj;
-    const errs: FieldError[] = [];
-    const { ips, usedPorts } = inUse(svc);
-    const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
+  /** A requested cluster IP: free, and a host address of the range (not its network or broadcast address). */
+  const checkIP = (requested: string, ips: Set<string>): FieldError | undefined => {
+    const n = ipToNumber(requested);
+    if (n === undefined || n <= cidr.base || n >= cidr.base + cidr.size - 1) {
+      return field.invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: provided IP is not in the valid range. The range of valid IPs is ${cidr.text}`);
+    }
+    if (ips.has(requested)) return field.invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: provided IP is already allocated`);
+    taken(requested);
+    return undefined;
+  };
+
+  /** The cluster IP, its families and policy (NormalizeClusterIPs, then the allocator's); errors for a requested one that cannot be had. */
+  const allocateClusterIP = (spec: Obj, oldSpec: Obj | undefined, ips: Set<string>): FieldError[] => {
     if (spec.type === 'ExternalName') {
       delete spec.clusterIP;
       delete spec.clusterIPs;
       delete spec.ipFamilies;
       delete spec.ipFamilyPolicy;
-    } else {
-      const requested = typeof spec.clusterIP === 'string' ? spec.clusterIP : '';
-      if (requested === '' || requested === 'None') {
-        spec.clusterIP = requested === 'None' ? 'None' : oldSpec?.clusterIP && oldSpec.clusterIP !== 'None' ? oldSpec.clusterIP : allocateIP(ips);
-      } else if (requested !== oldSpec?.clusterIP) {
-        const n = ipToNumber(requested);
-        if (n === undefined || n < cidr.base || n >= cidr.base + cidr.size) {
-          errs.push(field.invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: provided IP is not in the valid range. The range of valid IPs is ${cidr.text}`));
-        } else if (ips.has(requested)) {
-          errs.push(field.invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: provided IP is already allocated`));
-        }
-      }
-      spec.clusterIPs = [spec.clusterIP];
-      if (!Array.isArray(spec.ipFamilies) || spec.ipFamilies.length === 0) spec.ipFamilies = ['IPv4'];
-      spec.ipFamilyPolicy ??= 'SingleStack';
+      return [];
     }
+    const listed = Array.isArray(spec.clusterIPs) && typeof spec.clusterIPs[0] === 'string' ? spec.clusterIPs[0] : '';
+    let requested = typeof spec.clusterIP === 'string' && spec.clusterIP ? spec.clusterIP : listed;
+    // An update that leaves the address out keeps the allocated one (headless included).
+    if (requested === '' && typeof oldSpec?.clusterIP === 'string' && oldSpec.clusterIP && oldSpec.type !== 'ExternalName') requested = oldSpec.clusterIP;
+    const errs: FieldError[] = [];
+    if (requested === '') requested = allocateIP(ips);
+    else if (requested !== 'None' && requested !== oldSpec?.clusterIP) {
+      const err = checkIP(requested, ips);
+      if (err) errs.push(err);
+    }
+    spec.clusterIP = requested;
+    spec.clusterIPs = [requested];
+    const selectorless = !isObject(spec.selector) || Object.keys(spec.selector).length === 0;
+    // A headless Service without a selector needs no address of either family: it asks for both.
+    if (requested === 'None' && selectorless) spec.ipFamilyPolicy ??= 'RequireDualStack';
+    spec.ipFamilyPolicy ??= 'SingleStack';
+    const families = Array.isArray(spec.ipFamilies) && spec.ipFamilies.length > 0 ? spec.ipFamilies : ['IPv4'];
+    if (requested === 'None' && selectorless && spec.ipFamilyPolicy === 'RequireDualStack' && families.length === 1) families.push(families[0] === 'IPv6' ? 'IPv4' : 'IPv6');
+    spec.ipFamilies = families;
+    return errs;
+  };
+
+  /**
+   * Node ports (initNodePorts): the ports of one port number share one node port; a port keeps the
+   * node port it had; one given must be in the range and not another Service's.
+   */
+  const allocateNodePorts = (spec: Obj, oldSpec: Obj | undefined, usedPorts: Set<number>): FieldError[] => {
+    const errs: FieldError[] = [];
     const wantsNodePorts = spec.type === 'NodePort' || (spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts !== false);
-    const oldPorts = oldSpec ? ports(oldSpec) : [];
+    const mayHaveNodePorts = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
+    const own = new Set(oldSpec ? ports(oldSpec).map((o) => o.nodePort) : []);
+    const byPort = new Map<unknown, number>();
+    const [lo, hi] = nodePorts;
     ports(spec).forEach((p, i) => {
-      if (!wantsNodePorts) {
-        if (spec.type === 'ClusterIP' || spec.type === 'ExternalName') delete p.nodePort;
+      if (!mayHaveNodePorts) {
+        delete p.nodePort;
         return;
       }
-      if (typeof p.nodePort !== 'number' || p.nodePort === 0) {
-        const kept = oldPorts.find((o) => o.port === p.port && (o.protocol ?? 'TCP') === (p.protocol ?? 'TCP') && typeof o.nodePort === 'number');
-        p.nodePort = kept ? kept.nodePort : allocatePort(usedPorts);
-      } else if (!oldPorts.some((o) => o.nodePort === p.nodePort)) {
-        const [lo, hi] = nodePorts;
-        if (p.nodePort < lo || p.nodePort > hi) {
-          errs.push(field.invalid(`spec.ports[${i}].nodePort`, p.nodePort, `provided port is not in the valid range. The range of valid ports is ${lo}-${hi}`));
-        } else if (usedPorts.has(p.nodePort)) {
-          errs.push(field.invalid(`spec.ports[${i}].nodePort`, p.nodePort, 'provided port is already allocated'));
+      if (typeof p.nodePort === 'number' && p.nodePort !== 0) {
+        const np = p.nodePort;
+        if (!own.has(np) && byPort.get(p.port) !== np) {
+          if (np < lo || np > hi) errs.push(field.invalid(`spec.ports[${i}].nodePort`, np, `provided port is not in the valid range. The range of valid ports is ${lo}-${hi}`));
+          else if (usedPorts.has(np)) errs.push(field.invalid(`spec.ports[${i}].nodePort`, np, 'provided port is already allocated'));
+          else taken(np);
         }
+        byPort.set(p.port, np);
+        return;
       }
-      usedPorts.add(p.nodePort as number);
+      if (!wantsNodePorts) return;
+      const kept = oldSpec ? ports(oldSpec).find((o) => o.port === p.port && typeof o.nodePort === 'number')?.nodePort : undefined;
+      const np = byPort.get(p.port) ?? kept ?? allocatePort(usedPorts);
+      p.nodePort = np;
+      byPort.set(p.port, np as number);
     });
+    for (const np of byPort.values()) usedPorts.add(np);
     return errs;
+  };
+
+  /** Allocate what the spec needs; errors for requested values that cannot be had. */
+  const allocate = (svc: KObject, old: KObject | undefined): FieldError[] => {
+    const spec = (isObject(svc.spec) ? svc.spec : (svc.spec = {})) as Obj;
+    const { ips, usedPorts } = inUse(svc);
+    const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
+    return [...allocateClusterIP(spec, oldSpec, ips), ...allocateNodePorts(spec, oldSpec, usedPorts)];
   };
 
   return {
@@ -175,7 +211,7 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
       const errs = allocate(svc, old);
       const before = isObject(old.spec) ? old.spec.clusterIP : undefined;
       const now = isObject(svc.spec) ? svc.spec.clusterIP : undefined;
-      if (before && before !== 'None' && now !== before && (svc.spec as Obj).type !== 'ExternalName' && (old.spec as Obj).type !== 'ExternalName') {
+      if (before && now !== before && (svc.spec as Obj).type !== 'ExternalName' && (old.spec as Obj).type !== 'ExternalName') {
         errs.push(field.invalid('spec.clusterIPs[0]', now, 'may not change once set'));
       }
       return [...errs, ...(base.validateUpdate?.(svc, old, ctx) ?? [])];

@@ -83,8 +83,9 @@ export class TypedDefaulter {
       const type = parseType(f.type);
       if (f.default !== undefined) {
         const value = markerValue(f.default);
-        // A default equal to the zero value changes nothing in JSON.
-        if (value !== undefined && value !== '' && value !== 0 && value !== false) plan.marked.push({ json: f.json, value, pointer: type.k === 'ptr' });
+        // A default equal to the zero value changes nothing in JSON, but for a pointer (absent and zero differ).
+        const zero = value === '' || value === 0 || value === false;
+        if (value !== undefined && (!zero || type.k === 'ptr')) plan.marked.push({ json: f.json, value, pointer: type.k === 'ptr' });
       }
       const inner = innermostStruct(type);
       if (inner === undefined || this.plan(inner) === null) continue;

@@ -27,6 +27,8 @@ export interface HandlerContext<E extends ServedResource = Endpoint> {
   loopback?: boolean;
   /** The request body as JSON text, once read (duplicate-field detection). */
   rawBody?: string;
+  /** The endpoints of other resources (a pod's eviction reads PodDisruptionBudgets). */
+  lookup?: (group: string, version: string, resource: string) => Endpoint | undefined;
 }
 
 /** `<group>/<version>`, or just the version for the core group. */

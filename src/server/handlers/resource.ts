@@ -8,6 +8,7 @@ import { writeNotFound } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleScale } from './scale.js';
+import { POD_SUBRESOURCE_VERBS, servePodSubresource } from './pod-subresources.js';
 import { handlePatch } from './patch.js';
 import { handleGet, handleList } from './read.js';
 import { handleWatch } from './watch.js';
@@ -18,6 +19,8 @@ const SUBRESOURCE_VERBS = new Map([
   ['status', ['get', 'update', 'patch']],
   ['finalize', ['update']],
 ]);
+
+const isPods = (e: HandlerContext['endpoint']) => !e.custom && e.group === '' && e.names.resource === 'pods';
 
 export async function serveResource(ctx: HandlerContext): Promise<void> {
   const { info, endpoint } = ctx;
@@ -35,6 +38,11 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
   // Subresources: scale converts to and from a Scale; status and finalize are the object's
   // own verbs, whose writes keep only part of what is sent (the store's subresource strategies).
   if (info.subresource === 'scale' && endpoint.subresources.scale) return handleScale(ctx);
+  const podVerbs = isPods(endpoint) && info.subresource !== undefined ? POD_SUBRESOURCE_VERBS.get(info.subresource) : undefined;
+  if (podVerbs) {
+    if (!podVerbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
+    return servePodSubresource(ctx);
+  }
   if (info.subresource !== undefined) {
     const verbs = SUBRESOURCE_VERBS.get(info.subresource);
     if (!verbs || !endpoint.subresources[info.subresource as 'status' | 'finalize']) throw errors.notFound(gr, info.name!);

@@ -108,7 +108,12 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
               if (converted) {
                 await prepare(event.prevObject ? [event.object, event.prevObject] : [event.object]);
                 const chosen = filteredEventType(event, converted);
-                if (chosen && !res.destroyed && !res.writableEnded) writeEvent(chosen, event);
+                if (chosen === 'DELETED' && event.type !== 'DELETED') {
+                  // Out of the selector: the object as the watcher knew it, converted too.
+                  const view = endpoint.store.cache.deletedView(event);
+                  await prepare([view.object]);
+                  if (!res.destroyed && !res.writableEnded) writeEvent('DELETED', view);
+                } else if (chosen && !res.destroyed && !res.writableEnded) writeEvent(chosen, event);
               } else {
                 await prepare([event.object]);
                 if (!res.destroyed && !res.writableEnded) writeEvent(type, event);

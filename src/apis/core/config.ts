@@ -1,0 +1,109 @@
+/**
+ * ConfigMaps and Secrets as upstream validates them: keys are config keys (IsConfigMapKey), the data
+ * together is at most 1 MiB, a Secret's type asks for the keys it needs and cannot change, and an
+ * `immutable` object keeps its data (and stays immutable).
+ */
+import { field, type FieldError } from '../../machinery/field-errors.js';
+import { maxLenError, regexError } from '../../machinery/validation.js';
+import type { KObject, Strategy } from '../../registry/types.js';
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const entries = (v: unknown): Array<[string, unknown]> => (isObject(v) ? Object.entries(v) : []);
+
+/** core.MaxSecretSize, the limit of a ConfigMap's and a Secret's data. */
+export const MAX_DATA_SIZE = 1024 * 1024;
+
+const CONFIG_KEY_FMT = '[-._a-zA-Z0-9]+';
+const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;
+
+/** validation.IsConfigMapKey. */
+export function isConfigMapKey(key: string): string[] {
+  const errs: string[] = [];
+  if (key.length > 253) errs.push(maxLenError(253));
+  if (!CONFIG_KEY_RE.test(key)) errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
+  if (key === '.') errs.push("must not be '.'");
+  else if (key === '..') errs.push("must not be '..'");
+  else if (key.startsWith('..')) errs.push("must not start with '..'");
+  return errs;
+}
+
+/** The bytes a base64 value decodes to. */
+const decodedLength = (v: unknown) => (typeof v === 'string' ? Buffer.byteLength(v, 'base64') : 0);
+
+function keyErrors(bag: string, data: unknown): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const [key] of entries(data)) for (const msg of isConfigMapKey(key)) errs.push(field.invalid(`${bag}[${key}]`, key, msg));
+  return errs;
+}
+
+/** An `immutable` object's data and immutability cannot change. */
+function immutableErrors(obj: KObject, old: KObject, bags: string[]): FieldError[] {
+  if (old.immutable !== true) return [];
+  const errs: FieldError[] = [];
+  const msg = 'field is immutable when `immutable` is set';
+  if (obj.immutable !== true) errs.push(field.forbidden('immutable', msg));
+  for (const bag of bags) if (JSON.stringify(obj[bag] ?? {}) !== JSON.stringify(old[bag] ?? {})) errs.push(field.forbidden(bag, msg));
+  return errs;
+}
+
+function validateConfigMap(cm: KObject): FieldError[] {
+  const errs = keyErrors('data', cm.data);
+  const binary = isObject(cm.binaryData) ? cm.binaryData : {};
+  let size = 0;
+  for (const [key, value] of entries(cm.data)) {
+    if (Object.hasOwn(binary, key)) errs.push(field.invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
+    size += typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : 0;
+  }
+  errs.push(...keyErrors('binaryData', cm.binaryData));
+  for (const [, value] of entries(cm.binaryData)) size += decodedLength(value);
+  // The path "" names the whole object; Go prints it as "[]".
+  if (size > MAX_DATA_SIZE) errs.push(field.tooLong('[]', cm, MAX_DATA_SIZE));
+  return errs;
+}
+
+/** The keys each Secret type needs in data. */
+const REQUIRED_KEYS: Record<string, string[]> = {
+  'kubernetes.io/dockercfg': ['.dockercfg'],
+  'kubernetes.io/dockerconfigjson': ['.dockerconfigjson'],
+  'kubernetes.io/ssh-auth': ['ssh-privatekey'],
+  'kubernetes.io/tls': ['tls.crt', 'tls.key'],
+};
+
+function validateSecret(secret: KObject): FieldError[] {
+  const errs = keyErrors('data', secret.data);
+  let size = 0;
+  for (const [, value] of entries(secret.data)) size += decodedLength(value);
+  if (size > MAX_DATA_SIZE) errs.push(field.tooLong('data', '', MAX_DATA_SIZE));
+  const data = isObject(secret.data) ? secret.data : {};
+  const type = typeof secret.type === 'string' ? secret.type : '';
+  for (const key of REQUIRED_KEYS[type] ?? []) if (!Object.hasOwn(data, key)) errs.push(field.required(`data[${key}]`, ''));
+  if (type === 'kubernetes.io/service-account-token') {
+    const annotations = isObject(secret.metadata?.annotations) ? secret.metadata.annotations : {};
+    if (!annotations['kubernetes.io/service-account.name']) errs.push(field.required('metadata.annotations[kubernetes.io/service-account.name]', ''));
+  }
+  if (type === 'kubernetes.io/basic-auth' && !Object.hasOwn(data, 'username') && !Object.hasOwn(data, 'password')) {
+    errs.push(field.required('data[username]', ''), field.required('data[password]', ''));
+  }
+  return errs;
+}
+
+export function configMapStrategy(base: Strategy): Strategy {
+  return {
+    ...base,
+    validate: (cm, ctx) => [...validateConfigMap(cm), ...(base.validate?.(cm, ctx) ?? [])],
+    validateUpdate: (cm, old, ctx) => [...validateConfigMap(cm), ...immutableErrors(cm, old, ['data', 'binaryData']), ...(base.validateUpdate?.(cm, old, ctx) ?? [])],
+  };
+}
+
+export function secretStrategy(base: Strategy): Strategy {
+  return {
+    ...base,
+    validate: (s, ctx) => [...validateSecret(s), ...(base.validate?.(s, ctx) ?? [])],
+    validateUpdate(s, old, ctx) {
+      const errs = [...validateSecret(s), ...immutableErrors(s, old, ['data'])];
+      if ((old.type ?? '') !== (s.type ?? '')) errs.push(field.invalid('type', s.type, 'field is immutable'));
+      return [...errs, ...(base.validateUpdate?.(s, old, ctx) ?? [])];
+    },
+  };
+}

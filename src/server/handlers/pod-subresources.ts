@@ -1,0 +1,185 @@
+/**
+ * The subresources of Pods that kube-apiserver serves itself or forwards to a kubelet, answered as
+ * upstream does on a cluster whose pods no kubelet runs:
+ * - `log`: the container is checked as ValidateContainer does; a pod without a node has no log yet
+ *   (an empty 200); one on a node is the node's to serve, and kapi has no kubelet (503).
+ * - `exec`, `attach`: the container is checked, then a pod without a node is upstream's 400
+ *   (`pod x does not have a host assigned`); `portforward` the same without a container.
+ * - `binding` (the scheduler's): assigns the pod to a node once (409 when it already has one) and
+ *   marks it PodScheduled.
+ * - `eviction` (`kubectl drain`): deletes the pod, honouring a PodDisruptionBudget that selects it
+ *   when the pod is running (a pending or finished pod is deleted at once, as upstream does).
+ */
+import { field } from '../../machinery/field-errors.js';
+import { selectorFromLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
+import { errors, StatusError, successStatus } from '../../machinery/status.js';
+import type { Endpoint } from '../../registry/registry.js';
+import type { KObject } from '../../registry/types.js';
+import { toRfc3339 } from '../../machinery/time.js';
+import { decodeBody, decodeProtobufBody, readBody } from '../body.js';
+import { objectBodyFormat } from '../negotiation.js';
+import { writeEncoded } from '../output.js';
+import type { HandlerContext } from './context.js';
+import { admissionOf } from './write.js';
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const names = (list: unknown): string[] => (Array.isArray(list) ? list.filter(isObject).map((c) => String(c.name ?? '')) : []);
+
+/** The verbs of each pod subresource kapi answers. */
+export const POD_SUBRESOURCE_VERBS = new Map([
+  ['log', ['get']],
+  ['exec', ['get', 'create']],
+  ['attach', ['get', 'create']],
+  ['portforward', ['get', 'create']],
+  ['binding', ['create']],
+  ['eviction', ['create']],
+]);
+
+/** ValidateContainer: the container named, or the pod's only one. */
+function validateContainer(pod: KObject, container: string): string {
+  const spec = isObject(pod.spec) ? pod.spec : {};
+  const name = pod.metadata.name;
+  if (!container) {
+    const containers = names(spec.containers);
+    if (containers.length === 1) return containers[0];
+    if (containers.length === 0) throw errors.badRequest(`a container name must be specified for pod ${name}`);
+    const all = [...names(spec.initContainers), ...containers, ...names(spec.ephemeralContainers)];
+    throw errors.badRequest(`a container name must be specified for pod ${name}, choose one of: [${all.join(' ')}]`);
+  }
+  if (![...names(spec.initContainers), ...names(spec.containers), ...names(spec.ephemeralContainers)].includes(container)) {
+    throw errors.badRequest(`container ${container} is not valid for pod ${name}`);
+  }
+  return container;
+}
+
+/** The node a pod runs on must exist; kapi has no kubelet to reach on it. */
+async function noKubelet(ctx: HandlerContext, pod: KObject, nodeName: string, what: string): Promise<never> {
+  const nodes = ctx.lookup?.('', 'v1', 'nodes');
+  if (nodes) await nodes.store.get(undefined, nodeName);
+  throw new StatusError(503, 'ServiceUnavailable', `the ${what} of pod ${pod.metadata.name} is on node ${nodeName}, and kapi runs no kubelet to serve it`, {});
+}
+
+/** A body of another kind than the endpoint's (Binding, Eviction), in JSON, YAML or protobuf. */
+async function readTypedBody(ctx: HandlerContext, apiVersion: string, kind: string): Promise<KObject> {
+  const raw = await readBody(ctx.req, ctx.res);
+  const format = objectBodyFormat(ctx.req.headers['content-type'], true);
+  const obj: unknown = format === 'protobuf' ? decodeProtobufBody(raw, { apiVersion, kind }) : await decodeBody(raw, format === 'yaml' ? 'yaml' : 'json', ctx.res, kind);
+  if (!isObject(obj)) throw errors.badRequest(`the body must be a ${kind} object`);
+  if (!isObject(obj.metadata)) obj.metadata = {};
+  return obj as KObject;
+}
+
+export async function servePodSubresource(ctx: HandlerContext): Promise<void> {
+  const { info, endpoint } = ctx;
+  const name = info.name!;
+  switch (info.subresource) {
+    case 'log': {
+      const pod = await endpoint.store.get(info.namespace, name);
+      validateContainer(pod, ctx.query.get('container') ?? '');
+      const nodeName = isObject(pod.spec) && typeof pod.spec.nodeName === 'string' ? pod.spec.nodeName : '';
+      if (nodeName) await noKubelet(ctx, pod, nodeName, 'log');
+      ctx.res.writeHead(200, { 'Content-Type': 'text/plain' });
+      ctx.res.end();
+      return;
+    }
+    case 'exec':
+    case 'attach':
+    case 'portforward': {
+      const pod = await endpoint.store.get(info.namespace, name);
+      if (info.subresource !== 'portforward') validateContainer(pod, ctx.query.get('container') ?? '');
+      const nodeName = isObject(pod.spec) && typeof pod.spec.nodeName === 'string' ? pod.spec.nodeName : '';
+      if (!nodeName) throw errors.badRequest(`pod ${name} does not have a host assigned`);
+      return noKubelet(ctx, pod, nodeName, info.subresource);
+    }
+    case 'binding':
+      return bind(ctx, endpoint, name);
+    case 'eviction':
+      return evict(ctx, endpoint, name);
+  }
+}
+
+const BINDING = { group: '', resource: 'pods/binding' };
+
+async function bind(ctx: HandlerContext, endpoint: Endpoint, name: string): Promise<void> {
+  const binding = await readTypedBody(ctx, 'v1', 'Binding');
+  if (binding.metadata.name !== undefined && binding.metadata.name !== name) throw errors.badRequest('name in URL does not match name in Binding object');
+  const target = isObject(binding.target) ? binding.target : {};
+  const kind = typeof target.kind === 'string' ? target.kind : '';
+  const node = typeof target.name === 'string' ? target.name : '';
+  const errs = [];
+  if (kind !== '' && kind !== 'Node') errs.push(field.notSupported('target.kind', kind, ['Node', '<empty>']));
+  if (!node) errs.push(field.required('target.name', ''));
+  if (errs.length > 0) throw errors.invalid({ group: '', resource: 'Binding' }, name, errs);
+  const annotations = isObject(binding.metadata.annotations) ? binding.metadata.annotations : {};
+  await endpoint.store.update(
+    ctx.info.namespace,
+    name,
+    (pod) => {
+      if (!pod) throw errors.notFound({ group: '', resource: 'pods' }, name);
+      const spec = (isObject(pod.spec) ? pod.spec : {}) as Obj;
+      if (pod.metadata.deletionTimestamp) throw errors.conflict(BINDING, name, `pod ${name} is being deleted, cannot be assigned to a host`);
+      if (spec.nodeName) throw errors.conflict(BINDING, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+      const status = (isObject(pod.status) ? pod.status : {}) as Obj;
+      const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter((c) => !(isObject(c) && c.type === 'PodScheduled'));
+      conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: toRfc3339(new Date()) });
+      return {
+        ...pod,
+        metadata: { ...pod.metadata, annotations: Object.keys(annotations).length ? { ...(pod.metadata.annotations ?? {}), ...annotations } : pod.metadata.annotations },
+        spec: { ...spec, nodeName: node },
+        status: { ...status, conditions },
+      };
+    },
+    { subresource: 'binding', admission: admissionOf(ctx, false) },
+  );
+  writeEncoded(ctx.res, 201, { ...successStatus(), code: 201 }, ctx.output);
+}
+
+const TOO_MANY = "Cannot evict pod as it would violate the pod's disruption budget.";
+
+async function evict(ctx: HandlerContext, endpoint: Endpoint, name: string): Promise<void> {
+  const eviction = await readTypedBody(ctx, 'policy/v1', 'Eviction');
+  if (eviction.metadata.name !== undefined && eviction.metadata.name !== name) throw errors.badRequest('name in URL does not match name in Eviction object');
+  const namespace = ctx.info.namespace;
+  const pod = await endpoint.store.get(namespace, name);
+  const options = isObject(eviction.deleteOptions) ? eviction.deleteOptions : {};
+  const dryRun = Array.isArray(options.dryRun) && options.dryRun.includes('All');
+  const phase = isObject(pod.status) ? pod.status.phase : undefined;
+  // A pod that is not running, or already going, needs no budget.
+  const ignoresBudget = phase === 'Pending' || phase === 'Succeeded' || phase === 'Failed' || phase === undefined || pod.metadata.deletionTimestamp;
+  if (!ignoresBudget) {
+    const budgets = ctx.lookup?.('policy', 'v1', 'poddisruptionbudgets');
+    const labels = (pod.metadata.labels ?? {}) as Record<string, string>;
+    const matching = budgets
+      ? (await budgets.store.list({ namespace, consistent: true })).items.filter((b) => {
+          const selector = isObject(b.spec) ? b.spec.selector : undefined;
+          if (!isObject(selector)) return false;
+          try {
+            return selectorFromLabelSelector(selector as LabelSelectorSpec).matches(labels);
+          } catch {
+            return false;
+          }
+        })
+      : [];
+    if (matching.length > 1) throw errors.internal('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    if (matching.length === 1) {
+      const pdb = matching[0];
+      const status = (isObject(pdb.status) ? pdb.status : {}) as Obj;
+      const cause = (message: string) => new StatusError(429, 'TooManyRequests', TOO_MANY, { causes: [{ reason: 'DisruptionBudget', message }] });
+      if (Number(status.observedGeneration ?? 0) < Number(pdb.metadata.generation ?? 0)) throw cause(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`);
+      if (Number(status.disruptionsAllowed ?? 0) <= 0) {
+        throw cause(`The disruption budget ${pdb.metadata.name} needs ${Number(status.desiredHealthy ?? 0)} healthy pods and has ${Number(status.currentHealthy ?? 0)} currently`);
+      }
+      if (!dryRun) {
+        await budgets!.store.update(namespace, pdb.metadata.name, (cur) => ({ ...cur!, status: { ...(cur!.status ?? {}), disruptionsAllowed: Number((cur!.status as Obj)?.disruptionsAllowed ?? 1) - 1 } }), {
+          subresource: 'status',
+        });
+      }
+    }
+  }
+  if (!dryRun) {
+    const gracePeriodSeconds = typeof options.gracePeriodSeconds === 'number' ? options.gracePeriodSeconds : undefined;
+    await endpoint.store.delete(namespace, name, { gracePeriodSeconds, admission: admissionOf(ctx, false) });
+  }
+  writeEncoded(ctx.res, 201, { ...successStatus(), code: 201 }, ctx.output);
+}
