@@ -16,6 +16,7 @@ import { GarbageCollector } from './controllers/garbage-collector.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { NamespaceDefaults } from './controllers/namespace-defaults.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
+import { podStrategy, SYSTEM_PRIORITY_CLASSES } from './apis/core/pods.js';
 import { LeaderElector } from './controllers/leader-election.js';
 import { ObjectEventHub } from './controllers/object-events.js';
 import { controllerIdentities, type ControllerIdentity } from './controllers/identities.js';
@@ -107,13 +108,21 @@ const identity = (apiVersion: string) => ({
   toStorage: (o: KObject) => (o.apiVersion === apiVersion ? o : { ...o, apiVersion }),
 });
 
-function builtinEndpoint(storage: Storage, r: BuiltinResource, ranges: ServiceRanges = DEFAULT_SERVICE_RANGES): Endpoint {
+/** What some built-in strategies read beyond their own objects. */
+interface BuiltinContext {
+  ranges: ServiceRanges;
+  /** The stored PriorityClasses (the Pods' Priority admission). */
+  priorityClasses: () => Iterable<KObject>;
+}
+
+function builtinEndpoint(storage: Storage, r: BuiltinResource, context: BuiltinContext = { ranges: DEFAULT_SERVICE_RANGES, priorityClasses: () => [] }): Endpoint {
   const apiVersion = r.names.group ? `${r.names.group}/${r.version}` : r.version;
   let strategy = r.strategy ?? { allowUnconditionalUpdate: true };
   const structId = structOfKind(r.names.group, r.version, r.names.kind);
   const store = new RestStore(storage, r.names, strategy);
   // Services allocate cluster IPs and node ports against the stored Services.
-  if (r.names.group === '' && r.names.resource === 'services') strategy = serviceStrategy(strategy, ranges, () => store.cache.list().items.map((e) => e.object));
+  if (r.names.group === '' && r.names.resource === 'services') strategy = serviceStrategy(strategy, context.ranges, () => store.cache.list().items.map((e) => e.object));
+  if (r.names.group === '' && r.names.resource === 'pods') strategy = podStrategy(context.priorityClasses);
   store.strategy = structId ? withTypedDecoding(strategy, structId, r.names.kind) : strategy;
   return {
     group: r.names.group,
@@ -150,9 +159,11 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const nsEndpoint = builtinEndpoint(storage, NAMESPACES);
   nsEndpoint.subresources.finalize = true;
   registry.add(nsEndpoint);
-  for (const r of BUILTIN_RESOURCES) registry.add(builtinEndpoint(storage, r, serviceRanges));
-  // The Services' cache tells the allocator which addresses are taken: filled from the start, without holding it up.
-  registry.lookup('', 'v1', 'services')!.store.start().catch(() => undefined);
+  const cachedObjects = (group: string, resource: string) => () => registry.lookup(group, 'v1', resource)?.store.cache.list().items.map((e) => e.object) ?? [];
+  const context: BuiltinContext = { ranges: serviceRanges, priorityClasses: cachedObjects('scheduling.k8s.io', 'priorityclasses') };
+  for (const r of BUILTIN_RESOURCES) registry.add(builtinEndpoint(storage, r, context));
+  // The caches other strategies read (addresses taken, priority classes): filled from the start, without holding it up.
+  for (const [group, resource] of [['', 'services'], ['scheduling.k8s.io', 'priorityclasses']]) registry.lookup(group, 'v1', resource)!.store.start().catch(() => undefined);
 
   const crdNames = {
     group: 'apiextensions.k8s.io',
@@ -308,6 +319,12 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
 async function bootstrap(namespaces: RestStore, registry: ApiRegistry, kubernetesIP: string): Promise<void> {
   for (const name of INITIAL_NAMESPACES) {
     await namespaces.create(undefined, { kind: 'Namespace', apiVersion: 'v1', metadata: { name } }).catch(ignoreExists);
+  }
+  const priorityClasses = registry.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')!.store;
+  for (const c of SYSTEM_PRIORITY_CLASSES) {
+    await priorityClasses
+      .create(undefined, { kind: 'PriorityClass', apiVersion: 'scheduling.k8s.io/v1', metadata: { name: c.name }, value: c.value, description: c.description })
+      .catch(ignoreExists);
   }
   const services = registry.lookup('', 'v1', 'services')!.store;
   await services

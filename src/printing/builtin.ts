@@ -26,6 +26,23 @@ import {
   resourceQuotaPrinter,
   statefulSetPrinter,
 } from './builtin-workloads.js';
+import {
+  bindingPrinter,
+  certificateSigningRequestPrinter,
+  cronJobPrinter,
+  endpointSlicePrinter,
+  horizontalPodAutoscalerPrinter,
+  ingressClassPrinter,
+  ingressPrinter,
+  jobPrinter,
+  networkPolicyPrinter,
+  persistentVolumeClaimPrinter,
+  persistentVolumePrinter,
+  podDisruptionBudgetPrinter,
+  priorityClassPrinter,
+  runtimeClassPrinter,
+  storageClassPrinter,
+} from './builtin-groups.js';
 import type { TableConvertor } from './types.js';
 
 const PRINTERS: Record<string, () => TableConvertor> = {
@@ -47,6 +64,22 @@ const PRINTERS: Record<string, () => TableConvertor> = {
   'apps/daemonsets': daemonSetPrinter,
   'coordination.k8s.io/leases': leasePrinter,
   'events.k8s.io/events': eventPrinter,
+  '/persistentvolumes': persistentVolumePrinter,
+  '/persistentvolumeclaims': persistentVolumeClaimPrinter,
+  'batch/jobs': jobPrinter,
+  'batch/cronjobs': cronJobPrinter,
+  'rbac.authorization.k8s.io/rolebindings': bindingPrinter,
+  'rbac.authorization.k8s.io/clusterrolebindings': bindingPrinter,
+  'networking.k8s.io/ingresses': ingressPrinter,
+  'networking.k8s.io/ingressclasses': ingressClassPrinter,
+  'networking.k8s.io/networkpolicies': networkPolicyPrinter,
+  'policy/poddisruptionbudgets': podDisruptionBudgetPrinter,
+  'scheduling.k8s.io/priorityclasses': priorityClassPrinter,
+  'storage.k8s.io/storageclasses': storageClassPrinter,
+  'node.k8s.io/runtimeclasses': runtimeClassPrinter,
+  'discovery.k8s.io/endpointslices': endpointSlicePrinter,
+  'autoscaling/horizontalpodautoscalers': horizontalPodAutoscalerPrinter,
+  'certificates.k8s.io/certificatesigningrequests': certificateSigningRequestPrinter,
 };
 
 const cache = new Map<string, TableConvertor>();

@@ -121,6 +121,15 @@ describe('built-in defaulting and allocation', () => {
     assert.equal((await s.request('POST', pods, { body: body('none', {}) })).json.status.qosClass, 'BestEffort');
     const critical = await s.request('POST', pods, { body: body('crit', {}, { priorityClassName: 'system-cluster-critical' }) });
     assert.equal(critical.json.spec.priority, 2000000000);
+    const high = await s.request('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { body: { metadata: { name: 'high' }, value: 1000, preemptionPolicy: 'Never' } });
+    assert.equal(high.status, 201, high.text);
+    const classed = await s.request('POST', pods, { body: body('classed', {}, { priorityClassName: 'high' }) });
+    assert.equal(classed.status, 201, classed.text);
+    assert.deepEqual([classed.json.spec.priority, classed.json.spec.preemptionPolicy], [1000, 'Never']);
+    const unknown = await s.request('POST', pods, { body: body('unknown', {}, { priorityClassName: 'nosuch' }) });
+    assert.deepEqual([unknown.status, unknown.json.message], [403, 'pods "unknown" is forbidden: no PriorityClass with name nosuch was found']);
+    const classes = (await s.request('GET', '/apis/scheduling.k8s.io/v1/priorityclasses')).json.items.map((c: any) => `${c.metadata.name}=${c.value}`);
+    assert.deepEqual(classes, ['high=1000', 'system-cluster-critical=2000000000', 'system-node-critical=2000001000'], 'the system classes exist from the start');
     const wrong = await s.request('POST', pods, { body: body('wrong', {}, { priority: 5 }) });
     assert.equal(wrong.status, 403);
     assert.equal(wrong.json.message, 'pods "wrong" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name');

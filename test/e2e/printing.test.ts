@@ -104,3 +104,59 @@ describe('server-side printing', () => {
     assert.match(res.json.message, /spec\.additionalPrinterColumns\[0\]\.JSONPath: Invalid value: "\.spec\[": /);
   });
 });
+
+describe('server-side printing of the other groups\' built-ins', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('prints Jobs, CronJobs, RoleBindings, Ingresses, PodDisruptionBudgets and StorageClasses with upstream\'s columns', async () => {
+    const input = `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: once, namespace: default}
+spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: default}
+spec: {schedule: "0 3 * * *", jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: readers, namespace: default}
+roleRef: {kind: ClusterRole, name: view}
+subjects: [{kind: User, name: alice}, {kind: ServiceAccount, name: bot, namespace: default}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: default}
+spec: {rules: [{host: a.example.com}, {host: b.example.com}], tls: [{hosts: [a.example.com]}]}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: keep, namespace: default}
+spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: fast, annotations: {storageclass.kubernetes.io/is-default-class: "true"}}
+provisioner: example.com/fast
+`;
+    const applied = await s.kubectl(['apply', '-f', '-'], { input });
+    assert.equal(applied.code, 0, applied.stderr);
+    const get = async (...args: string[]) => {
+      const r = await s.kubectl(['get', ...args]);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.split('\n')[0].trim().split(/\s{2,}/).join('|') + '\n' + r.stdout.split('\n')[1].trim().split(/\s{2,}/).join('|');
+    };
+    assert.match(await get('jobs'), /^NAME\|STATUS\|COMPLETIONS\|DURATION\|AGE\nonce\|Running\|0\/1\|\d+s$/);
+    assert.match(await get('cronjobs'), /^NAME\|SCHEDULE\|TIMEZONE\|SUSPEND\|ACTIVE\|LAST SCHEDULE\|AGE\nnightly\|0 3 \* \* \*\|<none>\|False\|0\|<none>\|\d+s$/);
+    assert.match(await get('rolebindings', '-o', 'wide'), /^NAME\|ROLE\|AGE\|USERS\|GROUPS\|SERVICEACCOUNTS\nreaders\|ClusterRole\/view\|\d+s\|alice\|default:bot$/);
+    assert.match(await get('ingresses'), /^NAME\|CLASS\|HOSTS\|ADDRESS\|PORTS\|AGE\nweb\|<none>\|a\.example\.com,b\.example\.com\|80, 443\|\d+s$/);
+    assert.match(await get('pdb'), /^NAME\|MIN AVAILABLE\|MAX UNAVAILABLE\|ALLOWED DISRUPTIONS\|AGE\nkeep\|1\|N\/A\|0\|\d+s$/);
+    assert.match(await get('storageclasses'), /^NAME\|PROVISIONER\|RECLAIMPOLICY\|VOLUMEBINDINGMODE\|ALLOWVOLUMEEXPANSION\|AGE\nfast \(default\)\|example\.com\/fast\|Delete\|Immediate\|false\|\d+s$/);
+  });
+});

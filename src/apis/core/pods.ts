@@ -9,7 +9,6 @@ import { deepEqual } from '../../util/deep-equal.js';
 import { errors } from '../../machinery/status.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { parseQuantity, type Quantity } from '../../schema/cel/quantity.js';
-import { builtinDefaulter } from '../builtin-defaults.js';
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -53,30 +52,39 @@ export function podQOSClass(spec: Obj): 'Guaranteed' | 'Burstable' | 'BestEffort
   return guaranteed && requests.size === limits.size ? 'Guaranteed' : 'Burstable';
 }
 
-/** The priority classes every cluster has (created by kube-apiserver at start). */
-const SYSTEM_PRIORITIES: Record<string, number> = { 'system-node-critical': 2000001000, 'system-cluster-critical': 2000000000 };
+/** The priority classes every cluster has (kube-apiserver creates them at start). */
+export const SYSTEM_PRIORITY_CLASSES = [
+  { name: 'system-node-critical', value: 2000001000, description: 'Used for system critical pods that must not be moved from their current node.' },
+  { name: 'system-cluster-critical', value: 2000000000, description: 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.' },
+];
 
 /** DefaultTolerationSeconds: pods tolerate a not-ready or unreachable node for 300 s. */
 const DEFAULT_TOLERATIONS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
 
-function admit(pod: KObject): void {
+function admit(pod: KObject, priorityClasses: () => Iterable<KObject>): void {
   const spec = (isObject(pod.spec) ? pod.spec : (pod.spec = {})) as Obj;
+  const forbidden = (why: string) => errors.forbidden({ group: '', resource: 'pods' }, String(pod.metadata?.name ?? ''), why);
   // ServiceAccount: the namespace's default account (the token volume waits for the TokenRequest API).
   if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount = 'default';
-  // Priority: from the class, 0 without one; a priority given in the spec must agree.
+  // Priority: the named class's value (or the global default class's), 0 without either; what the spec gives must agree.
   const className = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';
-  const priority = className ? SYSTEM_PRIORITIES[className] : 0;
-  if (priority !== undefined) {
-    if (spec.priority !== undefined && spec.priority !== null && spec.priority !== priority) {
-      throw errors.forbidden(
-        { group: '', resource: 'pods' },
-        String(pod.metadata?.name ?? ''),
-        `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
-      );
-    }
-    spec.priority = priority;
-    spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  let chosen: KObject | undefined;
+  for (const c of priorityClasses()) {
+    if (className ? c.metadata?.name === className : c.globalDefault === true && (!chosen || Number(c.value) > Number(chosen.value))) chosen = c;
   }
+  const system = SYSTEM_PRIORITY_CLASSES.find((c) => c.name === className);
+  if (className && !chosen && !system) throw forbidden(`no PriorityClass with name ${className} was found`);
+  const priority = chosen ? Number(chosen.value ?? 0) : system ? system.value : 0;
+  const policy = typeof chosen?.preemptionPolicy === 'string' ? chosen.preemptionPolicy : 'PreemptLowerPriority';
+  if (spec.priority !== undefined && spec.priority !== null && spec.priority !== priority) {
+    throw forbidden(`the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`);
+  }
+  if (typeof spec.preemptionPolicy === 'string' && spec.preemptionPolicy !== policy) {
+    throw forbidden(`the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${policy} from the given PriorityClass name`);
+  }
+  if (!className && chosen) spec.priorityClassName = chosen.metadata.name;
+  spec.priority = priority;
+  spec.preemptionPolicy = policy;
   const tolerations = list(spec.tolerations);
   for (const key of DEFAULT_TOLERATIONS) {
     const tolerated = tolerations.some((t) => (t.key === key || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoExecute'));
@@ -132,25 +140,26 @@ function changedFields(a: Obj, b: Obj): string {
     .join('\n');
 }
 
-export const podStrategy: Strategy = {
-  allowUnconditionalUpdate: true,
-  resetFieldsOnMainEndpoint: ['status'],
-  returnDeletedObject: true,
-  prepareForCreate(pod) {
-    admit(pod);
-    pod.status = { phase: 'Pending', qosClass: podQOSClass(pod.spec as Obj) };
-  },
-  validateUpdate(pod, old, ctx): FieldError[] {
-    if (ctx.subresource) return [];
-    const spec = isObject(pod.spec) ? pod.spec : {};
-    // The stored pod as it reads now (one stored before a default existed has it on the way in too).
-    const current = structuredClone(old);
-    builtinDefaulter.apply('core/v1.Pod', current);
-    const oldSpec = isObject(current.spec) ? current.spec : {};
-    const deadline = activeDeadlineErrors(spec.activeDeadlineSeconds, oldSpec.activeDeadlineSeconds);
-    if (deadline.length > 0) return deadline;
-    const munged = mungedSpec(spec, oldSpec);
-    if (deepEqual(munged, oldSpec)) return [];
-    return [field.forbidden('spec', `${UPDATABLE}\n${changedFields(oldSpec, munged)}`)];
-  },
-};
+/** The Pod strategy; `priorityClasses` lists the stored PriorityClasses (for the Priority plugin). */
+export function podStrategy(priorityClasses: () => Iterable<KObject> = () => []): Strategy {
+  return {
+    allowUnconditionalUpdate: true,
+    resetFieldsOnMainEndpoint: ['status'],
+    returnDeletedObject: true,
+    prepareForCreate(pod) {
+      admit(pod, priorityClasses);
+      pod.status = { phase: 'Pending', qosClass: podQOSClass(pod.spec as Obj) };
+    },
+    validateUpdate(pod, old, ctx): FieldError[] {
+      if (ctx.subresource) return [];
+      const spec = isObject(pod.spec) ? pod.spec : {};
+      // The stored pod was defaulted as it was read (one stored before a default existed has it too).
+      const oldSpec = isObject(old.spec) ? old.spec : {};
+      const deadline = activeDeadlineErrors(spec.activeDeadlineSeconds, oldSpec.activeDeadlineSeconds);
+      if (deadline.length > 0) return deadline;
+      const munged = mungedSpec(spec, oldSpec);
+      if (deepEqual(munged, oldSpec)) return [];
+      return [field.forbidden('spec', `${UPDATABLE}\n${changedFields(oldSpec, munged)}`)];
+    },
+  };
+}
