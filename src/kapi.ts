@@ -113,10 +113,35 @@ interface BuiltinContext {
   ranges: ServiceRanges;
   /** The stored PriorityClasses (the Pods' Priority admission). */
   priorityClasses: () => Iterable<KObject>;
+  /** The endpoints registered so far (a resource stored as another's). */
+  lookup?: (group: string, version: string, resource: string) => Endpoint | undefined;
+}
+
+/**
+ * A resource served from another's store (events.k8s.io Events are core Events): its objects are
+ * converted on the way in and out, printed as the stored kind, and selected by their fields in this version.
+ */
+function sharedEndpoint(r: BuiltinResource, storedAs: NonNullable<BuiltinResource['storedAs']>, stored: Endpoint | undefined): Endpoint {
+  if (!stored) throw new Error(`${r.names.group}/${r.names.resource}: stored as ${storedAs.group}/${storedAs.resource}, which is not registered before it`);
+  const table = builtinTableConvertor(r.names.group, r.names.resource);
+  return {
+    group: r.names.group,
+    version: r.version,
+    names: r.names,
+    store: stored.store,
+    verbs: r.verbs,
+    custom: false,
+    subresources: { status: r.status, scale: r.scale },
+    table: { ...table, row: (obj, now) => table.row(storedAs.toStorage(obj), now) },
+    applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
+    toVersion: storedAs.toVersion,
+    toStorage: storedAs.toStorage,
+  };
 }
 
 function builtinEndpoint(storage: Storage, r: BuiltinResource, context: BuiltinContext = { ranges: DEFAULT_SERVICE_RANGES, priorityClasses: () => [] }): Endpoint {
   const apiVersion = r.names.group ? `${r.names.group}/${r.version}` : r.version;
+  if (r.storedAs) return sharedEndpoint(r, r.storedAs, context.lookup?.(r.storedAs.group, r.version, r.storedAs.resource));
   let strategy = r.strategy ?? { allowUnconditionalUpdate: true };
   const structId = structOfKind(r.names.group, r.version, r.names.kind);
   const store = new RestStore(storage, r.names, strategy);
@@ -160,7 +185,11 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   nsEndpoint.subresources.finalize = true;
   registry.add(nsEndpoint);
   const cachedObjects = (group: string, resource: string) => () => registry.lookup(group, 'v1', resource)?.store.cache.list().items.map((e) => e.object) ?? [];
-  const context: BuiltinContext = { ranges: serviceRanges, priorityClasses: cachedObjects('scheduling.k8s.io', 'priorityclasses') };
+  const context: BuiltinContext = {
+    ranges: serviceRanges,
+    priorityClasses: cachedObjects('scheduling.k8s.io', 'priorityclasses'),
+    lookup: (group, version, resource) => registry.lookup(group, version, resource),
+  };
   for (const r of BUILTIN_RESOURCES) registry.add(builtinEndpoint(storage, r, context));
   // The caches other strategies read (addresses taken, priority classes): filled from the start, without holding it up.
   for (const [group, resource] of [['', 'services'], ['scheduling.k8s.io', 'priorityclasses']]) registry.lookup(group, 'v1', resource)!.store.start().catch(() => undefined);

@@ -6,7 +6,8 @@
 import { goQuote } from '../machinery/go-text.js';
 import { errors } from '../machinery/status.js';
 import type { ScaleConfig } from '../crd/scale.js';
-import type { ResourceNames, Strategy } from '../registry/types.js';
+import type { KObject, ResourceNames, Strategy } from '../registry/types.js';
+import { eventsV1ToCore, eventToEventsV1 } from './events/convert.js';
 import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
 import { builtinDefaulter } from './builtin-defaults.js';
@@ -24,6 +25,17 @@ export interface BuiltinResource {
   /** The /scale subresource's paths (workloads). */
   scale?: ScaleConfig;
   strategy?: Strategy;
+  /** Served from another resource's store, converted both ways (events.k8s.io Events are core Events). */
+  storedAs?: StoredAs;
+}
+
+export interface StoredAs {
+  group: string;
+  resource: string;
+  /** A stored object in this resource's version. */
+  toVersion(stored: KObject): KObject;
+  /** An object of this resource's version in the storage form. */
+  toStorage(obj: KObject): KObject;
 }
 
 /** The workloads' /scale: spec.replicas, status.replicas, and their LabelSelector. */
@@ -38,7 +50,7 @@ function res(
   resource: string,
   kind: string,
   namespaced: boolean,
-  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; strategy?: Strategy } = {},
+  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; strategy?: Strategy; storedAs?: StoredAs } = {},
 ): BuiltinResource {
   return {
     version,
@@ -56,6 +68,7 @@ function res(
     status: extra.status,
     scale: extra.scale,
     strategy: extra.strategy,
+    storedAs: extra.storedAs,
   };
 }
 
@@ -115,7 +128,10 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
   res('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
   res('coordination.k8s.io', 'v1', 'leases', 'Lease', true, { strategy: plain }),
-  res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: plain }),
+  res('events.k8s.io', 'v1', 'events', 'Event', true, {
+    shortNames: ['ev'],
+    storedAs: { group: '', resource: 'events', toVersion: eventToEventsV1, toStorage: eventsV1ToCore },
+  }),
   // Kinds an operator's install bundle and tests touch; stored with their typed decoding, no controller acts on them.
   res('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { shortNames: ['pv'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
   res('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { shortNames: ['pvc'], status: true, strategy: withStatus }),

@@ -31,9 +31,9 @@ function remember(obj: KObject, version: string, json: Buffer): void {
   else m.set(version, json);
 }
 
-export function memoJson(obj: KObject, version: string, convert: (o: KObject) => KObject): Buffer {
-  let json = recall(obj, version);
-  if (json === undefined) remember(obj, version, (json = Buffer.from(stringifyJson(convert(obj)))));
+export function memoJson(obj: KObject, apiVersion: string, convert: (o: KObject) => KObject): Buffer {
+  let json = recall(obj, apiVersion);
+  if (json === undefined) remember(obj, apiVersion, (json = Buffer.from(stringifyJson(convert(obj)))));
   return json;
 }
 
@@ -52,5 +52,5 @@ export function memoEncoded(obj: KObject, key: string, encode: (o: KObject) => B
 export function rememberJson(obj: KObject, json: string): void {
   const apiVersion = obj.apiVersion;
   if (typeof apiVersion !== 'string') return;
-  remember(obj, apiVersion.slice(apiVersion.lastIndexOf('/') + 1), Buffer.from(json));
+  remember(obj, apiVersion, Buffer.from(json));
 }

@@ -18,6 +18,7 @@ import { parseIncludeObject, partialObjectMetadata, tableForList, tableForObject
 import type { Negotiated } from './negotiation.js';
 import type { Response } from './exchange.js';
 import { reportMismatch, type WatchEventType } from './serializers.js';
+import { groupVersion } from './handlers/context.js';
 
 /** What an output conversion needs of the request. */
 export interface OutputTarget {
@@ -110,9 +111,11 @@ function rememberedJson(target: StoredTarget, list: boolean): ((obj: KObject) =>
   const { output, endpoint } = target;
   if (output.serializer.name !== 'json' || output.pretty) return undefined;
   const c = output.conversion;
-  if (!c) return (obj) => memoJson(obj, endpoint.version, endpoint.toVersion);
+  // Remembered by group and version: one stored object may be served by two groups (core and events.k8s.io Events).
+  const apiVersion = groupVersion(endpoint.group, endpoint.version);
+  if (!c) return (obj) => memoJson(obj, apiVersion, endpoint.toVersion);
   if (c.kind !== (list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata')) return undefined;
-  const key = `${endpoint.version}|PartialObjectMetadata|${c.version}`;
+  const key = `${apiVersion}|PartialObjectMetadata|${c.version}`;
   return (obj) => memoJson(obj, key, (o) => partialObjectMetadata(endpoint.toVersion(o), c.version));
 }
 
@@ -123,7 +126,7 @@ function rememberedJson(target: StoredTarget, list: boolean): ((obj: KObject) =>
 function rememberedMessage(target: StoredTarget): ((obj: KObject) => Buffer) | undefined {
   const { output, endpoint } = target;
   if (output.serializer.name !== 'protobuf' || output.conversion) return undefined;
-  const key = `${endpoint.version}|protobuf`;
+  const key = `${groupVersion(endpoint.group, endpoint.version)}|protobuf`;
   return (obj) => memoEncoded(obj, key, (o) => itemMessage(endpoint.toVersion(o), reportMismatch));
 }
 

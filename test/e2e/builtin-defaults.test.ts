@@ -365,3 +365,48 @@ describe('pod subresources without a kubelet', () => {
     assert.equal(pending.status, 201, pending.text);
   });
 });
+
+describe('Events, one resource in two groups', () => {
+  let s: TestServer;
+  const core = '/api/v1/namespaces/default/events';
+  const v1 = '/apis/events.k8s.io/v1/namespaces/default/events';
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('serves an Event written through either group through the other, with the fields renamed', async () => {
+    const created = await s.request('POST', core, {
+      body: { metadata: { name: 'from-core' }, involvedObject: { kind: 'Pod', name: 'web', namespace: 'default' }, reason: 'Started', message: 'started it', type: 'Normal', count: 2, source: { component: 'kubelet' } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const seen = await s.request('GET', `${v1}/from-core`);
+    assert.equal(seen.status, 200, seen.text);
+    assert.deepEqual(
+      { apiVersion: seen.json.apiVersion, regarding: seen.json.regarding, note: seen.json.note, reason: seen.json.reason, deprecatedCount: seen.json.deprecatedCount, deprecatedSource: seen.json.deprecatedSource },
+      { apiVersion: 'events.k8s.io/v1', regarding: { kind: 'Pod', name: 'web', namespace: 'default' }, note: 'started it', reason: 'Started', deprecatedCount: 2, deprecatedSource: { component: 'kubelet' } },
+    );
+    assert.equal(seen.json.message, undefined);
+    const now = new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+    const fromV1 = await s.request('POST', v1, {
+      body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'from-v1' }, eventTime: now, reportingController: 'example.com/ctl', reportingInstance: 'ctl-1', action: 'Scale', reason: 'Scaled', regarding: { kind: 'Deployment', name: 'web' }, note: 'scaled up', type: 'Normal' },
+    });
+    assert.equal(fromV1.status, 201, fromV1.text);
+    assert.equal(fromV1.json.note, 'scaled up');
+    const asCore = (await s.request('GET', `${core}/from-v1`)).json;
+    assert.deepEqual([asCore.message, asCore.reportingComponent, asCore.involvedObject.name, asCore.action], ['scaled up', 'example.com/ctl', 'web', 'Scale']);
+    const both = (await s.request('GET', v1)).json.items.map((e: any) => e.metadata.name).sort();
+    assert.deepEqual(both, ['from-core', 'from-v1']);
+    const selected = await s.request('GET', `${v1}?fieldSelector=${encodeURIComponent('regarding.name=web,reason=Scaled')}`);
+    assert.deepEqual(selected.json.items.map((e: any) => e.metadata.name), ['from-v1']);
+    const patched = await s.request('PATCH', `${v1}/from-core`, { body: { note: 'changed' }, contentType: 'application/merge-patch+json' });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal((await s.request('GET', `${core}/from-core`)).json.message, 'changed');
+    const printed = await s.kubectl(['get', 'events.v1.events.k8s.io', '--no-headers']);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, /Normal\s+Scaled\s+deployment\/web\s+scaled up/);
+    const deleted = await s.request('DELETE', `${v1}/from-v1`);
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.equal((await s.request('GET', `${core}/from-v1`)).status, 404);
+  });
+});

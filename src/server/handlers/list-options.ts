@@ -68,7 +68,9 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   // in-process), they are read from the converted object, after the conversion.
   const inVersion = endpoint.prepare ? fieldSel?.requirements.filter((r) => !r.field.startsWith('metadata.')) ?? [] : [];
   const byMetadata = inVersion.length > 0 ? fieldSel!.requirements.filter((r) => r.field.startsWith('metadata.')) : fieldSel?.requirements ?? [];
-  if (byMetadata.length > 0) filters.push((o) => byMetadata.every((r) => requirementMatches(r, o)));
+  // A built-in's fields are those of the request's version (events.k8s.io Events are stored as core ones).
+  const view = endpoint.custom ? (o: KObject) => o : endpoint.toVersion;
+  if (byMetadata.length > 0) filters.push((o) => byMetadata.every((r) => requirementMatches(r, view(o))));
   const converted = inVersion.length > 0 ? (o: KObject) => inVersion.every((r) => requirementMatches(r, o)) : undefined;
 
   const rv = q.get('resourceVersion') ?? '';
