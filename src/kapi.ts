@@ -141,7 +141,7 @@ function sharedEndpoint(r: BuiltinResource, storedAs: NonNullable<BuiltinResourc
 
 function builtinEndpoint(storage: Storage, r: BuiltinResource, context: BuiltinContext = { ranges: DEFAULT_SERVICE_RANGES, priorityClasses: () => [] }): Endpoint {
   const apiVersion = r.names.group ? `${r.names.group}/${r.version}` : r.version;
-  if (r.storedAs) return sharedEndpoint(r, r.storedAs, context.lookup?.(r.storedAs.group, r.version, r.storedAs.resource));
+  if (r.storedAs) return sharedEndpoint(r, r.storedAs, context.lookup?.(r.storedAs.group, r.storedAs.version ?? r.version, r.storedAs.resource));
   let strategy = r.strategy ?? { allowUnconditionalUpdate: true };
   const structId = structOfKind(r.names.group, r.version, r.names.kind);
   const store = new RestStore(storage, r.names, strategy);

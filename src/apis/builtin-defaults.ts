@@ -6,18 +6,13 @@
  */
 import { setOwn } from '../machinery/json-decoder.js';
 import { TypedDefaulter, type StructDefaulters } from '../schema/builtin/defaults.js';
+import { childRecord as child, isRecord as isObject, type JsonRecord } from '../util/json-object.js';
 
-type Obj = Record<string, unknown>;
+type Obj = JsonRecord;
 
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const unset = (v: unknown) => v === undefined || v === null;
 const empty = (v: unknown) => unset(v) || v === '' || v === 0;
 
-/** The object under `key`, created (`{}`) when absent. */
-function child(o: Obj, key: string): Obj {
-  if (!isObject(o[key])) o[key] = {};
-  return o[key] as Obj;
-}
 
 function setIfUnset(o: Obj, key: string, value: unknown): void {
   if (unset(o[key])) o[key] = value;
@@ -170,6 +165,24 @@ function cronJob(c: Obj): void {
   setIfUnset(spec, 'failedJobsHistoryLimit', 1);
 }
 
+/** SetDefaults_HorizontalPodAutoscaler (v2): one replica at least, 80% CPU without metrics, a given behavior completed. */
+function hpaV2(h: Obj): void {
+  const spec = child(h, 'spec');
+  setIfUnset(spec, 'minReplicas', 1);
+  if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
+    spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+  }
+  if (!isObject(spec.behavior)) return;
+  const rules = (key: string, window: number, policies: Obj[]) => {
+    const r = child(spec.behavior as Obj, key);
+    setIfUnset(r, 'stabilizationWindowSeconds', window);
+    setIfUnset(r, 'selectPolicy', 'Max');
+    if (!Array.isArray(r.policies) || r.policies.length === 0) r.policies = policies;
+  };
+  rules('scaleUp', 0, [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }]);
+  rules('scaleDown', 300, [{ type: 'Percent', value: 100, periodSeconds: 15 }]);
+}
+
 function networkPolicy(n: Obj): void {
   const spec = child(n, 'spec');
   if (!Array.isArray(spec.policyTypes) || spec.policyTypes.length === 0) {
@@ -252,6 +265,7 @@ export const BUILTIN_DEFAULTERS: StructDefaulters = {
   'batch/v1.CronJob': cronJob,
   'batch/v1.PodFailurePolicyOnPodConditionsPattern': (p) => setIfEmpty(p, 'status', 'True'),
   'autoscaling/v1.HorizontalPodAutoscaler': (h) => setIfUnset(child(h, 'spec'), 'minReplicas', 1),
+  'autoscaling/v2.HorizontalPodAutoscaler': hpaV2,
   'networking/v1.NetworkPolicy': networkPolicy,
   'networking/v1.NetworkPolicyPort': (p) => setIfUnset(p, 'protocol', 'TCP'),
   'rbac/v1.Subject': subject,

@@ -8,6 +8,7 @@ import { errors } from '../machinery/status.js';
 import type { ScaleConfig } from '../crd/scale.js';
 import type { KObject, ResourceNames, Strategy } from '../registry/types.js';
 import { eventsV1ToCore, eventToEventsV1 } from './events/convert.js';
+import { hpaToV1, hpaToV2 } from './autoscaling/convert.js';
 import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
 import { builtinDefaulter } from './builtin-defaults.js';
@@ -31,6 +32,8 @@ export interface BuiltinResource {
 
 export interface StoredAs {
   group: string;
+  /** The stored resource's version (default: this one's). */
+  version?: string;
   resource: string;
   /** A stored object in this resource's version. */
   toVersion(stored: KObject): KObject;
@@ -100,6 +103,12 @@ const secretDefaults: Strategy = {
   },
 };
 
+/** Make `obj` (a freshly decoded object) into `other`, in place. */
+function replaceWith(obj: KObject, other: KObject): void {
+  for (const k of Object.keys(obj)) delete obj[k];
+  Object.assign(obj, other);
+}
+
 /** Kinds with a /status subresource: the main endpoint leaves status alone. */
 const withStatus: Strategy = { ...plain, resetFieldsOnMainEndpoint: ['status'] };
 /** RBAC objects are named by any path segment (`system:controller:x`), as ValidateRBACName allows. */
@@ -141,7 +150,25 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, { strategy: pathSegmentNamed }),
   res('batch', 'v1', 'jobs', 'Job', true, { categories: ['all'], status: true, strategy: jobStrategy(workload) }),
   res('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ['all'], status: true, strategy: cronJobStrategy }),
-  res('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, { shortNames: ['hpa'], categories: ['all'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
+  // HorizontalPodAutoscalers are stored as autoscaling/v2 (objects written as v1 by older kapi are converted as they are read).
+  res('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, {
+    shortNames: ['hpa'],
+    categories: ['all'],
+    status: true,
+    strategy: {
+      ...withStatus,
+      nameRule: validatePathSegmentName,
+      onRead(obj) {
+        if (obj.apiVersion === 'autoscaling/v1') replaceWith(obj, hpaToV2(obj));
+      },
+    },
+  }),
+  res('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, {
+    shortNames: ['hpa'],
+    categories: ['all'],
+    status: true,
+    storedAs: { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', toVersion: hpaToV1, toStorage: hpaToV2 },
+  }),
   res('networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, { shortNames: ['ing'], status: true, strategy: workload }),
   res('networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false, { strategy: plain }),
   res('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, { shortNames: ['netpol'], strategy: { ...plain, generation: 'spec' } }),
@@ -182,8 +209,8 @@ export function withTypedDecoding(strategy: Strategy, structId: string, kind: st
     // Stored objects are defaulted as they are decoded, as upstream's storage codec does: one written
     // before a default existed reads (and compares on update) as if it had been written with it.
     onRead(obj) {
-      builtinDefaulter.apply(structId, obj);
       strategy.onRead?.(obj);
+      builtinDefaulter.apply(structId, obj);
     },
   };
 }

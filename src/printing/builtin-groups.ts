@@ -249,13 +249,40 @@ export const horizontalPodAutoscalerPrinter = (): TableConvertor =>
       const spec = record(o.spec);
       const status = record(o.status);
       const ref = record(spec.scaleTargetRef);
-      const target = spec.targetCPUUtilizationPercentage;
-      const current = status.currentCPUUtilizationPercentage;
-      const targets = typeof target === 'number' ? `cpu: ${typeof current === 'number' ? `${current}%` : '<unknown>'}/${target}%` : '<none>';
+      let targets: string;
+      if (Array.isArray(spec.metrics)) targets = formatHPAMetrics(list(spec.metrics), list(status.currentMetrics));
+      else {
+        const target = spec.targetCPUUtilizationPercentage;
+        const current = status.currentCPUUtilizationPercentage;
+        targets = typeof target === 'number' ? `cpu: ${typeof current === 'number' ? `${current}%` : '<unknown>'}/${target}%` : '<none>';
+      }
       const min = typeof spec.minReplicas === 'number' ? spec.minReplicas : '<unset>';
       return [nameOf(o), `${str(ref.kind)}/${str(ref.name)}`, targets, String(min), int(spec.maxReplicas), int(status.currentReplicas), age(o, now)];
     },
   );
+
+/** formatHPAMetrics: each autoscaling/v2 metric as `current/target` (two at most, then `+ N more...`). */
+function formatHPAMetrics(specs: KObject[], statuses: KObject[]): string {
+  if (specs.length === 0) return '<none>';
+  const quantity = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '<unknown>');
+  const cells = specs.map((m, i) => {
+    const type = str(m.type);
+    const current = record(statuses[i]);
+    const source = record(m[type ? type[0].toLowerCase() + type.slice(1) : '']);
+    const now = record(record(current[type ? type[0].toLowerCase() + type.slice(1) : '']).current);
+    const target = record(source.target);
+    if (target.type === 'Utilization') {
+      const value = typeof now.averageUtilization === 'number' ? `${now.averageUtilization}%` : '<unknown>';
+      const name = type === 'ContainerResource' ? `${str(source.name)} of container "${str(source.container)}"` : str(source.name);
+      return `${name}: ${value}/${int(target.averageUtilization)}%`;
+    }
+    const wanted = target.type === 'AverageValue' ? target.averageValue : target.value;
+    const have = target.type === 'AverageValue' ? now.averageValue : now.value;
+    const prefix = type === 'Resource' || type === 'ContainerResource' ? `${str(source.name)}: ` : '';
+    return `${prefix}${quantity(have)}/${quantity(wanted)}${target.type === 'AverageValue' && type !== 'Resource' ? ' (avg)' : ''}`;
+  });
+  return cells.length > 2 ? `${cells.slice(0, 2).join(', ')} + ${cells.length - 2} more...` : cells.join(', ');
+}
 
 const accessModes = (modes: unknown) =>
   (Array.isArray(modes) ? modes : [])

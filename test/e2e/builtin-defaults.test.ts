@@ -410,3 +410,49 @@ describe('Events, one resource in two groups', () => {
     assert.equal((await s.request('GET', `${core}/from-v1`)).status, 404);
   });
 });
+
+describe('HorizontalPodAutoscalers in autoscaling/v2 and v1', () => {
+  let s: TestServer;
+  const v2 = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
+  const v1 = '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers';
+  const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('stores v2, serves v1 with what v1 cannot say in annotations, and defaults as upstream', async () => {
+    const created = await s.request('POST', v2, {
+      body: {
+        metadata: { name: 'mem' },
+        spec: { scaleTargetRef: target, maxReplicas: 5, metrics: [{ type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '500Mi' } } }], behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.spec.minReplicas, 1);
+    assert.deepEqual(created.json.spec.behavior, {
+      scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
+      scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+    });
+    const asV1 = (await s.request('GET', `${v1}/mem`)).json;
+    assert.equal(asV1.apiVersion, 'autoscaling/v1');
+    assert.equal(asV1.spec.targetCPUUtilizationPercentage, undefined);
+    assert.deepEqual(JSON.parse(asV1.metadata.annotations['autoscaling.alpha.kubernetes.io/metrics']), created.json.spec.metrics);
+    // A v1 client's update keeps what only v2 can say.
+    const put = await s.request('PUT', `${v1}/mem`, { body: { ...asV1, spec: { ...asV1.spec, maxReplicas: 7 } } });
+    assert.equal(put.status, 200, put.text);
+    const back = (await s.request('GET', `${v2}/mem`)).json;
+    assert.deepEqual([back.spec.maxReplicas, back.spec.metrics, back.spec.behavior.scaleDown.stabilizationWindowSeconds, back.metadata.annotations], [7, created.json.spec.metrics, 60, undefined]);
+
+    const cpu = await s.request('POST', v1, { body: { metadata: { name: 'cpu' }, spec: { scaleTargetRef: target, maxReplicas: 3, targetCPUUtilizationPercentage: 50 } } });
+    assert.equal(cpu.status, 201, cpu.text);
+    assert.deepEqual([cpu.json.apiVersion, cpu.json.spec.targetCPUUtilizationPercentage, cpu.json.spec.minReplicas], ['autoscaling/v1', 50, 1]);
+    assert.deepEqual((await s.request('GET', `${v2}/cpu`)).json.spec.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+    const bare = await s.request('POST', v1, { body: { metadata: { name: 'bare' }, spec: { scaleTargetRef: target, maxReplicas: 3 } } });
+    assert.equal(bare.json.spec.targetCPUUtilizationPercentage, 80, 'the default metric, 80% CPU, as v1 says it');
+    const printed = await s.kubectl(['get', 'hpa', '--no-headers']);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, /^bare\s+Deployment\/web\s+cpu: <unknown>\/80%\s+1\s+3\s+0/m);
+    assert.match(printed.stdout, /^mem\s+Deployment\/web\s+memory: <unknown>\/500Mi\s+1\s+7\s+0/m);
+  });
+});

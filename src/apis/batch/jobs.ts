@@ -6,14 +6,9 @@
  */
 import type { Strategy } from '../../registry/types.js';
 import { deepEqual } from '../../util/deep-equal.js';
+import { childRecord as child } from '../../util/json-object.js';
 
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function child(o: Obj, key: string): Obj {
-  if (!isObject(o[key])) o[key] = {};
-  return o[key] as Obj;
-}
 
 const NAME_LABELS = ['job-name', 'batch.kubernetes.io/job-name'];
 const UID_LABELS = ['controller-uid', 'batch.kubernetes.io/controller-uid'];

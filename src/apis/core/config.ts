@@ -6,9 +6,8 @@
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { maxLenError, regexError } from '../../machinery/validation.js';
 import type { KObject, Strategy } from '../../registry/types.js';
+import { isRecord as isObject } from '../../util/json-object.js';
 
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const entries = (v: unknown): Array<[string, unknown]> => (isObject(v) ? Object.entries(v) : []);
 
 /** core.MaxSecretSize, the limit of a ConfigMap's and a Secret's data. */

@@ -9,9 +9,9 @@ import { deepEqual } from '../../util/deep-equal.js';
 import { errors } from '../../machinery/status.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { parseQuantity, type Quantity } from '../../schema/cel/quantity.js';
+import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
 
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+type Obj = JsonRecord;
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
 const QOS_RESOURCES = ['cpu', 'memory'];

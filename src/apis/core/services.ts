@@ -10,9 +10,9 @@ import { randomInt } from 'node:crypto';
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { errors } from '../../machinery/status.js';
+import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
 
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+type Obj = JsonRecord;
 const ports = (spec: Obj): Obj[] => (Array.isArray(spec.ports) ? spec.ports.filter(isObject) : []);
 
 export interface ServiceRanges {

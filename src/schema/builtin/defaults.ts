@@ -6,8 +6,9 @@
  */
 import { deref, parseType, type Type } from './go-type-expr.js';
 import { GO_STRUCTS } from './go-types.js';
+import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
 
-type Obj = Record<string, unknown>;
+type Obj = JsonRecord;
 
 /** A struct's defaulter: changes the JSON object of one value of that struct in place. */
 export type StructDefaulter = (value: Obj) => void;
@@ -15,7 +16,6 @@ export type StructDefaulter = (value: Obj) => void;
 /** Defaulters by struct id (`core/v1.Container`). */
 export type StructDefaulters = Readonly<Record<string, StructDefaulter>>;
 
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A `+default=` marker's value; markers naming a Go constant (`ref(...)`) are not data and are skipped. */
 function markerValue(text: string): unknown {

@@ -21,9 +21,9 @@ import { objectBodyFormat } from '../negotiation.js';
 import { writeEncoded } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { admissionOf } from './write.js';
+import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
 
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+type Obj = JsonRecord;
 const names = (list: unknown): string[] => (Array.isArray(list) ? list.filter(isObject).map((c) => String(c.name ?? '')) : []);
 
 /** The verbs of each pod subresource kapi answers. */
