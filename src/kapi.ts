@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { BUILTIN_RESOURCES, withTypedDecoding, type BuiltinResource } from './apis/builtin.js';
+import { BUILTIN_RESOURCES, typedConversion, withTypedDecoding, type BuiltinResource } from './apis/builtin.js';
 import { structOfKind } from './schema/builtin/go-type-expr.js';
 import { authenticationReviews } from './apis/authentication/reviews.js';
 import { authorizationReviews } from './apis/authorization/reviews.js';
@@ -124,6 +124,7 @@ interface BuiltinContext {
 function sharedEndpoint(r: BuiltinResource, storedAs: NonNullable<BuiltinResource['storedAs']>, stored: Endpoint | undefined): Endpoint {
   if (!stored) throw new Error(`${r.names.group}/${r.names.resource}: stored as ${storedAs.group}/${storedAs.resource}, which is not registered before it`);
   const table = builtinTableConvertor(r.names.group, r.names.resource);
+  const structId = structOfKind(r.names.group, r.version, r.names.kind);
   return {
     group: r.names.group,
     version: r.version,
@@ -135,7 +136,7 @@ function sharedEndpoint(r: BuiltinResource, storedAs: NonNullable<BuiltinResourc
     table: { ...table, row: (obj, now) => table.row(storedAs.toStorage(obj), now) },
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     toVersion: storedAs.toVersion,
-    toStorage: storedAs.toStorage,
+    toStorage: structId ? typedConversion(structId, r.names.kind, r.version, storedAs.toStorage) : storedAs.toStorage,
   };
 }
 

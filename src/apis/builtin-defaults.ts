@@ -173,14 +173,15 @@ function hpaV2(h: Obj): void {
     spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
   }
   if (!isObject(spec.behavior)) return;
-  const rules = (key: string, window: number, policies: Obj[]) => {
+  // copyHPAScalingRules: what is given stays (an empty policies list included); scale-down's window is the controller's.
+  const rules = (key: string, window: number | undefined, policies: Obj[]) => {
     const r = child(spec.behavior as Obj, key);
-    setIfUnset(r, 'stabilizationWindowSeconds', window);
+    if (window !== undefined) setIfUnset(r, 'stabilizationWindowSeconds', window);
     setIfUnset(r, 'selectPolicy', 'Max');
-    if (!Array.isArray(r.policies) || r.policies.length === 0) r.policies = policies;
+    if (!Array.isArray(r.policies)) r.policies = policies;
   };
   rules('scaleUp', 0, [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }]);
-  rules('scaleDown', 300, [{ type: 'Percent', value: 100, periodSeconds: 15 }]);
+  rules('scaleDown', undefined, [{ type: 'Percent', value: 100, periodSeconds: 15 }]);
 }
 
 function networkPolicy(n: Obj): void {

@@ -8,6 +8,8 @@ import { errors } from '../machinery/status.js';
 import type { ScaleConfig } from '../crd/scale.js';
 import type { KObject, ResourceNames, Strategy } from '../registry/types.js';
 import { eventsV1ToCore, eventToEventsV1 } from './events/convert.js';
+import { eventStrategy } from './events/validation.js';
+import { workloadValidation } from './apps/validation.js';
 import { hpaToV1, hpaToV2 } from './autoscaling/convert.js';
 import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
@@ -122,7 +124,7 @@ const cronJobStrategy: Strategy = {
 export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'], strategy: configMapStrategy(plain) }),
   res('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], strategy: plain }),
-  res('', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: plain }),
+  res('', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: eventStrategy(plain) }),
   res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'], strategy: plain }),
   res('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
   res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, strategy: podStrategy() }),
@@ -132,10 +134,10 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'secrets', 'Secret', true, { strategy: secretStrategy(secretDefaults) }),
   res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'], strategy: plain }),
   res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...withStatus, nameRule: nameIsDNS1035Label } }),
-  res('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ['all'], status: true, strategy: workload }),
-  res('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
-  res('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
-  res('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
+  res('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ['all'], status: true, strategy: workloadValidation(workload, 'daemonset') }),
+  res('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'deployment', { replicas: true }) }),
+  res('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'deployment', { replicas: true }) }),
+  res('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'statefulset', { replicas: true }) }),
   res('coordination.k8s.io', 'v1', 'leases', 'Lease', true, { strategy: plain }),
   res('events.k8s.io', 'v1', 'events', 'Event', true, {
     shortNames: ['ev'],
@@ -157,7 +159,6 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
     status: true,
     strategy: {
       ...withStatus,
-      nameRule: validatePathSegmentName,
       onRead(obj) {
         if (obj.apiVersion === 'autoscaling/v1') replaceWith(obj, hpaToV2(obj));
       },
@@ -183,6 +184,24 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, { shortNames: ['csr'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
 ];
 
+/** Fields a request sent that the version it used does not have, found before it was converted to the stored form. */
+const unknownInServedVersion = new WeakMap<KObject, string[]>();
+
+/**
+ * The typed decoding of a resource served from another's store (events.k8s.io Events, v1 HPAs): the
+ * object is checked against its own version's struct before it is converted (which keeps only the
+ * fields it knows); the fields found unknown are reported by the stored kind's strategy.
+ */
+export function typedConversion(structId: string, kind: string, version: string, toStorage: (obj: KObject) => KObject): (obj: KObject) => KObject {
+  return (obj) => {
+    const checked = checkTypedObject(structId, obj);
+    if (checked.error) throw errors.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${checked.error}`);
+    const stored = toStorage(obj);
+    if (checked.unknown.length > 0) unknownInServedVersion.set(stored, checked.unknown);
+    return stored;
+  };
+}
+
 /**
  * A built-in kind's strategy with its typed decoding first: a value of the wrong type is the decoder's
  * 400, undeclared (and duplicate) fields fail, warn or pass as fieldValidation says, as for custom
@@ -197,7 +216,8 @@ export function withTypedDecoding(strategy: Strategy, structId: string, kind: st
       if (checked.error) throw errors.badRequest(`${kind} in version "${ctx.version}" cannot be handled as a ${kind}: ${checked.error}`);
       const mode = ctx.fieldValidation ?? 'Warn';
       if (mode !== 'Ignore') {
-        const problems = [...(ctx.rawBody ? findDuplicateFields(ctx.rawBody) : []), ...checked.unknown.map((f) => `unknown field ${goQuote(f)}`)];
+        const unknown = [...(unknownInServedVersion.get(obj) ?? []), ...checked.unknown];
+        const problems = [...(ctx.rawBody ? findDuplicateFields(ctx.rawBody) : []), ...unknown.map((f) => `unknown field ${goQuote(f)}`)];
         if (problems.length > 0) {
           if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
           ctx.warnings?.push(...problems);

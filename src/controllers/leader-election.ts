@@ -138,6 +138,8 @@ export class LeaderElector {
 
   private async setLeading(leading: boolean): Promise<void> {
     if (leading === this.leading) return;
+    // A lease won by an attempt that was under way when stop() came is not taken up: nothing would stop its controllers.
+    if (leading && this.stopped) return;
     this.leading = leading;
     if (leading) await this.callbacks.onStartedLeading();
     else this.callbacks.onStoppedLeading();

@@ -283,8 +283,10 @@ export class RestStore {
       if (clientRV !== undefined && clientRV !== '' && clientRV !== old.metadata.resourceVersion) {
         throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
       }
-      if ((clientRV === undefined || clientRV === '') && !this.strategy.allowUnconditionalUpdate) {
-        throw errors.invalid(this.resource, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+      if (clientRV === undefined || clientRV === '') {
+        if (!this.strategy.allowUnconditionalUpdate) throw errors.invalid(this.resource, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+        // An unconditional update is made against the stored object (upstream's Versioner().UpdateObject).
+        obj.metadata.resourceVersion = old.metadata.resourceVersion;
       }
       const admission = opts.admission;
       if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });

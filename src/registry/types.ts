@@ -81,6 +81,8 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** The API version of the request, for strategies whose rules depend on it. */
   version?: string;
+  /** The API group of the request (a resource served by two groups, as Events, validates by group). */
+  group?: string;
   /** Set when writing through a subresource (e.g. 'status'). */
   subresource?: string;
   /** An update may create the object (server-side apply). */

@@ -177,6 +177,10 @@ describe('built-in defaulting and allocation', () => {
     const foreign = await s.request('POST', services, { body: svc('b', { clusterIP: '192.168.0.9' }) });
     assert.equal(foreign.status, 422);
     assert.match(foreign.json.message, /provided IP is not in the valid range\. The range of valid IPs is 10\.0\.0\.0\/24$/);
+    const dry = await s.request('POST', `${services}?dryRun=All`, { body: svc('dry', { clusterIP: '10.0.0.9', type: 'NodePort', ports: [{ port: 80, nodePort: 30999 }] }) });
+    assert.equal(dry.status, 201, dry.text);
+    const real = await s.request('POST', services, { body: svc('dry', { clusterIP: '10.0.0.9', type: 'NodePort', ports: [{ port: 80, nodePort: 30999 }] }) });
+    assert.equal(real.status, 201, `a dry run reserves nothing: ${real.text}`);
     const headless = await s.request('POST', services, { body: svc('h', { clusterIP: 'None' }) });
     assert.deepEqual(headless.json.spec.clusterIPs, ['None']);
 
@@ -263,6 +267,12 @@ describe('built-in validation', () => {
     assert.equal(thaw.status, 422);
     assert.equal(thaw.json.message, 'ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set');
     assert.equal((await s.request('PATCH', `${cms}/frozen`, { body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' })).status, 200);
+    // A PUT without resourceVersion is an unconditional update (Python's replace_*), the same data in another order no change.
+    const plain = await s.request('POST', cms, { body: { metadata: { name: 'plain' }, data: { a: '1', b: '2' }, immutable: true } });
+    assert.equal(plain.status, 201, plain.text);
+    const replaced = await s.request('PUT', `${cms}/plain`, { body: { metadata: { name: 'plain', labels: { x: 'y' } }, data: { b: '2', a: '1' }, immutable: true } });
+    assert.equal(replaced.status, 200, replaced.text);
+    assert.deepEqual(replaced.json.metadata.labels, { x: 'y' });
 
     const secrets = '/api/v1/namespaces/default/secrets';
     const tls = await s.request('POST', secrets, { body: { metadata: { name: 'tls' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'AA==' } } });
@@ -337,6 +347,13 @@ describe('pod subresources without a kubelet', () => {
     assert.equal(again.json.message, 'Operation cannot be fulfilled on pods/binding "one": pod one is already assigned to node "node-1"');
     const log = await s.request('GET', `${pods}/one/log`);
     assert.deepEqual([log.status, log.json.message], [404, 'nodes "node-1" not found']);
+    const gated = await s.request('POST', pods, { body: { metadata: { name: 'gated' }, spec: { schedulingGates: [{ name: 'wait' }], containers: [{ name: 'c', image: 'nginx' }] } } });
+    assert.equal(gated.status, 201, gated.text);
+    const refused = await s.request('POST', `${pods}/gated/binding`, { body: { metadata: { name: 'gated' }, target: { name: 'node-1' } } });
+    assert.deepEqual([refused.status, refused.json.message], [409, 'Operation cannot be fulfilled on pods/binding "gated": pod gated has non-empty .spec.schedulingGates']);
+    const dryEviction = await s.request('POST', `${pods}/gated/eviction?dryRun=All`, { body: { metadata: { name: 'gated' } } });
+    assert.equal(dryEviction.status, 201, dryEviction.text);
+    assert.equal((await s.request('GET', `${pods}/gated`)).status, 200, 'a dry-run eviction deletes nothing');
   });
 
   it('evicts a pending pod at once, and a running one only as its disruption budget allows', async () => {
@@ -405,6 +422,22 @@ describe('Events, one resource in two groups', () => {
     const printed = await s.kubectl(['get', 'events.v1.events.k8s.io', '--no-headers']);
     assert.equal(printed.code, 0, printed.stderr);
     assert.match(printed.stdout, /Normal\s+Scaled\s+deployment\/web\s+scaled up/);
+    // The request's own version decodes it: its unknown fields and wrong types are found before the conversion.
+    const strict = await s.request('POST', `${v1}?fieldValidation=Strict`, { body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'strict' }, bogus: 1, message: 'core name' } });
+    assert.deepEqual([strict.status, strict.json.message], [400, 'strict decoding error: unknown field "bogus", unknown field "message"']);
+    const typed = await s.request('POST', v1, { body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'typed' }, note: 5 } });
+    assert.deepEqual([typed.status, typed.json.message], [400, 'Event in version "v1" cannot be handled as a Event: json: cannot unmarshal number into Go struct field Event.note of type string']);
+    // events.k8s.io/v1 asks for the new model; core/v1 for the involved object's namespace.
+    const legacy = await s.request('POST', v1, { body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'legacy' }, reason: 'R', regarding: { kind: 'Pod', name: 'p', namespace: 'default' }, type: 'Info', deprecatedCount: 3 } });
+    assert.equal(legacy.status, 422);
+    assert.deepEqual(legacy.json.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+      'eventTime: Required value',
+      'type: Invalid value: "": has invalid value: Info',
+      'deprecatedCount: Invalid value: "": needs to be unset',
+    ]);
+    const elsewhere = await s.request('POST', core, { body: { metadata: { name: 'elsewhere' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'kube-system' }, reason: 'R' } });
+    assert.equal(elsewhere.status, 422);
+    assert.equal(elsewhere.json.message, 'Event "elsewhere" is invalid: involvedObject.namespace: Invalid value: "kube-system": does not match event.namespace');
     const deleted = await s.request('DELETE', `${v1}/from-v1`);
     assert.equal(deleted.status, 200, deleted.text);
     assert.equal((await s.request('GET', `${core}/from-v1`)).status, 404);
@@ -437,7 +470,7 @@ describe('HorizontalPodAutoscalers in autoscaling/v2 and v1', () => {
     const asV1 = (await s.request('GET', `${v1}/mem`)).json;
     assert.equal(asV1.apiVersion, 'autoscaling/v1');
     assert.equal(asV1.spec.targetCPUUtilizationPercentage, undefined);
-    assert.deepEqual(JSON.parse(asV1.metadata.annotations['autoscaling.alpha.kubernetes.io/metrics']), created.json.spec.metrics);
+    assert.deepEqual(JSON.parse(asV1.metadata.annotations['autoscaling.alpha.kubernetes.io/metrics']), [{ type: 'Resource', resource: { name: 'memory', targetAverageValue: '500Mi' } }], 'in v1\'s own form');
     // A v1 client's update keeps what only v2 can say.
     const put = await s.request('PUT', `${v1}/mem`, { body: { ...asV1, spec: { ...asV1.spec, maxReplicas: 7 } } });
     assert.equal(put.status, 200, put.text);
@@ -448,11 +481,66 @@ describe('HorizontalPodAutoscalers in autoscaling/v2 and v1', () => {
     assert.equal(cpu.status, 201, cpu.text);
     assert.deepEqual([cpu.json.apiVersion, cpu.json.spec.targetCPUUtilizationPercentage, cpu.json.spec.minReplicas], ['autoscaling/v1', 50, 1]);
     assert.deepEqual((await s.request('GET', `${v2}/cpu`)).json.spec.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+    // An upstream v1 client's annotation (v1 MetricSpecs) becomes v2 metrics, the other metrics before the CPU one.
+    const annotated = await s.request('POST', v1, {
+      body: {
+        metadata: { name: 'pods', annotations: { 'autoscaling.alpha.kubernetes.io/metrics': JSON.stringify([{ type: 'Pods', pods: { metricName: 'qps', targetAverageValue: '10' } }]) } },
+        spec: { scaleTargetRef: target, maxReplicas: 3, targetCPUUtilizationPercentage: 70 },
+      },
+    });
+    assert.equal(annotated.status, 201, annotated.text);
+    const annotatedV2 = (await s.request('GET', `${v2}/pods`)).json;
+    assert.deepEqual(annotatedV2.spec.metrics, [
+      { type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } },
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+    ]);
+    assert.equal(annotatedV2.metadata.annotations, undefined);
     const bare = await s.request('POST', v1, { body: { metadata: { name: 'bare' }, spec: { scaleTargetRef: target, maxReplicas: 3 } } });
     assert.equal(bare.json.spec.targetCPUUtilizationPercentage, 80, 'the default metric, 80% CPU, as v1 says it');
     const printed = await s.kubectl(['get', 'hpa', '--no-headers']);
     assert.equal(printed.code, 0, printed.stderr);
     assert.match(printed.stdout, /^bare\s+Deployment\/web\s+cpu: <unknown>\/80%\s+1\s+3\s+0/m);
     assert.match(printed.stdout, /^mem\s+Deployment\/web\s+memory: <unknown>\/500Mi\s+1\s+7\s+0/m);
+  });
+});
+
+describe('workload validation', () => {
+  let s: TestServer;
+  const deployments = '/apis/apps/v1/namespaces/default/deployments';
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  const deployment = (name: string, spec: Record<string, unknown>) => ({ metadata: { name }, spec });
+  const template = (labels: Record<string, string>, extra: Record<string, unknown> = {}) => ({ metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...extra } });
+
+  it('refuses what upstream refuses, with its messages', async () => {
+    const noSelector = await s.request('POST', deployments, { body: deployment('a', { template: template({ tier: 'web', app: 'a' }) }) });
+    assert.equal(noSelector.status, 422);
+    assert.equal(
+      noSelector.json.message,
+      'Deployment.apps "a" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid value: {"app":"a","tier":"web"}: `selector` does not match template `labels`]',
+    );
+    const never = await s.request('POST', deployments, { body: deployment('b', { replicas: -1, selector: { matchLabels: { app: 'b' } }, template: template({ app: 'b' }, { restartPolicy: 'Never' }) }) });
+    assert.deepEqual(never.json.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+      'spec.replicas: Invalid value: -1: must be greater than or equal to 0',
+      'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
+    ]);
+    const empty = await s.request('POST', deployments, { body: deployment('c', { selector: {}, template: template({ app: 'c' }) }) });
+    assert.equal(empty.json.details.causes[0].message, 'Invalid value: {}: empty selector is invalid for deployment');
+    const ok = await s.request('POST', deployments, { body: deployment('d', { selector: { matchLabels: { app: 'd' } }, template: template({ app: 'd' }) }) });
+    assert.equal(ok.status, 201, ok.text);
+    const moved = await s.request('PATCH', `${deployments}/d`, { body: { spec: { selector: { matchLabels: { app: 'd', x: 'y' } }, template: { metadata: { labels: { x: 'y' } } } } }, contentType: 'application/strategic-merge-patch+json' });
+    assert.equal(moved.status, 422);
+    assert.match(moved.json.message, /spec\.selector: Invalid value: \{"matchLabels":\{"app":"d","x":"y"\}\}: field is immutable/);
+    const sts = '/apis/apps/v1/namespaces/default/statefulsets';
+    const created = await s.request('POST', sts, { body: { metadata: { name: 'db' }, spec: { serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: template({ app: 'db' }) } } });
+    assert.equal(created.status, 201, created.text);
+    const renamed = await s.request('PATCH', `${sts}/db`, { body: { spec: { serviceName: 'other' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(renamed.status, 422);
+    assert.match(renamed.json.message, /spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden/);
+    const scaled = await s.request('PATCH', `${sts}/db`, { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(scaled.status, 200, scaled.text);
   });
 });

@@ -7,6 +7,7 @@ import { field, type FieldError } from '../../machinery/field-errors.js';
 import { maxLenError, regexError } from '../../machinery/validation.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { isRecord as isObject } from '../../util/json-object.js';
+import { deepEqual } from '../../util/deep-equal.js';
 
 const entries = (v: unknown): Array<[string, unknown]> => (isObject(v) ? Object.entries(v) : []);
 
@@ -42,7 +43,7 @@ function immutableErrors(obj: KObject, old: KObject, bags: string[]): FieldError
   const errs: FieldError[] = [];
   const msg = 'field is immutable when `immutable` is set';
   if (obj.immutable !== true) errs.push(field.forbidden('immutable', msg));
-  for (const bag of bags) if (JSON.stringify(obj[bag] ?? {}) !== JSON.stringify(old[bag] ?? {})) errs.push(field.forbidden(bag, msg));
+  for (const bag of bags) if (!deepEqual(obj[bag] ?? {}, old[bag] ?? {})) errs.push(field.forbidden(bag, msg));
   return errs;
 }
 
@@ -76,7 +77,15 @@ function validateSecret(secret: KObject): FieldError[] {
   if (size > MAX_DATA_SIZE) errs.push(field.tooLong('data', '', MAX_DATA_SIZE));
   const data = isObject(secret.data) ? secret.data : {};
   const type = typeof secret.type === 'string' ? secret.type : '';
-  for (const key of REQUIRED_KEYS[type] ?? []) if (!Object.hasOwn(data, key)) errs.push(field.required(`data[${key}]`, ''));
+  for (const key of REQUIRED_KEYS[type] ?? []) if (!Object.hasOwn(data, key) || data[key] === '') errs.push(field.required(`data[${key}]`, ''));
+  for (const key of ['.dockercfg', '.dockerconfigjson']) {
+    if (REQUIRED_KEYS[type]?.[0] !== key || typeof data[key] !== 'string' || data[key] === '') continue;
+    try {
+      JSON.parse(Buffer.from(data[key] as string, 'base64').toString('utf8'));
+    } catch (err) {
+      errs.push(field.invalid(`data[${key}]`, '<secret contents redacted>', (err as Error).message));
+    }
+  }
   if (type === 'kubernetes.io/service-account-token') {
     const annotations = isObject(secret.metadata?.annotations) ? secret.metadata.annotations : {};
     if (!annotations['kubernetes.io/service-account.name']) errs.push(field.required('metadata.annotations[kubernetes.io/service-account.name]', ''));

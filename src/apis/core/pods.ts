@@ -70,7 +70,8 @@ function admit(pod: KObject, priorityClasses: () => Iterable<KObject>): void {
   const className = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';
   let chosen: KObject | undefined;
   for (const c of priorityClasses()) {
-    if (className ? c.metadata?.name === className : c.globalDefault === true && (!chosen || Number(c.value) > Number(chosen.value))) chosen = c;
+    // Of several global defaults, the lowest value wins (getDefaultPriorityClass).
+    if (className ? c.metadata?.name === className : c.globalDefault === true && (!chosen || Number(c.value) < Number(chosen.value))) chosen = c;
   }
   const system = SYSTEM_PRIORITY_CLASSES.find((c) => c.name === className);
   if (className && !chosen && !system) throw forbidden(`no PriorityClass with name ${className} was found`);

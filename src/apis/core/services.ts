@@ -61,12 +61,15 @@ export function parseServiceRanges(r: ServiceRanges): { cidr: Cidr; nodePorts: [
  */
 export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services: () => Iterable<KObject>): Strategy {
   const { cidr, nodePorts } = parseServiceRanges(ranges);
-  // Values handed out lately, which the cache may not show yet (its events trail the writes).
-  const recent = new Map<string | number, number>();
+  // Values handed out lately, which the cache may not show yet (its events trail the writes), with the
+  // object they went to (its own retry, as a generated name's, may have them again). A dry run takes none.
+  const recent = new Map<string | number, { until: number; owner: object }>();
+  let current: { owner: object; dryRun: boolean } | undefined;
   const remember = (v: string | number) => {
+    if (!current || current.dryRun) return;
     const now = Date.now();
-    for (const [k, until] of recent) if (until < now) recent.delete(k);
-    recent.set(v, now + 10_000);
+    for (const [k, r] of recent) if (r.until < now) recent.delete(k);
+    recent.set(v, { until: now + 10_000, owner: current.owner });
   };
 
   const inUse = (self: KObject) => {
@@ -78,7 +81,8 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
       for (const ip of Array.isArray(spec.clusterIPs) ? spec.clusterIPs : [spec.clusterIP]) if (typeof ip === 'string') ips.add(ip);
       for (const p of ports(spec)) if (typeof p.nodePort === 'number') usedPorts.add(p.nodePort);
     }
-    for (const v of recent.keys()) {
+    for (const [v, r] of recent) {
+      if (r.owner === self) continue;
       if (typeof v === 'string') ips.add(v);
       else usedPorts.add(v);
     }
@@ -195,20 +199,25 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
   };
 
   /** Allocate what the spec needs; errors for requested values that cannot be had. */
-  const allocate = (svc: KObject, old: KObject | undefined): FieldError[] => {
+  const allocate = (svc: KObject, old: KObject | undefined, dryRun: boolean): FieldError[] => {
     const spec = (isObject(svc.spec) ? svc.spec : (svc.spec = {})) as Obj;
     const { ips, usedPorts } = inUse(svc);
     const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
-    return [...allocateClusterIP(spec, oldSpec, ips), ...allocateNodePorts(spec, oldSpec, usedPorts)];
+    current = { owner: svc, dryRun };
+    try {
+      return [...allocateClusterIP(spec, oldSpec, ips), ...allocateNodePorts(spec, oldSpec, usedPorts)];
+    } finally {
+      current = undefined;
+    }
   };
 
   return {
     ...base,
     validate(svc, ctx) {
-      return [...allocate(svc, undefined), ...(base.validate?.(svc, ctx) ?? [])];
+      return [...allocate(svc, undefined, ctx.dryRun === true), ...(base.validate?.(svc, ctx) ?? [])];
     },
     validateUpdate(svc, old, ctx) {
-      const errs = allocate(svc, old);
+      const errs = allocate(svc, old, ctx.dryRun === true);
       const before = isObject(old.spec) ? old.spec.clusterIP : undefined;
       const now = isObject(svc.spec) ? svc.spec.clusterIP : undefined;
       if (before && now !== before && (svc.spec as Obj).type !== 'ExternalName' && (old.spec as Obj).type !== 'ExternalName') {

@@ -20,7 +20,7 @@ import { decodeBody, decodeProtobufBody, readBody } from '../body.js';
 import { objectBodyFormat } from '../negotiation.js';
 import { writeEncoded } from '../output.js';
 import type { HandlerContext } from './context.js';
-import { admissionOf } from './write.js';
+import { admissionOf, dryRunOf } from './write.js';
 import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
 
 type Obj = JsonRecord;
@@ -44,8 +44,12 @@ function validateContainer(pod: KObject, container: string): string {
     const containers = names(spec.containers);
     if (containers.length === 1) return containers[0];
     if (containers.length === 0) throw errors.badRequest(`a container name must be specified for pod ${name}`);
-    const all = [...names(spec.initContainers), ...containers, ...names(spec.ephemeralContainers)];
-    throw errors.badRequest(`a container name must be specified for pod ${name}, choose one of: [${all.join(' ')}]`);
+    let msg = `a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`;
+    const init = names(spec.initContainers);
+    const ephemeral = names(spec.ephemeralContainers);
+    if (init.length > 0) msg += ` or one of the init containers: [${init.join(' ')}]`;
+    if (ephemeral.length > 0) msg += ` or one of the ephemeral containers: [${ephemeral.join(' ')}]`;
+    throw errors.badRequest(msg);
   }
   if (![...names(spec.initContainers), ...names(spec.containers), ...names(spec.ephemeralContainers)].includes(container)) {
     throw errors.badRequest(`container ${container} is not valid for pod ${name}`);
@@ -103,7 +107,9 @@ const BINDING = { group: '', resource: 'pods/binding' };
 
 async function bind(ctx: HandlerContext, endpoint: Endpoint, name: string): Promise<void> {
   const binding = await readTypedBody(ctx, 'v1', 'Binding');
-  if (binding.metadata.name !== undefined && binding.metadata.name !== name) throw errors.badRequest('name in URL does not match name in Binding object');
+  const dryRun = dryRunOf(ctx, 'CreateOptions');
+  if (binding.metadata.name !== name) throw errors.badRequest('name in URL does not match name in Binding object');
+  const preconditions = { uid: binding.metadata.uid, resourceVersion: binding.metadata.resourceVersion };
   const target = isObject(binding.target) ? binding.target : {};
   const kind = typeof target.kind === 'string' ? target.kind : '';
   const node = typeof target.name === 'string' ? target.name : '';
@@ -120,6 +126,13 @@ async function bind(ctx: HandlerContext, endpoint: Endpoint, name: string): Prom
       const spec = (isObject(pod.spec) ? pod.spec : {}) as Obj;
       if (pod.metadata.deletionTimestamp) throw errors.conflict(BINDING, name, `pod ${name} is being deleted, cannot be assigned to a host`);
       if (spec.nodeName) throw errors.conflict(BINDING, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+      if (Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0) throw errors.conflict(BINDING, name, `pod ${name} has non-empty .spec.schedulingGates`);
+      if (preconditions.uid && preconditions.uid !== pod.metadata.uid) {
+        throw errors.conflict({ group: '', resource: 'pods' }, name, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${pod.metadata.uid}`);
+      }
+      if (preconditions.resourceVersion && preconditions.resourceVersion !== pod.metadata.resourceVersion) {
+        throw errors.conflict({ group: '', resource: 'pods' }, name, 'the object has been modified; please apply your changes to the latest version and try again');
+      }
       const status = (isObject(pod.status) ? pod.status : {}) as Obj;
       const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter((c) => !(isObject(c) && c.type === 'PodScheduled'));
       conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: toRfc3339(new Date()) });
@@ -130,7 +143,7 @@ async function bind(ctx: HandlerContext, endpoint: Endpoint, name: string): Prom
         status: { ...status, conditions },
       };
     },
-    { subresource: 'binding', admission: admissionOf(ctx, false) },
+    { subresource: 'binding', dryRun, admission: admissionOf(ctx, dryRun) },
   );
   writeEncoded(ctx.res, 201, { ...successStatus(), code: 201 }, ctx.output);
 }
@@ -143,7 +156,14 @@ async function evict(ctx: HandlerContext, endpoint: Endpoint, name: string): Pro
   const namespace = ctx.info.namespace;
   const pod = await endpoint.store.get(namespace, name);
   const options = isObject(eviction.deleteOptions) ? eviction.deleteOptions : {};
-  const dryRun = Array.isArray(options.dryRun) && options.dryRun.includes('All');
+  // The query's dryRun is the eviction's (propagateDryRun); one given in both must agree.
+  const queryDryRun = dryRunOf(ctx, 'CreateOptions');
+  if (options.dryRun !== undefined && options.dryRun !== null && !Array.isArray(options.dryRun)) throw errors.badRequest('deleteOptions.dryRun must be a list');
+  const bodyDryRun = Array.isArray(options.dryRun) && options.dryRun.includes('All');
+  if (ctx.query.has('dryRun') && options.dryRun !== undefined && options.dryRun !== null && bodyDryRun !== queryDryRun) {
+    throw errors.badRequest('The dryRun field in the request body and query parameters are not consistent');
+  }
+  const dryRun = queryDryRun || bodyDryRun;
   const phase = isObject(pod.status) ? pod.status.phase : undefined;
   // A pod that is not running, or already going, needs no budget.
   const ignoresBudget = phase === 'Pending' || phase === 'Succeeded' || phase === 'Failed' || phase === undefined || pod.metadata.deletionTimestamp;
@@ -153,7 +173,8 @@ async function evict(ctx: HandlerContext, endpoint: Endpoint, name: string): Pro
     const matching = budgets
       ? (await budgets.store.list({ namespace, consistent: true })).items.filter((b) => {
           const selector = isObject(b.spec) ? b.spec.selector : undefined;
-          if (!isObject(selector)) return false;
+          // A budget whose selector is empty selects nothing here (getPodDisruptionBudgets).
+          if (!isObject(selector) || Object.keys(selector).every((k) => (Array.isArray(selector[k]) ? selector[k].length === 0 : !isObject(selector[k]) || Object.keys(selector[k]).length === 0))) return false;
           try {
             return selectorFromLabelSelector(selector as LabelSelectorSpec).matches(labels);
           } catch {
@@ -165,8 +186,10 @@ async function evict(ctx: HandlerContext, endpoint: Endpoint, name: string): Pro
     if (matching.length === 1) {
       const pdb = matching[0];
       const status = (isObject(pdb.status) ? pdb.status : {}) as Obj;
-      const cause = (message: string) => new StatusError(429, 'TooManyRequests', TOO_MANY, { causes: [{ reason: 'DisruptionBudget', message }] });
-      if (Number(status.observedGeneration ?? 0) < Number(pdb.metadata.generation ?? 0)) throw cause(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`);
+      const cause = (message: string, retryAfterSeconds?: number) =>
+        new StatusError(429, 'TooManyRequests', TOO_MANY, { causes: [{ reason: 'DisruptionBudget', message }], retryAfterSeconds });
+      if (Number(status.observedGeneration ?? 0) < Number(pdb.metadata.generation ?? 0)) throw cause(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`, 10);
+      if (Number(status.disruptionsAllowed ?? 0) < 0) throw errors.forbidden({ group: 'policy', resource: 'poddisruptionbudgets' }, pdb.metadata.name, 'pdb disruptions allowed is negative');
       if (Number(status.disruptionsAllowed ?? 0) <= 0) {
         throw cause(`The disruption budget ${pdb.metadata.name} needs ${Number(status.desiredHealthy ?? 0)} healthy pods and has ${Number(status.currentHealthy ?? 0)} currently`);
       }

@@ -32,6 +32,7 @@ export function storeOptions(ctx: HandlerContext, dryRun: boolean, optionsKind =
   return {
     dryRun,
     version: ctx.endpoint.version,
+    group: ctx.endpoint.group,
     subresource: ctx.info.subresource,
     fieldValidation: (fv || undefined) as WriteOptions['fieldValidation'],
     rawBody: ctx.rawBody,
