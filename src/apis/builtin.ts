@@ -10,6 +10,7 @@ import type { KObject, ResourceNames, Strategy } from '../registry/types.js';
 import { eventsV1ToCore, eventToEventsV1 } from './events/convert.js';
 import { eventStrategy } from './events/validation.js';
 import { workloadValidation } from './apps/validation.js';
+import { validatePodSpecContainers } from './core/pod-spec-validation.js';
 import { hpaToV1, hpaToV2 } from './autoscaling/convert.js';
 import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
@@ -118,7 +119,10 @@ const pathSegmentNamed: Strategy = { ...plain, nameRule: validatePathSegmentName
 /** A CronJob's name leaves room for the suffix of its Jobs' names (ValidateCronJob: 52 characters). */
 const cronJobStrategy: Strategy = {
   ...workload,
-  validate: (cj) => (typeof cj.metadata.name === 'string' && cj.metadata.name.length > 52 ? [field.invalid('metadata.name', cj.metadata.name, 'must be no more than 52 characters')] : []),
+  validate: (cj) => [
+    ...(typeof cj.metadata.name === 'string' && cj.metadata.name.length > 52 ? [field.invalid('metadata.name', cj.metadata.name, 'must be no more than 52 characters')] : []),
+    ...validatePodSpecContainers(cj.spec?.jobTemplate?.spec?.template?.spec, 'spec.jobTemplate.spec.template.spec'),
+  ],
 };
 
 export const BUILTIN_RESOURCES: BuiltinResource[] = [

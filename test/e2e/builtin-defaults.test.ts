@@ -544,3 +544,37 @@ describe('workload validation', () => {
     assert.equal(scaled.status, 200, scaled.text);
   });
 });
+
+describe('pod spec and Service validation', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('refuses containers without names or images, bad ports, and Services without valid ports, with upstream\'s messages', async () => {
+    const pod = await s.request('POST', '/api/v1/namespaces/default/pods', {
+      body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 70000 }, { containerPort: 80, protocol: 'HTTP' }] }, { name: 'c' }] } },
+    });
+    assert.equal(pod.status, 422);
+    assert.deepEqual(pod.json.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+      'spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+      'spec.containers[0].ports[1].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"',
+      'spec.containers[1].name: Duplicate value: "c"',
+      'spec.containers[1].image: Required value',
+    ]);
+    const none = await s.kubectl(['apply', '-f', '-'], { input: 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: default}\nspec:\n  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n    spec: {containers: []}\n' });
+    assert.notEqual(none.code, 0);
+    assert.match(none.stderr, /spec\.template\.spec\.containers: Required value/);
+    const svc = await s.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'svc' }, spec: { clusterIP: '10.0.0.5', ports: [{ port: 80 }, { port: 0, name: 'b' }] } } });
+    assert.deepEqual(svc.json.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+      'spec.ports[0].name: Required value',
+      'spec.ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive',
+      'spec.ports[1].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive',
+    ]);
+    const retried = await s.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'svc' }, spec: { clusterIP: '10.0.0.5', ports: [{ port: 80 }] } } });
+    assert.equal(retried.status, 201, `a refused Service took no address: ${retried.text}`);
+    const noPorts = await s.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'empty' }, spec: {} } });
+    assert.equal(noPorts.json.message, 'Service "empty" is invalid: spec.ports: Required value');
+  });
+});

@@ -10,6 +10,7 @@ import { selectorFromLabelSelector, validateLabelSelector, type LabelSelectorSpe
 import type { KObject, Strategy } from '../../registry/types.js';
 import { deepEqual } from '../../util/deep-equal.js';
 import { isRecord, type JsonRecord } from '../../util/json-object.js';
+import { validatePodSpecContainers } from '../core/pod-spec-validation.js';
 
 /** A map as json.Marshal writes it (keys sorted), for an error's value. */
 function sortedMap(m: JsonRecord): JsonRecord {
@@ -42,7 +43,7 @@ function validateSelectorAndTemplate(spec: JsonRecord, kind: string): FieldError
   }
   if (!matches) errs.push(field.invalid('spec.template.metadata.labels', sortedMap(templateLabels), '`selector` does not match template `labels`'));
   const podSpec = isRecord(template.spec) ? template.spec : {};
-  if (!Array.isArray(podSpec.containers) || podSpec.containers.length === 0) errs.push(field.required('spec.template.spec.containers', ''));
+  errs.push(...validatePodSpecContainers(podSpec, 'spec.template.spec'));
   const restart = podSpec.restartPolicy ?? 'Always';
   if (restart !== 'Always') errs.push(field.notSupported('spec.template.spec.restartPolicy', restart, ['Always']));
   if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null) {

@@ -7,6 +7,7 @@
 import type { Strategy } from '../../registry/types.js';
 import { deepEqual } from '../../util/deep-equal.js';
 import { childRecord as child } from '../../util/json-object.js';
+import { validatePodSpecContainers } from '../core/pod-spec-validation.js';
 
 
 
@@ -34,7 +35,7 @@ export function jobStrategy(base: Strategy): Strategy {
         // SetDefaults_Job shares the template's label map with metadata.labels.
         if (deepEqual(meta.labels, before)) meta.labels = { ...labels };
       }
-      return base.validate?.(job, ctx) ?? [];
+      return [...validatePodSpecContainers(child(child(spec, 'template'), 'spec'), 'spec.template.spec'), ...(base.validate?.(job, ctx) ?? [])];
     },
   };
 }

@@ -9,6 +9,7 @@ import { deepEqual } from '../../util/deep-equal.js';
 import { errors } from '../../machinery/status.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { parseQuantity, type Quantity } from '../../schema/cel/quantity.js';
+import { validatePodSpecContainers } from './pod-spec-validation.js';
 import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
 
 type Obj = JsonRecord;
@@ -147,6 +148,7 @@ export function podStrategy(priorityClasses: () => Iterable<KObject> = () => [])
     allowUnconditionalUpdate: true,
     resetFieldsOnMainEndpoint: ['status'],
     returnDeletedObject: true,
+    validate: (pod) => validatePodSpecContainers(pod.spec, 'spec'),
     prepareForCreate(pod) {
       admit(pod, priorityClasses);
       pod.status = { phase: 'Pending', qosClass: podQOSClass(pod.spec as Obj) };

@@ -10,6 +10,7 @@ import { randomInt } from 'node:crypto';
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { errors } from '../../machinery/status.js';
+import { validateServiceSpec } from './pod-spec-validation.js';
 import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
 
 type Obj = JsonRecord;
@@ -213,10 +214,15 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
 
   return {
     ...base,
+    // The spec is checked first: a Service that is refused takes no address or port.
     validate(svc, ctx) {
+      const invalid = validateServiceSpec(svc.spec);
+      if (invalid.length > 0) return invalid;
       return [...allocate(svc, undefined, ctx.dryRun === true), ...(base.validate?.(svc, ctx) ?? [])];
     },
     validateUpdate(svc, old, ctx) {
+      const invalid = ctx.subresource ? [] : validateServiceSpec(svc.spec);
+      if (invalid.length > 0) return invalid;
       const errs = allocate(svc, old, ctx.dryRun === true);
       const before = isObject(old.spec) ? old.spec.clusterIP : undefined;
       const now = isObject(svc.spec) ? svc.spec.clusterIP : undefined;
