@@ -17,6 +17,7 @@ import { NamespaceController } from './controllers/namespace-controller.js';
 import { NamespaceDefaults } from './controllers/namespace-defaults.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
 import { podStrategy, SYSTEM_PRIORITY_CLASSES } from './apis/core/pods.js';
+import { builtinDefaulter } from './apis/builtin-defaults.js';
 import { LeaderElector } from './controllers/leader-election.js';
 import { ObjectEventHub } from './controllers/object-events.js';
 import { controllerIdentities, type ControllerIdentity } from './controllers/identities.js';
@@ -135,6 +136,7 @@ function sharedEndpoint(r: BuiltinResource, storedAs: NonNullable<BuiltinResourc
     subresources: { status: r.status, scale: r.scale },
     table: { ...table, row: (obj, now) => table.row(storedAs.toStorage(obj), now) },
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
+    defaultObject: structId ? (obj) => builtinDefaulter.apply(structId, obj) : undefined,
     toVersion: storedAs.toVersion,
     toStorage: structId ? typedConversion(structId, r.names.kind, r.version, storedAs.toStorage) : storedAs.toStorage,
   };
@@ -160,6 +162,7 @@ function builtinEndpoint(storage: Storage, r: BuiltinResource, context: BuiltinC
     subresources: { status: r.status, scale: r.scale },
     table: builtinTableConvertor(r.names.group, r.names.resource),
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
+    defaultObject: structId ? (obj) => builtinDefaulter.apply(structId, obj) : undefined,
     ...identity(apiVersion),
   };
 }

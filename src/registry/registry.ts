@@ -61,6 +61,11 @@ export interface Endpoint extends ServedResource {
   toStorage(obj: KObject): KObject | Promise<KObject>;
   /** The merge type of this version's objects, for managed fields and server-side apply (compiled on first use). */
   applyType?: () => TypeInfo;
+  /**
+   * A built-in's defaulting in the request's version, as upstream's decoder applies it: before the
+   * field manager records a non-apply write, so the writer owns the fields that were defaulted.
+   */
+  defaultObject?: (obj: KObject) => void;
 }
 
 export class ApiRegistry {

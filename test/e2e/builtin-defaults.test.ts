@@ -87,6 +87,10 @@ describe('built-in defaulting and allocation', () => {
     assert.deepEqual(c.readinessProbe, { httpGet: { port: 80, path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
     assert.deepEqual(pod.volumes, [{ name: 'cfg', configMap: { name: 'cfg', defaultMode: 420 } }, { name: 'scratch', emptyDir: {} }]);
 
+    // The writer owns what was defaulted, as upstream's field manager records the decoded object.
+    const owned = d.metadata.managedFields.find((m: any) => m.operation === 'Update').fieldsV1;
+    assert.deepEqual(owned['f:spec']['f:revisionHistoryLimit'], {});
+    assert.deepEqual(owned['f:spec']['f:template']['f:spec']['f:containers']['k:{"name":"web"}']['f:imagePullPolicy'], {});
     const cj = await get('/apis/batch/v1/namespaces/default/cronjobs/nightly');
     assert.deepEqual([cj.spec.concurrencyPolicy, cj.spec.suspend, cj.spec.successfulJobsHistoryLimit, cj.spec.failedJobsHistoryLimit], ['Allow', false, 3, 1]);
     assert.equal(cj.spec.jobTemplate.spec.template.spec.containers[0].imagePullPolicy, 'IfNotPresent', 'a digest without a tag is not latest');

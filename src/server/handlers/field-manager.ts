@@ -38,5 +38,6 @@ export function fieldManagerOptions(endpoint: Endpoint, subresource?: string): F
 
 /** Record a non-apply write in `next.metadata.managedFields` (both objects in the request's version), for the request's subresource. */
 export function trackUpdate(ctx: HandlerContext, live: KObject | undefined, next: KObject, subresource = ctx.info.subresource): KObject {
+  ctx.endpoint.defaultObject?.(next);
   return updateManagedFields(live, next, managerOf(ctx), fieldManagerOptions(ctx.endpoint, subresource));
 }
