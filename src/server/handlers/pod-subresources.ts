@@ -194,9 +194,17 @@ async function evict(ctx: HandlerContext, endpoint: Endpoint, name: string): Pro
         throw cause(`The disruption budget ${pdb.metadata.name} needs ${Number(status.desiredHealthy ?? 0)} healthy pods and has ${Number(status.currentHealthy ?? 0)} currently`);
       }
       if (!dryRun) {
-        await budgets!.store.update(namespace, pdb.metadata.name, (cur) => ({ ...cur!, status: { ...(cur!.status ?? {}), disruptionsAllowed: Number((cur!.status as Obj)?.disruptionsAllowed ?? 1) - 1 } }), {
-          subresource: 'status',
-        });
+        // Checked again on the budget as it is now: concurrent evictions take one disruption each, never more than there are.
+        await budgets!.store.update(
+          namespace,
+          pdb.metadata.name,
+          (cur) => {
+            const allowed = Number((cur?.status as Obj | undefined)?.disruptionsAllowed ?? 0);
+            if (!cur || allowed <= 0) throw cause(`The disruption budget ${pdb.metadata.name} needs ${Number(status.desiredHealthy ?? 0)} healthy pods and has ${Number(status.currentHealthy ?? 0)} currently`);
+            return { ...cur, status: { ...(cur.status ?? {}), disruptionsAllowed: allowed - 1 } };
+          },
+          { subresource: 'status' },
+        );
       }
     }
   }
