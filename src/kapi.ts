@@ -18,6 +18,7 @@ import { NamespaceDefaults } from './controllers/namespace-defaults.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
 import { podStrategy, SYSTEM_PRIORITY_CLASSES } from './apis/core/pods.js';
 import { builtinDefaulter } from './apis/builtin-defaults.js';
+import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from './apis/flowcontrol/bootstrap.js';
 import { LeaderElector } from './controllers/leader-election.js';
 import { ObjectEventHub } from './controllers/object-events.js';
 import { controllerIdentities, type ControllerIdentity } from './controllers/identities.js';
@@ -350,24 +351,25 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
 
 /** The objects every cluster has: the initial namespaces and the default/kubernetes service. */
 async function bootstrap(namespaces: RestStore, registry: ApiRegistry, kubernetesIP: string): Promise<void> {
-  for (const name of INITIAL_NAMESPACES) {
-    await namespaces.create(undefined, { kind: 'Namespace', apiVersion: 'v1', metadata: { name } }).catch(ignoreExists);
-  }
+  // Independent writes, made together (the embedded store commits them as one group).
+  const creates: Array<Promise<unknown>> = [];
+  const create = (store: RestStore, namespace: string | undefined, obj: KObject) => creates.push(store.create(namespace, obj).catch(ignoreExists));
+  for (const name of INITIAL_NAMESPACES) create(namespaces, undefined, { kind: 'Namespace', apiVersion: 'v1', metadata: { name } });
   const priorityClasses = registry.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')!.store;
   for (const c of SYSTEM_PRIORITY_CLASSES) {
-    await priorityClasses
-      .create(undefined, { kind: 'PriorityClass', apiVersion: 'scheduling.k8s.io/v1', metadata: { name: c.name }, value: c.value, description: c.description })
-      .catch(ignoreExists);
+    create(priorityClasses, undefined, { kind: 'PriorityClass', apiVersion: 'scheduling.k8s.io/v1', metadata: { name: c.name }, value: c.value, description: c.description });
   }
-  const services = registry.lookup('', 'v1', 'services')!.store;
-  await services
-    .create('default', {
-      kind: 'Service',
-      apiVersion: 'v1',
-      metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
-      spec: { type: 'ClusterIP', clusterIP: kubernetesIP, clusterIPs: [kubernetesIP], ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None' },
-    })
-    .catch(ignoreExists);
+  for (const [resource, objects] of [['prioritylevelconfigurations', MANDATORY_PRIORITY_LEVELS], ['flowschemas', MANDATORY_FLOW_SCHEMAS]] as const) {
+    const store = registry.lookup('flowcontrol.apiserver.k8s.io', 'v1', resource)!.store;
+    for (const o of objects) create(store, undefined, structuredClone(o));
+  }
+  create(registry.lookup('', 'v1', 'services')!.store, 'default', {
+    kind: 'Service',
+    apiVersion: 'v1',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+    spec: { type: 'ClusterIP', clusterIP: kubernetesIP, clusterIPs: [kubernetesIP], ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None' },
+  });
+  await Promise.all(creates);
 }
 
 /**

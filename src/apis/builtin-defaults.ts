@@ -272,6 +272,20 @@ export const BUILTIN_DEFAULTERS: StructDefaulters = {
   'rbac/v1.Subject': subject,
   'rbac/v1.RoleBinding': binding,
   'rbac/v1.ClusterRoleBinding': binding,
+  'flowcontrol/v1.FlowSchemaSpec': (spec) => setIfEmpty(spec, 'matchingPrecedence', 1000),
+  'flowcontrol/v1.LimitedPriorityLevelConfiguration': (l) => {
+    setIfUnset(l, 'nominalConcurrencyShares', 30);
+    setIfUnset(l, 'lendablePercent', 0);
+  },
+  'flowcontrol/v1.ExemptPriorityLevelConfiguration': (e) => {
+    setIfUnset(e, 'nominalConcurrencyShares', 0);
+    setIfUnset(e, 'lendablePercent', 0);
+  },
+  'flowcontrol/v1.QueuingConfiguration': (q) => {
+    setIfEmpty(q, 'queues', 64);
+    setIfEmpty(q, 'handSize', 8);
+    setIfEmpty(q, 'queueLengthLimit', 50);
+  },
   'scheduling/v1.PriorityClass': (p) => setIfUnset(p, 'preemptionPolicy', 'PreemptLowerPriority'),
   'storage/v1.StorageClass': (s) => {
     setIfUnset(s, 'reclaimPolicy', 'Delete');

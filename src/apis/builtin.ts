@@ -185,6 +185,8 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, { strategy: plain }),
   res('storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false, { status: true, strategy: withStatus }),
   res('node.k8s.io', 'v1', 'runtimeclasses', 'RuntimeClass', false, { strategy: plain }),
+  res('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas', 'FlowSchema', false, { status: true, strategy: withStatus }),
+  res('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false, { status: true, strategy: withStatus }),
   res('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, { shortNames: ['csr'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
 ];
 

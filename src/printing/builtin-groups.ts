@@ -377,3 +377,49 @@ export const certificateSigningRequestPrinter = (): TableConvertor =>
       return [nameOf(o), age(o, now), str(spec.signerName), str(spec.username), seconds, condition];
     },
   );
+
+export const flowSchemaPrinter = (): TableConvertor =>
+  printer(
+    [
+      nameColumn(),
+      fieldColumn('PriorityLevel', 'string', 'flowcontrol/v1.PriorityLevelConfigurationReference', 'name'),
+      fieldColumn('MatchingPrecedence', 'string', 'flowcontrol/v1.FlowSchemaSpec', 'matchingPrecedence'),
+      fieldColumn('DistinguisherMethod', 'string', 'flowcontrol/v1.FlowSchemaSpec', 'distinguisherMethod'),
+      ageColumn(),
+      fieldColumn('MissingPL', 'string', 'flowcontrol/v1.FlowSchemaStatus', 'conditions'),
+    ],
+    (o, now) => {
+      const spec = record(o.spec);
+      const dangling = list(record(o.status).conditions).find((c) => c.type === 'Dangling');
+      const method = spec.distinguisherMethod ? str(record(spec.distinguisherMethod).type) : '<none>';
+      return [nameOf(o), str(record(spec.priorityLevelConfiguration).name), int(spec.matchingPrecedence), method, age(o, now), dangling ? str(dangling.status) : '?'];
+    },
+  );
+
+export const priorityLevelPrinter = (): TableConvertor =>
+  printer(
+    [
+      nameColumn(),
+      fieldColumn('Type', 'string', 'flowcontrol/v1.PriorityLevelConfigurationSpec', 'type'),
+      fieldColumn('NominalConcurrencyShares', 'string', 'flowcontrol/v1.LimitedPriorityLevelConfiguration', 'nominalConcurrencyShares'),
+      fieldColumn('Queues', 'string', 'flowcontrol/v1.QueuingConfiguration', 'queues'),
+      fieldColumn('HandSize', 'string', 'flowcontrol/v1.QueuingConfiguration', 'handSize'),
+      fieldColumn('QueueLengthLimit', 'string', 'flowcontrol/v1.QueuingConfiguration', 'queueLengthLimit'),
+      ageColumn(),
+    ],
+    (o, now) => {
+      const spec = record(o.spec);
+      const limited = spec.limited ? record(spec.limited) : undefined;
+      const queuing = limited && record(limited.limitResponse).queuing ? record(record(limited.limitResponse).queuing) : undefined;
+      const cell = (v: unknown) => (v === undefined ? '<none>' : int(v));
+      return [
+        nameOf(o),
+        str(spec.type),
+        limited ? int(limited.nominalConcurrencyShares) : '<none>',
+        queuing ? cell(queuing.queues) : '<none>',
+        queuing ? cell(queuing.handSize) : '<none>',
+        queuing ? cell(queuing.queueLengthLimit) : '<none>',
+        age(o, now),
+      ];
+    },
+  );

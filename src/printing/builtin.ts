@@ -31,6 +31,7 @@ import {
   certificateSigningRequestPrinter,
   cronJobPrinter,
   endpointSlicePrinter,
+  flowSchemaPrinter,
   horizontalPodAutoscalerPrinter,
   ingressClassPrinter,
   ingressPrinter,
@@ -40,6 +41,7 @@ import {
   persistentVolumePrinter,
   podDisruptionBudgetPrinter,
   priorityClassPrinter,
+  priorityLevelPrinter,
   runtimeClassPrinter,
   storageClassPrinter,
 } from './builtin-groups.js';
@@ -80,6 +82,8 @@ const PRINTERS: Record<string, () => TableConvertor> = {
   'discovery.k8s.io/endpointslices': endpointSlicePrinter,
   'autoscaling/horizontalpodautoscalers': horizontalPodAutoscalerPrinter,
   'certificates.k8s.io/certificatesigningrequests': certificateSigningRequestPrinter,
+  'flowcontrol.apiserver.k8s.io/flowschemas': flowSchemaPrinter,
+  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': priorityLevelPrinter,
 };
 
 const cache = new Map<string, TableConvertor>();

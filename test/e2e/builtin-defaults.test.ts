@@ -582,3 +582,25 @@ describe('pod spec and Service validation', () => {
     assert.equal(noPorts.json.message, 'Service "empty" is invalid: spec.ports: Required value');
   });
 });
+
+describe('API Priority and Fairness objects', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('keeps the mandatory flow schemas and priority levels, defaults new ones and prints them as upstream', async () => {
+    const schemas = (await s.request('GET', '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas')).json.items.map((f: any) => `${f.metadata.name}:${f.spec.matchingPrecedence}`);
+    assert.deepEqual(schemas, ['catch-all:10000', 'exempt:1']);
+    const created = await s.request('POST', '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations', {
+      body: { metadata: { name: 'workload' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: {} } } } },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.spec.limited, { limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } }, nominalConcurrencyShares: 30, lendablePercent: 0 });
+    const printed = await s.kubectl(['get', 'prioritylevelconfigurations', '--no-headers']);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, /^catch-all\s+Limited\s+5\s+<none>\s+<none>\s+<none>/m);
+    assert.match(printed.stdout, /^workload\s+Limited\s+30\s+64\s+8\s+50/m);
+  });
+});
