@@ -3,6 +3,7 @@
  * int64 (here: safe integers and bigint), other numbers float64; plus stack-safe
  * deep equality, deep copy and Go's json.Marshal (sorted keys) used for set keys.
  */
+import { isRecord, type JsonRecord } from '../util/json-object.js';
 
 export const enum Kind {
   Null,
@@ -14,7 +15,8 @@ export const enum Kind {
   Object,
 }
 
-export type JsonObject = Record<string, unknown>;
+/** A JSON object (one definition for the project, util/json-object.ts). */
+export type JsonObject = JsonRecord;
 
 export function kindOf(v: unknown): Kind {
   switch (typeof v) {
@@ -34,7 +36,7 @@ export function kindOf(v: unknown): Kind {
   }
 }
 
-export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = isRecord;
 
 /** The OpenAPI type name of a value (kube-openapi's schemaInfoForType). */
 export const TYPE_NAMES = ['null', 'boolean', 'integer', 'number', 'string', 'array', 'object'];

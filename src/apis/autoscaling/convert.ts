@@ -6,10 +6,9 @@
  * through v1 loses nothing.
  */
 import type { KObject } from '../../registry/types.js';
-import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
+import { isRecord as isObject, records as objects, type JsonRecord } from '../../util/json-object.js';
 
 type Obj = JsonRecord;
-const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
 const METRICS = 'autoscaling.alpha.kubernetes.io/metrics';
 const BEHAVIOR = 'autoscaling.alpha.kubernetes.io/behavior';

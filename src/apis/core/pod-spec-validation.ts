@@ -6,10 +6,9 @@
  */
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { inclusiveRangeError, isDNS1123Label } from '../../machinery/validation.js';
-import { isRecord, type JsonRecord } from '../../util/json-object.js';
+import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
-const records = (v: unknown): JsonRecord[] => (Array.isArray(v) ? v.filter(isRecord) : []);
 const validPort = (p: unknown) => typeof p === 'number' && Number.isInteger(p) && p >= 1 && p <= 65535;
 
 function validateContainerPorts(ports: unknown, path: string): FieldError[] {

@@ -10,10 +10,9 @@ import { errors } from '../../machinery/status.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { parseQuantity, type Quantity } from '../../schema/cel/quantity.js';
 import { validatePodSpecContainers } from './pod-spec-validation.js';
-import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
+import { isRecord as isObject, records as list, type JsonRecord } from '../../util/json-object.js';
 
 type Obj = JsonRecord;
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
 const QOS_RESOURCES = ['cpu', 'memory'];
 

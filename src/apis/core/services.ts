@@ -11,10 +11,13 @@ import { field, type FieldError } from '../../machinery/field-errors.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { errors } from '../../machinery/status.js';
 import { validateServiceSpec } from './pod-spec-validation.js';
-import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
+import { isRecord as isObject, records, type JsonRecord } from '../../util/json-object.js';
 
 type Obj = JsonRecord;
-const ports = (spec: Obj): Obj[] => (Array.isArray(spec.ports) ? spec.ports.filter(isObject) : []);
+const ports = (spec: Obj): Obj[] => records(spec.ports);
+
+/** Records a value a write takes, and gives it back. */
+type Take = <T extends string | number>(v: T) => T;
 
 export interface ServiceRanges {
   /** IPv4 CIDR, e.g. 10.0.0.0/24 (kube-apiserver's default). */
@@ -65,12 +68,10 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
   // Values handed out lately, which the cache may not show yet (its events trail the writes), with the
   // object they went to (its own retry, as a generated name's, may have them again). A dry run takes none.
   const recent = new Map<string | number, { until: number; owner: object }>();
-  let current: { owner: object; dryRun: boolean } | undefined;
-  const remember = (v: string | number) => {
-    if (!current || current.dryRun) return;
+  const remember = (v: string | number, owner: object) => {
     const now = Date.now();
     for (const [k, r] of recent) if (r.until < now) recent.delete(k);
-    recent.set(v, { until: now + 10_000, owner: current.owner });
+    recent.set(v, { until: now + 10_000, owner });
   };
 
   const inUse = (self: KObject) => {
@@ -90,13 +91,8 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
     return { ips, usedPorts };
   };
 
-  const taken = <T extends string | number>(v: T): T => {
-    remember(v);
-    return v;
-  };
-
   /** A free address: random, preferring the upper part of the range as upstream's allocator does. */
-  const allocateIP = (ips: Set<string>): string => {
+  const allocateIP = (ips: Set<string>, taken: Take): string => {
     const first = cidr.base + 1;
     const last = cidr.base + cidr.size - 2;
     const lowerBand = Math.min(Math.max(16, Math.floor(cidr.size / 16)), 256);
@@ -111,7 +107,7 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
     throw errors.internal(`failed to allocate a serviceIP: range is full`);
   };
 
-  const allocatePort = (used: Set<number>): number => {
+  const allocatePort = (used: Set<number>, taken: Take): number => {
     const [lo, hi] = nodePorts;
     for (let i = 0; i < 64; i++) {
       const p = randomInt(lo, hi + 1);
@@ -122,7 +118,7 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
   };
 
   /** A requested cluster IP: free, and a host address of the range (not its network or broadcast address). */
-  const checkIP = (requested: string, ips: Set<string>): FieldError | undefined => {
+  const checkIP = (requested: string, ips: Set<string>, taken: Take): FieldError | undefined => {
     const n = ipToNumber(requested);
     if (n === undefined || n <= cidr.base || n >= cidr.base + cidr.size - 1) {
       return field.invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: provided IP is not in the valid range. The range of valid IPs is ${cidr.text}`);
@@ -133,7 +129,7 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
   };
 
   /** The cluster IP, its families and policy (NormalizeClusterIPs, then the allocator's); errors for a requested one that cannot be had. */
-  const allocateClusterIP = (spec: Obj, oldSpec: Obj | undefined, ips: Set<string>): FieldError[] => {
+  const allocateClusterIP = (spec: Obj, oldSpec: Obj | undefined, ips: Set<string>, taken: Take): FieldError[] => {
     if (spec.type === 'ExternalName') {
       delete spec.clusterIP;
       delete spec.clusterIPs;
@@ -146,9 +142,9 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
     // An update that leaves the address out keeps the allocated one (headless included).
     if (requested === '' && typeof oldSpec?.clusterIP === 'string' && oldSpec.clusterIP && oldSpec.type !== 'ExternalName') requested = oldSpec.clusterIP;
     const errs: FieldError[] = [];
-    if (requested === '') requested = allocateIP(ips);
+    if (requested === '') requested = allocateIP(ips, taken);
     else if (requested !== 'None' && requested !== oldSpec?.clusterIP) {
-      const err = checkIP(requested, ips);
+      const err = checkIP(requested, ips, taken);
       if (err) errs.push(err);
     }
     spec.clusterIP = requested;
@@ -167,7 +163,7 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
    * Node ports (initNodePorts): the ports of one port number share one node port; a port keeps the
    * node port it had; one given must be in the range and not another Service's.
    */
-  const allocateNodePorts = (spec: Obj, oldSpec: Obj | undefined, usedPorts: Set<number>): FieldError[] => {
+  const allocateNodePorts = (spec: Obj, oldSpec: Obj | undefined, usedPorts: Set<number>, taken: Take): FieldError[] => {
     const errs: FieldError[] = [];
     const wantsNodePorts = spec.type === 'NodePort' || (spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts !== false);
     const mayHaveNodePorts = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
@@ -191,7 +187,7 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
       }
       if (!wantsNodePorts) return;
       const kept = oldSpec ? ports(oldSpec).find((o) => o.port === p.port && typeof o.nodePort === 'number')?.nodePort : undefined;
-      const np = byPort.get(p.port) ?? kept ?? allocatePort(usedPorts);
+      const np = byPort.get(p.port) ?? kept ?? allocatePort(usedPorts, taken);
       p.nodePort = np;
       byPort.set(p.port, np as number);
     });
@@ -204,12 +200,12 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, services:
     const spec = (isObject(svc.spec) ? svc.spec : (svc.spec = {})) as Obj;
     const { ips, usedPorts } = inUse(svc);
     const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
-    current = { owner: svc, dryRun };
-    try {
-      return [...allocateClusterIP(spec, oldSpec, ips), ...allocateNodePorts(spec, oldSpec, usedPorts)];
-    } finally {
-      current = undefined;
-    }
+    // What this write takes is remembered for it (a dry run takes nothing).
+    const taken: Take = (v) => {
+      if (!dryRun) remember(v, svc);
+      return v;
+    };
+    return [...allocateClusterIP(spec, oldSpec, ips, taken), ...allocateNodePorts(spec, oldSpec, usedPorts, taken)];
   };
 
   return {

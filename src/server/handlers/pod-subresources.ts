@@ -21,10 +21,10 @@ import { objectBodyFormat } from '../negotiation.js';
 import { writeEncoded } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { admissionOf, dryRunOf } from './write.js';
-import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
+import { isRecord as isObject, records, type JsonRecord } from '../../util/json-object.js';
 
 type Obj = JsonRecord;
-const names = (list: unknown): string[] => (Array.isArray(list) ? list.filter(isObject).map((c) => String(c.name ?? '')) : []);
+const names = (list: unknown): string[] => records(list).map((c) => String(c.name ?? ''));
 
 /** The verbs of each pod subresource kapi answers. */
 export const POD_SUBRESOURCE_VERBS = new Map([
