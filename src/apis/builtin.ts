@@ -7,6 +7,7 @@ import { goQuote } from '../machinery/go-text.js';
 import { errors } from '../machinery/status.js';
 import type { ScaleConfig } from '../crd/scale.js';
 import type { KObject, ResourceNames, Strategy } from '../registry/types.js';
+import type { SubresourceInfo } from '../registry/registry.js';
 import { eventsV1ToCore, eventToEventsV1 } from './events/convert.js';
 import { eventStrategy } from './events/validation.js';
 import { workloadValidation } from './apps/validation.js';
@@ -15,7 +16,7 @@ import { hpaToV1, hpaToV2 } from './autoscaling/convert.js';
 import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
 import { builtinDefaulter } from './builtin-defaults.js';
-import { podStrategy } from './core/pods.js';
+import { POD_SUBRESOURCES, podStrategy } from './core/pods.js';
 import { jobStrategy } from './batch/jobs.js';
 import { configMapStrategy, secretStrategy } from './core/config.js';
 import { field } from '../machinery/field-errors.js';
@@ -28,6 +29,8 @@ export interface BuiltinResource {
   status?: boolean;
   /** The /scale subresource's paths (workloads). */
   scale?: ScaleConfig;
+  /** Its other subresources (a pod's log, exec, eviction...). */
+  subresources?: readonly SubresourceInfo[];
   strategy?: Strategy;
   /** Served from another resource's store, converted both ways (events.k8s.io Events are core Events). */
   storedAs?: StoredAs;
@@ -56,7 +59,7 @@ function res(
   resource: string,
   kind: string,
   namespaced: boolean,
-  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; strategy?: Strategy; storedAs?: StoredAs } = {},
+  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; subresources?: readonly SubresourceInfo[]; strategy?: Strategy; storedAs?: StoredAs } = {},
 ): BuiltinResource {
   return {
     version,
@@ -73,6 +76,7 @@ function res(
     verbs: extra.verbs ?? ALL_VERBS,
     status: extra.status,
     scale: extra.scale,
+    subresources: extra.subresources,
     strategy: extra.strategy,
     storedAs: extra.storedAs,
   };
@@ -131,7 +135,7 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: eventStrategy(plain) }),
   res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'], strategy: plain }),
   res('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
-  res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, strategy: podStrategy() }),
+  res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, subresources: POD_SUBRESOURCES, strategy: podStrategy() }),
   res('', 'v1', 'podtemplates', 'PodTemplate', true, { strategy: plain }),
   res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
   res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),

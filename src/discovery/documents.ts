@@ -4,7 +4,7 @@
  * (apidiscovery.k8s.io v2 and v2beta1) that newer kubectl fetches in one round trip.
  * Documents are memoized per registry generation, so a CRD change shows at once.
  */
-import type { ApiRegistry, ServedResource } from '../registry/registry.js';
+import type { ApiRegistry, ServedResource, SubresourceInfo } from '../registry/registry.js';
 import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-priority.js';
 
 /** Built-in groups in the order kube-apiserver lists them; other groups follow, sorted. */
@@ -151,17 +151,25 @@ function resourceEntries(ep: ServedResource): unknown[] {
   if (n.shortNames?.length) main.shortNames = n.shortNames;
   if (n.categories?.length) main.categories = n.categories;
   if (ep.storageVersionHash) main.storageVersionHash = ep.storageVersionHash;
-  const entries: unknown[] = [main];
-  if (ep.subresources.finalize) {
-    entries.push({ name: `${n.resource}/finalize`, singularName: '', namespaced: n.namespaced, kind: n.kind, verbs: ['update'] });
-  }
-  if (ep.subresources.status) {
-    entries.push({ name: `${n.resource}/status`, singularName: '', namespaced: n.namespaced, kind: n.kind, verbs: ['get', 'patch', 'update'] });
-  }
-  if (ep.subresources.scale) {
-    entries.push({ name: `${n.resource}/scale`, singularName: '', namespaced: n.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
-  }
-  return entries;
+  const subresources = subresourcesOf(ep).map((s) => {
+    const entry: Record<string, unknown> = { name: `${n.resource}/${s.name}`, singularName: '', namespaced: n.namespaced };
+    if (s.group !== undefined) Object.assign(entry, { group: s.group, version: s.version });
+    return Object.assign(entry, { kind: s.kind, verbs: s.verbs });
+  });
+  return [main, ...subresources];
+}
+
+/**
+ * A resource's subresources as discovery lists them: a built-in's in name order (as upstream's
+ * installer sorts its paths), a custom resource's status then scale (as the CRD discovery controller appends them).
+ */
+function subresourcesOf(ep: ServedResource): SubresourceInfo[] {
+  const kind = ep.names.kind;
+  const list: SubresourceInfo[] = [...(ep.subresources.others ?? [])];
+  if (ep.subresources.finalize) list.push({ name: 'finalize', kind, verbs: ['update'] });
+  if (ep.subresources.status) list.push({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
+  if (ep.subresources.scale) list.push({ name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+  return ep.custom ? list : list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 function aggregatedResource(ep: ServedResource): unknown {
@@ -175,9 +183,7 @@ function aggregatedResource(ep: ServedResource): unknown {
   };
   if (n.shortNames?.length) r.shortNames = n.shortNames;
   if (n.categories?.length) r.categories = n.categories;
-  const subresources: unknown[] = [];
-  if (ep.subresources.status) subresources.push({ subresource: 'status', responseKind: { group: ep.group, version: ep.version, kind: n.kind }, verbs: ['get', 'patch', 'update'] });
-  if (ep.subresources.scale) subresources.push({ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] });
+  const subresources = subresourcesOf(ep).map((s) => ({ subresource: s.name, responseKind: { group: s.group ?? ep.group, version: s.version ?? ep.version, kind: s.kind }, verbs: s.verbs }));
   if (subresources.length > 0) r.subresources = subresources;
   return r;
 }

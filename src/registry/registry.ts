@@ -20,7 +20,7 @@ export interface ServedResource {
   version: string;
   names: ResourceNames;
   verbs: string[];
-  subresources: { status?: boolean; finalize?: boolean; scale?: ScaleConfig };
+  subresources: { status?: boolean; finalize?: boolean; scale?: ScaleConfig; others?: readonly SubresourceInfo[] };
   storageVersionHash?: string;
   /** Warning sent with every request to this version (deprecated CRD versions). */
   warning?: string;
@@ -32,6 +32,18 @@ export interface ServedResource {
   table?: TableConvertor;
   /** Field labels a field selector may use besides metadata.name and metadata.namespace (a CRD version's selectableFields). */
   selectableFields?: readonly string[];
+}
+
+/**
+ * A subresource besides status, finalize and scale (a pod's log, exec, eviction, ephemeralcontainers...):
+ * its verbs, and the kind it answers with when that is not the resource's own group and version.
+ */
+export interface SubresourceInfo {
+  name: string;
+  verbs: readonly string[];
+  kind: string;
+  group?: string;
+  version?: string;
 }
 
 /** What a virtual endpoint's verb is given besides the object. */

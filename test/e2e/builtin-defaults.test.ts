@@ -366,9 +366,13 @@ describe('pod subresources without a kubelet', () => {
     assert.deepEqual([mismatch.status, mismatch.json.message], [400, 'name in URL does not match name in Eviction object']);
     const pdb = await s.request('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', { body: { metadata: { name: 'keep' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'two' } } } } });
     assert.equal(pdb.status, 201, pdb.text);
-    const cur = (await s.request('GET', `${pods}/two`)).json;
-    const running = await s.request('PUT', `${pods}/two/status`, { body: { ...cur, status: { ...cur.status, phase: 'Running' } } });
-    assert.equal(running.status, 200, running.text);
+    const setStatus = async (name: string, ready: boolean) => {
+      const cur = (await s.request('GET', `${pods}/${name}`)).json;
+      const conditions = [{ type: 'Ready', status: ready ? 'True' : 'False' }];
+      const res = await s.request('PUT', `${pods}/${name}/status`, { body: { ...cur, status: { ...cur.status, phase: 'Running', conditions } } });
+      assert.equal(res.status, 200, res.text);
+    };
+    await setStatus('two', true);
     const refused = await evict('two');
     assert.equal(refused.status, 429);
     assert.equal(refused.json.message, "Cannot evict pod as it would violate the pod's disruption budget.");
@@ -378,12 +382,106 @@ describe('pod subresources without a kubelet', () => {
       body: { ...budget, status: { observedGeneration: budget.metadata.generation, disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 } },
     });
     assert.equal(allowed.status, 200, allowed.text);
+    // An unready pod is not among the healthy ones the budget counts: with the budget met, it goes without taking a disruption.
+    const unready = await s.request('POST', pods, { body: { metadata: { name: 'three', labels: { app: 'two' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } });
+    assert.equal(unready.status, 201, unready.text);
+    await setStatus('three', false);
+    const free = await evict('three');
+    assert.equal(free.status, 201, free.text);
+    assert.equal((await s.request('GET', `${pods}/three`)).status, 404);
+    assert.equal((await s.request('GET', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/keep')).json.status.disruptionsAllowed, 1);
     const evicted = await evict('two');
     assert.equal(evicted.status, 201, evicted.text);
     assert.equal((await s.request('GET', `${pods}/two`)).status, 404);
     assert.equal((await s.request('GET', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/keep')).json.status.disruptionsAllowed, 0);
     const pending = await evict('one');
     assert.equal(pending.status, 201, pending.text);
+  });
+});
+
+describe('pod subresources that write part of the pod', () => {
+  let s: TestServer;
+  const pods = '/api/v1/namespaces/default/pods';
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('lists every pod subresource in discovery, with its kind and verbs', async () => {
+    const list = (await s.request('GET', '/api/v1')).json.resources.filter((r: any) => r.name.startsWith('pods/'));
+    assert.deepEqual(
+      list.map((r: any) => [r.name, r.group ?? '', r.kind, r.verbs.join(',')]),
+      [
+        ['pods/attach', '', 'PodAttachOptions', 'create,get'],
+        ['pods/binding', '', 'Binding', 'create'],
+        ['pods/ephemeralcontainers', '', 'Pod', 'get,patch,update'],
+        ['pods/eviction', 'policy', 'Eviction', 'create'],
+        ['pods/exec', '', 'PodExecOptions', 'create,get'],
+        ['pods/log', '', 'Pod', 'get'],
+        ['pods/portforward', '', 'PodPortForwardOptions', 'create,get'],
+        ['pods/resize', '', 'Pod', 'get,patch,update'],
+        ['pods/status', '', 'Pod', 'get,patch,update'],
+      ],
+    );
+    const aggregated = await s.request('GET', '/api', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+    const podsEntry = aggregated.json.items[0].versions[0].resources.find((r: any) => r.resource === 'pods');
+    assert.deepEqual(podsEntry.subresources.find((r: any) => r.subresource === 'eviction').responseKind, { group: 'policy', version: 'v1', kind: 'Eviction' });
+    const nsEntry = aggregated.json.items[0].versions[0].resources.find((r: any) => r.resource === 'namespaces');
+    assert.deepEqual(nsEntry.subresources.map((r: any) => r.subresource), ['finalize', 'status']);
+  });
+
+  it('adds ephemeral containers through /ephemeralcontainers only, and never changes or removes them', async () => {
+    const withEphemeral = await s.request('POST', pods, {
+      body: { metadata: { name: 'early' }, spec: { containers: [{ name: 'c', image: 'nginx' }], ephemeralContainers: [{ name: 'd', image: 'busybox' }] } },
+    });
+    assert.deepEqual([withEphemeral.status, withEphemeral.json.message], [422, 'Pod "early" is invalid: spec.ephemeralContainers: Forbidden: cannot be set on create']);
+    const created = await s.request('POST', pods, { body: { metadata: { name: 'dbg' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.metadata.generation, 1);
+    const viaSpec = await s.request('PATCH', `${pods}/dbg`, { contentType: 'application/strategic-merge-patch+json', body: { spec: { ephemeralContainers: [{ name: 'd', image: 'busybox' }] } } });
+    assert.equal(viaSpec.status, 422, 'the main endpoint does not add them');
+    const smp = (body: unknown) => s.request('PATCH', `${pods}/dbg/ephemeralcontainers`, { contentType: 'application/strategic-merge-patch+json', body });
+    const forbidden = await smp({ spec: { ephemeralContainers: [{ name: 'd', image: 'busybox', ports: [{ containerPort: 80 }], resources: {}, targetContainerName: 'nope' }] } });
+    assert.equal(forbidden.status, 422);
+    assert.deepEqual(
+      forbidden.json.details.causes.map((c: any) => `${c.field}: ${c.message}`),
+      ['spec.ephemeralContainers[0].targetContainerName: Not found: "nope"', 'spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container'],
+    );
+    const added = await smp({ spec: { containers: [{ name: 'c', image: 'ignored' }], ephemeralContainers: [{ name: 'd', image: 'busybox', stdin: true, targetContainerName: 'c', resources: {} }] } });
+    assert.equal(added.status, 200, added.text);
+    assert.equal(added.json.spec.containers[0].image, 'nginx', 'only ephemeral containers change through the subresource');
+    assert.deepEqual(added.json.spec.ephemeralContainers, [
+      { name: 'd', image: 'busybox', stdin: true, targetContainerName: 'c', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' },
+    ]);
+    assert.equal(added.json.metadata.generation, 2);
+    assert.ok(added.json.metadata.managedFields.some((m: any) => m.subresource === 'ephemeralcontainers'));
+    const got = await s.request('GET', `${pods}/dbg/ephemeralcontainers`);
+    assert.deepEqual([got.status, got.json.kind, got.json.spec.ephemeralContainers.length], [200, 'Pod', 1]);
+    const changed = await s.request('PATCH', `${pods}/dbg/ephemeralcontainers`, { contentType: 'application/json-patch+json', body: [{ op: 'replace', path: '/spec/ephemeralContainers/0/image', value: 'alpine' }] });
+    assert.equal(changed.status, 422);
+    assert.match(changed.json.message, /^Pod "dbg" is invalid: spec\.ephemeralContainers\[d\]: Forbidden: existing ephemeral containers "d" may not be changed\n/);
+    const removed = await s.request('PATCH', `${pods}/dbg/ephemeralcontainers`, { contentType: 'application/json-patch+json', body: [{ op: 'remove', path: '/spec/ephemeralContainers/0' }] });
+    assert.deepEqual([removed.status, removed.json.details.causes[0].message], [422, 'Forbidden: existing ephemeral containers "d" may not be removed\n']);
+    const unknown = await s.request('GET', `${pods}/dbg/nosuch`);
+    assert.equal(unknown.status, 404);
+    const wrongVerb = await s.request('POST', `${pods}/dbg/ephemeralcontainers`, { body: {} });
+    assert.equal(wrongVerb.status, 405);
+  });
+
+  it('resizes cpu and memory through /resize, keeping the QoS class and everything else', async () => {
+    const resources = { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '200m', memory: '128Mi' } };
+    const created = await s.request('POST', pods, { body: { metadata: { name: 'rs' }, spec: { containers: [{ name: 'c', image: 'nginx', resources }] } } });
+    assert.equal(created.status, 201, created.text);
+    const resize = (body: unknown) => s.request('PATCH', `${pods}/rs/resize`, { contentType: 'application/strategic-merge-patch+json', body });
+    const ok = await resize({ spec: { containers: [{ name: 'c', image: 'dropped', resources: { requests: { cpu: '150m' } } }] } });
+    assert.equal(ok.status, 200, ok.text);
+    assert.deepEqual([ok.json.spec.containers[0].image, ok.json.spec.containers[0].resources.requests, ok.json.metadata.generation], ['nginx', { cpu: '150m', memory: '64Mi' }, 2]);
+    const qos = await resize({ spec: { containers: [{ name: 'c', resources: { requests: { cpu: '200m', memory: '128Mi' } } }] } });
+    assert.deepEqual([qos.status, qos.json.message], [422, 'Pod "rs" is invalid: spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing']);
+    const other = await resize({ spec: { containers: [{ name: 'c', resources: { requests: { 'ephemeral-storage': '1Gi' } } }] } });
+    assert.deepEqual([other.status, other.json.message], [422, 'Pod "rs" is invalid: spec: Forbidden: only cpu and memory resources are mutable']);
+    const viaSpec = await s.request('PATCH', `${pods}/rs`, { contentType: 'application/strategic-merge-patch+json', body: { spec: { containers: [{ name: 'c', resources: { requests: { cpu: '120m' } } }] } } });
+    assert.equal(viaSpec.status, 422, 'the main endpoint does not resize');
   });
 });
 

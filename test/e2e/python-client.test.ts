@@ -35,6 +35,7 @@ describe('the official Python client', () => {
       restart: 'Always',
       account: 'default',
     });
+    assert.deepEqual(steps.get('debug_pod'), { step: 'debug_pod', name: 'debugger', target: 'web', pull: 'Always', generation: 2, containers: ['web'] });
     const svc = steps.get('create_service');
     assert.match(svc.cluster_ip, /^10\.0\.0\.\d+$/);
     assert.deepEqual(svc.cluster_ips, [svc.cluster_ip]);

@@ -47,6 +47,38 @@ export function validatePodSpecContainers(spec: unknown, path: string): FieldErr
   check(records(s.initContainers), `${path}.initContainers`);
   if (containers.length === 0) errs.push(field.required(`${path}.containers`, ''));
   check(containers, `${path}.containers`);
+  const ephemeral = records(s.ephemeralContainers);
+  check(ephemeral, `${path}.ephemeralContainers`);
+  errs.push(...ephemeralContainerErrors(ephemeral, [...records(s.initContainers), ...containers], `${path}.ephemeralContainers`));
+  return errs;
+}
+
+/** The fields of EphemeralContainerCommon, in their Go order; those an ephemeral container may set are marked. */
+const EPHEMERAL_FIELDS: ReadonlyArray<readonly [string, boolean]> = [
+  ['name', true], ['image', true], ['command', true], ['args', true], ['workingDir', true], ['ports', false], ['envFrom', true],
+  ['env', true], ['resources', false], ['resizePolicy', false], ['restartPolicy', false], ['restartPolicyRules', false],
+  ['volumeMounts', true], ['volumeDevices', true], ['livenessProbe', false], ['readinessProbe', false], ['startupProbe', false],
+  ['lifecycle', false], ['terminationMessagePath', true], ['terminationMessagePolicy', true], ['imagePullPolicy', true],
+  ['securityContext', true], ['stdin', true], ['stdinOnce', true], ['tty', true],
+];
+const NOT_FOR_EPHEMERAL = 'cannot be set for an Ephemeral Container';
+const isZeroScalar = (v: unknown) => v === undefined || v === null || v === false || v === '' || v === 0;
+/** Go's IsZero on the decoded field: a struct whose fields are all zero (`resources: {}`, as kubectl debug sends) is zero. */
+const isZero = (v: unknown) => isZeroScalar(v) || (isRecord(v) && Object.values(v).every(isZeroScalar));
+
+/** validateEphemeralContainers' own rules: a target among the pod's containers, and only the fields its allow-list names. */
+function ephemeralContainerErrors(ephemeral: JsonRecord[], others: JsonRecord[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const names = new Set(others.map((c) => c.name));
+  ephemeral.forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    const target = c.targetContainerName;
+    if (typeof target === 'string' && target !== '' && !names.has(target)) errs.push(field.notFound(`${p}.targetContainerName`, target));
+    for (const [name, allowed] of EPHEMERAL_FIELDS) if (!allowed && !isZero(c[name])) errs.push(field.forbidden(`${p}.${name}`, NOT_FOR_EPHEMERAL));
+    records(c.volumeMounts).forEach((m, j) => {
+      for (const key of ['subPath', 'subPathExpr']) if (!isZero(m[key])) errs.push(field.forbidden(`${p}.volumeMounts[${j}].${key}`, NOT_FOR_EPHEMERAL));
+    });
+  });
   return errs;
 }
 

@@ -7,12 +7,31 @@
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { deepEqual } from '../../util/deep-equal.js';
 import { errors } from '../../machinery/status.js';
+import type { SubresourceInfo } from '../../registry/registry.js';
+import type { SubresourceStrategy } from '../../registry/subresources.js';
 import type { KObject, Strategy } from '../../registry/types.js';
+import { goQuote } from '../../machinery/go-text.js';
 import { parseQuantity, type Quantity } from '../../schema/cel/quantity.js';
 import { validatePodSpecContainers } from './pod-spec-validation.js';
 import { isRecord as isObject, records as list, type JsonRecord } from '../../util/json-object.js';
 
 type Obj = JsonRecord;
+
+/**
+ * The subresources of a Pod besides status, as upstream's pod storage registers them: the kubelet's
+ * (answered without one by server/handlers/pod-subresources.ts), binding and eviction, and the two
+ * that write part of the pod through this strategy (ephemeralcontainers, resize).
+ */
+export const POD_SUBRESOURCES: readonly SubresourceInfo[] = [
+  { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+  { name: 'binding', kind: 'Binding', verbs: ['create'] },
+  { name: 'ephemeralcontainers', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+  { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+  { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+  { name: 'log', kind: 'Pod', verbs: ['get'] },
+  { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+  { name: 'resize', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+];
 
 const QOS_RESOURCES = ['cpu', 'memory'];
 
@@ -127,18 +146,138 @@ function mungedSpec(spec: Obj, old: Obj): Obj {
   if (typeof old.terminationGracePeriodSeconds === 'number' && old.terminationGracePeriodSeconds < 0 && spec.terminationGracePeriodSeconds === 1) {
     out.terminationGracePeriodSeconds = old.terminationGracePeriodSeconds;
   }
-  out.ephemeralContainers = old.ephemeralContainers; // changed through /ephemeralcontainers only
   for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
   return out;
 }
 
 /** The top-level spec fields that differ, as the second line of the Forbidden message. */
-function changedFields(a: Obj, b: Obj): string {
+function changedFields(a: Obj, b: Obj, prefix = ''): string {
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
   return keys
     .filter((k) => !deepEqual(a[k], b[k]))
-    .map((k) => `  spec.${k}: ${JSON.stringify(a[k]) ?? '<unset>'} -> ${JSON.stringify(b[k]) ?? '<unset>'}`.slice(0, 400))
+    .map((k) => `  spec.${prefix ? `${prefix}.` : ''}${k}: ${JSON.stringify(a[k]) ?? '<unset>'} -> ${JSON.stringify(b[k]) ?? '<unset>'}`.slice(0, 400))
     .join('\n');
+}
+
+/**
+ * What a write through a pod subresource keeps of the stored pod (dropNonEphemeralContainerUpdates,
+ * dropNonResizeUpdates): its metadata as a status write keeps it, its status, and its spec but for
+ * the part the subresource writes (`spec` builds it from what was sent and what is stored).
+ */
+function podPartWrite(spec: (sent: Obj, stored: Obj) => Obj): SubresourceStrategy {
+  return {
+    prepareForUpdate(obj, old) {
+      const managed = obj.metadata?.managedFields;
+      const metadata = { ...old.metadata, resourceVersion: obj.metadata?.resourceVersion, managedFields: managed };
+      if (managed === undefined) delete metadata.managedFields;
+      return { ...old, metadata, spec: spec(isObject(obj.spec) ? obj.spec : {}, isObject(old.spec) ? old.spec : {}) };
+    },
+  };
+}
+
+const withField = (spec: Obj, key: string, value: unknown): Obj => {
+  const out = { ...spec, [key]: value };
+  if (value === undefined) delete out[key];
+  return out;
+};
+
+/** /ephemeralcontainers writes spec.ephemeralContainers only. */
+const ephemeralContainersWrite = podPartWrite((sent, stored) => withField(stored, 'ephemeralContainers', sent.ephemeralContainers));
+
+/** /resize writes the containers' (and init containers') resources and resizePolicy; another list of containers is validation's to refuse. */
+const resizeWrite = podPartWrite((sent, stored) => {
+  let out = stored;
+  for (const key of ['containers', 'initContainers']) {
+    const now = list(sent[key]);
+    const before = list(stored[key]);
+    const sameContainers = now.length === before.length && now.every((c, i) => c.name === before[i].name);
+    if (sameContainers && before.length === 0) continue;
+    const merged = sameContainers ? before.map((c, i) => withField(withField(c, 'resources', now[i].resources), 'resizePolicy', now[i].resizePolicy)) : sent[key];
+    out = withField(out, key, merged);
+  }
+  return out;
+});
+
+const MIRROR_POD = 'kubernetes.io/config.mirror';
+
+/** ValidatePodEphemeralContainersUpdate: existing ephemeral containers stay as they are. */
+function ephemeralContainersUpdateErrors(pod: KObject, old: KObject): FieldError[] {
+  if (old.metadata.annotations?.[MIRROR_POD] !== undefined) return [field.forbidden('', 'static pods do not support ephemeral containers')];
+  const errs = validatePodSpecContainers(pod.spec, 'spec');
+  const now = new Map(list((pod.spec as Obj | undefined)?.ephemeralContainers).map((c) => [c.name, c]));
+  for (const before of list((old.spec as Obj | undefined)?.ephemeralContainers)) {
+    const name = String(before.name);
+    const after = now.get(before.name);
+    if (!after) errs.push(field.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${goQuote(name)} may not be removed\n`));
+    else if (!deepEqual(before, after)) {
+      errs.push(field.forbidden(`spec.ephemeralContainers[${name}]`, `existing ephemeral containers ${goQuote(name)} may not be changed\n${changedFields(before, after, `ephemeralContainers[${name}]`)}`));
+    }
+  }
+  return errs;
+}
+
+const QUANTITY_KEYS = ['requests', 'limits'] as const;
+const isSidecar = (c: Obj) => c.restartPolicy === 'Always';
+
+/** The container with cpu and memory of its requests and limits taken from `from` (what a resize may change). */
+function withoutCpuMemory(c: Obj, from: Obj | undefined): Obj {
+  const resources = isObject(c.resources) ? { ...c.resources } : {};
+  const source = isObject(from?.resources) ? (from.resources as Obj) : {};
+  for (const key of QUANTITY_KEYS) {
+    const values = { ...(isObject(resources[key]) ? (resources[key] as Obj) : {}) };
+    const old = isObject(source[key]) ? (source[key] as Obj) : {};
+    for (const r of QOS_RESOURCES) {
+      if (old[r] === undefined) delete values[r];
+      else values[r] = old[r];
+    }
+    if (Object.keys(values).length === 0) delete resources[key];
+    else resources[key] = values;
+  }
+  const out = withField({ ...c }, 'resources', Object.keys(resources).length ? resources : undefined);
+  return withField(out, 'resizePolicy', from?.resizePolicy);
+}
+
+const hasResources = (r: unknown) => isObject(r) && QUANTITY_KEYS.some((k) => isObject(r[k]) && Object.keys(r[k] as Obj).length > 0);
+
+/** ValidatePodResize: only cpu and memory of the containers and sidecars change, never the QoS class. */
+function resizeErrors(pod: KObject, old: KObject): FieldError[] {
+  const spec = (isObject(pod.spec) ? pod.spec : {}) as Obj;
+  const oldSpec = (isObject(old.spec) ? old.spec : {}) as Obj;
+  if (hasResources(spec.resources) || hasResources(oldSpec.resources)) return [field.forbidden('', 'pods with pod-level resources cannot be resized')];
+  if (old.metadata.annotations?.[MIRROR_POD] !== undefined) return [field.forbidden('', 'static pods cannot be resized')];
+  if (isObject(oldSpec.os) && oldSpec.os.name === 'windows') return [field.forbidden('', 'windows pods cannot be resized')];
+  const errs: FieldError[] = [];
+  const oldQos = isObject(old.status) && typeof old.status.qosClass === 'string' ? old.status.qosClass : podQOSClass(oldSpec);
+  if (podQOSClass(spec) !== oldQos) errs.push(field.invalid('spec', oldQos, 'Pod QOS Class may not change as a result of resizing'));
+  const running = list(isObject(old.status) ? old.status.containerStatuses : undefined).find((s) => isObject(s.state) && s.state.running !== undefined);
+  if (running && running.resources === undefined) errs.push(field.forbidden('spec', 'Pod running on node without support for resize'));
+  const munged: Obj = { ...spec };
+  for (const key of ['initContainers', 'containers']) {
+    const now = list(spec[key]);
+    const before = list(oldSpec[key]);
+    now.forEach((c, i) => {
+      const prev = before[i];
+      if (!prev || (key === 'initContainers' && !isSidecar(prev))) return;
+      for (const which of QUANTITY_KEYS) {
+        const had = isObject(prev.resources) && isObject(prev.resources[which]) ? Object.keys(prev.resources[which] as Obj) : [];
+        const has = isObject(c.resources) && isObject(c.resources[which]) ? (c.resources[which] as Obj) : {};
+        if (had.some((r) => has[r] === undefined)) errs.push(field.forbidden(`spec.${key}[${i}].resources.${which}`, `resource ${which} cannot be removed`));
+      }
+    });
+    if (Array.isArray(spec[key])) munged[key] = now.map((c, i) => (before[i] && (key === 'containers' || isSidecar(before[i])) ? withoutCpuMemory(c, before[i]) : c));
+  }
+  if (errs.length === 0 && !deepEqual(munged, oldSpec)) {
+    const init = list(spec.initContainers);
+    const changedInit = list(oldSpec.initContainers).findIndex((c, i) => !deepEqual(c, list(munged.initContainers)[i]));
+    const detail =
+      changedInit >= 0 && !isSidecar(list(oldSpec.initContainers)[changedInit]) && init.length === list(oldSpec.initContainers).length
+        ? 'resources for non-sidecar init containers are immutable'
+        : changedInit >= 0 && init.length === list(oldSpec.initContainers).length
+          ? 'only cpu and memory resources for sidecar containers are mutable'
+          : 'only cpu and memory resources are mutable';
+    errs.push(field.forbidden('spec', detail));
+  }
+  return errs;
 }
 
 /** The Pod strategy; `priorityClasses` lists the stored PriorityClasses (for the Priority plugin). */
@@ -147,12 +286,27 @@ export function podStrategy(priorityClasses: () => Iterable<KObject> = () => [])
     allowUnconditionalUpdate: true,
     resetFieldsOnMainEndpoint: ['status'],
     returnDeletedObject: true,
-    validate: (pod) => validatePodSpecContainers(pod.spec, 'spec'),
+    // Pods have a generation since 1.33: 1 at creation, moved by any change of the spec.
+    generation: 'spec',
+    subresourceStrategies: { ephemeralcontainers: ephemeralContainersWrite, resize: resizeWrite },
+    validate(pod) {
+      const errs = validatePodSpecContainers(pod.spec, 'spec');
+      if (list((pod.spec as Obj | undefined)?.ephemeralContainers).length > 0) errs.push(field.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+      return errs;
+    },
     prepareForCreate(pod) {
       admit(pod, priorityClasses);
       pod.status = { phase: 'Pending', qosClass: podQOSClass(pod.spec as Obj) };
     },
+    prepareForUpdate(pod, old, ctx) {
+      // The subresources that write part of the spec move the generation too (updatePodGeneration).
+      if ((ctx.subresource === 'ephemeralcontainers' || ctx.subresource === 'resize') && !deepEqual(pod.spec, old.spec)) {
+        pod.metadata.generation = Number(old.metadata.generation ?? 0) + 1;
+      }
+    },
     validateUpdate(pod, old, ctx): FieldError[] {
+      if (ctx.subresource === 'ephemeralcontainers') return ephemeralContainersUpdateErrors(pod, old);
+      if (ctx.subresource === 'resize') return resizeErrors(pod, old);
       if (ctx.subresource) return [];
       const spec = isObject(pod.spec) ? pod.spec : {};
       // The stored pod was defaulted as it was read (one stored before a default existed has it too).

@@ -26,15 +26,8 @@ import { isRecord as isObject, records, type JsonRecord } from '../../util/json-
 type Obj = JsonRecord;
 const names = (list: unknown): string[] => records(list).map((c) => String(c.name ?? ''));
 
-/** The verbs of each pod subresource kapi answers. */
-export const POD_SUBRESOURCE_VERBS = new Map([
-  ['log', ['get']],
-  ['exec', ['get', 'create']],
-  ['attach', ['get', 'create']],
-  ['portforward', ['get', 'create']],
-  ['binding', ['create']],
-  ['eviction', ['create']],
-]);
+/** The pod subresources answered here (their verbs are apis/core/pods.ts's POD_SUBRESOURCES). */
+export const POD_HANDLED_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'binding', 'eviction']);
 
 /** ValidateContainer: the container named, or the pod's only one. */
 function validateContainer(pod: KObject, container: string): string {
@@ -186,6 +179,13 @@ async function evict(ctx: HandlerContext, endpoint: Endpoint, name: string): Pro
     if (matching.length === 1) {
       const pdb = matching[0];
       const status = (isObject(pdb.status) ? pdb.status : {}) as Obj;
+      const unhealthyGoesFree =
+        !isPodReady(pod) &&
+        ((isObject(pdb.spec) && pdb.spec.unhealthyPodEvictionPolicy === 'AlwaysAllow') ||
+          (Number(status.desiredHealthy ?? 0) > 0 && Number(status.currentHealthy ?? 0) >= Number(status.desiredHealthy ?? 0)));
+      // An unready pod does not count as healthy: it goes without taking a disruption when the policy
+      // allows it, or the budget is met without it (IfHealthyBudget, the default).
+      if (unhealthyGoesFree) return deleteEvicted(ctx, endpoint, pod, options, dryRun, true);
       const cause = (message: string, retryAfterSeconds?: number) =>
         new StatusError(429, 'TooManyRequests', TOO_MANY, { causes: [{ reason: 'DisruptionBudget', message }], retryAfterSeconds });
       if (Number(status.observedGeneration ?? 0) < Number(pdb.metadata.generation ?? 0)) throw cause(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`, 10);
@@ -208,9 +208,23 @@ async function evict(ctx: HandlerContext, endpoint: Endpoint, name: string): Pro
       }
     }
   }
+  return deleteEvicted(ctx, endpoint, pod, options, dryRun);
+}
+
+const isPodReady = (pod: KObject) => records(isObject(pod.status) ? pod.status.conditions : undefined).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/**
+ * The eviction's delete, with the preconditions of its deleteOptions. An unready pod that took no
+ * disruption from its budget is deleted only as it was judged (its resourceVersion, as upstream's
+ * updateDeletionOptions).
+ */
+async function deleteEvicted(ctx: HandlerContext, endpoint: Endpoint, pod: KObject, options: Obj, dryRun: boolean, asJudged = false): Promise<void> {
   if (!dryRun) {
     const gracePeriodSeconds = typeof options.gracePeriodSeconds === 'number' ? options.gracePeriodSeconds : undefined;
-    await endpoint.store.delete(namespace, name, { gracePeriodSeconds, admission: admissionOf(ctx, false) });
+    const sent = isObject(options.preconditions) ? options.preconditions : {};
+    const given = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+    const preconditions = { uid: given(sent.uid), resourceVersion: asJudged ? pod.metadata.resourceVersion : given(sent.resourceVersion) };
+    await endpoint.store.delete(ctx.info.namespace, pod.metadata.name, { gracePeriodSeconds, preconditions, admission: admissionOf(ctx, false) });
   }
   writeEncoded(ctx.res, 201, { ...successStatus(), code: 201 }, ctx.output);
 }

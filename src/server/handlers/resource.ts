@@ -8,7 +8,7 @@ import { writeNotFound } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleScale } from './scale.js';
-import { POD_SUBRESOURCE_VERBS, servePodSubresource } from './pod-subresources.js';
+import { POD_HANDLED_SUBRESOURCES, servePodSubresource } from './pod-subresources.js';
 import { handlePatch } from './patch.js';
 import { handleGet, handleList } from './read.js';
 import { handleWatch } from './watch.js';
@@ -35,18 +35,17 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
   // Another method (OPTIONS, ...): a built-in's routes do not have it (go-restful's 405, as serviceErrorHandler
   // answers it); the CRD handler refuses its empty verb as any other.
   if (info.verb === '' && !endpoint.custom) throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
-  // Subresources: scale converts to and from a Scale; status and finalize are the object's
-  // own verbs, whose writes keep only part of what is sent (the store's subresource strategies).
+  // Subresources: scale converts to and from a Scale; a pod's kubelet subresources, binding and eviction
+  // have handlers of their own; the others are the object's own verbs, whose writes keep only part of
+  // what is sent (the store's subresource strategies).
   if (info.subresource === 'scale' && endpoint.subresources.scale) return handleScale(ctx);
-  const podVerbs = isPods(endpoint) && info.subresource !== undefined ? POD_SUBRESOURCE_VERBS.get(info.subresource) : undefined;
-  if (podVerbs) {
-    if (!podVerbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
-    return servePodSubresource(ctx);
-  }
   if (info.subresource !== undefined) {
-    const verbs = SUBRESOURCE_VERBS.get(info.subresource);
-    if (!verbs || !endpoint.subresources[info.subresource as 'status' | 'finalize']) throw errors.notFound(gr, info.name!);
+    const other = endpoint.subresources.others?.find((s) => s.name === info.subresource);
+    const verbs = other?.verbs ?? SUBRESOURCE_VERBS.get(info.subresource);
+    const served = other !== undefined || endpoint.subresources[info.subresource as 'status' | 'finalize'];
+    if (!verbs || !served) throw errors.notFound(gr, info.name!);
     if (!verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
+    if (isPods(endpoint) && POD_HANDLED_SUBRESOURCES.has(info.subresource)) return servePodSubresource(ctx);
   }
   if (info.subresource === undefined && !endpoint.verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
   switch (info.verb) {
