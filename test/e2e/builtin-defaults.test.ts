@@ -662,8 +662,8 @@ describe('pod spec and Service validation', () => {
     assert.deepEqual(pod.json.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
       'spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
       'spec.containers[0].ports[1].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"',
-      'spec.containers[1].name: Duplicate value: "c"',
       'spec.containers[1].image: Required value',
+      'spec.containers[1].name: Duplicate value: "c"',
     ]);
     const none = await s.kubectl(['apply', '-f', '-'], { input: 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: default}\nspec:\n  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n    spec: {containers: []}\n' });
     assert.notEqual(none.code, 0);
@@ -678,6 +678,39 @@ describe('pod spec and Service validation', () => {
     assert.equal(retried.status, 201, `a refused Service took no address: ${retried.text}`);
     const noPorts = await s.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'empty' }, spec: {} } });
     assert.equal(noPorts.json.message, 'Service "empty" is invalid: spec.ports: Required value');
+  });
+
+  it('refuses bad volumes, mounts, env, resources and probes, with upstream\'s messages', async () => {
+    const container = {
+      name: 'c',
+      image: 'x',
+      env: [{ name: '1bad' }, { name: 'ok', value: 'v', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'none', valueFrom: {} }],
+      volumeMounts: [{ name: 'data', mountPath: '/d' }, { name: 'nowhere', mountPath: '/d' }, { name: 'data', mountPath: '/e', subPath: '../up' }],
+      resources: { requests: { cpu: '2', memory: '-1' }, limits: { cpu: '1' } },
+      livenessProbe: { exec: { command: ['true'] }, httpGet: { port: 80 }, successThreshold: 2 },
+      readinessProbe: { periodSeconds: 5 },
+    };
+    const pod = await s.request('POST', '/api/v1/namespaces/default/pods', {
+      body: { metadata: { name: 'vol' }, spec: { volumes: [{ name: 'data', emptyDir: {} }, { name: 'twice', emptyDir: {}, configMap: { name: 'x' } }, { name: 'bare' }], containers: [container] } },
+    });
+    assert.equal(pod.status, 422);
+    // A volume without a source is an emptyDir (SetDefaults_Volume), so only the one with two is refused.
+    assert.deepEqual(pod.json.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+      'spec.volumes[1].configMap: Forbidden: may not specify more than 1 volume type',
+      "spec.containers[0].env[0].name: Invalid value: \"1bad\": a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')",
+      'spec.containers[0].env[1].valueFrom: Invalid value: "": may not be specified when `value` is not empty',
+      'spec.containers[0].env[2].valueFrom: Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`',
+      'spec.containers[0].volumeMounts[1].name: Not found: "nowhere"',
+      'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/d": must be unique',
+      "spec.containers[0].volumeMounts.subPath: Invalid value: \"../up\": must not contain '..'",
+      'spec.containers[0].resources.requests[memory]: Invalid value: "-1": must be greater than or equal to 0',
+      'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
+      'spec.containers[0].livenessProbe.httpGet: Forbidden: may not specify more than 1 handler type',
+      'spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1',
+      'spec.containers[0].readinessProbe: Required value: must specify a handler type',
+    ]);
+    const policy = await s.request('POST', '/api/v1/namespaces/default/pods', { body: { metadata: { name: 'rp' }, spec: { restartPolicy: 'Sometimes', containers: [{ name: 'c', image: 'x' }] } } });
+    assert.equal(policy.json.message, 'Pod "rp" is invalid: spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"');
   });
 });
 
