@@ -15,6 +15,10 @@ import { v1ToV1beta1, v1beta1ToV1 } from './apis/apiextensions/conversion.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { NamespaceDefaults } from './controllers/namespace-defaults.js';
+import { ClusterRoleAggregation } from './controllers/clusterrole-aggregation.js';
+import { RBAC_GROUP, RbacResolver, rbacAuthorizer, type RbacStores } from './apis/rbac/authorizer.js';
+import { reconcileBootstrapPolicy } from './apis/rbac/bootstrap.js';
+import { rbacEscalationCheck } from './apis/rbac/escalation.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
 import { podStrategy, SYSTEM_PRIORITY_CLASSES } from './apis/core/pods.js';
 import { builtinDefaulter } from './apis/builtin-defaults.js';
@@ -45,6 +49,8 @@ import { HttpServer, type ServerLimits } from './server/server.js';
 import type { LoopbackRequest, LoopbackSink } from './server/loopback.js';
 import { auditLogBackend, parseAuditPolicy, type AuditBackend, type AuditPolicy } from './server/audit.js';
 import { alwaysAllow, type Authorizer } from './server/authz.js';
+
+export type AuthorizationMode = 'RBAC' | 'AlwaysAllow';
 import { openStorageAsync, type Storage, type StorageConfig } from './storage/index.js';
 
 export interface KapiOptions {
@@ -67,7 +73,12 @@ export interface KapiOptions {
   webhookTimeoutMs?: number;
   /** Admission plugins run after NamespaceLifecycle on every write through the API, at upstream's points. */
   admission?: AdmissionPlugin[];
-  /** Decides on each request's attributes (default: every authenticated request is allowed). */
+  /**
+   * --authorization-mode: 'RBAC' (the default: system:masters may do anything, everyone else what the
+   * stored roles and bindings give) or 'AlwaysAllow' (every authenticated request is allowed).
+   */
+  authorizationMode?: AuthorizationMode;
+  /** An authorizer of the embedder's, instead of the mode's. */
   authorizer?: Authorizer;
   /** Request limits and timeouts of the HTTP front (kube-apiserver's defaults where absent). */
   limits?: Partial<ServerLimits>;
@@ -250,7 +261,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const crds = new CrdController(storage, registry, crdStore, { converterFor: converters, published: { setCrd: (crd) => openapi.setCrd(crd as never), removeCrd: (name) => openapi.removeCrd(name) } });
   crdStore.sync = (name) => crds.sync(name);
   await crds.start();
-  await bootstrap(nsEndpoint.store, registry, parseServiceRanges(serviceRanges).firstIP);
+  await Promise.all([bootstrap(nsEndpoint.store, registry, parseServiceRanges(serviceRanges).firstIP), reconcileBootstrapPolicy(rbacStores(registry))]);
 
   const tokens = new Map(extraTokens ?? []);
   tokens.set(adminToken, adminUserInfo());
@@ -260,7 +271,13 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const authenticator = new TokenAuthenticator(tokens);
   // The reviews: resources with no store, answered by the authenticator and the authorizer.
   for (const ep of authenticationReviews((token) => authenticator.authenticate(`Bearer ${token}`))) registry.add(ep);
-  for (const ep of authorizationReviews(options.authorizer ?? alwaysAllow)) registry.add(ep);
+  const rbac = rbacStores(registry);
+  // RBAC decides from the watch caches of its four kinds, as upstream's authorizer from its informers.
+  await Promise.all(Object.values(rbac).map((store) => store.start()));
+  const resolver = new RbacResolver(rbac);
+  const mode = options.authorizationMode ?? 'RBAC';
+  const authorizer = options.authorizer ?? (mode === 'RBAC' ? rbacAuthorizer(resolver) : alwaysAllow);
+  for (const ep of authorizationReviews(authorizer)) registry.add(ep);
   let auditing: { policy: AuditPolicy; backend: AuditBackend } | undefined;
   if (auditPolicy) {
     auditing = { policy: auditPolicy, backend: options.auditBackend ?? auditLogBackend(options.auditLogPath!, warn) };
@@ -271,10 +288,15 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     registry,
     tls: { cert: tls.certPem, key: tls.keyPem },
     authenticator,
-    admission: new AdmissionChain([namespaceLifecycle(nsEndpoint.store), ...(options.admission ?? [])]),
+    admission: new AdmissionChain([
+      namespaceLifecycle(nsEndpoint.store),
+      // The policy-based RBAC storages' check, where an authorizer can say no.
+      ...(authorizer === alwaysAllow ? [] : [rbacEscalationCheck(authorizer, resolver)]),
+      ...(options.admission ?? []),
+    ]),
     metrics: new ApiMetrics(registry),
     openapi,
-    authorizer: options.authorizer,
+    authorizer,
     limits: options.limits,
     requestLog: options.requestLog,
     logError: warn,
@@ -284,23 +306,26 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
 
   // Garbage collection, namespace deletion and CRD instance cleanup run on one replica at a time.
-  let controllers: { hub: ObjectEventHub; gc: GarbageCollector; namespaces: NamespaceController; defaults: NamespaceDefaults } | undefined;
+  let controllers: { hub: ObjectEventHub; gc: GarbageCollector; namespaces: NamespaceController; defaults: NamespaceDefaults; aggregation: ClusterRoleAggregation } | undefined;
   const leases = clientFor(identities.controllerManager).resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
   const elector = new LeaderElector(leases, {
     async onStartedLeading() {
       const hub = new ObjectEventHub(registry);
       const namespaces = new NamespaceController(clientFor(identities.namespaces), hub, warn);
-      const defaults = new NamespaceDefaults(clientFor(identities.serviceAccounts), clientFor(identities.rootCaPublisher), tls.caCertPem, warn);
-      controllers = { hub, namespaces, defaults, gc: new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) };
+      const defaults = new NamespaceDefaults(clientFor(identities.controllerManager), clientFor(identities.serviceAccounts), clientFor(identities.rootCaPublisher), tls.caCertPem, warn);
+      const aggregation = new ClusterRoleAggregation(clientFor(identities.clusterRoleAggregation), warn);
+      controllers = { hub, namespaces, defaults, aggregation, gc: new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) };
       await hub.start();
       await namespaces.start();
       await defaults.start();
+      await aggregation.start();
       crds.setLeader(true);
     },
     onStoppedLeading() {
       controllers?.hub.stop();
       controllers?.namespaces.stop();
       controllers?.defaults.stop();
+      controllers?.aggregation.stop();
       controllers?.gc.stop();
       controllers = undefined;
       crds.setLeader(false);
@@ -347,6 +372,12 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       await stopAll();
     },
   };
+}
+
+/** The stores of RBAC's four kinds. */
+function rbacStores(registry: ApiRegistry): RbacStores {
+  const store = (resource: string) => registry.lookup(RBAC_GROUP, 'v1', resource)!.store as RestStore;
+  return { roles: store('roles'), roleBindings: store('rolebindings'), clusterRoles: store('clusterroles'), clusterRoleBindings: store('clusterrolebindings') };
 }
 
 /** The objects every cluster has: the initial namespaces and the default/kubernetes service. */

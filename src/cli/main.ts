@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
-import { startKapi } from '../kapi.js';
+import { startKapi, type AuthorizationMode } from '../kapi.js';
 import { parseGoDuration } from '../server/filters.js';
 import { clientFromKubeconfig } from './kube-client.js';
 import { migrateStorage } from './migrate-storage.js';
@@ -12,6 +12,7 @@ interface ServeOptions {
   securePort: string;
   dataDir: string;
   tokenAuthFile?: string;
+  authorizationMode: string;
   serviceClusterIpRange: string;
   serviceNodePortRange: string;
   converters?: string;
@@ -28,6 +29,15 @@ interface ServeOptions {
   auditPolicyFile?: string;
   auditLogPath?: string;
   v: string;
+}
+
+/** --authorization-mode: RBAC or AlwaysAllow (kube-apiserver's names; one mode, or a list naming one). */
+function authorizationMode(value: string): AuthorizationMode {
+  const modes = value.split(',').map((m) => m.trim()).filter(Boolean);
+  for (const m of modes) if (m !== 'RBAC' && m !== 'AlwaysAllow') throw new Error(`authorization-mode ${JSON.stringify(m)} is not a valid mode (kapi has RBAC and AlwaysAllow)`);
+  if (modes.length === 0) throw new Error('at least one authorization-mode must be passed');
+  // Authorizers are asked in turn until one allows: with AlwaysAllow among them, every request is allowed.
+  return modes.includes('AlwaysAllow') ? 'AlwaysAllow' : 'RBAC';
 }
 
 /** A flag's whole, non-negative number, or a clear error naming the flag. */
@@ -52,6 +62,7 @@ program
   .option('--secure-port <port>', 'the port to serve HTTPS on (0: any free port)', '6443')
   .option('--data-dir <dir>', 'where the store, certificates and admin kubeconfig live', '.kapi')
   .option('--token-auth-file <file>', 'static bearer tokens: token,user,uid,"group1,group2"')
+  .option('--authorization-mode <mode>', 'RBAC (system:masters may do anything, others what their role bindings give) or AlwaysAllow', 'RBAC')
   .option('--service-cluster-ip-range <cidr>', "the IPv4 range Services' cluster IPs are allocated from", '10.0.0.0/24')
   .option('--service-node-port-range <range>', 'the ports NodePort Services are allocated from', '30000-32767')
   .option('--converters <module>', 'an ES module whose default export maps CRD names to TypeScript/JavaScript converters')
@@ -87,6 +98,7 @@ program
       bindAddress: opts.bindAddress,
       port: Number(opts.securePort),
       tokenAuthFile: opts.tokenAuthFile,
+      authorizationMode: authorizationMode(opts.authorizationMode),
       serviceClusterIPRange: opts.serviceClusterIpRange,
       serviceNodePortRange: opts.serviceNodePortRange,
       converters,

@@ -39,6 +39,8 @@ export interface ControllerIdentities {
   serviceAccounts: ControllerIdentity;
   /** The `kube-root-ca.crt` ConfigMap of every namespace. */
   rootCaPublisher: ControllerIdentity;
+  /** The rules of ClusterRoles with an aggregationRule. */
+  clusterRoleAggregation: ControllerIdentity;
 }
 
 export function controllerIdentities(): ControllerIdentities {
@@ -49,5 +51,6 @@ export function controllerIdentities(): ControllerIdentities {
     garbageCollector: serviceAccount('generic-garbage-collector'),
     serviceAccounts: serviceAccount('service-account-controller'),
     rootCaPublisher: serviceAccount('root-ca-cert-publisher'),
+    clusterRoleAggregation: serviceAccount('clusterrole-aggregation-controller'),
   };
 }

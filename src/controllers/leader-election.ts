@@ -45,7 +45,7 @@ export class LeaderElector {
     opts: LeaderElectionOptions = {},
   ) {
     this.namespace = opts.namespace ?? 'kube-system';
-    this.name = opts.name ?? 'kapi-controllers';
+    this.name = opts.name ?? 'kube-controller-manager';
     this.duration = opts.leaseDurationSeconds ?? 15;
     this.retryMs = opts.retryPeriodMs ?? 2000;
     this.exclusive = opts.exclusive ?? false;

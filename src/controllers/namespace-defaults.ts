@@ -14,18 +14,27 @@ export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 export class NamespaceDefaults {
   private readonly queue: WorkQueue;
   private readonly informer: Informer;
-  private readonly serviceAccounts: ResourceClient;
-  private readonly configMaps: ResourceClient;
+  private readonly serviceAccounts: Writer;
+  private readonly configMaps: Writer;
 
+  /**
+   * `reader` watches namespaces and reads what exists (kube-controller-manager's own identity, as its
+   * shared informers do); the controllers' accounts only create, as their roles allow.
+   */
   constructor(
+    reader: Client,
     serviceAccountClient: Client,
     rootCaClient: Client,
     private readonly caCertPem: string,
     log: (message: string) => void,
   ) {
-    const namespaces = serviceAccountClient.resource({ group: '', version: 'v1', resource: 'namespaces' });
-    this.serviceAccounts = serviceAccountClient.resource({ group: '', version: 'v1', resource: 'serviceaccounts' });
-    this.configMaps = rootCaClient.resource({ group: '', version: 'v1', resource: 'configmaps' });
+    const namespaces = reader.resource({ group: '', version: 'v1', resource: 'namespaces' });
+    const writer = (client: Client, resource: string): Writer => ({
+      read: reader.resource({ group: '', version: 'v1', resource }),
+      write: client.resource({ group: '', version: 'v1', resource }),
+    });
+    this.serviceAccounts = writer(serviceAccountClient, 'serviceaccounts');
+    this.configMaps = writer(rootCaClient, 'configmaps');
     this.queue = new WorkQueue((name) => this.reconcile(name), {
       onError: (name, err, retries) => {
         if (retries === 0 || retries % 10 === 0) log(`kapi: namespace defaults: namespace ${name} (retry ${retries + 1}): ${(err as Error).message}`);
@@ -61,16 +70,22 @@ export class NamespaceDefaults {
 const ROOT_CA_DESCRIPTION =
   'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
 
+/** A resource read by one identity and written by another. */
+interface Writer {
+  read: ResourceClient;
+  write: ResourceClient;
+}
+
 /** Create the object unless it exists; a namespace that is going (403 from NamespaceLifecycle) or gone is fine. */
-async function ensure(resource: ResourceClient, namespace: string, obj: KObject): Promise<void> {
+async function ensure(resource: Writer, namespace: string, obj: KObject): Promise<void> {
   try {
-    await resource.get(namespace, obj.metadata.name);
+    await resource.read.get(namespace, obj.metadata.name);
     return;
   } catch (err) {
     if ((err as { code?: number }).code !== 404) throw err;
   }
   try {
-    await resource.create(namespace, obj);
+    await resource.write.create(namespace, obj);
   } catch (err) {
     const code = (err as { code?: number }).code;
     if (code === 409 || code === 403 || code === 404) return;

@@ -23,7 +23,8 @@ export interface Attributes {
   name: string;
 }
 
-export type Decision = { decision: 'allow' } | { decision: 'deny' | 'no-opinion'; reason?: string };
+/** An authorizer's answer, and why (RBAC's `RBAC: allowed by ...`, or what kept it from allowing). */
+export type Decision = { decision: 'allow' | 'deny' | 'no-opinion'; reason?: string };
 
 export interface ResourceRule {
   verbs: string[];
@@ -41,8 +42,10 @@ export interface NonResourceRule {
 export interface Rules {
   resourceRules: ResourceRule[];
   nonResourceRules: NonResourceRule[];
-  /** The rules may not be all there are (an authorizer that cannot list its rules). */
+  /** The rules may not be all there are (an authorizer that cannot list its rules, or one that met errors). */
   incomplete: boolean;
+  /** What kept the rules from being complete (SelfSubjectRulesReview's status.evaluationError). */
+  evaluationError?: string;
 }
 
 export interface Authorizer {
@@ -113,7 +116,7 @@ export function authorization(authorizer: Authorizer): Filter {
   return async (x, next) => {
     const attributes = attributesOf(x);
     const d = await authorizer.authorize(attributes);
-    x.authorization = { decision: d.decision === 'allow' ? 'allow' : 'forbid', reason: d.decision === 'allow' ? '' : (d.reason ?? '') };
+    x.authorization = { decision: d.decision === 'allow' ? 'allow' : 'forbid', reason: d.reason ?? '' };
     if (d.decision !== 'allow') throw forbidden(attributes, d.reason);
     return next(x);
   };

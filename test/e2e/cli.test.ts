@@ -79,13 +79,15 @@ it('serves with TLS and a kubeconfig, honors a token file, and stops cleanly on 
     const version = await get(`${url}/version`, ca, '');
     assert.equal(version.status, 200);
     assert.equal(JSON.parse(version.body).major, '1');
+    // The token authenticates alice; RBAC (the default mode) gives her nothing.
     const alice = await get(`${url}/api/v1/namespaces`, ca, 'alice-token');
-    assert.equal(alice.status, 200);
+    assert.equal(alice.status, 403);
+    assert.equal(JSON.parse(alice.body).message, 'namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope');
     const stranger = await get(`${url}/api/v1/namespaces`, ca, 'nope');
     assert.equal(stranger.status, 401);
     // -v=2 (klog's spelling): one request line each, as kube-apiserver's httplog (written to stderr as each ends).
     for (let i = 0; i < 100 && !/resp=401\n/.test(out()); i++) await new Promise((r) => setTimeout(r, 20));
-    assert.match(out(), /httplog\.go:\d+\] "HTTP" verb="LIST" URI="\/api\/v1\/namespaces" latency="[0-9.]+ms" userAgent="[^"]*" contentType="" audit-ID="[0-9a-f-]+" srcIP="127\.0\.0\.1:\d+" user="alice" resp=200\n/);
+    assert.match(out(), /httplog\.go:\d+\] "HTTP" verb="LIST" URI="\/api\/v1\/namespaces" latency="[0-9.]+ms" userAgent="[^"]*" contentType="" audit-ID="[0-9a-f-]+" srcIP="127\.0\.0\.1:\d+" user="alice" resp=403\n/);
     assert.match(out(), /URI="\/api\/v1\/namespaces" [^\n]* user="" resp=401\n/);
     const kubectlOut = await new Promise<string>((res, rej) =>
       execFile(KUBECTL, ['--kubeconfig', join(dataDir, 'admin.kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', 'ns', '-o', 'name'], { timeout: 20_000 }, (err, stdout, stderr) =>

@@ -107,7 +107,7 @@ describe('in-process controllers as API clients', () => {
   });
 
   it('holds its leader-election Lease through the API, as kube-controller-manager', async () => {
-    const lease = await s.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kapi-controllers');
+    const lease = await s.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager');
     assert.equal(lease.status, 200);
     assert.ok(lease.json.spec.holderIdentity);
     assert.deepEqual(lease.json.metadata.managedFields.map((m: any) => m.manager), ['kube-controller-manager']);

@@ -262,6 +262,10 @@ describe('limits as kube-apiserver sets them', () => {
       requestLog: (line) => logLines.push(line),
     });
     assert.equal((await s.request('POST', CRDS, { body: CRONTAB_CRD })).status, 201);
+    // alice may do anything through a binding, but is no member of system:masters: the limits hold for her.
+    const binding = { metadata: { name: 'dev-admin' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'Group', name: 'dev' }] };
+    assert.equal((await s.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { body: binding })).status, 201);
+    for (let i = 0; i < 200 && (await s.request('GET', CRDS, { token: USER })).status !== 200; i++) await new Promise((r) => setTimeout(r, 10));
   });
   after(async () => {
     await s.stop();

@@ -80,7 +80,7 @@ async function decide(authorizer: Authorizer, attributes: Attributes): Promise<K
   const d = await authorizer.authorize(attributes);
   const status: KObject = { allowed: d.decision === 'allow' };
   if (d.decision === 'deny') status.denied = true;
-  if (d.decision !== 'allow' && d.reason) status.reason = d.reason;
+  if (d.reason) status.reason = d.reason;
   return status;
 }
 
@@ -148,7 +148,12 @@ export function authorizationReviews(authorizer: Authorizer): VirtualEndpoint[] 
         kind: review.kind,
         metadata: { creationTimestamp: null },
         spec: {},
-        status: { resourceRules: rules.resourceRules, nonResourceRules: rules.nonResourceRules, incomplete: rules.incomplete },
+        status: {
+          resourceRules: rules.resourceRules,
+          nonResourceRules: rules.nonResourceRules,
+          incomplete: rules.incomplete,
+          ...(rules.evaluationError ? { evaluationError: rules.evaluationError } : {}),
+        },
       };
     }),
   ];
