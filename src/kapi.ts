@@ -40,7 +40,7 @@ import { RestStore } from './registry/store.js';
 import { AdmissionChain, type AdmissionPlugin } from './registry/admission.js';
 import type { KObject } from './registry/types.js';
 import { ensureAdminToken, adminUserInfo, parseTokenFile, TokenAuthenticator } from './server/authn.js';
-import { ensureServingCertificates } from './server/certs.js';
+import { ensureServingCertificates, parseCertificateBundle } from './server/certs.js';
 import { ensurePrivateDir } from './util/private-files.js';
 import { writeAdminKubeconfig } from './server/kubeconfig.js';
 import { ApiMetrics } from './server/metrics.js';
@@ -63,6 +63,10 @@ export interface KapiOptions {
   port?: number;
   /** kube-apiserver's static token CSV. */
   tokenAuthFile?: string;
+  /** --client-ca-file: CA certificates (PEM) whose client certificates authenticate (CN the user, O the groups), besides kapi's own CA. */
+  clientCAFile?: string;
+  /** --anonymous-auth: a request without credentials is system:anonymous (default true, as upstream); false: 401. */
+  anonymousAuth?: boolean;
   /** Where Services' cluster IPs come from (IPv4 CIDR; default 10.0.0.0/24, as kube-apiserver's). */
   serviceClusterIPRange?: string;
   /** Where NodePort Services' ports come from (default 30000-32767). */
@@ -184,10 +188,11 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const warn = options.warn ?? ((m: string) => process.stderr.write(`${m}\n`));
   await ensurePrivateDir(dataDir, warn);
   const bindAddress = options.bindAddress ?? '127.0.0.1';
-  const [tls, adminToken, extraTokens] = await Promise.all([
+  const [tls, adminToken, extraTokens, clientCAs] = await Promise.all([
     ensureServingCertificates(dataDir, { hosts: [bindAddress] }),
     ensureAdminToken(dataDir),
     options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
+    options.clientCAFile ? readFile(options.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.clientCAFile!)) : [],
   ]);
   // Configuration is checked before anything is opened: a bad file leaves nothing running.
   const auditPolicy =
@@ -286,7 +291,9 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   }
   const http = new HttpServer({
     registry,
-    tls: { cert: tls.certPem, key: tls.keyPem },
+    // kapi's CA signs the admin's client certificate; --client-ca-file adds the CAs of other users.
+    tls: { cert: tls.certPem, key: tls.keyPem, clientCAs: [tls.caCertPem, ...clientCAs] },
+    anonymous: options.anonymousAuth ?? true,
     authenticator,
     admission: new AdmissionChain([
       namespaceLifecycle(nsEndpoint.store),
@@ -351,7 +358,12 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   }
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-  const kubeconfigPath = await writeAdminKubeconfig(dataDir, { server: url, caCertPem: tls.caCertPem, token: adminToken });
+  const kubeconfigPath = await writeAdminKubeconfig(dataDir, {
+    server: url,
+    caCertPem: tls.caCertPem,
+    token: adminToken,
+    clientCert: { certPem: tls.adminCertPem, keyPem: tls.adminKeyPem },
+  });
   await publishMasterEndpoints(registry, bindAddress, address.port).catch((err: Error) => warn(`kapi: publishing the kubernetes Service's endpoints: ${err.message}`));
 
   let stopped = false;

@@ -13,6 +13,8 @@ interface ServeOptions {
   dataDir: string;
   tokenAuthFile?: string;
   authorizationMode: string;
+  clientCaFile?: string;
+  anonymousAuth: boolean;
   serviceClusterIpRange: string;
   serviceNodePortRange: string;
   converters?: string;
@@ -62,6 +64,8 @@ program
   .option('--secure-port <port>', 'the port to serve HTTPS on (0: any free port)', '6443')
   .option('--data-dir <dir>', 'where the store, certificates and admin kubeconfig live', '.kapi')
   .option('--token-auth-file <file>', 'static bearer tokens: token,user,uid,"group1,group2"')
+  .option('--client-ca-file <file>', "CA certificates whose client certificates authenticate (Common Name: user, Organizations: groups), besides kapi's own")
+  .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (false: 401)', (v: string) => v !== 'false', true)
   .option('--authorization-mode <mode>', 'RBAC (system:masters may do anything, others what their role bindings give) or AlwaysAllow', 'RBAC')
   .option('--service-cluster-ip-range <cidr>', "the IPv4 range Services' cluster IPs are allocated from", '10.0.0.0/24')
   .option('--service-node-port-range <range>', 'the ports NodePort Services are allocated from', '30000-32767')
@@ -99,6 +103,8 @@ program
       port: Number(opts.securePort),
       tokenAuthFile: opts.tokenAuthFile,
       authorizationMode: authorizationMode(opts.authorizationMode),
+      clientCAFile: opts.clientCaFile,
+      anonymousAuth: opts.anonymousAuth,
       serviceClusterIPRange: opts.serviceClusterIpRange,
       serviceNodePortRange: opts.serviceNodePortRange,
       converters,

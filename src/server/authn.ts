@@ -130,6 +130,20 @@ function* csvRecords(input: string, prefix: string): Generator<{ line: number; f
   }
 }
 
+/**
+ * The bearer token of an Authorization header, as upstream's bearertoken authenticator reads it: a
+ * header that is not `Bearer <token>`, or whose token is empty, presents no token (the request may
+ * still be anonymous); one that presents a token must match it.
+ */
+export function bearerToken(authorizationHeader: string | undefined): string | undefined {
+  const auth = authorizationHeader?.trim();
+  if (!auth) return undefined;
+  // Split on single spaces, as upstream: "Bearer  x" carries an empty token.
+  const parts = auth.split(' ', 3);
+  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer' || parts[1] === '') return undefined;
+  return parts[1];
+}
+
 /** Authenticates `Authorization: Bearer <token>` against a fixed set of tokens. */
 export class TokenAuthenticator {
   private readonly tokens: Map<string, UserInfo>;
@@ -140,15 +154,45 @@ export class TokenAuthenticator {
 
   /** The user the header's token belongs to, or undefined when there is no match (not an error: other authenticators may follow). */
   authenticate(authorizationHeader: string | undefined): UserInfo | undefined {
-    const auth = authorizationHeader?.trim();
-    if (!auth) return undefined;
-    // As upstream's bearertoken: split on single spaces, so "Bearer  x" carries an empty token.
-    const parts = auth.split(' ', 2);
-    if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer' || parts[1] === '') return undefined;
-    const user = this.tokens.get(parts[1]);
-    if (!user) return undefined;
-    return withAuthenticatedGroup(user);
+    const token = bearerToken(authorizationHeader);
+    return token === undefined ? undefined : this.authenticateToken(token);
   }
+
+  authenticateToken(token: string): UserInfo | undefined {
+    const user = this.tokens.get(token);
+    return user ? withAuthenticatedGroup(user) : undefined;
+  }
+}
+
+/** The user of unauthenticated requests when anonymous requests are enabled (--anonymous-auth). */
+export function anonymousUser(): UserInfo {
+  return { name: ANONYMOUS, uid: '', groups: [ALL_UNAUTHENTICATED] };
+}
+
+/** What a TLS peer presented: nothing, a certificate the client CAs verify, or one they do not. */
+export interface PeerSocket {
+  authorized?: boolean;
+  getPeerCertificate?(detailed?: boolean): { subject?: Record<string, string | string[]>; ext_key_usage?: string[] } | null | Record<string, never>;
+}
+
+const CLIENT_AUTH_USAGE = '1.3.6.1.5.5.7.3.2';
+
+/**
+ * X.509 client-certificate authentication, as upstream's x509 authenticator with CommonNameUserConversion:
+ * a certificate verified by the client CAs (and usable for client authentication) is the user named by its
+ * Common Name, in the groups of its Organizations. 'invalid': a certificate was presented and not verified.
+ */
+export function clientCertificateUser(socket: PeerSocket | null | undefined): UserInfo | 'invalid' | undefined {
+  const cert = socket?.getPeerCertificate?.();
+  if (!cert || !cert.subject || Object.keys(cert).length === 0) return undefined;
+  if (!socket!.authorized) return 'invalid';
+  if (cert.ext_key_usage && !cert.ext_key_usage.includes(CLIENT_AUTH_USAGE)) return 'invalid';
+  const cn = cert.subject.CN;
+  const name = Array.isArray(cn) ? cn[0] : cn;
+  if (!name) return undefined;
+  const o = cert.subject.O;
+  const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
+  return withAuthenticatedGroup({ name, uid: '', groups });
 }
 
 /** A copy of user with system:authenticated added, as upstream's AuthenticatedGroupAdder does. */

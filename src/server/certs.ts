@@ -20,10 +20,15 @@ export interface ServingCertificates {
   caCertPem: string;
   certPem: string;
   keyPem: string;
+  /** The admin's client certificate (CN kapi-admin, O system:masters), issued by the CA. */
+  adminCertPem: string;
+  adminKeyPem: string;
 }
 
 const CA_CN = 'kapi-ca';
 const SERVING_CN = 'kapi-apiserver';
+const ADMIN_CN = 'kapi-admin';
+const ADMIN_GROUP = 'system:masters';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CA_LIFETIME_MS = 3650 * DAY_MS;
 const SERVING_LIFETIME_MS = 365 * DAY_MS;
@@ -45,10 +50,12 @@ export async function ensureServingCertificates(dataDir: string, opts: { hosts: 
     caKey: join(dir, 'ca.key'),
     cert: join(dir, 'apiserver.crt'),
     key: join(dir, 'apiserver.key'),
+    adminCert: join(dir, 'admin.crt'),
+    adminKey: join(dir, 'admin.key'),
   };
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const [caCertText, caKeyText, certText, keyText] = await Promise.all(
-    [paths.caCert, paths.caKey, paths.cert, paths.key].map(readOptional),
+  const [caCertText, caKeyText, certText, keyText, adminCertText, adminKeyText] = await Promise.all(
+    [paths.caCert, paths.caKey, paths.cert, paths.key, paths.adminCert, paths.adminKey].map(readOptional),
   );
   const now = Date.now();
 
@@ -63,14 +70,33 @@ export async function ensureServingCertificates(dataDir: string, opts: { hosts: 
     await writeFileAtomic(paths.caCert, ca.certPem, 0o644);
   }
 
-  if (!caIsNew && certText !== undefined && keyText !== undefined && servingCertUsable(certText, keyText, ca.cert, hosts, now)) {
-    return { caCertPem: ca.certPem, certPem: certText, keyPem: keyText };
+  let serving = { certPem: certText ?? '', keyPem: keyText ?? '' };
+  if (caIsNew || certText === undefined || keyText === undefined || !servingCertUsable(certText, keyText, ca.cert, hosts, now)) {
+    serving = issueServingCert(ca, hosts, now);
+    await writeFileAtomic(paths.key, serving.keyPem, 0o600);
+    await writeFileAtomic(paths.cert, serving.certPem, 0o644);
   }
+  let admin = { certPem: adminCertText ?? '', keyPem: adminKeyText ?? '' };
+  if (caIsNew || adminCertText === undefined || adminKeyText === undefined || !certUsable(adminCertText, adminKeyText, ca.cert, now)) {
+    admin = issueClientCert(ca, ADMIN_CN, [ADMIN_GROUP], now);
+    await writeFileAtomic(paths.adminKey, admin.keyPem, 0o600);
+    await writeFileAtomic(paths.adminCert, admin.certPem, 0o600);
+  }
+  return { caCertPem: ca.certPem, certPem: serving.certPem, keyPem: serving.keyPem, adminCertPem: admin.certPem, adminKeyPem: admin.keyPem };
+}
 
-  const serving = issueServingCert(ca, hosts, now);
-  await writeFileAtomic(paths.key, serving.keyPem, 0o600);
-  await writeFileAtomic(paths.cert, serving.certPem, 0o644);
-  return { caCertPem: ca.certPem, certPem: serving.certPem, keyPem: serving.keyPem };
+/** The certificates of a PEM bundle (--client-ca-file), each checked; an unreadable bundle is an error naming the file. */
+export function parseCertificateBundle(text: string, source: string): string[] {
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new Error(`unable to load client CA file ${JSON.stringify(source)}: data does not contain any valid RSA or ECDSA certificates`);
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch (err) {
+      throw new Error(`unable to load client CA file ${JSON.stringify(source)}: ${(err as Error).message}`);
+    }
+  }
+  return blocks;
 }
 
 // ---------------------------------------------------------------------------
@@ -190,6 +216,11 @@ function loadCA(
 }
 
 function servingCertUsable(certText: string, keyText: string, caCert: X509Certificate, hosts: Host[], now: number): boolean {
+  return certUsable(certText, keyText, caCert, now, (cert) => hosts.every((h) => certCoversHost(cert, h)));
+}
+
+/** A certificate of the key, issued by the CA, valid now and for the renewal margin (and `also`). */
+function certUsable(certText: string, keyText: string, caCert: X509Certificate, now: number, also: (cert: X509Certificate) => boolean = () => true): boolean {
   let cert: X509Certificate;
   let key: KeyObject;
   try {
@@ -204,7 +235,7 @@ function servingCertUsable(certText: string, keyText: string, caCert: X509Certif
     cert.verify(caCert.publicKey) &&
     Date.parse(cert.validFrom) <= now &&
     Date.parse(cert.validTo) - now >= RENEW_BEFORE_MS &&
-    hosts.every((h) => certCoversHost(cert, h))
+    also(cert)
   );
 }
 
@@ -297,6 +328,27 @@ function issueServingCert(ca: LoadedCA, hosts: Host[], now: number): { certPem: 
   return { certPem: pem('CERTIFICATE', der), keyPem: privateKey.export({ type: 'sec1', format: 'pem' }) as string };
 }
 
+/** A client certificate: Common Name the user, Organizations the groups (upstream's x509 user conversion). */
+function issueClientCert(ca: LoadedCA, commonName: string, organizations: string[], now: number): { certPem: string; keyPem: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const der = buildCertificate({
+    issuer: ca.subject,
+    subject: name(commonName, organizations),
+    publicKey,
+    signingKey: ca.key,
+    notBefore: now - BACKDATE_MS,
+    notAfter: Math.min(now + SERVING_LIFETIME_MS, Date.parse(ca.cert.validTo)),
+    extensions: [
+      extension(OID.basicConstraints, true, seq()),
+      extension(OID.keyUsage, true, bitString(Buffer.from([0x80]), 7)),
+      extension(OID.extKeyUsage, false, seq(oid(OID.clientAuth))),
+      extension(OID.subjectKeyIdentifier, false, octetString(keyIdentifier(publicKey))),
+      extension(OID.authorityKeyIdentifier, false, seq(tlv(0x80, keyIdentifier(ca.cert.publicKey)))),
+    ],
+  });
+  return { certPem: pem('CERTIFICATE', der), keyPem: privateKey.export({ type: 'sec1', format: 'pem' }) as string };
+}
+
 interface CertificateFields {
   issuer: Buffer;
   subject: Buffer;
@@ -350,6 +402,8 @@ const OID = {
   subjectKeyIdentifier: '2.5.29.14',
   authorityKeyIdentifier: '2.5.29.35',
   serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
+  organizationName: '2.5.4.10',
 } as const;
 
 function tlv(tag: number, content: Buffer): Buffer {
@@ -396,8 +450,10 @@ function oid(dotted: string): Buffer {
   return tlv(0x06, Buffer.from(out));
 }
 
-function name(commonName: string): Buffer {
-  return seq(tlv(0x31, seq(oid(OID.commonName), tlv(0x0c, Buffer.from(commonName, 'utf8')))));
+/** A Name of Organizations then a Common Name (the order of Go's pkix.Name). */
+function name(commonName: string, organizations: string[] = []): Buffer {
+  const rdn = (type: string, value: string) => tlv(0x31, seq(oid(type), tlv(0x0c, Buffer.from(value, 'utf8'))));
+  return seq(...organizations.map((o) => rdn(OID.organizationName, o)), rdn(OID.commonName, commonName));
 }
 
 /** UTCTime through 2049, GeneralizedTime after, as RFC 5280 requires. */

@@ -1,6 +1,7 @@
 /**
  * The admin kubeconfig kapi writes into its data dir on every start: the
- * server URL, the CA that signs the serving certificate, and the admin token.
+ * server URL, the CA that signs the serving certificate, and the admin's
+ * credentials: its token and its client certificate (either authenticates).
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,8 +13,16 @@ export interface AdminKubeconfigOptions {
   server: string;
   caCertPem: string;
   token: string;
+  /** The admin's client certificate and key (PEM). */
+  clientCert?: { certPem: string; keyPem: string };
   /** Names the context, cluster and user; `kapi` when not given. */
   contextName?: string;
+}
+
+const base64 = (pem: string) => Buffer.from(pem, 'utf8').toString('base64');
+
+function clientCertificate(cert: AdminKubeconfigOptions['clientCert']): Record<string, string> {
+  return cert ? { 'client-certificate-data': base64(cert.certPem), 'client-key-data': base64(cert.keyPem) } : {};
 }
 
 /** Writes <dataDir>/admin.kubeconfig (mode 0600) and returns its path. */
@@ -31,7 +40,7 @@ export async function writeAdminKubeconfig(dataDir: string, opts: AdminKubeconfi
         },
       },
     ],
-    users: [{ name, user: { token: opts.token } }],
+    users: [{ name, user: { ...clientCertificate(opts.clientCert), token: opts.token } }],
     contexts: [{ name, context: { cluster: name, user: name } }],
     'current-context': name,
     preferences: {},

@@ -11,7 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import { Discovery } from '../discovery/documents.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
-import type { TokenAuthenticator } from './authn.js';
+import { anonymousUser, bearerToken, clientCertificateUser, type PeerSocket, type TokenAuthenticator } from './authn.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
 import { servesProtobuf, type HandlerContext } from './handlers/context.js';
 import type { AdmissionChain } from '../registry/admission.js';
@@ -32,9 +32,12 @@ import { compose, inFlightLimits, logQuote, requestLog, requestTimeout, type Exc
 
 export interface HttpServerOptions {
   registry: ApiRegistry;
-  tls: { cert: string; key: string };
+  /** The serving certificate, and the CAs whose client certificates authenticate (absent: none are asked for). */
+  tls: { cert: string; key: string; clientCAs?: string[] };
   /** Absent: every request is allowed (embedded use and tests that say so). */
   authenticator?: TokenAuthenticator;
+  /** A request without credentials is system:anonymous (--anonymous-auth) rather than 401. */
+  anonymous?: boolean;
   /** Decides on each authenticated request's attributes (default: AlwaysAllow). */
   authorizer?: Authorizer;
   /** Admission plugins, run by the store on every write (NamespaceLifecycle). */
@@ -105,8 +108,11 @@ export class HttpServer {
     // Flow-control windows as kube-apiserver sets them (256 KiB of upload buffer per
     // stream); Node's 64 KiB defaults would make a large request body wait for
     // WINDOW_UPDATE round trips.
+    const { clientCAs, ...tls } = options.tls;
     this.server = http2.createSecureServer({
-      ...options.tls,
+      ...tls,
+      // Client certificates are asked for, never required: their verification decides only who the user is.
+      ...(clientCAs?.length ? { requestCert: true, rejectUnauthorized: false, ca: clientCAs } : {}),
       allowHTTP1: true,
       handshakeTimeout: limits.handshakeTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
@@ -215,8 +221,6 @@ export class HttpServer {
       if (!target) return writePlain(res, 400, '400 Bad Request');
       x.path = target.path;
       x.query = target.query;
-      if (isHealthPath(x.path)) return serveHealth(x.path, x.query, res, this.options.isReady?.() ?? true);
-      if (x.path === '/version' || x.path === '/version/') return writeObject(res, 200, versionInfo(), 'json', true);
       x.info = x.path.startsWith('/api') ? parseRequestInfo(req.method ?? 'GET', x.path, x.query) : undefined;
       await this.serve(x);
     } catch (err) {
@@ -244,9 +248,20 @@ export class HttpServer {
     this.logError(`kapi: internal error serving ${logQuote(x.req.method ?? '')} ${logQuote(x.req.url ?? '')} (audit-ID ${x.auditId}): ${what}`);
   }
 
+  /**
+   * Authentication as upstream's union of authenticators: a verified client certificate, then a bearer
+   * token; a request that presents neither is anonymous when --anonymous-auth allows it. A certificate
+   * or token presented and not accepted is 401, as is a request without credentials otherwise.
+   */
   private authenticate(x: Exchange, next: Handler): Promise<void> {
-    if (this.options.authenticator) {
-      x.user = this.options.authenticator.authenticate(x.req.headers.authorization);
+    const authenticator = this.options.authenticator;
+    if (!authenticator) return next(x);
+    const cert = x.loopback ? undefined : clientCertificateUser(x.req.socket as PeerSocket | undefined);
+    if (cert !== undefined && cert !== 'invalid') x.user = cert;
+    else {
+      const token = bearerToken(x.req.headers.authorization);
+      if (token !== undefined) x.user = authenticator.authenticateToken(token);
+      else if (cert === undefined && this.options.anonymous) x.user = anonymousUser();
       if (!x.user) throw errors.unauthorized();
     }
     return next(x);
@@ -254,6 +269,9 @@ export class HttpServer {
 
   private async route(x: Exchange): Promise<void> {
     const { req, res, path, query } = x;
+    // Authorized as any path (system:public-info-viewer lets everyone, anonymous users too, read them).
+    if (isHealthPath(path)) return serveHealth(path, query, res, this.options.isReady?.() ?? true);
+    if (path === '/version' || path === '/version/') return writeObject(res, 200, versionInfo(), 'json', true);
     if (path === '/metrics' && this.options.metrics) {
       const { contentType, body } = await this.options.metrics.render();
       res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });

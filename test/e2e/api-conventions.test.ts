@@ -363,6 +363,6 @@ describe('metrics', () => {
     assert.match(res.text, /apiserver_request_duration_seconds_bucket\{le="0\.005",verb="LIST"/);
     assert.match(res.text, /apiserver_storage_objects\{resource="namespaces"\} 4/);
     assert.match(res.text, /process_resident_memory_bytes/);
-    assert.equal((await s.request('GET', '/metrics', { token: null })).status, 401);
+    assert.equal((await s.request('GET', '/metrics', { token: null })).status, 403, 'system:anonymous may not read metrics');
   });
 });

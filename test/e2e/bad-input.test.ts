@@ -245,9 +245,11 @@ function makeCase(r: Rng, n: number): Case {
       return { what: `subresource ${sub} ${method}`, method, path, headers: h(body ? r.pick(['application/json', 'application/merge-patch+json']) : undefined), body, expect: notServerError };
     }
     default: {
-      // Authentication: never anything but 401 for a bad token, whatever the path.
+      // Authentication: a bearer token that is not known is 401, whatever the path; a header that presents
+      // no token leaves the request anonymous, and system:anonymous may read none of these (403).
       const token = r.pick(['', 'x', 'Bearer', 'Bearer ', `Bearer ${'x'.repeat(10_000)}`, 'Basic YWRtaW46YWRtaW4=', 'Bearer \u00ff']);
-      return { what: `authorization ${token.slice(0, 20)}`, method: 'GET', path: r.pick([CT, '/api/v1/namespaces', '/metrics', '/openapi/v2']), headers: { authorization: token }, expect: is(401) };
+      const presented = /^Bearer \S/.test(token);
+      return { what: `authorization ${token.slice(0, 20)}`, method: 'GET', path: r.pick([CT, '/api/v1/namespaces', '/metrics', '/openapi/v2']), headers: { authorization: token }, expect: is(presented ? 401 : 403) };
     }
   }
 }

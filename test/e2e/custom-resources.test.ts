@@ -326,11 +326,13 @@ describe('custom resources over HTTP', () => {
   });
 
   it('asks for authentication', async () => {
+    // No credentials: system:anonymous (--anonymous-auth, on by default), whom RBAC gives nothing here.
     const res = await s.request('GET', ns('default'), { token: null });
-    assert.equal(res.status, 401);
-    assert.equal(res.json.reason, 'Unauthorized');
+    assert.equal(res.status, 403);
+    assert.match(res.json.message, /User "system:anonymous" cannot list resource "crontabs" in API group "stable\.example\.com"/);
     const wrong = await s.request('GET', ns('default'), { token: 'wrong' });
     assert.equal(wrong.status, 401);
+    assert.equal(wrong.json.reason, 'Unauthorized');
     const health = await s.request('GET', '/readyz?verbose', { token: null });
     assert.equal(health.status, 200);
     assert.match(health.text, /readyz check passed\n$/);

@@ -1,10 +1,12 @@
 /**
- * RBAC as kube-apiserver's --authorization-mode=RBAC: users from a static token file, judged by the
- * bootstrap policy and the roles and bindings they are given; with Debian's kubectl (`--token`,
- * `--as`, `auth can-i`) and plain HTTP.
+ * Authentication and RBAC as kube-apiserver's: users from a static token file and from client
+ * certificates, anonymous requests, judged by the bootstrap policy and the roles and bindings they are
+ * given; with Debian's kubectl (their own kubeconfigs, `--as`, `auth can-i`) and plain HTTP.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -33,9 +35,18 @@ async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise
   }
 }
 
+/** A kubeconfig of the server's with only a token (admin.kubeconfig also holds the admin's client certificate, which kubectl would send along). */
+function kubeconfigFor(s: TestServer, token: string): string {
+  const path = join(s.dir, `kubeconfig-${token.slice(0, 5)}`);
+  const ca = Buffer.from(s.kapi.caCertPem).toString('base64');
+  writeFileSync(path, `apiVersion: v1\nkind: Config\nclusters: [{name: k, cluster: {server: "${s.kapi.url}", certificate-authority-data: ${ca}}}]\nusers: [{name: u, user: {token: ${token}}}]\ncontexts: [{name: k, context: {cluster: k, user: u}}]\ncurrent-context: k\n`);
+  return path;
+}
+
 describe('RBAC', () => {
   let s: TestServer;
   let tokens: { dir: string; path: string };
+  const as = (token: string, args: string[]) => s.kubectl(['--kubeconfig', kubeconfigFor(s, token), ...args]);
   before(async () => {
     tokens = tokenFile();
     s = await startTestServer({ tokenAuthFile: tokens.path });
@@ -53,15 +64,15 @@ describe('RBAC', () => {
     assert.deepEqual(secrets.json.details, { kind: 'secrets' });
     const crd = await s.request('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/x', { token: ALICE });
     assert.equal(crd.json.message, 'customresourcedefinitions.apiextensions.k8s.io "x" is forbidden: User "alice" cannot delete resource "customresourcedefinitions" in API group "apiextensions.k8s.io" at the cluster scope');
-    const nodes = await s.kubectl(['--token', ALICE, 'get', 'nodes']);
+    const nodes = await as(ALICE, ['get', 'nodes']);
     assert.notEqual(nodes.code, 0);
     assert.match(nodes.stderr, /nodes is forbidden: User "alice" cannot list resource "nodes" in API group "" at the cluster scope/);
     for (const path of ['/api', '/apis', '/version', '/openapi/v2']) assert.equal((await s.request('GET', path, { token: ALICE })).status, 200, path);
     const metrics = await s.request('GET', '/metrics', { token: ALICE });
     assert.deepEqual([metrics.status, metrics.json.message], [403, 'forbidden: User "alice" cannot get path "/metrics"']);
-    const canI = await s.kubectl(['--token', ALICE, 'auth', 'can-i', 'list', 'secrets']);
+    const canI = await as(ALICE, ['auth', 'can-i', 'list', 'secrets']);
     assert.deepEqual([canI.code, canI.stdout.trim()], [1, 'no']);
-    const list = await s.kubectl(['--token', ALICE, 'auth', 'can-i', '--list']);
+    const list = await as(ALICE, ['auth', 'can-i', '--list']);
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]/);
     assert.doesNotMatch(list.stdout, /secrets/);
@@ -82,7 +93,7 @@ describe('RBAC', () => {
     // A group subject: bob is in "devs".
     assert.equal((await s.kubectl(['create', 'clusterrolebinding', 'devs-edit', '--clusterrole=edit', '--group=devs'])).code, 0);
     await eventually(async () => {
-      const canI = await s.kubectl(['--token', BOB, 'auth', 'can-i', 'create', 'deployments.apps', '-n', 'other']);
+      const canI = await as(BOB, ['auth', 'can-i', 'create', 'deployments.apps', '-n', 'other']);
       assert.deepEqual([canI.code, canI.stdout.trim()], [0, 'yes']);
     });
   });
@@ -154,9 +165,9 @@ describe('RBAC', () => {
   });
 
   it('authorizes impersonation with the impersonate verb', async () => {
-    const as = await s.kubectl(['--token', ALICE, '--as', 'bob', 'get', 'pods', '-n', 'team']);
-    assert.notEqual(as.code, 0);
-    assert.match(as.stderr, /users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope/);
+    const impersonating = await as(ALICE, ['--as', 'bob', 'get', 'pods', '-n', 'team']);
+    assert.notEqual(impersonating.code, 0);
+    assert.match(impersonating.stderr, /users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope/);
     const admin = await s.kubectl(['--as', 'alice', 'get', 'secrets', '-n', 'other']);
     assert.notEqual(admin.code, 0, 'the admin impersonating alice has alice\'s rights');
     assert.match(admin.stderr, /User "alice" cannot list resource "secrets"/);
@@ -197,6 +208,84 @@ describe('RBAC bootstrap policy and modes', () => {
     } finally {
       await s.stop();
       rmSync(tokens.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('client certificates and anonymous requests', () => {
+  let dir: string;
+  let s: TestServer;
+  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  /** A CA, and a client certificate it signs for CN `cn` and the organizations `orgs`. */
+  const issue = (ca: string, cn: string, orgs: string[]) => {
+    const subject = `${orgs.map((o) => `/O=${o}`).join('')}/CN=${cn}`;
+    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${cn}.key`, '-out', `${cn}.csr`, '-subj', subject]);
+    writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
+    openssl(['x509', '-req', '-in', `${cn}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', `${cn}.crt`]);
+    return { cert: readFileSync(join(dir, `${cn}.crt`), 'utf8'), key: readFileSync(join(dir, `${cn}.key`), 'utf8') };
+  };
+  const makeCA = (name: string) =>
+    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-subj', `/CN=${name}`, '-days', '2']);
+  /** POSTs a SelfSubjectReview over HTTP/1.1 with a client certificate (and no token). */
+  const whoami = (client: { cert: string; key: string }) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = https.request(`${s.kapi.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { method: 'POST', ca: s.kapi.caCertPem, cert: client.cert, key: client.key, headers: { 'Content-Type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
+    });
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kapi-x509-'));
+    makeCA('users-ca');
+    makeCA('rogue-ca');
+    s = await startTestServer({ clientCAFile: join(dir, 'users-ca.crt'), anonymousAuth: false });
+  });
+  after(async () => {
+    await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('authenticates a certificate of a --client-ca-file CA as its Common Name, in its Organizations', async () => {
+    const carol = issue('users-ca', 'carol', ['devs', 'qa']);
+    const review = await whoami(carol);
+    assert.equal(review.status, 201);
+    assert.deepEqual(review.body.status.userInfo, { username: 'carol', groups: ['devs', 'qa', 'system:authenticated'] });
+    // kubectl (Go, HTTP/2) with the certificate in its kubeconfig.
+    const kubeconfig = join(dir, 'carol.kubeconfig');
+    const b64 = (t: string) => Buffer.from(t).toString('base64');
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: k, cluster: {server: "${s.kapi.url}", certificate-authority-data: ${b64(s.kapi.caCertPem)}}}]\nusers: [{name: u, user: {client-certificate-data: ${b64(carol.cert)}, client-key-data: ${b64(carol.key)}}}]\ncontexts: [{name: k, context: {cluster: k, user: u}}]\ncurrent-context: k\n`,
+    );
+    const created = await s.kubectl(['--kubeconfig', kubeconfig, 'create', '-o', 'jsonpath={.status.userInfo.username}', '-f', '-'], { input: 'apiVersion: authentication.k8s.io/v1\nkind: SelfSubjectReview\n' });
+    assert.deepEqual([created.code, created.stdout], [0, 'carol'], created.stderr);
+    const denied = await s.kubectl(['--kubeconfig', kubeconfig, 'get', 'secrets']);
+    assert.match(denied.stderr, /secrets is forbidden: User "carol" cannot list resource "secrets"/);
+  });
+
+  it('refuses a certificate no client CA signed, and requests without credentials when anonymous requests are off', async () => {
+    const mallory = issue('rogue-ca', 'mallory', ['system:masters']);
+    const review = await whoami(mallory);
+    assert.deepEqual([review.status, review.body.reason], [401, 'Unauthorized']);
+    assert.equal((await s.request('GET', '/healthz', { token: null })).status, 401);
+    // The admin's own client certificate, from admin.kubeconfig, is system:masters.
+    const config = readFileSync(s.kapi.kubeconfigPath, 'utf8');
+    const field = (key: string) => Buffer.from(new RegExp(`${key}: (\\S+)`).exec(config)![1], 'base64').toString('utf8');
+    const admin = await whoami({ cert: field('client-certificate-data'), key: field('client-key-data') });
+    assert.deepEqual(admin.body.status.userInfo, { username: 'kapi-admin', groups: ['system:masters', 'system:authenticated'] });
+  });
+
+  it('serves health and version to anonymous users by default, and nothing else', async () => {
+    const open = await startTestServer();
+    try {
+      for (const path of ['/healthz', '/livez', '/readyz', '/version']) assert.equal((await open.request('GET', path, { token: null })).status, 200, path);
+      const api = await open.request('GET', '/api', { token: null });
+      assert.deepEqual([api.status, api.json.message], [403, 'forbidden: User "system:anonymous" cannot get path "/api"']);
+    } finally {
+      await open.stop();
     }
   });
 });
