@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { BUILTIN_RESOURCES, typedConversion, withTypedDecoding, type BuiltinResource } from './apis/builtin.js';
 import { structOfKind } from './schema/builtin/go-type-expr.js';
-import { authenticationReviews } from './apis/authentication/reviews.js';
+import { authenticationReviews, type TokenLookup } from './apis/authentication/reviews.js';
 import { authorizationReviews } from './apis/authorization/reviews.js';
 import { INITIAL_NAMESPACES, NAMESPACES, namespaceLifecycle } from './apis/core/namespaces.js';
 import { v1ToV1beta1, v1beta1ToV1 } from './apis/apiextensions/conversion.js';
@@ -16,6 +16,7 @@ import { GarbageCollector } from './controllers/garbage-collector.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { NamespaceDefaults } from './controllers/namespace-defaults.js';
 import { ClusterRoleAggregation } from './controllers/clusterrole-aggregation.js';
+import { ServiceAccountTokenSecrets } from './controllers/service-account-token-secrets.js';
 import { RBAC_GROUP, RbacResolver, rbacAuthorizer, type RbacStores } from './apis/rbac/authorizer.js';
 import { reconcileBootstrapPolicy } from './apis/rbac/bootstrap.js';
 import { rbacEscalationCheck } from './apis/rbac/escalation.js';
@@ -41,6 +42,7 @@ import { AdmissionChain, type AdmissionPlugin } from './registry/admission.js';
 import type { KObject } from './registry/types.js';
 import { ensureAdminToken, adminUserInfo, parseTokenFile, TokenAuthenticator } from './server/authn.js';
 import { ensureServingCertificates, parseCertificateBundle } from './server/certs.js';
+import { ServiceAccountTokens, type ObjectGetter } from './apis/authentication/service-account-tokens.js';
 import { ensurePrivateDir } from './util/private-files.js';
 import { writeAdminKubeconfig } from './server/kubeconfig.js';
 import { ApiMetrics } from './server/metrics.js';
@@ -67,6 +69,16 @@ export interface KapiOptions {
   clientCAFile?: string;
   /** --anonymous-auth: a request without credentials is system:anonymous (default true, as upstream); false: 401. */
   anonymousAuth?: boolean;
+  /** --service-account-issuer: the first names the tokens kapi issues; all are accepted (default https://kubernetes.default.svc.cluster.local). */
+  serviceAccountIssuers?: string[];
+  /** --service-account-signing-key-file: the PEM private key tokens are signed with (default: <data-dir>/pki/sa.key, made on first start). */
+  serviceAccountSigningKeyFile?: string;
+  /** --service-account-key-file: PEM files of more keys whose tokens are accepted. */
+  serviceAccountKeyFiles?: string[];
+  /** --api-audiences: what a token must be meant for (default: the issuers). */
+  apiAudiences?: string[];
+  /** --service-account-max-token-expiration, in seconds. */
+  serviceAccountMaxTokenExpirationSeconds?: number;
   /** Where Services' cluster IPs come from (IPv4 CIDR; default 10.0.0.0/24, as kube-apiserver's). */
   serviceClusterIPRange?: string;
   /** Where NodePort Services' ports come from (default 30000-32767). */
@@ -188,11 +200,19 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const warn = options.warn ?? ((m: string) => process.stderr.write(`${m}\n`));
   await ensurePrivateDir(dataDir, warn);
   const bindAddress = options.bindAddress ?? '127.0.0.1';
-  const [tls, adminToken, extraTokens, clientCAs] = await Promise.all([
+  const [tls, adminToken, extraTokens, clientCAs, saTokens] = await Promise.all([
     ensureServingCertificates(dataDir, { hosts: [bindAddress] }),
     ensureAdminToken(dataDir),
     options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
     options.clientCAFile ? readFile(options.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.clientCAFile!)) : [],
+    ServiceAccountTokens.load({
+      dataDir,
+      issuers: options.serviceAccountIssuers,
+      signingKeyFile: options.serviceAccountSigningKeyFile,
+      keyFiles: options.serviceAccountKeyFiles,
+      apiAudiences: options.apiAudiences,
+      maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds,
+    }),
   ]);
   // Configuration is checked before anything is opened: a bad file leaves nothing running.
   const auditPolicy =
@@ -275,7 +295,18 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   for (const id of Object.values(identities)) tokens.set(id.token, id.user);
   const authenticator = new TokenAuthenticator(tokens);
   // The reviews: resources with no store, answered by the authenticator and the authorizer.
-  for (const ep of authenticationReviews((token) => authenticator.authenticate(`Bearer ${token}`))) registry.add(ep);
+  // ServiceAccount tokens name accounts (and what they are bound to), read from the watch caches.
+  const objects: Record<string, RestStore> = {};
+  for (const resource of ['serviceaccounts', 'pods', 'secrets', 'nodes'] as const) objects[resource] = registry.lookup('', 'v1', resource)!.store as RestStore;
+  await Promise.all(Object.values(objects).map((store) => store.start()));
+  const getObject: ObjectGetter = (resource, namespace, name) => objects[resource].cache.get(objects[resource].key(namespace, name))?.object;
+  const lookupToken: TokenLookup = async (token, audiences) => {
+    const user = authenticator.authenticateToken(token);
+    if (user) return { user, audiences };
+    const verdict = await saTokens.authenticate(token, getObject, audiences);
+    return verdict === undefined || verdict === 'invalid' ? undefined : verdict;
+  };
+  for (const ep of authenticationReviews(lookupToken, saTokens.apiAudiences)) registry.add(ep);
   const rbac = rbacStores(registry);
   // RBAC decides from the watch caches of its four kinds, as upstream's authorizer from its informers.
   await Promise.all(Object.values(rbac).map((store) => store.start()));
@@ -294,6 +325,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     // kapi's CA signs the admin's client certificate; --client-ca-file adds the CAs of other users.
     tls: { cert: tls.certPem, key: tls.keyPem, clientCAs: [tls.caCertPem, ...clientCAs] },
     anonymous: options.anonymousAuth ?? true,
+    serviceAccountTokens: { tokens: saTokens, get: getObject },
     authenticator,
     admission: new AdmissionChain([
       namespaceLifecycle(nsEndpoint.store),
@@ -313,7 +345,9 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
 
   // Garbage collection, namespace deletion and CRD instance cleanup run on one replica at a time.
-  let controllers: { hub: ObjectEventHub; gc: GarbageCollector; namespaces: NamespaceController; defaults: NamespaceDefaults; aggregation: ClusterRoleAggregation } | undefined;
+  let controllers:
+    | { hub: ObjectEventHub; gc: GarbageCollector; namespaces: NamespaceController; defaults: NamespaceDefaults; aggregation: ClusterRoleAggregation; tokens: ServiceAccountTokenSecrets }
+    | undefined;
   const leases = clientFor(identities.controllerManager).resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
   const elector = new LeaderElector(leases, {
     async onStartedLeading() {
@@ -321,11 +355,13 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       const namespaces = new NamespaceController(clientFor(identities.namespaces), hub, warn);
       const defaults = new NamespaceDefaults(clientFor(identities.controllerManager), clientFor(identities.serviceAccounts), clientFor(identities.rootCaPublisher), tls.caCertPem, warn);
       const aggregation = new ClusterRoleAggregation(clientFor(identities.clusterRoleAggregation), warn);
-      controllers = { hub, namespaces, defaults, aggregation, gc: new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) };
+      const tokens = new ServiceAccountTokenSecrets(clientFor(identities.controllerManager), saTokens, tls.caCertPem, warn);
+      controllers = { hub, namespaces, defaults, aggregation, tokens, gc: new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) };
       await hub.start();
       await namespaces.start();
       await defaults.start();
       await aggregation.start();
+      await tokens.start();
       crds.setLeader(true);
     },
     onStoppedLeading() {
@@ -333,6 +369,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       controllers?.namespaces.stop();
       controllers?.defaults.stop();
       controllers?.aggregation.stop();
+      controllers?.tokens.stop();
       controllers?.gc.stop();
       controllers = undefined;
       crds.setLeader(false);

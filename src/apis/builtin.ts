@@ -140,7 +140,11 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
   res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
   res('', 'v1', 'secrets', 'Secret', true, { strategy: secretStrategy(secretDefaults) }),
-  res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'], strategy: plain }),
+  res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, {
+    shortNames: ['sa'],
+    strategy: plain,
+    subresources: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }],
+  }),
   res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...withStatus, nameRule: nameIsDNS1035Label } }),
   res('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ['all'], status: true, strategy: workloadValidation(workload, 'daemonset') }),
   res('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'deployment', { replicas: true }) }),

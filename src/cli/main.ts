@@ -15,6 +15,11 @@ interface ServeOptions {
   authorizationMode: string;
   clientCaFile?: string;
   anonymousAuth: boolean;
+  serviceAccountIssuer: string[];
+  serviceAccountKeyFile: string[];
+  serviceAccountSigningKeyFile?: string;
+  apiAudiences?: string;
+  serviceAccountMaxTokenExpiration?: string;
   serviceClusterIpRange: string;
   serviceNodePortRange: string;
   converters?: string;
@@ -32,6 +37,9 @@ interface ServeOptions {
   auditLogPath?: string;
   v: string;
 }
+
+/** A repeatable flag's values. */
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** --authorization-mode: RBAC or AlwaysAllow (kube-apiserver's names; one mode, or a list naming one). */
 function authorizationMode(value: string): AuthorizationMode {
@@ -66,6 +74,11 @@ program
   .option('--token-auth-file <file>', 'static bearer tokens: token,user,uid,"group1,group2"')
   .option('--client-ca-file <file>', "CA certificates whose client certificates authenticate (Common Name: user, Organizations: groups), besides kapi's own")
   .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (false: 401)', (v: string) => v !== 'false', true)
+  .option('--service-account-issuer <url>', 'the issuer of the ServiceAccount tokens kapi issues (repeat: the first issues, all are accepted)', collect, [])
+  .option('--service-account-signing-key-file <file>', 'the PEM private key ServiceAccount tokens are signed with (default: <data-dir>/pki/sa.key)')
+  .option('--service-account-key-file <file>', 'a PEM file of more keys whose ServiceAccount tokens are accepted (repeatable)', collect, [])
+  .option('--api-audiences <list>', 'comma-separated audiences a token must be meant for (default: the issuers)')
+  .option('--service-account-max-token-expiration <duration>', 'the longest a requested ServiceAccount token lives')
   .option('--authorization-mode <mode>', 'RBAC (system:masters may do anything, others what their role bindings give) or AlwaysAllow', 'RBAC')
   .option('--service-cluster-ip-range <cidr>', "the IPv4 range Services' cluster IPs are allocated from", '10.0.0.0/24')
   .option('--service-node-port-range <range>', 'the ports NodePort Services are allocated from', '30000-32767')
@@ -105,6 +118,12 @@ program
       authorizationMode: authorizationMode(opts.authorizationMode),
       clientCAFile: opts.clientCaFile,
       anonymousAuth: opts.anonymousAuth,
+      serviceAccountIssuers: opts.serviceAccountIssuer,
+      serviceAccountSigningKeyFile: opts.serviceAccountSigningKeyFile,
+      serviceAccountKeyFiles: opts.serviceAccountKeyFile,
+      apiAudiences: opts.apiAudiences?.split(',').map((a) => a.trim()).filter(Boolean),
+      serviceAccountMaxTokenExpirationSeconds:
+        opts.serviceAccountMaxTokenExpiration === undefined ? undefined : Math.floor(duration('--service-account-max-token-expiration', opts.serviceAccountMaxTokenExpiration) / 1000),
       serviceClusterIPRange: opts.serviceClusterIpRange,
       serviceNodePortRange: opts.serviceNodePortRange,
       converters,

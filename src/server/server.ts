@@ -11,7 +11,8 @@ import type { TLSSocket } from 'node:tls';
 import { Discovery } from '../discovery/documents.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
-import { anonymousUser, bearerToken, clientCertificateUser, type PeerSocket, type TokenAuthenticator } from './authn.js';
+import { anonymousUser, bearerToken, clientCertificateUser, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
+import type { ObjectGetter, ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
 import { servesProtobuf, type HandlerContext } from './handlers/context.js';
 import type { AdmissionChain } from '../registry/admission.js';
@@ -38,6 +39,8 @@ export interface HttpServerOptions {
   authenticator?: TokenAuthenticator;
   /** A request without credentials is system:anonymous (--anonymous-auth) rather than 401. */
   anonymous?: boolean;
+  /** ServiceAccount tokens: issued through TokenRequest, and bearer tokens the static ones are not. */
+  serviceAccountTokens?: { tokens: ServiceAccountTokens; get: ObjectGetter };
   /** Decides on each authenticated request's attributes (default: AlwaysAllow). */
   authorizer?: Authorizer;
   /** Admission plugins, run by the store on every write (NamespaceLifecycle). */
@@ -253,18 +256,26 @@ export class HttpServer {
    * token; a request that presents neither is anonymous when --anonymous-auth allows it. A certificate
    * or token presented and not accepted is 401, as is a request without credentials otherwise.
    */
-  private authenticate(x: Exchange, next: Handler): Promise<void> {
+  private async authenticate(x: Exchange, next: Handler): Promise<void> {
     const authenticator = this.options.authenticator;
     if (!authenticator) return next(x);
     const cert = x.loopback ? undefined : clientCertificateUser(x.req.socket as PeerSocket | undefined);
     if (cert !== undefined && cert !== 'invalid') x.user = cert;
     else {
       const token = bearerToken(x.req.headers.authorization);
-      if (token !== undefined) x.user = authenticator.authenticateToken(token);
+      if (token !== undefined) x.user = authenticator.authenticateToken(token) ?? (await this.serviceAccountUser(token));
       else if (cert === undefined && this.options.anonymous) x.user = anonymousUser();
       if (!x.user) throw errors.unauthorized();
     }
     return next(x);
+  }
+
+  /** The account of a ServiceAccount token meant for this server (undefined: not one, or not valid). */
+  private async serviceAccountUser(token: string): Promise<UserInfo | undefined> {
+    const sa = this.options.serviceAccountTokens;
+    if (!sa) return undefined;
+    const verdict = await sa.tokens.authenticate(token, sa.get);
+    return verdict === undefined || verdict === 'invalid' ? undefined : verdict.user;
   }
 
   private async route(x: Exchange): Promise<void> {
@@ -311,6 +322,7 @@ export class HttpServer {
         minRequestTimeoutSeconds: this.limits.minRequestTimeoutSeconds,
         loopback: x.loopback,
         lookup: (group, version, resource) => this.options.registry.lookup(group, version, resource),
+        serviceAccountTokens: this.options.serviceAccountTokens?.tokens,
       };
       // Warnings gathered while serving (deprecation, unknown fields) go out with the headers, whenever they are written.
       const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;

@@ -36,6 +36,13 @@ describe('the official Python client', () => {
       account: 'default',
     });
     assert.deepEqual(steps.get('debug_pod'), { step: 'debug_pod', name: 'debugger', target: 'web', pull: 'Always', generation: 2, containers: ['web'] });
+    assert.deepEqual(steps.get('service_account_token'), {
+      step: 'service_account_token',
+      expiration: 3600,
+      authenticated: true,
+      username: 'system:serviceaccount:from-python:builder',
+      groups: ['system:serviceaccounts', 'system:serviceaccounts:from-python', 'system:authenticated'],
+    });
     const svc = steps.get('create_service');
     assert.match(svc.cluster_ip, /^10\.0\.0\.\d+$/);
     assert.deepEqual(svc.cluster_ips, [svc.cluster_ip]);

@@ -20,20 +20,24 @@ export function userInfoObject(user: AdmissionUser): KObject {
   return info;
 }
 
-/** Finds the user a bearer token belongs to (undefined: not a valid token). */
-export type TokenLookup = (token: string) => AdmissionUser | undefined;
+/**
+ * Finds the user a bearer token belongs to, for one of `audiences`, and the audiences it is good for
+ * (undefined: not a valid token). A token bound to no audience is good for those asked.
+ */
+export type TokenLookup = (token: string, audiences: string[]) => Promise<{ user: AdmissionUser; audiences: string[] } | undefined>;
 
-export function authenticationReviews(lookupToken: TokenLookup): VirtualEndpoint[] {
+/** `apiAudiences`: what a review that names no audiences asks for (the API server's own). */
+export function authenticationReviews(lookupToken: TokenLookup, apiAudiences: string[]): VirtualEndpoint[] {
   return [
-    virtualEndpoint(GROUP, 'v1', 'tokenreviews', 'TokenReview', (review) => {
+    virtualEndpoint(GROUP, 'v1', 'tokenreviews', 'TokenReview', async (review) => {
       const token = review.spec?.token;
       if (typeof token !== 'string' || token === '') throw errors.badRequest('token is required for TokenReview in authentication');
-      const user = lookupToken(token);
+      const asked = Array.isArray(review.spec?.audiences) && review.spec.audiences.length > 0 ? review.spec.audiences.map(String) : apiAudiences;
+      const found = await lookupToken(token, asked);
       const status: KObject = {};
-      if (user) status.authenticated = true;
-      status.user = user ? userInfoObject(user) : {};
-      const audiences = review.spec?.audiences;
-      if (user && Array.isArray(audiences) && audiences.length > 0) status.audiences = audiences;
+      if (found) status.authenticated = true;
+      status.user = found ? userInfoObject(found.user) : {};
+      if (found && found.audiences.length > 0) status.audiences = found.audiences;
       return { ...review, metadata: { ...review.metadata, creationTimestamp: review.metadata?.creationTimestamp ?? null }, status };
     }),
     virtualEndpoint(GROUP, 'v1', 'selfsubjectreviews', 'SelfSubjectReview', (review, request) => {

@@ -60,34 +60,37 @@ export function rbacEscalationCheck(authorizer: Authorizer, resolver: RbacResolv
     });
     return d.decision === 'allow';
   };
+  const check = async (a: AdmissionAttributes, obj: KObject, resource: string): Promise<void> => {
+    const gr = { group: RBAC_GROUP, resource };
+    if (ROLES.has(resource)) {
+      // The request's own name: none for a create (its URL names no object).
+      if (await allowed(a, 'escalate', resource, a.operation === 'CREATE' ? '' : a.name)) return;
+      const lacking = missing(a, rulesOf(obj));
+      if (lacking) throw errors.forbidden(gr, a.name, lacking);
+      if (resource === 'clusterroles' && isRecord(obj.aggregationRule) && missing(a, FULL_AUTHORITY)) {
+        throw errors.forbidden(gr, a.name, 'must have cluster-admin privileges to use the aggregationRule');
+      }
+      return;
+    }
+    const ref = isRecord(obj.roleRef) ? obj.roleRef : {};
+    const kind = typeof ref.kind === 'string' ? ref.kind : '';
+    const roleName = typeof ref.name === 'string' ? ref.name : '';
+    if ((kind === 'Role' || kind === 'ClusterRole') && (await allowed(a, 'bind', kind === 'Role' ? 'roles' : 'clusterroles', roleName))) return;
+    const { rules, error } = resolver.roleReferenceRules({ kind, name: roleName }, a.namespace);
+    if (error !== undefined) throw errors.forbidden(gr, a.name, error);
+    const lacking = missing(a, rules);
+    if (lacking) throw errors.forbidden(gr, a.name, lacking);
+  };
   return {
     name: 'RBACEscalation',
-    async validate(a) {
+    // Synchronous for every other write: no promise where there is nothing to check.
+    validate(a) {
       const { resource } = a.resource;
       if (a.resource.group !== RBAC_GROUP || a.operation === 'DELETE' || !a.object || a.subresource) return;
       if (!ROLES.has(resource) && !BINDINGS.has(resource)) return;
       if (!a.user || a.user.groups.includes(SYSTEM_MASTERS)) return;
       if (a.operation === 'UPDATE' && a.oldObject && onlyGcFields(a.object, a.oldObject)) return;
-      const obj = a.object;
-      const gr = { group: RBAC_GROUP, resource };
-      if (ROLES.has(resource)) {
-        // The request's own name: none for a create (its URL names no object).
-        if (await allowed(a, 'escalate', resource, a.operation === 'CREATE' ? '' : a.name)) return;
-        const lacking = missing(a, rulesOf(obj));
-        if (lacking) throw errors.forbidden(gr, a.name, lacking);
-        if (resource === 'clusterroles' && isRecord(obj.aggregationRule) && missing(a, FULL_AUTHORITY)) {
-          throw errors.forbidden(gr, a.name, 'must have cluster-admin privileges to use the aggregationRule');
-        }
-        return;
-      }
-      const ref = isRecord(obj.roleRef) ? obj.roleRef : {};
-      const kind = typeof ref.kind === 'string' ? ref.kind : '';
-      const roleName = typeof ref.name === 'string' ? ref.name : '';
-      if ((kind === 'Role' || kind === 'ClusterRole') && (await allowed(a, 'bind', kind === 'Role' ? 'roles' : 'clusterroles', roleName))) return;
-      const { rules, error } = resolver.roleReferenceRules({ kind, name: roleName }, a.namespace);
-      if (error !== undefined) throw errors.forbidden(gr, a.name, error);
-      const lacking = missing(a, rules);
-      if (lacking) throw errors.forbidden(gr, a.name, lacking);
+      return check(a, a.object, resource);
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Negotiated } from '../negotiation.js';
 import type { ResourceRequest } from '../request-info.js';
 import type { Response } from '../exchange.js';
 import type { UserInfo } from '../authn.js';
+import type { ServiceAccountTokens } from '../../apis/authentication/service-account-tokens.js';
 
 
 /** `E`: the endpoint (a stored resource's, unless the handler serves any). */
@@ -27,6 +28,8 @@ export interface HandlerContext<E extends ServedResource = Endpoint> {
   loopback?: boolean;
   /** The request body as JSON text, once read (duplicate-field detection). */
   rawBody?: string;
+  /** Issues ServiceAccount tokens (TokenRequest). */
+  serviceAccountTokens?: ServiceAccountTokens;
   /** The endpoints of other resources (a pod's eviction reads PodDisruptionBudgets). */
   lookup?: (group: string, version: string, resource: string) => Endpoint | undefined;
 }

@@ -58,7 +58,7 @@ async function noKubelet(ctx: HandlerContext, pod: KObject, nodeName: string, wh
 }
 
 /** A body of another kind than the endpoint's (Binding, Eviction), in JSON, YAML or protobuf. */
-async function readTypedBody(ctx: HandlerContext, apiVersion: string, kind: string): Promise<KObject> {
+export async function readTypedBody(ctx: HandlerContext, apiVersion: string, kind: string): Promise<KObject> {
   const raw = await readBody(ctx.req, ctx.res);
   const format = objectBodyFormat(ctx.req.headers['content-type'], true);
   const obj: unknown = format === 'protobuf' ? decodeProtobufBody(raw, { apiVersion, kind }) : await decodeBody(raw, format === 'yaml' ? 'yaml' : 'json', ctx.res, kind);

@@ -10,6 +10,7 @@ import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleScale } from './scale.js';
 import { POD_HANDLED_SUBRESOURCES, servePodSubresource } from './pod-subresources.js';
 import { handlePatch } from './patch.js';
+import { serveTokenRequest } from './token-request.js';
 import { handleGet, handleList } from './read.js';
 import { handleWatch } from './watch.js';
 import { handleCreate, handleUpdate } from './write.js';
@@ -20,7 +21,8 @@ const SUBRESOURCE_VERBS = new Map([
   ['finalize', ['update']],
 ]);
 
-const isPods = (e: HandlerContext['endpoint']) => !e.custom && e.group === '' && e.names.resource === 'pods';
+const isCore = (e: HandlerContext['endpoint'], resource: string) => !e.custom && e.group === '' && e.names.resource === resource;
+const isPods = (e: HandlerContext['endpoint']) => isCore(e, 'pods');
 
 export async function serveResource(ctx: HandlerContext): Promise<void> {
   const { info, endpoint } = ctx;
@@ -46,6 +48,7 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
     if (!verbs || !served) throw errors.notFound(gr, info.name!);
     if (!verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
     if (isPods(endpoint) && POD_HANDLED_SUBRESOURCES.has(info.subresource)) return servePodSubresource(ctx);
+    if (isCore(endpoint, 'serviceaccounts') && info.subresource === 'token') return serveTokenRequest(ctx);
   }
   if (info.subresource === undefined && !endpoint.verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
   switch (info.verb) {
