@@ -295,11 +295,15 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   for (const id of Object.values(identities)) tokens.set(id.token, id.user);
   const authenticator = new TokenAuthenticator(tokens);
   // The reviews: resources with no store, answered by the authenticator and the authorizer.
-  // ServiceAccount tokens name accounts (and what they are bound to), read from the watch caches.
-  const objects: Record<string, RestStore> = {};
-  for (const resource of ['serviceaccounts', 'pods', 'secrets', 'nodes'] as const) objects[resource] = registry.lookup('', 'v1', resource)!.store as RestStore;
-  await Promise.all(Object.values(objects).map((store) => store.start()));
-  const getObject: ObjectGetter = (resource, namespace, name) => objects[resource].cache.get(objects[resource].key(namespace, name))?.object;
+  // ServiceAccount tokens name accounts (and what they are bound to), read as a GET reads them.
+  const getObject: ObjectGetter = (resource, namespace, name) =>
+    registry
+      .lookup('', 'v1', resource)!
+      .store.get(namespace, name)
+      .catch((err: { code?: number }) => {
+        if (err.code === 404) return undefined;
+        throw err;
+      });
   const lookupToken: TokenLookup = async (token, audiences) => {
     const user = authenticator.authenticateToken(token);
     if (user) return { user, audiences };

@@ -12,7 +12,7 @@
  * The key ID is upstream's: the base64url SHA-256 of the public key's DER.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SignJWT, decodeJwt, jwtVerify } from 'jose';
 import type { UserInfo } from '../../server/authn.js';
@@ -38,8 +38,8 @@ export interface ServiceAccountTokenOptions {
   maxExpirationSeconds?: number;
 }
 
-/** Reads the objects a token names: accounts, and what a token is bound to. */
-export type ObjectGetter = (resource: 'serviceaccounts' | 'pods' | 'secrets' | 'nodes', namespace: string | undefined, name: string) => KObject | undefined;
+/** Reads the objects a token names: accounts, and what a token is bound to (undefined: there is none). */
+export type ObjectGetter = (resource: 'serviceaccounts' | 'pods' | 'secrets' | 'nodes', namespace: string | undefined, name: string) => Promise<KObject | undefined>;
 
 interface VerifyKey {
   key: KeyObject;
@@ -116,6 +116,7 @@ export class ServiceAccountTokens {
         if (err.code !== 'ENOENT') throw err;
         const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
         const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+        await mkdir(join(opts.dataDir, 'pki'), { recursive: true, mode: 0o700 });
         await writeFileAtomic(path, pem, 0o600);
         return pem;
       });
@@ -187,14 +188,14 @@ export class ServiceAccountTokens {
     const k = isRecord(payload['kubernetes.io']) ? payload['kubernetes.io'] : {};
     const ns = typeof k.namespace === 'string' ? k.namespace : '';
     const sa = isRecord(k.serviceaccount) ? k.serviceaccount : {};
-    const account = typeof sa.name === 'string' ? get('serviceaccounts', ns, sa.name) : undefined;
+    const account = typeof sa.name === 'string' ? await get('serviceaccounts', ns, sa.name) : undefined;
     if (!account || account.metadata.uid !== sa.uid || account.metadata.deletionTimestamp) return 'invalid';
     const extra: Record<string, string[]> = {};
     if (typeof payload.jti === 'string') extra['authentication.kubernetes.io/credential-id'] = [`JTI=${payload.jti}`];
     for (const [kind, resource] of [['pod', 'pods'], ['secret', 'secrets'], ['node', 'nodes']] as const) {
       const ref = k[kind];
       if (!isRecord(ref)) continue;
-      const bound = typeof ref.name === 'string' ? get(resource, kind === 'node' ? undefined : ns, ref.name) : undefined;
+      const bound = typeof ref.name === 'string' ? await get(resource, kind === 'node' ? undefined : ns, ref.name) : undefined;
       if (!bound || bound.metadata.uid !== ref.uid || bound.metadata.deletionTimestamp) return 'invalid';
       if (kind !== 'secret') {
         extra[`authentication.kubernetes.io/${kind}-name`] = [String(ref.name)];
@@ -211,10 +212,10 @@ export class ServiceAccountTokens {
     if (!payload) return 'invalid';
     const claim = (key: string) => (typeof payload[`kubernetes.io/serviceaccount/${key}`] === 'string' ? (payload[`kubernetes.io/serviceaccount/${key}`] as string) : '');
     const ns = claim('namespace');
-    const secret = get('secrets', ns, claim('secret.name'));
+    const secret = await get('secrets', ns, claim('secret.name'));
     const data = isRecord(secret?.data) ? secret.data : {};
     if (!secret || typeof data.token !== 'string' || Buffer.from(data.token, 'base64').toString('utf8') !== token) return 'invalid';
-    const account = get('serviceaccounts', ns, claim('service-account.name'));
+    const account = await get('serviceaccounts', ns, claim('service-account.name'));
     if (!account || account.metadata.uid !== claim('service-account.uid') || account.metadata.deletionTimestamp) return 'invalid';
     return { user: accountUser(account, {}), audiences };
   }

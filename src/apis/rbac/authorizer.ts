@@ -12,9 +12,10 @@ import type { Attributes, Authorizer, Decision, NonResourceRule, ResourceRule, R
 import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
 import { isRecord } from '../../util/json-object.js';
-import { ruleAllows, rulesOf, subjectIs, subjectsOf, type PolicyRule, type Subject } from './rules.js';
+import { ruleAllows, rulesOf, SERVICE_ACCOUNT_PREFIX, subjectIs, subjectsOf, type PolicyRule, type Subject } from './rules.js';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const MAX_INDEXED_NAMESPACES = 4096;
 export const SYSTEM_MASTERS = 'system:masters';
 
 export interface RbacStores {
@@ -56,7 +57,7 @@ export class RbacResolver {
 
   /** VisitRulesFor: the cluster-wide bindings, then those of the namespace. */
   visit(user: UserInfo, namespace: string, visitor: Visitor): void {
-    for (const { object: binding } of this.stores.clusterRoleBindings.cache.list().items) {
+    for (const binding of this.bindingsOf(user, this.clusterIndex())) {
       const subject = subjectsOf(binding).find((s) => subjectIs(user, s, ''));
       if (!subject) continue;
       const ref = roleRefOf(binding);
@@ -66,8 +67,7 @@ export class RbacResolver {
       for (const rule of rules) if (!visitor(source, rule)) return;
     }
     if (!namespace) return;
-    const bindings = this.stores.roleBindings;
-    for (const { object: binding } of bindings.cache.list({ prefix: bindings.namespacePrefix(namespace) }).items) {
+    for (const binding of this.bindingsOf(user, this.namespaceIndex(namespace))) {
       const subject = subjectsOf(binding).find((s) => subjectIs(user, s, namespace));
       if (!subject) continue;
       const ref = roleRefOf(binding);
@@ -90,9 +90,71 @@ export class RbacResolver {
     return { rules, errors };
   }
 
+  /**
+   * The bindings that name the user or one of its groups, in the order of the store (upstream visits
+   * them all in that order; the first that allows is the one a decision names).
+   */
+  private bindingsOf(user: UserInfo, index: SubjectIndex): KObject[] {
+    const found = [index.get(`U:${user.name}`), ...user.groups.map((g) => index.get(`G:${g}`))].filter((l) => l !== undefined);
+    if (found.length === 0) return [];
+    if (found.length === 1) return found[0].map((e) => e.binding);
+    const seen = new Map<number, KObject>();
+    for (const list of found) for (const e of list) seen.set(e.position, e.binding);
+    return [...seen.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+  }
+
+  private clusterIndex(): SubjectIndex {
+    const cache = this.stores.clusterRoleBindings.cache;
+    if (this.cluster?.revision !== cache.currentRevision) this.cluster = { revision: cache.currentRevision, index: indexBySubject(cache.list().items.map((e) => e.object), '') };
+    return this.cluster.index;
+  }
+
+  private namespaceIndex(namespace: string): SubjectIndex {
+    const store = this.stores.roleBindings;
+    const revision = store.cache.currentRevision;
+    let entry = this.namespaces.get(namespace);
+    if (entry?.revision !== revision) {
+      // A write anywhere may have changed this namespace: indexes are made again as they are asked for.
+      if (this.namespacesRevision !== revision) this.namespaces.clear();
+      this.namespacesRevision = revision;
+      entry = { revision, index: indexBySubject(store.cache.list({ prefix: store.namespacePrefix(namespace) }).items.map((e) => e.object), namespace) };
+      // Only namespaces with bindings are kept, and no more than a bound of them (requests name any namespace).
+      if (entry.index.size > 0) {
+        if (this.namespaces.size >= MAX_INDEXED_NAMESPACES) this.namespaces.clear();
+        this.namespaces.set(namespace, entry);
+      }
+    }
+    return entry.index;
+  }
+
+  private cluster?: { revision: number; index: SubjectIndex };
+  private readonly namespaces = new Map<string, { revision: number; index: SubjectIndex }>();
+  private namespacesRevision = -1;
+
   private get(store: RestStore, namespace: string | undefined, name: string): KObject | undefined {
     return store.cache.get(store.key(namespace, name))?.object;
   }
+}
+
+/** Bindings by the subjects they name (`U:<user name>`, service accounts by theirs, `G:<group>`), with their place in the store. */
+type SubjectIndex = Map<string, Array<{ position: number; binding: KObject }>>;
+
+function indexBySubject(bindings: KObject[], bindingNamespace: string): SubjectIndex {
+  const index: SubjectIndex = new Map();
+  bindings.forEach((binding, position) => {
+    const keys = new Set<string>();
+    for (const s of subjectsOf(binding)) {
+      if (s.kind === 'User') keys.add(`U:${s.name}`);
+      else if (s.kind === 'Group') keys.add(`G:${s.name}`);
+      else if (s.kind === 'ServiceAccount' && (s.namespace || bindingNamespace)) keys.add(`U:${SERVICE_ACCOUNT_PREFIX}${s.namespace || bindingNamespace}:${s.name}`);
+    }
+    for (const key of keys) {
+      let list = index.get(key);
+      if (!list) index.set(key, (list = []));
+      list.push({ position, binding });
+    }
+  });
+  return index;
 }
 
 /** Go's aggregate error text: one error as it is, several in brackets. */

@@ -38,9 +38,11 @@ const reconcileRole: Reconcile = (existing, expected) => {
     out.aggregationRule = { clusterRoleSelectors: [...have, ...want.filter((w) => !have.some((h) => deepEqual(h, w)))] };
     return out;
   }
+  const have = records(existing.rules);
   const held = rulesOf(existing);
-  const lost = records(expected.rules).filter((r) => uncovered(held, rulesOf({ rules: [r] })).length > 0);
-  if (lost.length > 0) out.rules = [...records(existing.rules), ...lost];
+  // A rule kept as it was is held; only others need breaking down to tell.
+  const lost = records(expected.rules).filter((r) => !have.some((h) => deepEqual(h, r)) && uncovered(held, rulesOf({ rules: [r] })).length > 0);
+  if (lost.length > 0) out.rules = [...have, ...lost];
   return out;
 };
 
@@ -52,9 +54,21 @@ const reconcileBinding: Reconcile = (existing, expected) => {
   return out;
 };
 
+/** What a start would make of the stored object (undefined: nothing to write). */
+function wanted(existing: KObject | undefined, expected: KObject, reconcile: Reconcile): KObject | undefined {
+  if (!existing) return structuredClone(expected);
+  if (existing.metadata.annotations?.[AUTOUPDATE] === 'false') return undefined;
+  if (expected.roleRef !== undefined && !deepEqual(existing.roleRef, expected.roleRef)) return expected;
+  const next = reconcile(existing, expected);
+  return deepEqual(next, existing) ? undefined : next;
+}
+
 async function ensure(store: RestStore, expected: KObject, reconcile: Reconcile): Promise<void> {
   const namespace = expected.metadata.namespace;
   const name = expected.metadata.name;
+  // Most starts find everything in place: the watch cache tells without a read of each object.
+  const cached = store.cache.get(store.key(namespace, name))?.object;
+  if (cached && wanted(cached, expected, reconcile) === undefined) return;
   let recreate = false;
   await store.update(
     namespace,
@@ -78,6 +92,7 @@ async function ensure(store: RestStore, expected: KObject, reconcile: Reconcile)
 
 /** Reconcile the bootstrap roles, then the bindings (which name them). */
 export async function reconcileBootstrapPolicy(stores: RbacStores): Promise<void> {
+  await Promise.all(Object.values(stores).map((store) => store.start()));
   const policy = bootstrapPolicy();
   const object = (kind: string, { name, namespace, labels, annotations, ...rest }: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }) =>
     ({ apiVersion: API_VERSION, kind, metadata: { name, ...(namespace ? { namespace } : {}), labels, annotations }, ...rest }) as KObject;

@@ -27,9 +27,19 @@ export interface Subject {
 const ALL = '*';
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 
+// Stored objects are shared and never changed: what is read from one is kept with it.
+const parsedRules = new WeakMap<object, PolicyRule[]>();
+const parsedSubjects = new WeakMap<object, Subject[]>();
+
 /** The rules of a stored Role or ClusterRole (malformed entries dropped). */
 export function rulesOf(role: unknown): PolicyRule[] {
   if (!isRecord(role)) return [];
+  let rules = parsedRules.get(role);
+  if (!rules) parsedRules.set(role, (rules = parseRules(role)));
+  return rules;
+}
+
+function parseRules(role: Record<string, unknown>): PolicyRule[] {
   return records(role.rules).map((r) => {
     const rule: PolicyRule = { verbs: strings(r.verbs) };
     for (const key of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) if (Array.isArray(r[key])) rule[key] = strings(r[key]);
@@ -40,6 +50,12 @@ export function rulesOf(role: unknown): PolicyRule[] {
 /** The subjects of a stored binding. */
 export function subjectsOf(binding: unknown): Subject[] {
   if (!isRecord(binding)) return [];
+  let subjects = parsedSubjects.get(binding);
+  if (!subjects) parsedSubjects.set(binding, (subjects = parseSubjects(binding)));
+  return subjects;
+}
+
+function parseSubjects(binding: Record<string, unknown>): Subject[] {
   return records(binding.subjects).map((s) => ({
     kind: typeof s.kind === 'string' ? s.kind : '',
     name: typeof s.name === 'string' ? s.name : '',
