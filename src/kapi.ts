@@ -42,6 +42,8 @@ import { AdmissionChain, type AdmissionPlugin } from './registry/admission.js';
 import type { KObject } from './registry/types.js';
 import { ensureAdminToken, adminUserInfo, parseTokenFile, TokenAuthenticator } from './server/authn.js';
 import { ensureServingCertificates, parseCertificateBundle } from './server/certs.js';
+import { readCertificatePair, watchCertificatePair } from './server/serving-files.js';
+import { hostname, networkInterfaces } from 'node:os';
 import { ServiceAccountTokens, type ObjectGetter } from './apis/authentication/service-account-tokens.js';
 import { ensurePrivateDir } from './util/private-files.js';
 import { writeAdminKubeconfig } from './server/kubeconfig.js';
@@ -67,6 +69,11 @@ export interface KapiOptions {
   tokenAuthFile?: string;
   /** --client-ca-file: CA certificates (PEM) whose client certificates authenticate (CN the user, O the groups), besides kapi's own CA. */
   clientCAFile?: string;
+  /** --tls-cert-file and --tls-private-key-file: serve this certificate (reloaded when the files change) instead of one kapi makes. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** --tls-san: more names and addresses for the certificate kapi makes (besides the bind address, the host name and the kubernetes Service's). */
+  tlsSans?: string[];
   /** --anonymous-auth: a request without credentials is system:anonymous (default true, as upstream); false: 401. */
   anonymousAuth?: boolean;
   /** --service-account-issuer: the first names the tokens kapi issues; all are accepted (default https://kubernetes.default.svc.cluster.local). */
@@ -201,7 +208,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   await ensurePrivateDir(dataDir, warn);
   const bindAddress = options.bindAddress ?? '127.0.0.1';
   const [tls, adminToken, extraTokens, clientCAs, saTokens] = await Promise.all([
-    ensureServingCertificates(dataDir, { hosts: [bindAddress] }),
+    ensureServingCertificates(dataDir, { hosts: servingHosts(bindAddress, options.tlsSans ?? [], parseServiceRanges(serviceRangesOf(options)).firstIP) }),
     ensureAdminToken(dataDir),
     options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
     options.clientCAFile ? readFile(options.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.clientCAFile!)) : [],
@@ -217,8 +224,11 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   // Configuration is checked before anything is opened: a bad file leaves nothing running.
   const auditPolicy =
     options.auditPolicyFile && (options.auditLogPath || options.auditBackend) ? parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile) : undefined;
-  const serviceRanges = { clusterIPRange: options.serviceClusterIPRange ?? DEFAULT_SERVICE_RANGES.clusterIPRange, nodePortRange: options.serviceNodePortRange ?? DEFAULT_SERVICE_RANGES.nodePortRange };
-  parseServiceRanges(serviceRanges);
+  const serviceRanges = serviceRangesOf(options);
+  if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+  const servingFiles = options.tlsCertFile ? readCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!) : undefined;
+  // What verifies the served certificate: kapi's CA, or the user's certificate file (with its chain).
+  const servingCA = servingFiles ? servingFiles.certPem : tls.caCertPem;
   const storage = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 });
   const registry = new ApiRegistry();
 
@@ -327,7 +337,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const http = new HttpServer({
     registry,
     // kapi's CA signs the admin's client certificate; --client-ca-file adds the CAs of other users.
-    tls: { cert: tls.certPem, key: tls.keyPem, clientCAs: [tls.caCertPem, ...clientCAs] },
+    tls: { cert: servingFiles?.certPem ?? tls.certPem, key: servingFiles?.keyPem ?? tls.keyPem, clientCAs: [tls.caCertPem, ...clientCAs] },
     anonymous: options.anonymousAuth ?? true,
     serviceAccountTokens: { tokens: saTokens, get: getObject },
     authenticator,
@@ -357,9 +367,9 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     async onStartedLeading() {
       const hub = new ObjectEventHub(registry);
       const namespaces = new NamespaceController(clientFor(identities.namespaces), hub, warn);
-      const defaults = new NamespaceDefaults(clientFor(identities.controllerManager), clientFor(identities.serviceAccounts), clientFor(identities.rootCaPublisher), tls.caCertPem, warn);
+      const defaults = new NamespaceDefaults(clientFor(identities.controllerManager), clientFor(identities.serviceAccounts), clientFor(identities.rootCaPublisher), servingCA, warn);
       const aggregation = new ClusterRoleAggregation(clientFor(identities.clusterRoleAggregation), warn);
-      const tokens = new ServiceAccountTokenSecrets(clientFor(identities.controllerManager), saTokens, tls.caCertPem, warn);
+      const tokens = new ServiceAccountTokenSecrets(clientFor(identities.controllerManager), saTokens, servingCA, warn);
       controllers = { hub, namespaces, defaults, aggregation, tokens, gc: new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) };
       await hub.start();
       await namespaces.start();
@@ -381,7 +391,9 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   }, { exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd', ...options.leaderElection });
   await elector.start();
 
+  let unwatch = () => {};
   const stopAll = async () => {
+    unwatch();
     await http.close();
     await elector.stop();
     crds.stop();
@@ -399,9 +411,10 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   }
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  if (options.tlsCertFile) unwatch = watchCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!, (pair) => http.setServingCertificate(pair.certPem, pair.keyPem), warn);
   const kubeconfigPath = await writeAdminKubeconfig(dataDir, {
     server: url,
-    caCertPem: tls.caCertPem,
+    caCertPem: servingCA,
     token: adminToken,
     clientCert: { certPem: tls.adminCertPem, keyPem: tls.adminKeyPem },
   });
@@ -413,7 +426,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     port: address.port,
     kubeconfigPath,
     adminToken,
-    caCertPem: tls.caCertPem,
+    caCertPem: servingCA,
     registry,
     storage,
     gcIdle: () => controllers?.gc.idle() ?? Promise.resolve(),
@@ -425,6 +438,25 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       await stopAll();
     },
   };
+}
+
+function serviceRangesOf(options: KapiOptions): ServiceRanges {
+  return { clusterIPRange: options.serviceClusterIPRange ?? DEFAULT_SERVICE_RANGES.clusterIPRange, nodePortRange: options.serviceNodePortRange ?? DEFAULT_SERVICE_RANGES.nodePortRange };
+}
+
+/**
+ * The names and addresses of the certificate kapi makes, as kube-apiserver's self-signed one: the bind
+ * address (every interface's address when it binds them all), the host name, the kubernetes Service's
+ * names and cluster IP, and --tls-san.
+ */
+function servingHosts(bindAddress: string, sans: string[], serviceIP: string): string[] {
+  const hosts = [bindAddress, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local', serviceIP];
+  const name = hostname().toLowerCase();
+  if (/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(name)) hosts.push(name);
+  if (bindAddress === '0.0.0.0' || bindAddress === '::') {
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (!a.internal && (bindAddress === '::' || a.family === 'IPv4')) hosts.push(a.address);
+  }
+  return [...hosts, ...sans];
 }
 
 /** The stores of RBAC's four kinds. */

@@ -14,6 +14,9 @@ interface ServeOptions {
   tokenAuthFile?: string;
   authorizationMode: string;
   clientCaFile?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  tlsSan: string[];
   anonymousAuth: boolean;
   serviceAccountIssuer: string[];
   serviceAccountKeyFile: string[];
@@ -72,6 +75,9 @@ program
   .option('--secure-port <port>', 'the port to serve HTTPS on (0: any free port)', '6443')
   .option('--data-dir <dir>', 'where the store, certificates and admin kubeconfig live', '.kapi')
   .option('--token-auth-file <file>', 'static bearer tokens: token,user,uid,"group1,group2"')
+  .option('--tls-cert-file <file>', 'serve this certificate (PEM, with its chain) instead of one kapi makes; reloaded when it changes')
+  .option('--tls-private-key-file <file>', "the key of --tls-cert-file")
+  .option('--tls-san <names>', 'more DNS names or IP addresses for the certificate kapi makes (comma-separated, repeatable)', collect, [])
   .option('--client-ca-file <file>', "CA certificates whose client certificates authenticate (Common Name: user, Organizations: groups), besides kapi's own")
   .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (false: 401)', (v: string) => v !== 'false', true)
   .option('--service-account-issuer <url>', 'the issuer of the ServiceAccount tokens kapi issues (repeat: the first issues, all are accepted)', collect, [])
@@ -117,6 +123,9 @@ program
       tokenAuthFile: opts.tokenAuthFile,
       authorizationMode: authorizationMode(opts.authorizationMode),
       clientCAFile: opts.clientCaFile,
+      tlsCertFile: opts.tlsCertFile,
+      tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
+      tlsSans: opts.tlsSan.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean),
       anonymousAuth: opts.anonymousAuth,
       serviceAccountIssuers: opts.serviceAccountIssuer,
       serviceAccountSigningKeyFile: opts.serviceAccountSigningKeyFile,

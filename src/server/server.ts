@@ -197,6 +197,12 @@ export class HttpServer {
     });
   }
 
+  /** Serve new connections with another certificate (a renewed --tls-cert-file). */
+  setServingCertificate(cert: string, key: string): void {
+    const clientCAs = this.options.tls.clientCAs;
+    this.server.setSecureContext({ cert, key, ...(clientCAs?.length ? { ca: clientCAs } : {}) });
+  }
+
   /** Serve a request made inside the process through the whole chain (see loopback.ts). */
   loopback(request: LoopbackRequest, sink: LoopbackSink): () => void {
     return loopbackExchange((req, res) => this.handle(req, res, true), request, sink);
