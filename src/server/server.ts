@@ -289,6 +289,14 @@ export class HttpServer {
     // Authorized as any path (system:public-info-viewer lets everyone, anonymous users too, read them).
     if (isHealthPath(path)) return serveHealth(path, query, res, this.options.isReady?.() ?? true);
     if (path === '/version' || path === '/version/') return writeObject(res, 200, versionInfo(), 'json', true);
+    const issuer = this.options.serviceAccountTokens?.tokens.discovery();
+    if (issuer && (path === '/.well-known/openid-configuration' || path === '/openid/v1/jwks')) {
+      // The ServiceAccount issuer's discovery (system:service-account-issuer-discovery lets service accounts read it).
+      const json = JSON.stringify(path === '/openid/v1/jwks' ? issuer.jwks : issuer.configuration);
+      res.writeHead(200, { 'Content-Type': path === '/openid/v1/jwks' ? 'application/jwk-set+json' : 'application/json', 'Content-Length': Buffer.byteLength(json) });
+      res.end(json);
+      return;
+    }
     if (path === '/metrics' && this.options.metrics) {
       const { contentType, body } = await this.options.metrics.render();
       res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { startTestServer, type TestServer } from './harness.js';
 
 const sa = (ns: string) => `/api/v1/namespaces/${ns}/serviceaccounts`;
@@ -96,6 +97,24 @@ describe('ServiceAccount tokens', () => {
     assert.equal(orphan.status, 201, orphan.text);
     for (let i = 0; i < 300 && (await s.request('GET', `${secrets}/orphan`)).status !== 404; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal((await s.request('GET', `${secrets}/orphan`)).status, 404);
+  });
+
+  it('publishes the issuer\'s discovery document and keys, with which a token checks out', async () => {
+    const token = (await s.request('POST', `${sa('team')}/default/token`, { body: { spec: {} } })).json.status.token;
+    const config = await s.request('GET', '/.well-known/openid-configuration', { token });
+    assert.equal(config.status, 200, 'service accounts may read it (system:service-account-issuer-discovery)');
+    assert.deepEqual(config.json, {
+      issuer: 'https://kubernetes.default.svc.cluster.local',
+      jwks_uri: 'https://kubernetes.default.svc.cluster.local/openid/v1/jwks',
+      response_types_supported: ['id_token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ES256'],
+    });
+    const jwks = await s.request('GET', '/openid/v1/jwks', { token });
+    assert.equal(jwks.headers['content-type'], 'application/jwk-set+json');
+    const { payload: checked } = await jwtVerify(token, createLocalJWKSet(jwks.json), { issuer: config.json.issuer });
+    assert.equal(checked.sub, 'system:serviceaccount:team:default');
+    assert.equal((await s.request('GET', '/openid/v1/jwks', { token: null })).status, 403, 'not anonymous users');
   });
 
   it('checks audiences, expiry requests and the account', async () => {

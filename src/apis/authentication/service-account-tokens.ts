@@ -132,10 +132,37 @@ export class ServiceAccountTokens {
     return new ServiceAccountTokens(signingKey, publicKeys.map((key) => ({ key, alg: algorithmOf(key) })), opts);
   }
 
-  /** The public keys as a JWK set (the issuer discovery document's `jwks_uri`). */
-  jwks(): { keys: Record<string, unknown>[] } {
-    return { keys: this.verifyKeys.map(({ key, alg }) => ({ use: 'sig', kty: key.asymmetricKeyType === 'rsa' ? 'RSA' : 'EC', kid: keyId(key), alg, ...key.export({ format: 'jwk' }) })) };
+  /**
+   * The issuer's OpenID discovery (`/.well-known/openid-configuration`) and its keys (`/openid/v1/jwks`),
+   * served when the issuer is an https URL, as upstream: what lets others check kapi's tokens.
+   */
+  discovery(): { configuration: Record<string, unknown>; jwks: { keys: Record<string, unknown>[] } } | undefined {
+    if (this.discoveryDocs !== undefined) return this.discoveryDocs ?? undefined;
+    let url: URL | undefined;
+    try {
+      url = new URL(this.issuer);
+    } catch {
+      url = undefined;
+    }
+    if (!url || url.protocol !== 'https:') {
+      this.discoveryDocs = null;
+      return undefined;
+    }
+    const keys = this.verifyKeys.map(({ key, alg }) => ({ use: 'sig', kty: key.asymmetricKeyType === 'rsa' ? 'RSA' : 'EC', kid: keyId(key), alg, ...key.export({ format: 'jwk' }) }));
+    this.discoveryDocs = {
+      configuration: {
+        issuer: this.issuer,
+        jwks_uri: `${this.issuer.replace(/\/$/, '')}/openid/v1/jwks`,
+        response_types_supported: ['id_token'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: [...new Set(this.verifyKeys.map((k) => k.alg))].sort(),
+      },
+      jwks: { keys },
+    };
+    return this.discoveryDocs;
   }
+
+  private discoveryDocs?: ReturnType<ServiceAccountTokens['discovery']> | null;
 
   /** A signed token for the account (TokenRequest), and when it expires. */
   async issue(account: KObject, spec: TokenRequestSpec, now = Date.now()): Promise<{ token: string; expirationTimestamp: Date }> {
