@@ -17,6 +17,7 @@ import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
 import { builtinDefaulter } from './builtin-defaults.js';
 import { POD_SUBRESOURCES, podStrategy } from './core/pods.js';
+import { rbacStrategy } from './rbac/validation.js';
 import { jobStrategy } from './batch/jobs.js';
 import { configMapStrategy, secretStrategy } from './core/config.js';
 import { field } from '../machinery/field-errors.js';
@@ -118,8 +119,6 @@ function replaceWith(obj: KObject, other: KObject): void {
 
 /** Kinds with a /status subresource: the main endpoint leaves status alone. */
 const withStatus: Strategy = { ...plain, resetFieldsOnMainEndpoint: ['status'] };
-/** RBAC objects are named by any path segment (`system:controller:x`), as ValidateRBACName allows. */
-const pathSegmentNamed: Strategy = { ...plain, nameRule: validatePathSegmentName };
 /** A CronJob's name leaves room for the suffix of its Jobs' names (ValidateCronJob: 52 characters). */
 const cronJobStrategy: Strategy = {
   ...workload,
@@ -158,10 +157,10 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   // Kinds an operator's install bundle and tests touch; stored with their typed decoding, no controller acts on them.
   res('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { shortNames: ['pv'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
   res('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { shortNames: ['pvc'], status: true, strategy: withStatus }),
-  res('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true, { strategy: pathSegmentNamed }),
-  res('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true, { strategy: pathSegmentNamed }),
-  res('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false, { strategy: pathSegmentNamed }),
-  res('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, { strategy: pathSegmentNamed }),
+  res('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true, { strategy: rbacStrategy(plain, 'Role') }),
+  res('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true, { strategy: rbacStrategy(plain, 'RoleBinding') }),
+  res('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false, { strategy: rbacStrategy(plain, 'ClusterRole') }),
+  res('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, { strategy: rbacStrategy(plain, 'ClusterRoleBinding') }),
   res('batch', 'v1', 'jobs', 'Job', true, { categories: ['all'], status: true, strategy: jobStrategy(workload) }),
   res('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ['all'], status: true, strategy: cronJobStrategy }),
   // HorizontalPodAutoscalers are stored as autoscaling/v2 (objects written as v1 by older kapi are converted as they are read).

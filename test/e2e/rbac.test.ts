@@ -174,6 +174,44 @@ describe('RBAC', () => {
   });
 });
 
+describe('RBAC objects\' validation', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+  const rbac = '/apis/rbac.authorization.k8s.io/v1';
+  const causes = (res: any) => res.json.details.causes.map((c: any) => `${c.field}: ${c.message}`);
+
+  it('refuses rules, role references and subjects upstream refuses, with its messages', async () => {
+    const role = await s.request('POST', `${rbac}/namespaces/default/roles`, {
+      body: { metadata: { name: 'bad' }, rules: [{ apiGroups: [''], resources: ['pods'] }, { nonResourceURLs: ['/healthz'], verbs: ['get'] }, { verbs: ['get'], resources: ['a', 'b'], resourceNames: ['x'] }] },
+    });
+    assert.equal(role.status, 422);
+    assert.deepEqual(causes(role), [
+      'rules[0].verbs: Required value: verbs must contain at least one value',
+      'rules[1].nonResourceURLs: Invalid value: ["/healthz"]: namespaced rules cannot apply to non-resource URLs',
+      'rules[2].apiGroups: Required value: resource rules must supply at least one api group',
+      'rules[2].resourceNames: Required value: resource names cannot apply to multiple resources',
+    ]);
+    const binding = await s.request('POST', `${rbac}/clusterrolebindings`, {
+      body: { metadata: { name: 'bad' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'x' }, subjects: [{ kind: 'ServiceAccount', name: 'sa' }, { kind: 'Robot', name: 'r' }] },
+    });
+    assert.deepEqual(causes(binding), [
+      'roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole"',
+      'subjects[0].namespace: Required value',
+      'subjects[1].kind: Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"',
+    ]);
+    const ok = await s.request('POST', `${rbac}/namespaces/default/rolebindings`, {
+      body: { metadata: { name: 'rb' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'u' }] },
+    });
+    assert.equal(ok.status, 201, ok.text);
+    assert.equal(ok.json.subjects[0].apiGroup, 'rbac.authorization.k8s.io', 'a User subject is defaulted into the RBAC group');
+    const changed = await s.request('PUT', `${rbac}/namespaces/default/rolebindings/rb`, { body: { ...ok.json, roleRef: { ...ok.json.roleRef, name: 'edit' } } });
+    assert.equal(changed.json.message, 'RoleBinding.rbac.authorization.k8s.io "rb" is invalid: roleRef: Invalid value: {"APIGroup":"rbac.authorization.k8s.io","Kind":"ClusterRole","Name":"edit"}: cannot change roleRef');
+  });
+});
+
 describe('RBAC bootstrap policy and modes', () => {
   it('puts back what a start needs, but leaves roles marked autoupdate=false as their owner made them', async () => {
     const s = await startTestServer();
