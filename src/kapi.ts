@@ -56,6 +56,7 @@ import { alwaysAllow, type Authorizer } from './server/authz.js';
 
 export type AuthorizationMode = 'RBAC' | 'AlwaysAllow';
 import { openStorageAsync, type Storage, type StorageConfig } from './storage/index.js';
+import { EncryptingStorage, parseEncryptionConfig } from './storage/encryption.js';
 
 export interface KapiOptions {
   /** Where the store, certificates, admin token and kubeconfig live (default ./.kapi). */
@@ -69,6 +70,8 @@ export interface KapiOptions {
   tokenAuthFile?: string;
   /** --client-ca-file: CA certificates (PEM) whose client certificates authenticate (CN the user, O the groups), besides kapi's own CA. */
   clientCAFile?: string;
+  /** --encryption-provider-config: an EncryptionConfiguration; the resources it names are encrypted in the store. */
+  encryptionProviderConfig?: string;
   /** --tls-cert-file and --tls-private-key-file: serve this certificate (reloaded when the files change) instead of one kapi makes. */
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
@@ -229,7 +232,9 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const servingFiles = options.tlsCertFile ? readCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!) : undefined;
   // What verifies the served certificate: kapi's CA, or the user's certificate file (with its chain).
   const servingCA = servingFiles ? servingFiles.certPem : tls.caCertPem;
-  const storage = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 });
+  const encryption = options.encryptionProviderConfig ? parseEncryptionConfig(await readFile(options.encryptionProviderConfig, 'utf8'), options.encryptionProviderConfig) : undefined;
+  const opened = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 });
+  const storage: Storage = encryption ? new EncryptingStorage(opened, encryption) : opened;
   const registry = new ApiRegistry();
 
   const nsEndpoint = builtinEndpoint(storage, NAMESPACES);

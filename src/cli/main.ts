@@ -17,6 +17,7 @@ interface ServeOptions {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tlsSan: string[];
+  encryptionProviderConfig?: string;
   anonymousAuth: boolean;
   serviceAccountIssuer: string[];
   serviceAccountKeyFile: string[];
@@ -75,6 +76,7 @@ program
   .option('--secure-port <port>', 'the port to serve HTTPS on (0: any free port)', '6443')
   .option('--data-dir <dir>', 'where the store, certificates and admin kubeconfig live', '.kapi')
   .option('--token-auth-file <file>', 'static bearer tokens: token,user,uid,"group1,group2"')
+  .option('--encryption-provider-config <file>', 'an EncryptionConfiguration: the resources it names (e.g. secrets) are encrypted in the store (aescbc, aesgcm)')
   .option('--tls-cert-file <file>', 'serve this certificate (PEM, with its chain) instead of one kapi makes; reloaded when it changes')
   .option('--tls-private-key-file <file>', "the key of --tls-cert-file")
   .option('--tls-san <names>', 'more DNS names or IP addresses for the certificate kapi makes (comma-separated, repeatable)', collect, [])
@@ -123,6 +125,7 @@ program
       tokenAuthFile: opts.tokenAuthFile,
       authorizationMode: authorizationMode(opts.authorizationMode),
       clientCAFile: opts.clientCaFile,
+      encryptionProviderConfig: opts.encryptionProviderConfig,
       tlsCertFile: opts.tlsCertFile,
       tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
       tlsSans: opts.tlsSan.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean),

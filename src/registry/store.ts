@@ -296,7 +296,7 @@ export class RestStore {
       const meta = obj.metadata;
       meta.resourceVersion = old.metadata.resourceVersion;
       // Also points obj's unchanged members at old's, so the cache shares them.
-      if (shareUnchanged(obj, old)) return { object: old, created: false };
+      if (shareUnchanged(obj, old) && !this.storage.isStale?.(key, kv.modRevision)) return { object: old, created: false };
       if (meta.deletionTimestamp && !this.hasPendingFinalizers(obj)) {
         // The last finalizer is gone from an object being deleted: delete it now.
         if (opts.dryRun) return { object: obj, created: false };

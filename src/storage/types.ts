@@ -73,6 +73,12 @@ export interface Storage {
    * decoded (the watch cache) need not read the value again. Undefined: read it.
    */
   modRevisionOf?(key: string): number | undefined;
+  /**
+   * Whether the value stored at this revision is not as a write would store it now (encrypted with a key
+   * that is no longer the first, or not at all): an update that changes nothing writes it anyway, as
+   * upstream's transformer staleness does (`kubectl replace` re-encrypts Secrets after a key rotation).
+   */
+  isStale?(key: string, modRevision: number): boolean;
   range(prefix: string, options?: RangeOptions): Promise<RangeResult>;
   create(key: string, value: string): Promise<KeyValue>;
   update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
