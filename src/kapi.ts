@@ -188,7 +188,12 @@ function builtinEndpoint(storage: Storage, r: BuiltinResource, context: BuiltinC
   const store = new RestStore(storage, r.names, strategy);
   // Services allocate cluster IPs and node ports against the stored Services.
   if (r.names.group === '' && r.names.resource === 'services') strategy = serviceStrategy(strategy, context.ranges, () => store.cache.list().items.map((e) => e.object));
-  if (r.names.group === '' && r.names.resource === 'pods') strategy = podStrategy(context.priorityClasses);
+  if (r.names.group === '' && r.names.resource === 'pods') {
+    strategy = podStrategy(context.priorityClasses, (namespace, name) => {
+      const accounts = context.lookup?.('', 'v1', 'serviceaccounts')?.store;
+      return accounts?.cache.get(accounts.key(namespace, name))?.object;
+    });
+  }
   store.strategy = structId ? withTypedDecoding(strategy, structId, r.names.kind) : strategy;
   return {
     group: r.names.group,
@@ -247,8 +252,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     lookup: (group, version, resource) => registry.lookup(group, version, resource),
   };
   for (const r of BUILTIN_RESOURCES) registry.add(builtinEndpoint(storage, r, context));
-  // The caches other strategies read (addresses taken, priority classes): filled from the start, without holding it up.
-  for (const [group, resource] of [['', 'services'], ['scheduling.k8s.io', 'priorityclasses']]) registry.lookup(group, 'v1', resource)!.store.start().catch(() => undefined);
+  // The caches other strategies read (addresses taken, priority classes, accounts that opt out of token mounts): filled from the start, without holding it up.
+  for (const [group, resource] of [['', 'services'], ['scheduling.k8s.io', 'priorityclasses'], ['', 'serviceaccounts']]) registry.lookup(group, 'v1', resource)!.store.start().catch(() => undefined);
 
   const crdNames = {
     group: 'apiextensions.k8s.io',

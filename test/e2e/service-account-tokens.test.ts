@@ -117,6 +117,35 @@ describe('ServiceAccount tokens', () => {
     assert.equal((await s.request('GET', '/openid/v1/jwks', { token: null })).status, 403, 'not anonymous users');
   });
 
+  it('mounts a projected token volume into pods, unless the pod or its account opts out', async () => {
+    const pods = '/api/v1/namespaces/team/pods';
+    const made = await s.request('POST', pods, {
+      body: { metadata: { name: 'mounted' }, spec: { initContainers: [{ name: 'i', image: 'x' }], containers: [{ name: 'c', image: 'x' }, { name: 'own', image: 'x', volumeMounts: [{ name: 'mine', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }] }], volumes: [{ name: 'mine', emptyDir: {} }] } },
+    });
+    assert.equal(made.status, 201, made.text);
+    const volume = made.json.spec.volumes.find((v: any) => v.name.startsWith('kube-api-access-'));
+    assert.match(volume.name, /^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    assert.deepEqual(volume.projected, {
+      sources: [
+        { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      ],
+      defaultMode: 420,
+    });
+    const mount = { name: volume.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' };
+    assert.deepEqual(made.json.spec.initContainers[0].volumeMounts, [mount]);
+    assert.deepEqual(made.json.spec.containers[0].volumeMounts, [mount]);
+    assert.equal(made.json.spec.containers[1].volumeMounts.length, 1, 'a container with its own mount there keeps it');
+    const optOut = await s.request('POST', pods, { body: { metadata: { name: 'no-token' }, spec: { automountServiceAccountToken: false, containers: [{ name: 'c', image: 'x' }] } } });
+    assert.equal(optOut.json.spec.volumes, undefined);
+    assert.equal((await s.request('POST', sa('team'), { body: { metadata: { name: 'quiet' }, automountServiceAccountToken: false } })).status, 201);
+    const accounts = s.kapi.registry.lookup('', 'v1', 'serviceaccounts')!.store;
+    for (let i = 0; i < 200 && !accounts.cache.get(accounts.key('team', 'quiet')); i++) await new Promise((r) => setTimeout(r, 10));
+    const quiet = await s.request('POST', pods, { body: { metadata: { name: 'quiet' }, spec: { serviceAccountName: 'quiet', containers: [{ name: 'c', image: 'x' }] } } });
+    assert.equal(quiet.json.spec.volumes, undefined, 'the account opts out');
+  });
+
   it('checks audiences, expiry requests and the account', async () => {
     const short = await s.request('POST', `${sa('team')}/builder/token`, { body: { spec: { expirationSeconds: 599 } } });
     assert.deepEqual([short.status, short.json.message], [422, 'TokenRequest.authentication.k8s.io "builder" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes']);

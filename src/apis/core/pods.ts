@@ -11,6 +11,7 @@ import type { SubresourceInfo } from '../../registry/registry.js';
 import type { SubresourceStrategy } from '../../registry/subresources.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { goQuote } from '../../machinery/go-text.js';
+import { randomInt } from 'node:crypto';
 import { parseQuantity, type Quantity } from '../../schema/cel/quantity.js';
 import { validatePodSpecContainers } from './pod-spec-validation.js';
 import { isRecord as isObject, records as list, type JsonRecord } from '../../util/json-object.js';
@@ -80,11 +81,54 @@ export const SYSTEM_PRIORITY_CLASSES = [
 /** DefaultTolerationSeconds: pods tolerate a not-ready or unreachable node for 300 s. */
 const DEFAULT_TOLERATIONS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
 
-function admit(pod: KObject, priorityClasses: () => Iterable<KObject>): void {
+export const SERVICE_ACCOUNT_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** Finds a stored ServiceAccount (undefined: none, or not known yet). */
+export type ServiceAccountGetter = (namespace: string, name: string) => KObject | undefined;
+
+/**
+ * The ServiceAccount admission plugin's token volume: unless the pod or its account opts out
+ * (automountServiceAccountToken: false), a projected `kube-api-access-<5 chars>` volume (a bound token,
+ * the cluster's CA, the namespace) mounted read-only into every container and init container that has
+ * nothing at the token's path yet. Mirror (static) pods get none.
+ */
+function mountServiceAccountToken(pod: KObject, spec: Obj, serviceAccount: ServiceAccountGetter): void {
+  if (pod.metadata?.annotations?.[MIRROR_POD] !== undefined) return;
+  const account = serviceAccount(String(pod.metadata?.namespace ?? ''), String(spec.serviceAccountName));
+  const automount = typeof spec.automountServiceAccountToken === 'boolean' ? spec.automountServiceAccountToken : account?.automountServiceAccountToken !== false;
+  if (!automount) return;
+  const name = `kube-api-access-${Array.from({ length: 5 }, () => NAME_CHARS[randomInt(NAME_CHARS.length)]).join('')}`;
+  let needed = false;
+  for (const key of ['initContainers', 'containers']) {
+    for (const c of list(spec[key])) {
+      const mounts = Array.isArray(c.volumeMounts) ? c.volumeMounts : (c.volumeMounts = []);
+      if (mounts.some((m) => isObject(m) && m.mountPath === SERVICE_ACCOUNT_MOUNT_PATH)) continue;
+      mounts.push({ name, readOnly: true, mountPath: SERVICE_ACCOUNT_MOUNT_PATH });
+      needed = true;
+    }
+  }
+  if (!needed) return;
+  const volumes = Array.isArray(spec.volumes) ? spec.volumes : (spec.volumes = []);
+  volumes.push({
+    name,
+    projected: {
+      sources: [
+        { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      ],
+      defaultMode: 420,
+    },
+  });
+}
+
+function admit(pod: KObject, priorityClasses: () => Iterable<KObject>, serviceAccount: ServiceAccountGetter): void {
   const spec = (isObject(pod.spec) ? pod.spec : (pod.spec = {})) as Obj;
   const forbidden = (why: string) => errors.forbidden({ group: '', resource: 'pods' }, String(pod.metadata?.name ?? ''), why);
-  // ServiceAccount: the namespace's default account (the token volume waits for the TokenRequest API).
+  // ServiceAccount: the namespace's default account, and its token volume.
   if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount = 'default';
+  mountServiceAccountToken(pod, spec, serviceAccount);
   // Priority: the named class's value (or the global default class's), 0 without either; what the spec gives must agree.
   const className = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';
   let chosen: KObject | undefined;
@@ -281,7 +325,7 @@ function resizeErrors(pod: KObject, old: KObject): FieldError[] {
 }
 
 /** The Pod strategy; `priorityClasses` lists the stored PriorityClasses (for the Priority plugin). */
-export function podStrategy(priorityClasses: () => Iterable<KObject> = () => []): Strategy {
+export function podStrategy(priorityClasses: () => Iterable<KObject> = () => [], serviceAccount: ServiceAccountGetter = () => undefined): Strategy {
   return {
     allowUnconditionalUpdate: true,
     resetFieldsOnMainEndpoint: ['status'],
@@ -295,7 +339,7 @@ export function podStrategy(priorityClasses: () => Iterable<KObject> = () => [])
       return errs;
     },
     prepareForCreate(pod) {
-      admit(pod, priorityClasses);
+      admit(pod, priorityClasses, serviceAccount);
       pod.status = { phase: 'Pending', qosClass: podQOSClass(pod.spec as Obj) };
     },
     prepareForUpdate(pod, old, ctx) {
