@@ -78,7 +78,7 @@ export function attributesOf(x: Exchange): Attributes {
       resource: info.resource,
       subresource: info.subresource ?? '',
       namespace: info.namespace ?? '',
-      name: info.name ?? '',
+      name: info.name ?? info.selectedName ?? '',
     };
   }
   return { user: x.user, verb: (x.req.method ?? 'GET').toLowerCase(), resourceRequest: false, path: x.path, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };

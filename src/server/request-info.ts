@@ -18,6 +18,11 @@ export interface ResourceRequest {
   extraParts: boolean;
   /** Came through the namespaced path form. */
   namespacedPath: boolean;
+  /**
+   * The one name a list or watch selects (`fieldSelector=metadata.name=x`): what authorization sees as the
+   * request's name, as upstream's RequestInfoFactory sets it (a user allowed one name may watch it).
+   */
+  selectedName?: string;
 }
 
 export type DiscoveryRequest =
@@ -101,7 +106,7 @@ function resourceInfo(method: string, group: string, version: string, rest: stri
       // RequestInfoFactory: a resource request with another method has no verb.
       verb = '';
   }
-  return {
+  const info: ResourceRequest = {
     kind: 'resource',
     group,
     version,
@@ -113,6 +118,24 @@ function resourceInfo(method: string, group: string, version: string, rest: stri
     extraParts: rest.length > 3,
     namespacedPath,
   };
+  if (verb === 'list' || verb === 'watch') {
+    const selected = nameOfFieldSelector(query.get('fieldSelector'));
+    if (selected !== undefined) info.selectedName = selected;
+  }
+  return info;
+}
+
+/** RequiresExactMatch("metadata.name") of a field selector, when the name is a valid path segment. */
+function nameOfFieldSelector(selector: string | null): string | undefined {
+  if (!selector || selector.length > 4096) return undefined;
+  // Terms are comma-separated; a backslash escapes a comma, an equals sign or itself.
+  for (const term of selector.split(/(?<!\\),/)) {
+    const m = /^\s*metadata\.name\s*==?(.*)$/.exec(term);
+    if (!m || m[1].startsWith('=')) continue;
+    const name = m[1].trim().replace(/\\(.)/g, '$1');
+    return name && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%') ? name : undefined;
+  }
+  return undefined;
 }
 
 /** Go's strconv.ParseBool, as apiserver reads boolean query parameters. */

@@ -174,6 +174,96 @@ describe('RBAC', () => {
   });
 });
 
+describe('RBAC decisions', () => {
+  let s: TestServer;
+  const rbac = '/apis/rbac.authorization.k8s.io/v1';
+  before(async () => {
+    s = await startTestServer();
+    const role = (name: string, rules: unknown[]) => s.request('POST', `${rbac}/clusterroles`, { body: { metadata: { name }, rules } });
+    const bind = (name: string, roleName: string, subjects: unknown[], namespace?: string) =>
+      s.request('POST', namespace ? `${rbac}/namespaces/${namespace}/rolebindings` : `${rbac}/clusterrolebindings`, {
+        body: { metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName }, subjects },
+      });
+    const results = await Promise.all([
+      role('one-config', [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['app-config'], verbs: ['get', 'watch', 'list'] }]),
+      role('scalers', [{ apiGroups: ['apps'], resources: ['*/scale'], verbs: ['get', 'update'] }]),
+      role('deploy-all', [{ apiGroups: ['apps', 'batch'], resources: ['*'], verbs: ['*'] }]),
+      role('logs', [{ nonResourceURLs: ['/logs/*', '/healthz'], verbs: ['get'] }]),
+      bind('u-one', 'one-config', [{ kind: 'User', name: 'u' }], 'default'),
+      bind('g-scale', 'scalers', [{ kind: 'Group', name: 'ops' }]),
+      bind('sa-deploy', 'deploy-all', [{ kind: 'ServiceAccount', name: 'ci' }], 'default'),
+      bind('u-logs', 'logs', [{ kind: 'User', name: 'u' }]),
+    ]);
+    for (const r of results) assert.equal(r.status, 201, r.text);
+  });
+  after(() => s.stop());
+
+  it('answers a matrix of users, groups, accounts, verbs, resources, subresources, names, namespaces and URLs as upstream', async () => {
+    type Case = [user: string, groups: string[], attrs: Record<string, string>, allowed: boolean];
+    const cases: Case[] = [
+      ['u', [], { verb: 'get', resource: 'configmaps', name: 'app-config', namespace: 'default' }, true],
+      ['u', [], { verb: 'get', resource: 'configmaps', name: 'other', namespace: 'default' }, false],
+      ['u', [], { verb: 'list', resource: 'configmaps', namespace: 'default' }, false],
+      ['u', [], { verb: 'watch', resource: 'configmaps', name: 'app-config', namespace: 'default' }, true],
+      ['u', [], { verb: 'get', resource: 'configmaps', name: 'app-config', namespace: 'kube-system' }, false],
+      ['u', [], { verb: 'update', resource: 'configmaps', name: 'app-config', namespace: 'default' }, false],
+      ['v', ['ops'], { verb: 'update', group: 'apps', resource: 'deployments', subresource: 'scale', namespace: 'x' }, true],
+      ['v', ['ops'], { verb: 'update', group: 'apps', resource: 'statefulsets', subresource: 'scale', namespace: 'x' }, true],
+      ['v', ['ops'], { verb: 'update', group: 'apps', resource: 'deployments', namespace: 'x' }, false],
+      ['v', ['ops'], { verb: 'update', group: 'apps', resource: 'deployments', subresource: 'status', namespace: 'x' }, false],
+      ['v', ['ops'], { verb: 'update', group: '', resource: 'replicationcontrollers', subresource: 'scale', namespace: 'x' }, false],
+      ['system:serviceaccount:default:ci', ['system:serviceaccounts'], { verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default' }, true],
+      ['system:serviceaccount:default:ci', ['system:serviceaccounts'], { verb: 'create', group: 'apps', resource: 'deployments', subresource: 'rollback', namespace: 'default' }, true],
+      ['system:serviceaccount:default:ci', ['system:serviceaccounts'], { verb: 'create', group: 'apps', resource: 'deployments', namespace: 'other' }, false],
+      ['system:serviceaccount:other:ci', [], { verb: 'create', group: 'apps', resource: 'deployments', namespace: 'default' }, false],
+      ['system:serviceaccount:default:ci', [], { verb: 'get', group: '', resource: 'pods', namespace: 'default' }, false],
+      ['u', [], { verb: 'get', path: '/logs/kube-apiserver.log' }, true],
+      ['u', [], { verb: 'get', path: '/logs' }, false],
+      ['u', [], { verb: 'get', path: '/healthz' }, true],
+      ['u', [], { verb: 'post', path: '/healthz' }, false],
+      ['anyone', ['system:authenticated'], { verb: 'get', path: '/apis/apps/v1' }, true],
+      ['system:anonymous', ['system:unauthenticated'], { verb: 'get', path: '/apis' }, false],
+      ['system:anonymous', ['system:unauthenticated'], { verb: 'get', path: '/readyz' }, true],
+      ['admin', ['system:masters'], { verb: 'escalate', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' }, true],
+    ];
+    const answers = await Promise.all(
+      cases.map(async ([user, groups, attrs]) => {
+        const { path, ...resource } = attrs;
+        const spec = path ? { user, groups, nonResourceAttributes: { path, verb: attrs.verb } } : { user, groups, resourceAttributes: resource };
+        const res = await s.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec } });
+        return res.json.status.allowed;
+      }),
+    );
+    const wrong = cases.filter((c, i) => answers[i] !== c[3]).map((c) => `${c[0]} ${JSON.stringify(c[2])}: want ${c[3]}`);
+    assert.deepEqual(wrong, []);
+  });
+
+  it('lets a user allowed one name get and watch it (the name of a fieldSelector), not list them all', async () => {
+    const tokens = tokenFile();
+    const t = await startTestServer({ tokenAuthFile: tokens.path });
+    try {
+      await t.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'app-config' }, data: { a: '1' } } });
+      await t.request('POST', `${rbac}/clusterroles`, { body: { metadata: { name: 'one-config' }, rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['app-config'], verbs: ['get', 'watch', 'list'] }] } });
+      await t.request('POST', `${rbac}/namespaces/default/rolebindings`, {
+        body: { metadata: { name: 'alice-one' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'one-config' }, subjects: [{ kind: 'User', name: 'alice' }] },
+      });
+      const cms = '/api/v1/namespaces/default/configmaps';
+      for (let i = 0; i < 200 && (await t.request('GET', `${cms}/app-config`, { token: ALICE })).status !== 200; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal((await t.request('GET', `${cms}/app-config`, { token: ALICE })).status, 200);
+      assert.equal((await t.request('GET', cms, { token: ALICE })).status, 403);
+      const one = await t.request('GET', `${cms}?fieldSelector=metadata.name%3Dapp-config`, { token: ALICE });
+      assert.deepEqual([one.status, one.json.items?.map((i: any) => i.metadata.name)], [200, ['app-config']]);
+      const watch = await t.request('GET', `${cms}?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3Dapp-config`, { token: ALICE });
+      assert.equal(watch.status, 200);
+      assert.match(watch.text, /"type":"ADDED"[^\n]*"name":"app-config"/);
+      assert.equal((await t.request('GET', `${cms}?fieldSelector=metadata.name%3Dother`, { token: ALICE })).status, 403);
+    } finally {
+      await t.stop();
+      rmSync(tokens.dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('RBAC objects\' validation', () => {
   let s: TestServer;
   before(async () => {
