@@ -32,6 +32,26 @@ describe('@kubernetes/client-node', () => {
     );
   });
 
+  it('authenticates with the admin client certificate alone, and with a ServiceAccount token it requests', async () => {
+    const admin = kc.getCurrentUser()!;
+    const cluster = kc.getCurrentCluster()!;
+    const only = (user: k8s.User) => {
+      const c = new k8s.KubeConfig();
+      c.loadFromOptions({ clusters: [cluster], users: [user], contexts: [{ name: 'c', cluster: cluster.name, user: user.name }], currentContext: 'c' });
+      return c;
+    };
+    const certOnly = only({ name: 'cert', certData: admin.certData, keyData: admin.keyData });
+    const review = await certOnly.makeApiClient(k8s.AuthenticationV1Api).createSelfSubjectReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+    assert.equal(review.status?.userInfo?.username, 'kapi-admin');
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    await core.createNamespacedServiceAccount({ namespace: 'default', body: { metadata: { name: 'robot' } } });
+    const issued = await core.createNamespacedServiceAccountToken({ name: 'robot', namespace: 'default', body: { spec: { audiences: [] } } });
+    const robot = only({ name: 'robot', token: issued.status!.token });
+    const me = await robot.makeApiClient(k8s.AuthenticationV1Api).createSelfSubjectReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+    assert.equal(me.status?.userInfo?.username, 'system:serviceaccount:default:robot');
+    await assert.rejects(robot.makeApiClient(k8s.CoreV1Api).listNamespacedSecret({ namespace: 'default' }), (err: any) => err.code === 403);
+  });
+
   it('creates built-in objects from typed models without apiVersion and kind, as the docs show', async () => {
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const ns = await core.createNamespace({ body: { metadata: { name: 'typed-models' } } });
