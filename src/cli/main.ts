@@ -76,7 +76,7 @@ program
   .option('--secure-port <port>', 'the port to serve HTTPS on (0: any free port)', '6443')
   .option('--data-dir <dir>', 'where the store, certificates and admin kubeconfig live', '.kapi')
   .option('--token-auth-file <file>', 'static bearer tokens: token,user,uid,"group1,group2"')
-  .option('--encryption-provider-config <file>', 'an EncryptionConfiguration: the resources it names (e.g. secrets) are encrypted in the store (aescbc, aesgcm)')
+  .option('--encryption-provider-config <file>', 'an EncryptionConfiguration: the resources it names (e.g. secrets) are encrypted in the store (aescbc, aesgcm, secretbox)')
   .option('--tls-cert-file <file>', 'serve this certificate (PEM, with its chain) instead of one kapi makes; reloaded when it changes')
   .option('--tls-private-key-file <file>', "the key of --tls-cert-file")
   .option('--tls-san <names>', 'more DNS names or IP addresses for the certificate kapi makes (comma-separated, repeatable)', collect, [])

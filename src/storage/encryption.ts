@@ -3,11 +3,13 @@
  * EncryptionConfiguration names, for resources (`secrets`, `deployments.apps`, `*.apps`, `*.*`), the
  * providers in order. The first provider encrypts what is written; every provider can read (a key
  * rotation adds the new key first and keeps the old one until everything is rewritten). Providers:
- * `aescbc` and `aesgcm` (named keys of 16, 24 or 32 bytes, base64) and `identity` (plain). A stored
+ * `aescbc` and `aesgcm` (named keys of 16, 24 or 32 bytes, base64), `secretbox` (XSalsa20-Poly1305 with
+ * 32-byte keys, by tweetnacl) and `identity` (plain). A stored
  * value is `k8s:enc:<provider>:v1:<key name>:` and the base64 of the IV (nonce) and ciphertext, so a copy
  * of the store does not reveal what it holds. The wrapper sits under the stores: they see plain values.
  */
 import { createCipheriv, createDecipheriv, randomBytes, type CipherGCMTypes } from 'node:crypto';
+import nacl from 'tweetnacl';
 import { parseDocument } from 'yaml';
 import type { DeleteResult, KeyValue, RangeOptions, RangeResult, Storage, WatchHandle, WatchListener } from './types.js';
 
@@ -16,7 +18,7 @@ interface Key {
   secret: Buffer;
 }
 
-type Provider = { kind: 'identity' } | { kind: 'aescbc' | 'aesgcm'; keys: Key[] };
+type Provider = { kind: 'identity' } | { kind: 'aescbc' | 'aesgcm' | 'secretbox'; keys: Key[] };
 
 interface Rule {
   /** `/registry/<resource>/` or `/registry/<group>/<resource>/` prefixes, or a matcher for wildcards. */
@@ -47,7 +49,7 @@ function matcherFor(resource: string, source: string): (key: string) => boolean 
   return (key) => key.startsWith(prefix);
 }
 
-function parseKeys(value: unknown, path: string, source: string): Key[] {
+function parseKeys(value: unknown, path: string, source: string, lengths: number[]): Key[] {
   const keys = (value as { keys?: unknown })?.keys;
   if (!Array.isArray(keys) || keys.length === 0) fail(source, `${path}.keys: Required value: keys list must not be empty`);
   return keys.map((k, i) => {
@@ -56,8 +58,8 @@ function parseKeys(value: unknown, path: string, source: string): Key[] {
     if (typeof name !== 'string' || name === '' || name.includes(':')) fail(source, `${path}.keys[${i}].name: Invalid value: a key name is required and may not contain ':'`);
     if (typeof secret !== 'string') fail(source, `${path}.keys[${i}].secret: Required value`);
     const bytes = Buffer.from(secret, 'base64');
-    if (![16, 24, 32].includes(bytes.length) || bytes.toString('base64') !== secret.replace(/\s/g, '')) {
-      fail(source, `${path}.keys[${i}].secret: Invalid value: "REDACTED": secret is not of the expected length, got ${bytes.length}, expected one of [16 24 32]`);
+    if (!lengths.includes(bytes.length) || bytes.toString('base64') !== secret.replace(/\s/g, '')) {
+      fail(source, `${path}.keys[${i}].secret: Invalid value: "REDACTED": secret is not of the expected length, got ${bytes.length}, expected one of [${lengths.join(' ')}]`);
     }
     return { name, secret: bytes };
   });
@@ -87,8 +89,9 @@ export function parseEncryptionConfig(text: string, source: string): Rule[] {
       if (kinds.length !== 1) fail(source, `${path}: Invalid value: exactly one provider must be specified in each providers entry`);
       const kind = kinds[0];
       if (kind === 'identity') return { kind };
-      if (kind === 'aescbc' || kind === 'aesgcm') return { kind, keys: parseKeys((p as Record<string, unknown>)[kind], `${path}.${kind}`, source) };
-      return fail(source, `${path}: Unsupported value: ${JSON.stringify(kind)}: kapi supports aescbc, aesgcm and identity`);
+      if (kind === 'aescbc' || kind === 'aesgcm') return { kind, keys: parseKeys((p as Record<string, unknown>)[kind], `${path}.${kind}`, source, [16, 24, 32]) };
+      if (kind === 'secretbox') return { kind, keys: parseKeys((p as Record<string, unknown>)[kind], `${path}.${kind}`, source, [32]) };
+      return fail(source, `${path}: Unsupported value: ${JSON.stringify(kind)}: kapi supports aescbc, aesgcm, secretbox and identity`);
     });
     return { matches: (key: string) => matchers.some((m) => m(key)), providers };
   });
@@ -99,7 +102,11 @@ function encrypt(provider: Provider, key: string, value: string): string {
   const k = provider.keys[0];
   const plain = Buffer.from(value, 'utf8');
   let data: Buffer;
-  if (provider.kind === 'aescbc') {
+  if (provider.kind === 'secretbox') {
+    // XSalsa20-Poly1305 (NaCl's secretbox), as upstream: a random 24-byte nonce, then the sealed box.
+    const nonce = randomBytes(24);
+    data = Buffer.concat([nonce, nacl.secretbox(plain, nonce, k.secret)]);
+  } else if (provider.kind === 'aescbc') {
     const iv = randomBytes(16);
     const cipher = createCipheriv(`aes-${k.secret.length * 8}-cbc`, k.secret, iv);
     data = Buffer.concat([iv, cipher.update(plain), cipher.final()]);
@@ -121,6 +128,11 @@ function decrypt(providers: Provider[], key: string, value: string): string {
     if (p.kind === 'identity' || p.kind !== kind) continue;
     const k = p.keys.find((c) => c.name === name);
     if (!k) continue;
+    if (p.kind === 'secretbox') {
+      const opened = nacl.secretbox.open(data.subarray(24), data.subarray(0, 24), k.secret);
+      if (!opened) throw new Error(`the secretbox value of ${key} does not open with key ${JSON.stringify(name)}`);
+      return Buffer.from(opened).toString('utf8');
+    }
     if (p.kind === 'aescbc') {
       const decipher = createDecipheriv(`aes-${k.secret.length * 8}-cbc`, k.secret, data.subarray(0, 16));
       return Buffer.concat([decipher.update(data.subarray(16)), decipher.final()]).toString('utf8');

@@ -60,6 +60,22 @@ describe('encryption at rest', () => {
     }
     raw = storeBytes(dataDir);
     assert.ok(raw.includes('k8s:enc:aesgcm:v1:key2:'), 'a write uses the first provider');
+
+    // And on to secretbox, reading what aesgcm wrote.
+    writeFileSync(file, config('  - secretbox: {keys: [{name: key3, secret: "' + KEY1 + '"}]}\n  - aesgcm: {keys: [{name: key2, secret: "' + KEY2 + '"}]}\n'));
+    s = await startTestServer({ dataDir, encryptionProviderConfig: file });
+    try {
+      const old = await s.request('GET', '/api/v1/namespaces/default/secrets/db');
+      assert.equal(Buffer.from(old.json.data.password, 'base64').toString(), value);
+      assert.equal((await s.request('PUT', '/api/v1/namespaces/default/secrets/db', { body: old.json })).status, 200);
+      assert.equal((await s.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'boxed' }, stringData: { k: value } } })).status, 201);
+      const boxed = await s.request('GET', '/api/v1/namespaces/default/secrets/boxed');
+      assert.equal(Buffer.from(boxed.json.data.k, 'base64').toString(), value);
+    } finally {
+      await s.kapi.stop();
+    }
+    raw = storeBytes(dataDir);
+    assert.ok(raw.includes('k8s:enc:secretbox:v1:key3:') && !raw.includes(value));
   });
 
   it('refuses a configuration it cannot use, naming the file', async () => {
