@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { startKapi } from '../../src/kapi.js';
 import { startTestServer, type TestServer } from './harness.js';
@@ -148,5 +149,33 @@ describe('audit', () => {
       startKapi({ dataDir: join(dir, 'bad-data'), port: 0, auditPolicyFile: join(dir, 'bad.yaml'), auditLogPath: join(dir, 'bad.log') }),
       /rules\[0\]\.level: Unsupported value: "Everything": supported values: "None", "Metadata", "Request", "RequestResponse"/,
     );
+  });
+});
+
+describe('the example audit policy', () => {
+  it('keeps Secrets at Metadata and writes with their bodies, and leaves health checks out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kapi-audit-example-'));
+    const log = join(dir, 'audit.log');
+    const policy = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'examples', 'audit-policy.yaml');
+    const s = await startTestServer({ auditPolicyFile: policy, auditLogPath: log });
+    try {
+      const secret = await s.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'pw' }, stringData: { password: 'hunter2-never-logged' } } });
+      const deploy = await s.request('POST', '/apis/apps/v1/namespaces/default/deployments', {
+        body: { metadata: { name: 'web' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } },
+      });
+      await s.request('GET', '/healthz');
+      await s.kapi.stop();
+      const text = readFileSync(log, 'utf8');
+      assert.ok(!text.includes('hunter2'), 'no Secret content in the log');
+      const events = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const of = (res: { headers: Record<string, unknown> }) => events.find((e) => e.auditID === res.headers['audit-id'] && e.stage === 'ResponseComplete');
+      assert.equal(of(secret).level, 'Metadata');
+      assert.equal(of(deploy).level, 'Request');
+      assert.equal(of(deploy).requestObject.metadata.name, 'web');
+      assert.ok(!events.some((e) => e.requestURI === '/healthz'));
+    } finally {
+      await s.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
