@@ -33,6 +33,16 @@ if ! command -v gcc >/dev/null 2>&1; then
   fi
 fi
 
+# openssl makes the certificates of the TLS, client-certificate and webhook tests.
+if ! command -v openssl >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get install -y -qq openssl >/dev/null 2>&1 || { apt-get update -qq >/dev/null; apt-get install -y -qq openssl >/dev/null; }
+  else
+    echo "the TLS tests need openssl: apt-get install openssl" >&2
+    exit 1
+  fi
+fi
+
 # The official Python client, as Debian packages it (the e2e tests drive it with the system's python3).
 if ! /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then

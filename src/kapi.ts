@@ -20,6 +20,7 @@ import { ServiceAccountTokenSecrets } from './controllers/service-account-token-
 import { RBAC_GROUP, RbacResolver, rbacAuthorizer, type RbacStores } from './apis/rbac/authorizer.js';
 import { reconcileBootstrapPolicy } from './apis/rbac/bootstrap.js';
 import { rbacEscalationCheck } from './apis/rbac/escalation.js';
+import { webhookAdmission } from './apis/admissionregistration/webhook-admission.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
 import { podStrategy, SYSTEM_PRIORITY_CLASSES } from './apis/core/pods.js';
 import { builtinDefaulter } from './apis/builtin-defaults.js';
@@ -285,9 +286,10 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     warning: CRD_V1BETA1_WARNING,
   });
 
+  const resolveService = serviceResolver(registry.lookup('', 'v1', 'services')!.store, registry.lookup('', 'v1', 'endpoints')!.store);
   const converters = converterFactory({
     converters: options.converters,
-    resolveService: serviceResolver(registry.lookup('', 'v1', 'services')!.store, registry.lookup('', 'v1', 'endpoints')!.store),
+    resolveService,
     webhookTimeoutMs: options.webhookTimeoutMs ?? 30_000,
   });
   // fieldValidation is declared, as kube-apiserver does: kubectl then validates on the server (Strict), not against the published schemas.
@@ -338,6 +340,10 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const mode = options.authorizationMode ?? 'RBAC';
   const authorizer = options.authorizer ?? (mode === 'RBAC' ? rbacAuthorizer(resolver) : alwaysAllow);
   for (const ep of authorizationReviews(authorizer)) registry.add(ep);
+  const admissionStore = (resource: string) => registry.lookup('admissionregistration.k8s.io', 'v1', resource)!.store as RestStore;
+  const webhooks = webhookAdmission({ validating: admissionStore('validatingwebhookconfigurations'), mutating: admissionStore('mutatingwebhookconfigurations'), namespaces: nsEndpoint.store, resolveService });
+  // Webhooks are matched against the watch caches of their configurations (and the namespaces' labels).
+  await Promise.all([admissionStore('validatingwebhookconfigurations').start(), admissionStore('mutatingwebhookconfigurations').start(), nsEndpoint.store.start()]);
   let auditing: { policy: AuditPolicy; backend: AuditBackend } | undefined;
   if (auditPolicy) {
     auditing = { policy: auditPolicy, backend: options.auditBackend ?? auditLogBackend(options.auditLogPath!, warn) };
@@ -356,6 +362,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       // The policy-based RBAC storages' check, where an authorizer can say no.
       ...(authorizer === alwaysAllow ? [] : [rbacEscalationCheck(authorizer, resolver)]),
       ...(options.admission ?? []),
+      // Dynamic admission last, as upstream's MutatingAdmissionWebhook and ValidatingAdmissionWebhook.
+      ...webhooks,
     ]),
     metrics: new ApiMetrics(registry),
     openapi,

@@ -218,6 +218,16 @@ function csiDriver(d: Obj): void {
 
 const defaultMode = (v: Obj) => setIfUnset(v, 'defaultMode', 420);
 
+/** SetDefaults_ValidatingWebhook / SetDefaults_MutatingWebhook. */
+function webhook(w: Obj, mutating: boolean): void {
+  setIfUnset(w, 'failurePolicy', 'Fail');
+  setIfUnset(w, 'matchPolicy', 'Equivalent');
+  setIfUnset(w, 'namespaceSelector', {});
+  setIfUnset(w, 'objectSelector', {});
+  setIfUnset(w, 'timeoutSeconds', 10);
+  if (mutating) setIfUnset(w, 'reinvocationPolicy', 'Never');
+}
+
 export const BUILTIN_DEFAULTERS: StructDefaulters = {
   'core/v1.Pod': pod,
   'core/v1.PodSpec': podSpec,
@@ -272,6 +282,24 @@ export const BUILTIN_DEFAULTERS: StructDefaulters = {
   'rbac/v1.Subject': subject,
   'rbac/v1.RoleBinding': binding,
   'rbac/v1.ClusterRoleBinding': binding,
+  'admissionregistration/v1.ValidatingWebhook': (w) => webhook(w, false),
+  'admissionregistration/v1.MutatingWebhook': (w) => webhook(w, true),
+  'admissionregistration/v1.RuleWithOperations': (r) => setIfUnset(r, 'scope', '*'),
+  'admissionregistration/v1.NamedRuleWithOperations': (r) => setIfUnset(r, 'scope', '*'),
+  'admissionregistration/v1.ServiceReference': (r) => setIfUnset(r, 'port', 443),
+  'admissionregistration/v1.ValidatingAdmissionPolicySpec': (spec) => setIfUnset(spec, 'failurePolicy', 'Fail'),
+  'admissionregistration/v1.MutatingAdmissionPolicySpec': (spec) => {
+    setIfUnset(spec, 'failurePolicy', 'Fail');
+    setIfUnset(spec, 'reinvocationPolicy', 'Never');
+  },
+  'admissionregistration/v1.MatchResources': (m) => {
+    setIfUnset(m, 'matchPolicy', 'Equivalent');
+    setIfUnset(m, 'namespaceSelector', {});
+    setIfUnset(m, 'objectSelector', {});
+  },
+  'admissionregistration/v1.ParamRef': (p) => {
+    if (isObject(p.selector) || typeof p.name === 'string') setIfUnset(p, 'parameterNotFoundAction', 'Deny');
+  },
   'flowcontrol/v1.FlowSchemaSpec': (spec) => setIfEmpty(spec, 'matchingPrecedence', 1000),
   'flowcontrol/v1.LimitedPriorityLevelConfiguration': (l) => {
     setIfUnset(l, 'nominalConcurrencyShares', 30);

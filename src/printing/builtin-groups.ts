@@ -423,3 +423,42 @@ export const priorityLevelPrinter = (): TableConvertor =>
       ];
     },
   );
+
+const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
+
+export const webhookConfigurationPrinter = (): TableConvertor =>
+  printer(
+    [nameColumn(), column('Webhooks', 'integer', 'Webhooks indicates the number of webhooks registered in this configuration'), ageColumn()],
+    (o, now) => [nameOf(o), count(o.webhooks), age(o, now)],
+  );
+
+export const admissionPolicyPrinter = (): TableConvertor =>
+  printer(
+    [
+      nameColumn(),
+      column('Validations', 'integer', 'Validations indicates the number of validation rules defined in this configuration'),
+      column('ParamKind', 'string', 'ParamKind specifies the kind of resources used to parameterize this policy'),
+      ageColumn(),
+    ],
+    (o, now) => {
+      const spec = record(o.spec);
+      const kind = record(spec.paramKind);
+      return [nameOf(o), count(spec.validations ?? spec.mutations), spec.paramKind ? `${str(kind.apiVersion)}/${str(kind.kind)}` : '<unset>', age(o, now)];
+    },
+  );
+
+export const admissionPolicyBindingPrinter = (): TableConvertor =>
+  printer(
+    [
+      nameColumn(),
+      column('PolicyName', 'string', 'PolicyName indicates the policy definition which the policy binding binded to'),
+      column('ParamRef', 'string', 'ParamRef indicates the param resource which sets the configration param'),
+      ageColumn(),
+    ],
+    (o, now) => {
+      const spec = record(o.spec);
+      const ref = record(spec.paramRef);
+      const paramRef = spec.paramRef ? `${ref.namespace ? `${str(ref.namespace)}/` : ''}${ref.name ? str(ref.name) : '*'}` : '<unset>';
+      return [nameOf(o), str(spec.policyName), paramRef, age(o, now)];
+    },
+  );

@@ -31,6 +31,8 @@ export interface AdmissionRequest {
   name: string;
   user?: AdmissionUser;
   dryRun: boolean;
+  /** Where warnings for the client go (a webhook's `warnings`). */
+  warnings?: string[];
 }
 
 /** upstream's admission.Attributes: the request, the operation, and the objects. */

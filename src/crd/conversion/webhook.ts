@@ -6,22 +6,14 @@
  * texts inside a 500 InternalError.
  */
 import { randomUUID } from 'node:crypto';
-import https from 'node:https';
 import { parseJson, stringifyJson } from '../../machinery/json.js';
 import { errors } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
 import { checkConverted, ConversionRuleError } from './rules.js';
+import { postJson, webhookTarget, type ServiceReference, type ServiceResolver } from '../../machinery/webhook-client.js';
+
+export type { ServiceReference, ServiceResolver };
 import type { CrConverter } from './types.js';
-
-export interface ServiceReference {
-  namespace: string;
-  name: string;
-  path?: string;
-  port?: number;
-}
-
-/** Resolves a service reference to an address that serves it. */
-export type ServiceResolver = (ref: ServiceReference) => Promise<{ host: string; port: number }>;
 
 export interface WebhookConfig {
   group: string;
@@ -48,7 +40,7 @@ export function webhookConverter(config: WebhookConfig, resolveService: ServiceR
       };
       let reply: { status: number; body: string };
       try {
-        reply = await post(await target(config.clientConfig, resolveService), stringifyJson(review), ca, timeoutMs);
+        reply = await postJson(await webhookTarget(config.clientConfig, resolveService), stringifyJson(review), ca, timeoutMs);
       } catch (err) {
         throw fail((err as Error).message);
       }
@@ -77,61 +69,3 @@ export function webhookConverter(config: WebhookConfig, resolveService: ServiceR
   };
 }
 
-interface Target {
-  url: URL;
-  servername?: string;
-}
-
-async function target(clientConfig: WebhookConfig['clientConfig'], resolve: ServiceResolver): Promise<Target> {
-  if (clientConfig.url) return { url: new URL(clientConfig.url) };
-  const svc = clientConfig.service!;
-  const addr = await resolve(svc);
-  const host = addr.host.includes(':') ? `[${addr.host}]` : addr.host;
-  return { url: new URL(`https://${host}:${addr.port}${svc.path ?? ''}`), servername: `${svc.name}.${svc.namespace}.svc` };
-}
-
-/**
- * The longest answer a webhook may give: twice what it was sent, and 3 MiB
- * more (a converted object may grow by its defaults, not without bound).
- */
-export function maxResponseBytes(requestBytes: number): number {
-  return 2 * requestBytes + 3 * 1024 * 1024;
-}
-
-/** POST the review; the timeout covers the whole exchange, a webhook that trickles its answer included. */
-function post(t: Target, body: string, ca: string | undefined, timeoutMs: number): Promise<{ status: number; body: string }> {
-  const limit = maxResponseBytes(Buffer.byteLength(body));
-  return new Promise((resolveReply, rejectReply) => {
-    const resolve = (r: { status: number; body: string }) => {
-      clearTimeout(deadline);
-      resolveReply(r);
-    };
-    const reject = (e: Error) => {
-      clearTimeout(deadline);
-      rejectReply(e);
-    };
-    const req = https.request(
-      t.url,
-      {
-        method: 'POST',
-        ca,
-        servername: t.servername,
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > limit) req.destroy(new Error(`the response of ${t.url.href} is larger than ${limit} bytes`));
-          else chunks.push(c);
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    const deadline = setTimeout(() => req.destroy(new Error(`Post "${t.url.href}": context deadline exceeded`)), timeoutMs);
-    req.on('error', reject);
-    req.end(body);
-  });
-}

@@ -71,6 +71,7 @@ export function admissionOf(ctx: HandlerContext<ServedResource>, dryRun: boolean
       name: info.name ?? '',
       user: ctx.user,
       dryRun,
+      warnings: ctx.warnings,
     },
   };
 }

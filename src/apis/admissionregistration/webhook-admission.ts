@@ -1,0 +1,228 @@
+/**
+ * Dynamic admission webhooks, as kube-apiserver's MutatingAdmissionWebhook and ValidatingAdmissionWebhook
+ * plugins: every write is matched against the stored webhook configurations (in name order, webhooks in
+ * their order) by rules (operations, groups, versions, resources and subresources, scope), the namespace's
+ * labels (the object's own for a Namespace) and the object's; a match gets an AdmissionReview (v1, or
+ * v1beta1 when that is all it speaks) over HTTPS to its URL or Service, with `?timeout=<n>s` and a real
+ * deadline. Mutating webhooks run one after another before the object is validated, their JSONPatch
+ * applied in turn; validating ones run together after. A denial is the client's error as upstream words
+ * it (`admission webhook "x" denied the request: ...`); a webhook that cannot be reached fails the request
+ * (failurePolicy Fail) or is skipped (Ignore). A dry run is refused by webhooks with side effects. Writes of
+ * the admission configuration kinds themselves are never sent to webhooks.
+ *
+ * Not yet: matchPolicy Equivalent's other versions (a webhook is matched on the version written),
+ * matchConditions, reinvocation, admission metrics.
+ */
+import { randomUUID } from 'node:crypto';
+import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
+import { applyJsonPatch, decodeJsonPatch } from '../../machinery/json-patch.js';
+import { parseJson, stringifyJson } from '../../machinery/json.js';
+import { selectorFromLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
+import { postJson, webhookTarget, type ServiceResolver } from '../../machinery/webhook-client.js';
+import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
+import type { RestStore } from '../../registry/store.js';
+import type { KObject } from '../../registry/types.js';
+import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
+
+const GROUP = 'admissionregistration.k8s.io';
+
+export interface WebhookAdmissionOptions {
+  validating: RestStore;
+  mutating: RestStore;
+  namespaces: RestStore;
+  resolveService: ServiceResolver;
+}
+
+interface Hook {
+  configuration: string;
+  webhook: JsonRecord;
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+function ruleMatches(rule: JsonRecord, a: AdmissionAttributes): boolean {
+  const ops = strings(rule.operations);
+  if (!ops.includes('*') && !ops.includes(a.operation)) return false;
+  const groups = strings(rule.apiGroups);
+  if (!groups.includes('*') && !groups.includes(a.resource.group)) return false;
+  const versions = strings(rule.apiVersions);
+  if (!versions.includes('*') && !versions.includes(a.resource.version)) return false;
+  const resource = a.resource.resource;
+  const sub = a.subresource;
+  const resourceOk = strings(rule.resources).some((r) =>
+    r === '*/*' ? true : sub === '' ? r === '*' || r === resource : r === `${resource}/${sub}` || r === `*/${sub}` || r === `${resource}/*`,
+  );
+  if (!resourceOk) return false;
+  const scope = typeof rule.scope === 'string' ? rule.scope : '*';
+  if (scope === 'Namespaced') return a.namespace !== '';
+  if (scope === 'Cluster') return a.namespace === '';
+  return true;
+}
+
+function selects(selector: unknown, labels: Record<string, string> | undefined): boolean {
+  if (!isRecord(selector) || Object.keys(selector).length === 0) return true;
+  try {
+    return selectorFromLabelSelector(selector as LabelSelectorSpec).matches(labels ?? {});
+  } catch {
+    return false;
+  }
+}
+
+const labelsOf = (o: KObject | undefined) => (isRecord(o?.metadata?.labels) ? (o!.metadata.labels as Record<string, string>) : undefined);
+
+/** A failure to call a webhook (not its answer): what failurePolicy decides on. */
+class CallError extends Error {}
+
+export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin[] {
+  const hooksOf = (store: RestStore): Hook[] => {
+    const out: Hook[] = [];
+    for (const { object } of store.cache.list().items) for (const webhook of records(object.webhooks)) out.push({ configuration: object.metadata.name, webhook });
+    return out;
+  };
+
+  const namespaceMatches = (w: JsonRecord, a: AdmissionAttributes): boolean => {
+    const selector = w.namespaceSelector;
+    if (!isRecord(selector) || Object.keys(selector).length === 0) return true;
+    if (a.resource.group === '' && a.resource.resource === 'namespaces' && a.subresource === '') return selects(selector, labelsOf(a.object ?? a.oldObject));
+    if (a.namespace === '') return true;
+    const ns = opts.namespaces.cache.get(opts.namespaces.key(undefined, a.namespace))?.object;
+    return selects(selector, labelsOf(ns));
+  };
+
+  const matching = (store: RestStore, a: AdmissionAttributes): Hook[] => {
+    if (a.resource.group === GROUP) return [];
+    return hooksOf(store).filter(
+      ({ webhook: w }) =>
+        records(w.rules).some((r) => ruleMatches(r, a)) &&
+        namespaceMatches(w, a) &&
+        (selects(w.objectSelector, labelsOf(a.object)) || selects(w.objectSelector, labelsOf(a.oldObject))),
+    );
+  };
+
+  const call = async (hook: Hook, a: AdmissionAttributes, mutating: boolean): Promise<KObject | undefined> => {
+    const w = hook.webhook;
+    const name = String(w.name);
+    if (a.dryRun && w.sideEffects !== 'None' && w.sideEffects !== 'NoneOnDryRun') throw errors.badRequest(`admission webhook ${JSON.stringify(name)} does not support dry run`);
+    const versions = strings(w.admissionReviewVersions);
+    const reviewVersion = versions.find((v) => v === 'v1' || v === 'v1beta1') ?? 'v1';
+    const uid = randomUUID();
+    const timeoutSeconds = typeof w.timeoutSeconds === 'number' ? w.timeoutSeconds : 10;
+    const clientConfig = isRecord(w.clientConfig) ? w.clientConfig : {};
+    const user = a.user;
+    const name0 = a.name || (a.operation === 'CREATE' ? String(a.object?.metadata?.name ?? '') : '');
+    const request: JsonRecord = {
+      uid,
+      kind: a.kind,
+      resource: a.resource,
+      ...(a.subresource ? { subResource: a.subresource } : {}),
+      requestKind: a.kind,
+      requestResource: a.resource,
+      ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+      ...(name0 ? { name: name0 } : {}),
+      ...(a.namespace ? { namespace: a.namespace } : {}),
+      operation: a.operation,
+      userInfo: user ? { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } : {},
+      object: a.object ?? null,
+      oldObject: a.oldObject ?? null,
+      dryRun: a.dryRun,
+      options: { kind: a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...(a.dryRun ? { dryRun: ['All'] } : {}) },
+    };
+    const apiVersion = `admission.k8s.io/${reviewVersion}`;
+    const body = stringifyJson({ kind: 'AdmissionReview', apiVersion, request });
+    let reply: { status: number; body: string };
+    let url = '';
+    try {
+      const target = await webhookTarget({ url: clientConfig.url as string | undefined, service: clientConfig.service as never }, opts.resolveService);
+      target.url.searchParams.set('timeout', `${timeoutSeconds}s`);
+      url = target.url.href;
+      const ca = typeof clientConfig.caBundle === 'string' && clientConfig.caBundle ? Buffer.from(clientConfig.caBundle, 'base64').toString('utf8') : undefined;
+      reply = await postJson(target, body, ca, timeoutSeconds * 1000);
+    } catch (err) {
+      throw new CallError(`failed to call webhook: ${(err as Error).message}`);
+    }
+    if (reply.status < 200 || reply.status >= 300) throw new CallError(`failed to call webhook: the server responded with the status code ${reply.status}, calling ${url}`);
+    let parsed: unknown;
+    try {
+      parsed = parseJson(reply.body);
+    } catch (err) {
+      throw new CallError(`received invalid webhook response: ${(err as Error).message}`);
+    }
+    const review = isRecord(parsed) ? parsed : {};
+    if (reviewVersion === 'v1' && (review.apiVersion !== apiVersion || review.kind !== 'AdmissionReview')) {
+      throw new CallError(`expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${String(review.apiVersion ?? '')}, Kind=${String(review.kind ?? '')}`);
+    }
+    const response = isRecord(review.response) ? review.response : undefined;
+    if (!response) throw new CallError('webhook response was absent');
+    if (response.uid !== uid) throw new CallError(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ''))}`);
+    for (const warning of strings(response.warnings)) a.warnings?.push(warning.slice(0, 1024));
+    if (response.allowed !== true) throw denied(name, isRecord(response.status) ? response.status : undefined);
+    if (response.patch === undefined || response.patch === null) return undefined;
+    if (!mutating) throw new CallError('validating webhook may not return a patch');
+    if (response.patchType !== 'JSONPatch') throw new CallError(`unsupported patch type ${JSON.stringify(String(response.patchType ?? ''))}`);
+    let patched: KObject;
+    try {
+      const ops = decodeJsonPatch(parseJson(Buffer.from(String(response.patch), 'base64').toString('utf8')));
+      patched = structuredClone(a.object!) as KObject;
+      applyJsonPatch(patched as never, ops);
+    } catch (err) {
+      throw new CallError(`failed to apply the webhook's patch: ${(err as Error).message}`);
+    }
+    return patched;
+  };
+
+  /** Runs one webhook, with its failure policy; a CallError with Fail is upstream's internal error. */
+  const run = async (hook: Hook, a: AdmissionAttributes, mutating: boolean): Promise<KObject | undefined> => {
+    try {
+      return await call(hook, a, mutating);
+    } catch (err) {
+      if (!(err instanceof CallError)) throw err;
+      if (hook.webhook.failurePolicy === 'Ignore') return undefined;
+      throw errors.internal(`failed calling webhook ${JSON.stringify(String(hook.webhook.name))}: ${err.message}`);
+    }
+  };
+
+  const mutatingPlugin: AdmissionPlugin = {
+    name: 'MutatingAdmissionWebhook',
+    admit(a) {
+      const hooks = matching(opts.mutating, a);
+      if (hooks.length === 0 || !a.object) return;
+      return (async () => {
+        for (const hook of hooks) {
+          const patched = await run(hook, a, true);
+          if (patched) replaceContents(a.object!, patched);
+        }
+      })();
+    },
+  };
+  const validatingPlugin: AdmissionPlugin = {
+    name: 'ValidatingAdmissionWebhook',
+    validate(a) {
+      const hooks = matching(opts.validating, a);
+      if (hooks.length === 0) return;
+      // Together, as upstream; the first to fail is the request's answer.
+      return new Promise<void>((resolve, reject) => {
+        let left = hooks.length;
+        for (const hook of hooks) {
+          run(hook, a, false).then(() => {
+            if (--left === 0) resolve();
+          }, reject);
+        }
+      });
+    },
+  };
+  return [mutatingPlugin, validatingPlugin];
+}
+
+/** upstream's ToStatusErr: the webhook's Status, its message prefixed with who denied. */
+function denied(name: string, status: JsonRecord | undefined): StatusError {
+  const deniedBy = `admission webhook ${JSON.stringify(name)} denied the request`;
+  const code = typeof status?.code === 'number' && status.code >= 400 ? status.code : 400;
+  const reason = typeof status?.reason === 'string' ? status.reason : '';
+  const message = typeof status?.message === 'string' && status.message ? `${deniedBy}: ${status.message}` : reason ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
+  return new StatusError(code, reason as StatusReason, message, isRecord(status?.details) ? (status.details as never) : {});
+}
+
+function replaceContents(target: KObject, source: KObject): void {
+  for (const k of Object.keys(target)) delete (target as JsonRecord)[k];
+  Object.assign(target, source);
+}

@@ -1,0 +1,170 @@
+/**
+ * Admission webhooks against real HTTPS webhook servers on loopback: a validating webhook's denial as
+ * kubectl shows it, a mutating webhook reached through a Service and its Endpoints (JSONPatch and a
+ * warning), namespace and object selectors, the AdmissionReview as upstream builds it, timeouts with
+ * both failure policies, and the configurations' validation.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ensureServingCertificates } from '../../src/server/certs.js';
+import { startTestServer, type TestServer } from './harness.js';
+
+const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
+
+describe('admission webhooks', () => {
+  let s: TestServer;
+  let server: https.Server;
+  let dir: string;
+  let port = 0;
+  let caBundle = '';
+  const seen: any[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kapi-webhooks-'));
+    const tls = await ensureServingCertificates(dir, { hosts: ['127.0.0.1', 'hooks.default.svc'] });
+    caBundle = Buffer.from(tls.caCertPem).toString('base64');
+    server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const review = JSON.parse(body);
+        const url = new URL(req.url ?? '/', 'https://x');
+        seen.push({ path: url.pathname, timeout: url.searchParams.get('timeout'), review });
+        const respond = (response: Record<string, unknown>) => {
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, ...response } }));
+        };
+        if (url.pathname === '/deny') return respond({ allowed: false, status: { code: 403, reason: 'Forbidden', message: 'no labels like that' } });
+        if (url.pathname === '/mutate') {
+          const labels = review.request.object.metadata.labels;
+          const patch = labels ? [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }] : [{ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } }];
+          return respond({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64'), warnings: ['mutated by the test webhook'] });
+        }
+        if (url.pathname === '/slow') return setTimeout(() => respond({ allowed: true }), 1500);
+        respond({ allowed: true });
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+    s = await startTestServer();
+    const ok = (res: { status: number; text: string }) => assert.ok(res.status < 300, res.text);
+    ok(await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'team-a', labels: { team: 'a' } } } }));
+    ok(await s.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'hooks' }, spec: { ports: [{ port: 443, targetPort: port }] } } }));
+    ok(await s.request('POST', '/api/v1/namespaces/default/endpoints', { body: { metadata: { name: 'hooks' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] } }));
+    const rule = (resources: string[]) => [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources }];
+    const hook = (name: string, path: string, resources: string[], extra: Record<string, unknown> = {}) => ({
+      name,
+      rules: rule(resources),
+      clientConfig: { url: `https://127.0.0.1:${port}${path}`, caBundle },
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      ...extra,
+    });
+    ok(
+      await s.request('POST', `${ADMISSION}/validatingwebhookconfigurations`, {
+        body: {
+          metadata: { name: 'checks' },
+          webhooks: [
+            hook('deny.example.com', '/deny', ['configmaps'], { objectSelector: { matchLabels: { deny: 'yes' } } }),
+            hook('slow-ignored.example.com', '/slow', ['secrets'], { timeoutSeconds: 1, failurePolicy: 'Ignore' }),
+            hook('slow-failing.example.com', '/slow', ['serviceaccounts'], { timeoutSeconds: 1 }),
+          ],
+        },
+      }),
+    );
+    ok(
+      await s.request('POST', `${ADMISSION}/mutatingwebhookconfigurations`, {
+        body: {
+          metadata: { name: 'mutators' },
+          webhooks: [
+            {
+              ...hook('mutate.example.com', '/mutate', ['configmaps'], { namespaceSelector: { matchLabels: { team: 'a' } } }),
+              clientConfig: { service: { namespace: 'default', name: 'hooks', path: '/mutate' }, caBundle },
+            },
+          ],
+        },
+      }),
+    );
+    // The configurations are matched from the watch cache: wait until they are there.
+    const cache = s.kapi.registry.lookup('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations')!.store.cache;
+    for (let i = 0; i < 200 && cache.size === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  });
+  after(async () => {
+    await s.stop();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a validating webhook\'s denial as kube-apiserver does, to kubectl too', async () => {
+    const res = await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'denied', labels: { deny: 'yes' } } } });
+    assert.equal(res.status, 403);
+    assert.deepEqual([res.json.reason, res.json.message], ['Forbidden', 'admission webhook "deny.example.com" denied the request: no labels like that']);
+    const kubectl = await s.kubectl(['create', '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: denied2, namespace: default, labels: {deny: "yes"}}\n' });
+    assert.notEqual(kubectl.code, 0);
+    assert.match(kubectl.stderr, /Error from server \(Forbidden\): error when creating "STDIN": admission webhook "deny\.example\.com" denied the request: no labels like that/);
+    assert.equal((await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'allowed' } } })).status, 201, 'the object selector leaves this one out');
+  });
+
+  it('applies a mutating webhook\'s patch, reached through its Service, in the namespaces it selects', async () => {
+    seen.length = 0;
+    const res = await s.request('POST', '/api/v1/namespaces/team-a/configmaps', { body: { metadata: { name: 'mutated' }, data: { a: '1' } } });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.json.metadata.labels.mutated, 'yes');
+    assert.match(String(res.headers.warning), /mutated by the test webhook/);
+    const review = seen.find((e) => e.path === '/mutate')?.review;
+    assert.equal(seen.find((e) => e.path === '/mutate')?.timeout, '10s');
+    assert.equal(review.apiVersion, 'admission.k8s.io/v1');
+    const { uid, object, ...request } = review.request;
+    assert.match(uid, /^[0-9a-f-]{36}$/);
+    assert.equal(object.metadata.name, 'mutated');
+    assert.deepEqual(request, {
+      kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+      resource: { group: '', version: 'v1', resource: 'configmaps' },
+      requestKind: { group: '', version: 'v1', kind: 'ConfigMap' },
+      requestResource: { group: '', version: 'v1', resource: 'configmaps' },
+      name: 'mutated',
+      namespace: 'team-a',
+      operation: 'CREATE',
+      userInfo: { username: 'kapi-admin', uid: 'kapi-admin', groups: ['system:masters', 'system:authenticated'] },
+      oldObject: null,
+      dryRun: false,
+      options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' },
+    });
+    const elsewhere = await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'plain' } } });
+    assert.equal(elsewhere.json.metadata.labels, undefined, 'the namespace selector leaves default out');
+    // An update is sent with the object it replaces.
+    seen.length = 0;
+    const updated = await s.request('PUT', '/api/v1/namespaces/team-a/configmaps/mutated', { body: { ...res.json, data: { a: '2' } } });
+    assert.equal(updated.status, 200, updated.text);
+    const update = seen.find((e) => e.path === '/mutate')?.review.request;
+    assert.deepEqual([update.operation, update.oldObject.data, update.object.data, update.options.kind], ['UPDATE', { a: '1' }, { a: '2' }, 'UpdateOptions']);
+  });
+
+  it('skips an unreachable webhook that may be ignored, and fails on one that may not', async () => {
+    const ignored = await s.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 's' } } });
+    assert.equal(ignored.status, 201, ignored.text);
+    const failed = await s.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'sa' } } });
+    assert.equal(failed.status, 500);
+    assert.equal(failed.json.message, `Internal error occurred: failed calling webhook "slow-failing.example.com": failed to call webhook: Post "https://127.0.0.1:${port}/slow?timeout=1s": context deadline exceeded`);
+  });
+
+  it('validates webhook configurations with upstream\'s messages', async () => {
+    const bad = await s.request('POST', `${ADMISSION}/validatingwebhookconfigurations`, {
+      body: { metadata: { name: 'bad' }, webhooks: [{ name: 'short.name', rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }], clientConfig: { url: 'http://127.0.0.1/x' }, admissionReviewVersions: ['v1'], timeoutSeconds: 31 }] },
+    });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.json.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+      'webhooks[0].name: Invalid value: "short.name": should be a domain with at least three segments separated by dots',
+      'webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun',
+      'webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds',
+      `webhooks[0].clientConfig.url: Invalid value: "http://127.0.0.1/x": 'https' is the only allowed URL scheme`,
+    ]);
+    const stored = (await s.request('GET', `${ADMISSION}/validatingwebhookconfigurations/checks`)).json.webhooks[0];
+    assert.deepEqual([stored.failurePolicy, stored.matchPolicy, stored.timeoutSeconds, stored.namespaceSelector, stored.rules[0].scope], ['Fail', 'Equivalent', 10, {}, '*']);
+  });
+});
