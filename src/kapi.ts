@@ -20,7 +20,7 @@ import { ServiceAccountTokenSecrets } from './controllers/service-account-token-
 import { RBAC_GROUP, RbacResolver, rbacAuthorizer, type RbacStores } from './apis/rbac/authorizer.js';
 import { reconcileBootstrapPolicy } from './apis/rbac/bootstrap.js';
 import { rbacEscalationCheck } from './apis/rbac/escalation.js';
-import { webhookAdmission } from './apis/admissionregistration/webhook-admission.js';
+import { checkAdmissionHooks, webhookAdmission, type AdmissionHook } from './apis/admissionregistration/webhook-admission.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
 import { podStrategy, SYSTEM_PRIORITY_CLASSES } from './apis/core/pods.js';
 import { builtinDefaulter } from './apis/builtin-defaults.js';
@@ -43,7 +43,7 @@ import { AdmissionChain, type AdmissionPlugin } from './registry/admission.js';
 import type { KObject } from './registry/types.js';
 import { ensureAdminToken, adminUserInfo, parseTokenFile, TokenAuthenticator } from './server/authn.js';
 import { ensureServingCertificates, parseCertificateBundle } from './server/certs.js';
-import { readCertificatePair, watchCertificatePair } from './server/serving-files.js';
+import { certificatePairStamp, readCertificatePair, watchCertificatePair } from './server/serving-files.js';
 import { hostname, networkInterfaces } from 'node:os';
 import { ServiceAccountTokens, type ObjectGetter } from './apis/authentication/service-account-tokens.js';
 import { ensurePrivateDir } from './util/private-files.js';
@@ -100,6 +100,11 @@ export interface KapiOptions {
   webhookTimeoutMs?: number;
   /** Admission plugins run after NamespaceLifecycle on every write through the API, at upstream's points. */
   admission?: AdmissionPlugin[];
+  /**
+   * --admission-hooks: admission in the process with webhook semantics: each hook is matched as a webhook
+   * (`rules`, selectors), gets the AdmissionReview's request and answers as a webhook's response does.
+   */
+  admissionHooks?: AdmissionHook[];
   /**
    * --authorization-mode: 'RBAC' (the default: system:masters may do anything, everyone else what the
    * stored roles and bindings give) or 'AlwaysAllow' (every authenticated request is allowed).
@@ -234,7 +239,10 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const auditPolicy =
     options.auditPolicyFile && (options.auditLogPath || options.auditBackend) ? parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile) : undefined;
   const serviceRanges = serviceRangesOf(options);
+  checkAdmissionHooks(options.admissionHooks ?? []);
   if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+  // The files' stamp is taken before they are read: a change in between is seen by the watcher.
+  const servingFilesStamp = options.tlsCertFile ? certificatePairStamp(options.tlsCertFile, options.tlsPrivateKeyFile!) : '';
   const servingFiles = options.tlsCertFile ? readCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!) : undefined;
   // What verifies the served certificate: kapi's CA, or the user's certificate file (with its chain).
   const servingCA = servingFiles ? servingFiles.certPem : tls.caCertPem;
@@ -328,7 +336,11 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       });
   const lookupToken: TokenLookup = async (token, audiences) => {
     const user = authenticator.authenticateToken(token);
-    if (user) return { user, audiences };
+    // A static token is good for the API server's own audiences only (upstream's audience-agnostic wrapper).
+    if (user) {
+      const good = audiences.filter((a) => saTokens.apiAudiences.includes(a));
+      return good.length > 0 ? { user, audiences: good } : undefined;
+    }
     const verdict = await saTokens.authenticate(token, getObject, audiences);
     return verdict === undefined || verdict === 'invalid' ? undefined : verdict;
   };
@@ -341,7 +353,13 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const authorizer = options.authorizer ?? (mode === 'RBAC' ? rbacAuthorizer(resolver) : alwaysAllow);
   for (const ep of authorizationReviews(authorizer)) registry.add(ep);
   const admissionStore = (resource: string) => registry.lookup('admissionregistration.k8s.io', 'v1', resource)!.store as RestStore;
-  const webhooks = webhookAdmission({ validating: admissionStore('validatingwebhookconfigurations'), mutating: admissionStore('mutatingwebhookconfigurations'), namespaces: nsEndpoint.store, resolveService });
+  const webhooks = webhookAdmission({
+    validating: admissionStore('validatingwebhookconfigurations'),
+    mutating: admissionStore('mutatingwebhookconfigurations'),
+    namespaces: nsEndpoint.store,
+    resolveService,
+    hooks: options.admissionHooks,
+  });
   // Webhooks are matched against the watch caches of their configurations (and the namespaces' labels).
   await Promise.all([admissionStore('validatingwebhookconfigurations').start(), admissionStore('mutatingwebhookconfigurations').start(), nsEndpoint.store.start()]);
   let auditing: { policy: AuditPolicy; backend: AuditBackend } | undefined;
@@ -429,13 +447,17 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   }
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-  if (options.tlsCertFile) unwatch = watchCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!, (pair) => http.setServingCertificate(pair.certPem, pair.keyPem), warn);
-  const kubeconfigPath = await writeAdminKubeconfig(dataDir, {
-    server: url,
-    caCertPem: servingCA,
-    token: adminToken,
-    clientCert: { certPem: tls.adminCertPem, keyPem: tls.adminKeyPem },
-  });
+  const writeKubeconfig = (caCertPem: string) =>
+    writeAdminKubeconfig(dataDir, { server: url, caCertPem, token: adminToken, clientCert: { certPem: tls.adminCertPem, keyPem: tls.adminKeyPem } });
+  const kubeconfigPath = await writeKubeconfig(servingCA);
+  if (options.tlsCertFile) {
+    // A renewal is served to new connections, and admin.kubeconfig trusts it from then on.
+    const renewed = (pair: { certPem: string; keyPem: string }) => {
+      http.setServingCertificate(pair.certPem, pair.keyPem);
+      writeKubeconfig(pair.certPem).catch((err: Error) => warn(`kapi: writing admin.kubeconfig: ${err.message}`));
+    };
+    unwatch = watchCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!, renewed, warn, 1000, servingFilesStamp);
+  }
   await publishMasterEndpoints(registry, bindAddress, address.port).catch((err: Error) => warn(`kapi: publishing the kubernetes Service's endpoints: ${err.message}`));
 
   let stopped = false;

@@ -27,6 +27,7 @@ interface ServeOptions {
   serviceClusterIpRange: string;
   serviceNodePortRange: string;
   converters?: string;
+  admissionHooks?: string;
   etcdServers?: string;
   etcdPrefix: string;
   etcdCafile?: string;
@@ -40,6 +41,13 @@ interface ServeOptions {
   auditPolicyFile?: string;
   auditLogPath?: string;
   v: string;
+}
+
+/** A boolean flag's value as Go's strconv.ParseBool reads it; anything else is an error. */
+function goBool(flag: string, value: string): boolean {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  throw new Error(`invalid argument ${JSON.stringify(value)} for "${flag}" flag: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
 }
 
 /** A repeatable flag's values. */
@@ -81,7 +89,7 @@ program
   .option('--tls-private-key-file <file>', "the key of --tls-cert-file")
   .option('--tls-san <names>', 'more DNS names or IP addresses for the certificate kapi makes (comma-separated, repeatable)', collect, [])
   .option('--client-ca-file <file>', "CA certificates whose client certificates authenticate (Common Name: user, Organizations: groups), besides kapi's own")
-  .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (false: 401)', (v: string) => v !== 'false', true)
+  .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (false: 401)', (v: string) => goBool('--anonymous-auth', v), true)
   .option('--service-account-issuer <url>', 'the issuer of the ServiceAccount tokens kapi issues (repeat: the first issues, all are accepted)', collect, [])
   .option('--service-account-signing-key-file <file>', 'the PEM private key ServiceAccount tokens are signed with (default: <data-dir>/pki/sa.key)')
   .option('--service-account-key-file <file>', 'a PEM file of more keys whose ServiceAccount tokens are accepted (repeatable)', collect, [])
@@ -91,6 +99,7 @@ program
   .option('--service-cluster-ip-range <cidr>', "the IPv4 range Services' cluster IPs are allocated from", '10.0.0.0/24')
   .option('--service-node-port-range <range>', 'the ports NodePort Services are allocated from', '30000-32767')
   .option('--converters <module>', 'an ES module whose default export maps CRD names to TypeScript/JavaScript converters')
+  .option('--admission-hooks <module>', 'an ES module whose default export is a list of admission hooks (webhook semantics, in the process)')
   .option('--etcd-servers <urls>', 'store in etcd instead of the embedded store: comma-separated endpoints, e.g. http://127.0.0.1:2379')
   .option('--etcd-prefix <prefix>', 'the etcd key prefix, so several installations can share one etcd', '/registry')
   .option('--etcd-cafile <file>', 'CA certificate to verify the etcd servers with')
@@ -118,6 +127,8 @@ program
     process.on('unhandledRejection', (err) => console.error('kapi: unhandled rejection:', err));
     process.on('uncaughtException', (err) => console.error('kapi: uncaught exception:', err));
     const converters = opts.converters ? (await import(pathToFileURL(resolve(opts.converters)).href)).default : undefined;
+    const admissionHooks = opts.admissionHooks ? (await import(pathToFileURL(resolve(opts.admissionHooks)).href)).default : undefined;
+    if (admissionHooks !== undefined && !Array.isArray(admissionHooks)) throw new Error(`${opts.admissionHooks}: the default export must be a list of admission hooks`);
     const kapi = await startKapi({
       dataDir: opts.dataDir,
       bindAddress: opts.bindAddress,
@@ -139,6 +150,7 @@ program
       serviceClusterIPRange: opts.serviceClusterIpRange,
       serviceNodePortRange: opts.serviceNodePortRange,
       converters,
+      admissionHooks,
       limits,
       requestLog: verbosity >= 2 ? (line) => process.stderr.write(line) : undefined,
       auditPolicyFile: opts.auditPolicyFile,

@@ -32,17 +32,34 @@ export function readCertificatePair(certFile: string, keyFile: string): Certific
   return { certPem, keyPem };
 }
 
-/** Watches the pair; `onChange` gets each new pair that belongs together. Returns the stop function. */
-export function watchCertificatePair(certFile: string, keyFile: string, onChange: (pair: CertificatePair) => void, warn: (message: string) => void, intervalMs = 1000): () => void {
-  const stamp = () => [certFile, keyFile].map((f) => {
-    try {
-      const s = statSync(f);
-      return `${s.mtimeMs}:${s.size}:${s.ino}`;
-    } catch {
-      return 'missing';
-    }
-  }).join('|');
-  let last = stamp();
+/** What the pair's files are now (modification time, size, inode): a change of either changes it. */
+export function certificatePairStamp(certFile: string, keyFile: string): string {
+  return [certFile, keyFile]
+    .map((f) => {
+      try {
+        const s = statSync(f);
+        return `${s.mtimeMs}:${s.size}:${s.ino}`;
+      } catch {
+        return 'missing';
+      }
+    })
+    .join('|');
+}
+
+/**
+ * Watches the pair; `onChange` gets each new pair that belongs together. `since`: the stamp of the files
+ * as they were read (default: as they are now). Returns the stop function.
+ */
+export function watchCertificatePair(
+  certFile: string,
+  keyFile: string,
+  onChange: (pair: CertificatePair) => void,
+  warn: (message: string) => void,
+  intervalMs = 1000,
+  since = certificatePairStamp(certFile, keyFile),
+): () => void {
+  const stamp = () => certificatePairStamp(certFile, keyFile);
+  let last = since;
   const check = () => {
     const now = stamp();
     if (now === last) return;
@@ -55,6 +72,8 @@ export function watchCertificatePair(certFile: string, keyFile: string, onChange
   };
   watchFile(certFile, { interval: intervalMs, persistent: false }, check);
   watchFile(keyFile, { interval: intervalMs, persistent: false }, check);
+  // A change since `since` (before the watch began) is taken now.
+  check();
   return () => {
     unwatchFile(certFile, check);
     unwatchFile(keyFile, check);

@@ -156,7 +156,7 @@ export class EncryptingStorage implements Storage {
     return this.rules.find((r) => r.matches(key))?.providers;
   }
 
-  /** Keys whose value at a revision was read in an old form (see isStale), bounded: a miss only costs a rewrite not made. */
+  /** Keys whose value at a revision was read in an old form (see isStale); a write or delete of the key ends it. */
   private readonly stale = new Map<string, number>();
 
   private open(kv: KeyValue): KeyValue;
@@ -166,10 +166,8 @@ export class EncryptingStorage implements Storage {
     const providers = this.providersFor(kv.key);
     const first = providers?.[0];
     const current = first === undefined || first.kind === 'identity' ? !kv.value.startsWith(PREFIX) : kv.value.startsWith(`${PREFIX}${first.kind}:v1:${first.keys[0].name}:`);
-    if (!current) {
-      if (this.stale.size >= 20_000) this.stale.clear();
-      this.stale.set(kv.key, kv.modRevision);
-    }
+    // At most one entry per stored object of the resources configured (which the caches hold anyway).
+    if (!current) this.stale.set(kv.key, kv.modRevision);
     if (!kv.value.startsWith(PREFIX)) return kv;
     return { ...kv, value: decrypt(providers ?? this.rules.flatMap((r) => r.providers), kv.key, kv.value) };
   }
@@ -197,18 +195,22 @@ export class EncryptingStorage implements Storage {
   }
 
   async create(key: string, value: string): Promise<KeyValue> {
+    this.stale.delete(key);
     const kv = await this.inner.create(key, this.seal(key, value));
     return { ...kv, value };
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
     const kv = await this.inner.update(key, this.seal(key, value), expectedModRevision);
+    this.stale.delete(key);
     return { ...kv, value };
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
     const result = await this.inner.delete(key, expectedModRevision);
-    return { ...result, prevKv: this.open(result.prevKv) };
+    const prevKv = this.open(result.prevKv);
+    this.stale.delete(key);
+    return { ...result, prevKv };
   }
 
   watch(prefix: string, afterRevision: number, listener: WatchListener): WatchHandle {
@@ -217,6 +219,7 @@ export class EncryptingStorage implements Storage {
         let opened;
         try {
           opened = events.map((e) => ({ ...e, kv: this.open(e.kv), prevKv: this.open(e.prevKv) }));
+          for (const e of events) if (e.type === 'DELETE') this.stale.delete(e.kv.key);
         } catch (err) {
           listener.onError(err as Error);
           return;

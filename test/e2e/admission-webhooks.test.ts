@@ -168,3 +168,41 @@ describe('admission webhooks', () => {
     assert.deepEqual([stored.failurePolicy, stored.matchPolicy, stored.timeoutSeconds, stored.namespaceSelector, stored.rules[0].scope], ['Fail', 'Equivalent', 10, {}, '*']);
   });
 });
+
+describe('admission hooks in the process', () => {
+  it('asks TypeScript hooks as webhooks are asked, with their answers applied the same way', async () => {
+    const requests: any[] = [];
+    const s = await startTestServer({
+      admissionHooks: [
+        {
+          name: 'owner.example.com',
+          type: 'Mutating',
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+          review(request) {
+            requests.push(request);
+            return { allowed: true, patch: [{ op: 'add', path: '/metadata/annotations', value: { owner: String((request.userInfo as any).username) } }], warnings: ['annotated in process'] };
+          },
+        },
+        {
+          name: 'names.example.com',
+          type: 'Validating',
+          rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+          review: (request) => ((request.object as any).metadata.name === 'forbidden' ? { allowed: false, status: { code: 422, reason: 'Invalid', message: 'that name is taken' } } : { allowed: true }),
+        },
+      ],
+    });
+    try {
+      const made = await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'fine' } } });
+      assert.equal(made.status, 201, made.text);
+      assert.deepEqual(made.json.metadata.annotations, { owner: 'kapi-admin' });
+      assert.match(String(made.headers.warning), /annotated in process/);
+      assert.deepEqual([requests[0].operation, requests[0].kind, requests[0].namespace], ['CREATE', { group: '', version: 'v1', kind: 'ConfigMap' }, 'default']);
+      const refused = await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'forbidden' } } });
+      assert.deepEqual([refused.status, refused.json.reason, refused.json.message], [422, 'Invalid', 'admission webhook "names.example.com" denied the request: that name is taken']);
+      assert.equal((await s.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'forbidden' } } })).status, 201, 'the rules decide what a hook sees');
+    } finally {
+      await s.stop();
+    }
+    await assert.rejects(startTestServer({ admissionHooks: [{ name: 'x', type: 'Sometimes', rules: [], review: () => ({ allowed: true }) } as never] }), /admission hook 0 \(x\): type must be Mutating or Validating/);
+  });
+});

@@ -238,6 +238,33 @@ describe('RBAC decisions', () => {
     assert.deepEqual(wrong, []);
   });
 
+  it('does not let a rule for one name be granted as a rule for every name', async () => {
+    const role = await s.request('POST', `${rbac}/clusterroles`, {
+      body: {
+        metadata: { name: 'one-secret-and-roles' },
+        rules: [
+          { apiGroups: [''], resources: ['secrets'], resourceNames: ['one'], verbs: ['get'] },
+          { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create'] },
+        ],
+      },
+    });
+    assert.equal(role.status, 201, role.text);
+    const binding = await s.request('POST', `${rbac}/namespaces/default/rolebindings`, {
+      body: { metadata: { name: 'carl' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'one-secret-and-roles' }, subjects: [{ kind: 'User', name: 'carl' }] },
+    });
+    assert.equal(binding.status, 201, binding.text);
+    let out = { code: 0, stdout: '', stderr: '' };
+    for (let i = 0; i < 100; i++) {
+      out = await s.kubectl(['--as', 'carl', 'create', 'role', 'all-secrets', '--verb=get', '--resource=secrets', '-n', 'default']);
+      if (/attempting to grant/.test(out.stderr) || out.code === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.notEqual(out.code, 0, 'carl may get one Secret, not grant getting them all');
+    assert.match(out.stderr, /roles\.rbac\.authorization\.k8s\.io "all-secrets" is forbidden: user "carl" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}/);
+    const named = await s.kubectl(['--as', 'carl', 'create', 'role', 'the-one', '--verb=get', '--resource=secrets', '--resource-name=one', '-n', 'default']);
+    assert.equal(named.code, 0, named.stderr);
+  });
+
   it('lets a user allowed one name get and watch it (the name of a fieldSelector), not list them all', async () => {
     const tokens = tokenFile();
     const t = await startTestServer({ tokenAuthFile: tokens.path });
@@ -282,7 +309,6 @@ describe('RBAC objects\' validation', () => {
       'rules[0].verbs: Required value: verbs must contain at least one value',
       'rules[1].nonResourceURLs: Invalid value: ["/healthz"]: namespaced rules cannot apply to non-resource URLs',
       'rules[2].apiGroups: Required value: resource rules must supply at least one api group',
-      'rules[2].resourceNames: Required value: resource names cannot apply to multiple resources',
     ]);
     const binding = await s.request('POST', `${rbac}/clusterrolebindings`, {
       body: { metadata: { name: 'bad' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'x' }, subjects: [{ kind: 'ServiceAccount', name: 'sa' }, { kind: 'Robot', name: 'r' }] },

@@ -155,6 +155,13 @@ describe('ServiceAccount tokens', () => {
     assert.equal((await whoami(s, vault)).status, 401, 'a token for another audience does not authenticate here');
     const review = await s.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: vault, audiences: ['vault', 'other'] } } });
     assert.deepEqual([review.json.status.authenticated, review.json.status.user.username, review.json.status.audiences], [true, 'system:serviceaccount:team:builder', ['vault']]);
+    // A static token is good for the API server's audience only.
+    const admin = await s.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: s.kapi.adminToken, audiences: ['vault'] } } });
+    assert.equal(admin.json.status.authenticated, undefined);
+    // A token may be bound to any Secret of the namespace.
+    assert.equal((await s.request('POST', '/api/v1/namespaces/team/secrets', { body: { metadata: { name: 'plain' } } })).status, 201);
+    const bound = await s.request('POST', `${sa('team')}/builder/token`, { body: { spec: { boundObjectRef: { apiVersion: 'v1', kind: 'Secret', name: 'plain' } } } });
+    assert.equal(bound.status, 201, bound.text);
     const here = (await s.request('POST', `${sa('team')}/builder/token`, { body: { spec: {} } })).json.status.token;
     const tampered = `${here.slice(0, -4)}AAAA`;
     assert.equal((await whoami(s, tampered)).status, 401);

@@ -26,16 +26,43 @@ import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 
 const GROUP = 'admissionregistration.k8s.io';
 
+/**
+ * An admission hook in the process (--admission-hooks): matched as a webhook is (`rules`, selectors), given
+ * the AdmissionReview's `request` and answering what a webhook's `response` says (`allowed`, `status`,
+ * `warnings`; a mutating hook's `patch` as JSONPatch operations), without a server or a certificate.
+ */
+export interface AdmissionHook {
+  name: string;
+  type: 'Mutating' | 'Validating';
+  rules: unknown[];
+  namespaceSelector?: LabelSelectorSpec;
+  objectSelector?: LabelSelectorSpec;
+  failurePolicy?: 'Fail' | 'Ignore';
+  sideEffects?: 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
+  review(request: JsonRecord): AdmissionHookResponse | Promise<AdmissionHookResponse>;
+}
+
+export interface AdmissionHookResponse {
+  allowed: boolean;
+  status?: { code?: number; reason?: string; message?: string };
+  warnings?: string[];
+  /** JSONPatch operations on the object (mutating hooks), or their base64 JSON as a webhook sends them. */
+  patch?: unknown[] | string;
+}
+
 export interface WebhookAdmissionOptions {
   validating: RestStore;
   mutating: RestStore;
   namespaces: RestStore;
   resolveService: ServiceResolver;
+  /** Hooks in the process, asked before the stored webhooks. */
+  hooks?: AdmissionHook[];
 }
 
 interface Hook {
   configuration: string;
   webhook: JsonRecord;
+  review?: AdmissionHook['review'];
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
@@ -73,9 +100,26 @@ const labelsOf = (o: KObject | undefined) => (isRecord(o?.metadata?.labels) ? (o
 /** A failure to call a webhook (not its answer): what failurePolicy decides on. */
 class CallError extends Error {}
 
+/** Admission hooks' shapes, checked before anything opens: a clear error rather than a failure on the first write. */
+export function checkAdmissionHooks(hooks: readonly AdmissionHook[]): void {
+  hooks.forEach(checkHook);
+}
+
+function checkHook(h: AdmissionHook, i: number): void {
+  const what = `admission hook ${i}${typeof h?.name === 'string' ? ` (${h.name})` : ''}`;
+  if (typeof h?.name !== 'string' || h.name === '') throw new Error(`${what}: needs a name`);
+  if (h.type !== 'Mutating' && h.type !== 'Validating') throw new Error(`${what}: type must be Mutating or Validating`);
+  if (!Array.isArray(h.rules) || h.rules.length === 0) throw new Error(`${what}: needs rules (operations, apiGroups, apiVersions, resources), as a webhook's`);
+  if (typeof h.review !== 'function') throw new Error(`${what}: needs a review(request) function`);
+}
+
 export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin[] {
+  const inProcess = (type: AdmissionHook['type']): Hook[] =>
+    (opts.hooks ?? [])
+      .filter((h) => h.type === type)
+      .map((h) => ({ configuration: '', webhook: { sideEffects: 'None', failurePolicy: 'Fail', ...(h as unknown as JsonRecord) }, review: h.review.bind(h) }));
   const hooksOf = (store: RestStore): Hook[] => {
-    const out: Hook[] = [];
+    const out: Hook[] = inProcess(store === opts.mutating ? 'Mutating' : 'Validating');
     for (const { object } of store.cache.list().items) for (const webhook of records(object.webhooks)) out.push({ configuration: object.metadata.name, webhook });
     return out;
   };
@@ -128,6 +172,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
       options: { kind: a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...(a.dryRun ? { dryRun: ['All'] } : {}) },
     };
     const apiVersion = `admission.k8s.io/${reviewVersion}`;
+    if (hook.review) return answered(hook, a, mutating, uid, await askInProcess(hook.review, request, uid));
     const body = stringifyJson({ kind: 'AdmissionReview', apiVersion, request });
     let reply: { status: number; body: string };
     let url = '';
@@ -151,17 +196,22 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     if (reviewVersion === 'v1' && (review.apiVersion !== apiVersion || review.kind !== 'AdmissionReview')) {
       throw new CallError(`expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${String(review.apiVersion ?? '')}, Kind=${String(review.kind ?? '')}`);
     }
-    const response = isRecord(review.response) ? review.response : undefined;
+    return answered(hook, a, mutating, uid, isRecord(review.response) ? review.response : undefined);
+  };
+
+  /** What a webhook's (or hook's) response means: a denial, the patched object, or nothing to change. */
+  const answered = (hook: Hook, a: AdmissionAttributes, mutating: boolean, uid: string, response: JsonRecord | undefined): KObject | undefined => {
+    const name = String(hook.webhook.name);
     if (!response) throw new CallError('webhook response was absent');
     if (response.uid !== uid) throw new CallError(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ''))}`);
     for (const warning of strings(response.warnings)) a.warnings?.push(warning.slice(0, 1024));
     if (response.allowed !== true) throw denied(name, isRecord(response.status) ? response.status : undefined);
     if (response.patch === undefined || response.patch === null) return undefined;
     if (!mutating) throw new CallError('validating webhook may not return a patch');
-    if (response.patchType !== 'JSONPatch') throw new CallError(`unsupported patch type ${JSON.stringify(String(response.patchType ?? ''))}`);
+    if (!hook.review && response.patchType !== 'JSONPatch') throw new CallError(`unsupported patch type ${JSON.stringify(String(response.patchType ?? ''))}`);
     let patched: KObject;
     try {
-      const ops = decodeJsonPatch(parseJson(Buffer.from(String(response.patch), 'base64').toString('utf8')));
+      const ops = decodeJsonPatch(Array.isArray(response.patch) ? response.patch : parseJson(Buffer.from(String(response.patch), 'base64').toString('utf8')));
       patched = structuredClone(a.object!) as KObject;
       applyJsonPatch(patched as never, ops);
     } catch (err) {
@@ -211,6 +261,18 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     },
   };
   return [mutatingPlugin, validatingPlugin];
+}
+
+/** An in-process hook's answer, as a response to this review (what it throws is a failure to call it). */
+async function askInProcess(review: NonNullable<Hook['review']>, request: JsonRecord, uid: string): Promise<JsonRecord> {
+  let answer: unknown;
+  try {
+    answer = await review(structuredClone(request));
+  } catch (err) {
+    throw new CallError(`admission hook failed: ${(err as Error)?.message ?? String(err)}`);
+  }
+  if (!isRecord(answer)) throw new CallError('admission hook returned no response');
+  return { ...answer, uid };
 }
 
 /** upstream's ToStatusErr: the webhook's Status, its message prefixed with who denied. */

@@ -216,14 +216,14 @@ export class ServiceAccountTokens {
     const ns = typeof k.namespace === 'string' ? k.namespace : '';
     const sa = isRecord(k.serviceaccount) ? k.serviceaccount : {};
     const account = typeof sa.name === 'string' ? await get('serviceaccounts', ns, sa.name) : undefined;
-    if (!account || account.metadata.uid !== sa.uid || account.metadata.deletionTimestamp) return 'invalid';
+    if (!alive(account, sa.uid)) return 'invalid';
     const extra: Record<string, string[]> = {};
     if (typeof payload.jti === 'string') extra['authentication.kubernetes.io/credential-id'] = [`JTI=${payload.jti}`];
     for (const [kind, resource] of [['pod', 'pods'], ['secret', 'secrets'], ['node', 'nodes']] as const) {
       const ref = k[kind];
       if (!isRecord(ref)) continue;
       const bound = typeof ref.name === 'string' ? await get(resource, kind === 'node' ? undefined : ns, ref.name) : undefined;
-      if (!bound || bound.metadata.uid !== ref.uid || bound.metadata.deletionTimestamp) return 'invalid';
+      if (!alive(bound, ref.uid)) return 'invalid';
       if (kind !== 'secret') {
         extra[`authentication.kubernetes.io/${kind}-name`] = [String(ref.name)];
         extra[`authentication.kubernetes.io/${kind}-uid`] = [String(ref.uid)];
@@ -243,8 +243,11 @@ export class ServiceAccountTokens {
     const data = isRecord(secret?.data) ? secret.data : {};
     if (!secret || typeof data.token !== 'string' || Buffer.from(data.token, 'base64').toString('utf8') !== token) return 'invalid';
     const account = await get('serviceaccounts', ns, claim('service-account.name'));
-    if (!account || account.metadata.uid !== claim('service-account.uid') || account.metadata.deletionTimestamp) return 'invalid';
-    return { user: accountUser(account, {}), audiences };
+    if (!alive(account, claim('service-account.uid'))) return 'invalid';
+    // A legacy token names no audience: it is good for the API server's own only.
+    const good = audiences.filter((a) => this.apiAudiences.includes(a));
+    if (good.length === 0) return 'invalid';
+    return { user: accountUser(account, {}), audiences: good };
   }
 
   private async verified(token: string, checks: { issuer: string | string[]; audience?: string[] }): Promise<Record<string, unknown> | undefined> {
@@ -257,6 +260,16 @@ export class ServiceAccountTokens {
     }
     return undefined;
   }
+}
+
+/**
+ * Whether an object a token names is still there for it: present, the same uid, and not deleted more than
+ * a minute ago (upstream's invalidIfDeletedBefore: a pod's token works through its graceful termination).
+ */
+function alive(obj: KObject | undefined, uid: unknown): obj is KObject {
+  if (!obj || obj.metadata.uid !== uid) return false;
+  const deleted = obj.metadata.deletionTimestamp;
+  return !deleted || Date.parse(String(deleted)) > Date.now() - 60_000;
 }
 
 function accountUser(account: KObject, extra: Record<string, string[]>): UserInfo {

@@ -67,7 +67,9 @@ export function rbacEscalationCheck(authorizer: Authorizer, resolver: RbacResolv
       if (await allowed(a, 'escalate', resource, a.operation === 'CREATE' ? '' : a.name)) return;
       const lacking = missing(a, rulesOf(obj));
       if (lacking) throw errors.forbidden(gr, a.name, lacking);
-      if (resource === 'clusterroles' && isRecord(obj.aggregationRule) && missing(a, FULL_AUTHORITY)) {
+      // Setting an aggregationRule, or taking one away, needs every permission (hasAggregationRule of either).
+      const aggregates = isRecord(obj.aggregationRule) || (a.operation === 'UPDATE' && isRecord(a.oldObject?.aggregationRule));
+      if (resource === 'clusterroles' && aggregates && missing(a, FULL_AUTHORITY)) {
         throw errors.forbidden(gr, a.name, 'must have cluster-admin privileges to use the aggregationRule');
       }
       return;

@@ -141,12 +141,29 @@ function ruleCovers(owner: PolicyRule, wanted: PolicyRule): boolean {
   if (!groups.includes(ALL) && !(wanted.apiGroups ?? []).every((g) => groups.includes(g))) return false;
   if (!resourcesCover(owner.resources ?? [], wanted.resources ?? [])) return false;
   if (!urlsCover(owner.nonResourceURLs ?? [], wanted.nonResourceURLs ?? [])) return false;
-  return !owner.resourceNames?.length || (wanted.resourceNames ?? []).every((n) => owner.resourceNames!.includes(n));
+  // A rule for every name is covered only by one for every name.
+  if (!wanted.resourceNames?.length) return !owner.resourceNames?.length;
+  return !owner.resourceNames?.length || wanted.resourceNames.every((n) => owner.resourceNames!.includes(n));
 }
+
+/** Beyond this many broken-down rules, a rule no single held rule covers is reported whole (its expansion is the writer's to pay). */
+const MAX_BREAKDOWN = 10_000;
 
 /** Covers: the broken-down rules of `wanted` that no rule of `owner` covers (none: owner holds them all). */
 export function uncovered(owner: readonly PolicyRule[], wanted: readonly PolicyRule[]): PolicyRule[] {
-  return wanted.flatMap(breakdown).filter((r) => !owner.some((o) => ruleCovers(o, r)));
+  const out: PolicyRule[] = [];
+  for (const rule of wanted) {
+    // Covered whole by one held rule: nothing to break down.
+    if (owner.some((o) => ruleCovers(o, rule))) continue;
+    const size =
+      (rule.apiGroups?.length ?? 0) * (rule.resources?.length ?? 0) * rule.verbs.length * Math.max(1, rule.resourceNames?.length ?? 0) + (rule.nonResourceURLs?.length ?? 0) * rule.verbs.length;
+    if (size > MAX_BREAKDOWN) {
+      out.push(rule);
+      continue;
+    }
+    for (const r of breakdown(rule)) if (!owner.some((o) => ruleCovers(o, r))) out.push(r);
+  }
+  return out;
 }
 
 /** CompactRules: rules of one group and resource (no names or URLs) that differ only in verbs become one. */

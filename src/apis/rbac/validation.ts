@@ -1,6 +1,6 @@
 /**
  * RBAC objects' validation, as upstream's rbac validation: rules with verbs, and either resources (with
- * API groups; resource names for one resource only) or non-resource URLs (not in namespaced Roles);
+ * API groups) or non-resource URLs (not in namespaced Roles);
  * an aggregationRule with at least one selector; bindings whose roleRef names a Role or ClusterRole of
  * this group (a ClusterRoleBinding a ClusterRole) and never changes, and whose subjects are Users or
  * Groups of this group or ServiceAccounts (with a namespace in a ClusterRoleBinding).
@@ -29,7 +29,6 @@ function ruleErrors(rules: unknown, namespaced: boolean): FieldError[] {
     }
     if (list(rule.apiGroups).length === 0) errs.push(field.required(`${p}.apiGroups`, 'resource rules must supply at least one api group'));
     if (list(rule.resources).length === 0) errs.push(field.required(`${p}.resources`, 'resource rules must supply at least one resource'));
-    if (list(rule.resourceNames).length > 0 && list(rule.resources).length > 1) errs.push(field.required(`${p}.resourceNames`, 'resource names cannot apply to multiple resources'));
   });
   return errs;
 }

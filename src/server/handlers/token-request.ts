@@ -48,9 +48,6 @@ export async function serveTokenRequest(ctx: HandlerContext): Promise<void> {
     if (kind === 'Pod' && (bound.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName !== name) {
       throw errors.badRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to pod running with different serviceaccount name.`);
     }
-    if (kind === 'Secret' && bound.metadata.annotations?.['kubernetes.io/service-account.name'] !== name) {
-      throw errors.badRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to secret that references a different serviceaccount.`);
-    }
     if (typeof ref.uid === 'string' && ref.uid !== '' && ref.uid !== bound.metadata.uid) {
       throw new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${kind} ${JSON.stringify(refName)}: the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`, { name: refName, kind });
     }
