@@ -153,6 +153,46 @@ describe('admission webhooks', () => {
     assert.equal(failed.json.message, `Internal error occurred: failed calling webhook "slow-failing.example.com": failed to call webhook: Post "https://127.0.0.1:${port}/slow?timeout=1s": context deadline exceeded`);
   });
 
+  it('calls a webhook only when its matchConditions hold, and refuses conditions that do not compile', async () => {
+    const conditioned = await s.request('POST', `${ADMISSION}/validatingwebhookconfigurations`, {
+      body: {
+        metadata: { name: 'conditioned' },
+        webhooks: [
+          {
+            name: 'cond.example.com',
+            rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['limitranges'] }],
+            clientConfig: { url: `https://127.0.0.1:${port}/deny`, caBundle },
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+            matchConditions: [
+              { name: 'not-the-admin-group', expression: "!('system:masters' in request.userInfo.groups) || object.metadata.name.startsWith('check-')" },
+              { name: 'labelled', expression: "has(object.metadata.labels) && object.metadata.labels['check'] == 'yes'" },
+            ],
+          },
+        ],
+      },
+    });
+    assert.equal(conditioned.status, 201, conditioned.text);
+    const cache = s.kapi.registry.lookup('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations')!.store.cache;
+    for (let i = 0; i < 200 && !cache.get('/registry/admissionregistration.k8s.io/validatingwebhookconfigurations/conditioned'); i++) await new Promise((r) => setTimeout(r, 10));
+    const create = (name: string, labels?: Record<string, string>) => s.request('POST', '/api/v1/namespaces/default/limitranges', { body: { metadata: { name, labels }, spec: { limits: [] } } });
+    assert.equal((await create('check-unlabelled')).status, 201, 'the second condition does not hold');
+    assert.equal((await create('other', { check: 'yes' })).status, 201, 'the first condition does not hold for the admin');
+    const denied = await create('check-labelled', { check: 'yes' });
+    assert.deepEqual([denied.status, denied.json.message], [403, 'admission webhook "cond.example.com" denied the request: no labels like that']);
+    const bad = await s.request('POST', `${ADMISSION}/validatingwebhookconfigurations`, {
+      body: {
+        metadata: { name: 'bad-conditions' },
+        webhooks: [{ ...conditioned.json.webhooks[0], matchConditions: [{ name: 'x', expression: "'a' + 'b'" }, { name: 'x', expression: 'nope(' }] }],
+      },
+    });
+    assert.equal(bad.status, 422);
+    const messages = bad.json.details.causes.map((c: any) => `${c.field}: ${c.message}`);
+    assert.equal(messages[0], `webhooks[0].matchConditions[0].expression: Invalid value: "'a' + 'b'": must evaluate to bool`);
+    assert.equal(messages[1], 'webhooks[0].matchConditions[1].name: Duplicate value: "x"');
+    assert.match(messages[2], /^webhooks\[0\]\.matchConditions\[1\]\.expression: Invalid value: "nope\(": compilation failed: ERROR: <input>:1:/);
+  });
+
   it('validates webhook configurations with upstream\'s messages', async () => {
     const bad = await s.request('POST', `${ADMISSION}/validatingwebhookconfigurations`, {
       body: { metadata: { name: 'bad' }, webhooks: [{ name: 'short.name', rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }], clientConfig: { url: 'http://127.0.0.1/x' }, admissionReviewVersions: ['v1'], timeoutSeconds: 31 }] },
@@ -202,6 +242,36 @@ describe('admission hooks in the process', () => {
       assert.equal((await s.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'forbidden' } } })).status, 201, 'the rules decide what a hook sees');
     } finally {
       await s.stop();
+    }
+    // Reinvocation: the first hook asks to be called again when a later one changes the object.
+    let calls = 0;
+    const r = await startTestServer({
+      admissionHooks: [
+        {
+          name: 'first.example.com',
+          type: 'Mutating',
+          reinvocationPolicy: 'IfNeeded',
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+          review: (request) => {
+            if ((request.object as any).metadata.name === 'twice') calls++;
+            const labels = (request.object as any).metadata.labels ?? {};
+            return { allowed: true, patch: [{ op: 'add', path: '/metadata/labels', value: { ...labels, seen: labels.second ? 'second' : 'none' } }] };
+          },
+        },
+        {
+          name: 'second.example.com',
+          type: 'Mutating',
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+          review: () => ({ allowed: true, patch: [{ op: 'add', path: '/metadata/labels/second', value: 'yes' }] }),
+        },
+      ],
+    });
+    try {
+      const made = await r.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'twice' } } });
+      assert.equal(made.status, 201, made.text);
+      assert.deepEqual([calls, made.json.metadata.labels], [2, { seen: 'second', second: 'yes' }]);
+    } finally {
+      await r.stop();
     }
     await assert.rejects(startTestServer({ admissionHooks: [{ name: 'x', type: 'Sometimes', rules: [], review: () => ({ allowed: true }) } as never] }), /admission hook 0 \(x\): type must be Mutating or Validating/);
   });

@@ -9,6 +9,7 @@ import { field, type FieldError } from '../../machinery/field-errors.js';
 import { isDNS1123Subdomain } from '../../machinery/validation.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { isRecord, records } from '../../util/json-object.js';
+import { matchConditionErrors } from './match-conditions.js';
 
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
 const SCOPES = ['*', 'Cluster', 'Namespaced'];
@@ -100,6 +101,7 @@ function webhookErrors(w: Record<string, unknown>, path: string, mutating: boole
     errs.push(field.invalid(`${path}.timeoutSeconds`, w.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'));
   }
   errs.push(...clientConfigErrors(w.clientConfig, `${path}.clientConfig`));
+  errs.push(...matchConditionErrors(w.matchConditions, `${path}.matchConditions`));
   return errs;
 }
 

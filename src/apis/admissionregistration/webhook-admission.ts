@@ -10,8 +10,12 @@
  * (failurePolicy Fail) or is skipped (Ignore). A dry run is refused by webhooks with side effects. Writes of
  * the admission configuration kinds themselves are never sent to webhooks.
  *
+ * matchConditions (CEL over object, oldObject and request) must all hold for a webhook to be called.
+ *
+ * A mutating webhook with reinvocationPolicy IfNeeded is called again when a later one changed the object.
+ *
  * Not yet: matchPolicy Equivalent's other versions (a webhook is matched on the version written),
- * matchConditions, reinvocation, admission metrics.
+ * admission metrics.
  */
 import { randomUUID } from 'node:crypto';
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
@@ -19,10 +23,12 @@ import { applyJsonPatch, decodeJsonPatch } from '../../machinery/json-patch.js';
 import { parseJson, stringifyJson } from '../../machinery/json.js';
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
 import { postJson, webhookTarget, type ServiceResolver } from '../../machinery/webhook-client.js';
+import { matchConditionsHold } from './match-conditions.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
+import { deepEqual } from '../../util/deep-equal.js';
 
 const GROUP = 'admissionregistration.k8s.io';
 
@@ -39,6 +45,8 @@ export interface AdmissionHook {
   objectSelector?: LabelSelectorSpec;
   failurePolicy?: 'Fail' | 'Ignore';
   sideEffects?: 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
+  /** A mutating hook's: IfNeeded asks it again when a later hook or webhook changed the object. */
+  reinvocationPolicy?: 'Never' | 'IfNeeded';
   review(request: JsonRecord): AdmissionHookResponse | Promise<AdmissionHookResponse>;
 }
 
@@ -152,25 +160,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     const uid = randomUUID();
     const timeoutSeconds = typeof w.timeoutSeconds === 'number' ? w.timeoutSeconds : 10;
     const clientConfig = isRecord(w.clientConfig) ? w.clientConfig : {};
-    const user = a.user;
-    const name0 = a.name || (a.operation === 'CREATE' ? String(a.object?.metadata?.name ?? '') : '');
-    const request: JsonRecord = {
-      uid,
-      kind: a.kind,
-      resource: a.resource,
-      ...(a.subresource ? { subResource: a.subresource } : {}),
-      requestKind: a.kind,
-      requestResource: a.resource,
-      ...(a.subresource ? { requestSubResource: a.subresource } : {}),
-      ...(name0 ? { name: name0 } : {}),
-      ...(a.namespace ? { namespace: a.namespace } : {}),
-      operation: a.operation,
-      userInfo: user ? { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } : {},
-      object: a.object ?? null,
-      oldObject: a.oldObject ?? null,
-      dryRun: a.dryRun,
-      options: { kind: a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...(a.dryRun ? { dryRun: ['All'] } : {}) },
-    };
+    const request = reviewRequest(a, uid);
     const apiVersion = `admission.k8s.io/${reviewVersion}`;
     if (hook.review) return answered(hook, a, mutating, uid, await askInProcess(hook.review, request, uid));
     const body = stringifyJson({ kind: 'AdmissionReview', apiVersion, request });
@@ -220,9 +210,17 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     return patched;
   };
 
-  /** Runs one webhook, with its failure policy; a CallError with Fail is upstream's internal error. */
+  /** Runs one webhook (when its matchConditions hold), with its failure policy; a CallError with Fail is upstream's internal error. */
   const run = async (hook: Hook, a: AdmissionAttributes, mutating: boolean): Promise<KObject | undefined> => {
     try {
+      const held = matchConditionsHold(hook.webhook.matchConditions, { object: a.object, oldObject: a.oldObject, request: reviewRequest(a, '') });
+      if (held === false) return undefined;
+      if (typeof held === 'string') {
+        if (hook.webhook.failurePolicy === 'Ignore') return undefined;
+        // As upstream: conditions that cannot be evaluated fail closed, a 403 naming the webhook.
+        const name = a.name || String(a.object?.metadata?.name ?? '');
+        throw errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, name, `failed calling webhook ${JSON.stringify(String(hook.webhook.name))}: failed evaluating match conditions, failing closed: ${held}`);
+      }
       return await call(hook, a, mutating);
     } catch (err) {
       if (!(err instanceof CallError)) throw err;
@@ -237,7 +235,20 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
       const hooks = matching(opts.mutating, a);
       if (hooks.length === 0 || !a.object) return;
       return (async () => {
+        // reinvocationPolicy IfNeeded: a webhook called before a later one changed the object is called
+        // once more, after the others (upstream's reinvocation, one extra round).
+        let lastChange = -1;
+        const calledAt = new Map<Hook, number>();
+        for (const [i, hook] of hooks.entries()) {
+          calledAt.set(hook, i);
+          const patched = await run(hook, a, true);
+          if (patched && !deepEqual(patched, a.object)) {
+            replaceContents(a.object!, patched);
+            lastChange = i;
+          }
+        }
         for (const hook of hooks) {
+          if (hook.webhook.reinvocationPolicy !== 'IfNeeded' || calledAt.get(hook)! >= lastChange) continue;
           const patched = await run(hook, a, true);
           if (patched) replaceContents(a.object!, patched);
         }
@@ -261,6 +272,29 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     },
   };
   return [mutatingPlugin, validatingPlugin];
+}
+
+/** The AdmissionReview's request for this write, as upstream builds it. */
+function reviewRequest(a: AdmissionAttributes, uid: string): JsonRecord {
+  const user = a.user;
+  const name = a.name || (a.operation === 'CREATE' ? String(a.object?.metadata?.name ?? '') : '');
+  return {
+    uid,
+    kind: a.kind,
+    resource: a.resource,
+    ...(a.subresource ? { subResource: a.subresource } : {}),
+    requestKind: a.kind,
+    requestResource: a.resource,
+    ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+    ...(name ? { name } : {}),
+    ...(a.namespace ? { namespace: a.namespace } : {}),
+    operation: a.operation,
+    userInfo: user ? { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } : {},
+    object: a.object ?? null,
+    oldObject: a.oldObject ?? null,
+    dryRun: a.dryRun,
+    options: { kind: a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...(a.dryRun ? { dryRun: ['All'] } : {}) },
+  };
 }
 
 /** An in-process hook's answer, as a response to this review (what it throws is a failure to call it). */

@@ -1,0 +1,99 @@
+/**
+ * A webhook's matchConditions: CEL expressions over `object`, `oldObject` and `request` (the
+ * AdmissionReview's request), all of which must be true for the webhook to be called, as upstream's
+ * matchconditions matcher. Expressions are checked when a configuration is written (compile errors and
+ * a result that is not bool are refused) and compiled once; each evaluation is metered at upstream's
+ * per-call cost limit.
+ */
+import type { Environment } from '@marcbachmann/cel-js';
+import { field, type FieldError } from '../../machinery/field-errors.js';
+import { isQualifiedName } from '../../machinery/validation.js';
+import { baseEnvironment, formatIssue, metered, PER_CALL_LIMIT, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
+import { isRecord, records } from '../../util/json-object.js';
+
+type Program = ((ctx?: Record<string, unknown>) => unknown) & { check(): { valid: boolean; type?: string; error?: unknown } };
+
+let env: Environment | undefined;
+const compiled = new Map<string, Program | string>();
+const MAX_COMPILED = 10_000;
+
+function environment(): Environment {
+  env ??= baseEnvironment().clone().registerVariable('object', 'dyn').registerVariable('oldObject', 'dyn').registerVariable('request', 'dyn');
+  return env;
+}
+
+/** The program of an expression, or what is wrong with it (cel-go's issues text). */
+function compile(expression: string): Program | string {
+  let prog = compiled.get(expression);
+  if (prog !== undefined) return prog;
+  try {
+    const p = environment().parse(rewriteSource(expression).src) as unknown as Program;
+    const r = p.check();
+    prog = !r.valid ? `compilation failed: ${formatIssue(expression, r.error)}` : r.type !== 'bool' && r.type !== 'dyn' ? 'must evaluate to bool' : p;
+  } catch (err) {
+    prog = `compilation failed: ${formatIssue(expression, err)}`;
+  }
+  if (compiled.size >= MAX_COMPILED) compiled.clear();
+  compiled.set(expression, prog);
+  return prog;
+}
+
+/** validateMatchConditions: named (qualified names, unique), each a bool expression that compiles. */
+export function matchConditionErrors(conditions: unknown, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const list = records(conditions);
+  if (list.length > 64) errs.push(field.tooMany(path, list.length, 64));
+  const names = new Set<string>();
+  list.forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    const name = typeof c.name === 'string' ? c.name : '';
+    if (!name) errs.push(field.required(`${p}.name`, ''));
+    else {
+      for (const msg of isQualifiedName(name)) errs.push(field.invalid(`${p}.name`, name, msg));
+      if (names.has(name)) errs.push(field.duplicate(`${p}.name`, name));
+      names.add(name);
+    }
+    const expression = typeof c.expression === 'string' ? c.expression : '';
+    if (!expression.trim()) errs.push(field.required(`${p}.expression`, ''));
+    else {
+      const prog = compile(expression);
+      if (typeof prog === 'string') errs.push(field.invalid(`${p}.expression`, expression, prog));
+    }
+  });
+  return errs;
+}
+
+/** JSON as CEL sees it: whole numbers are ints. */
+function celValue(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
+  if (Array.isArray(v)) return v.map(celValue);
+  if (isRecord(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = celValue(x);
+    return out;
+  }
+  return v;
+}
+
+/**
+ * Whether every condition holds: true, false (one does not: skip the webhook), or the error text of the
+ * first that could not be evaluated (the failure policy decides).
+ */
+export function matchConditionsHold(conditions: unknown, vars: { object: unknown; oldObject: unknown; request: unknown }): true | false | string {
+  const list = records(conditions);
+  if (list.length === 0) return true;
+  const ctx = { object: celValue(vars.object ?? null), oldObject: celValue(vars.oldObject ?? null), request: celValue(vars.request) };
+  let error: string | undefined;
+  for (const c of list) {
+    const prog = compile(String(c.expression ?? ''));
+    if (typeof prog === 'string') {
+      error ??= `expression '${String(c.name)}' resulted in error: ${prog}`;
+      continue;
+    }
+    const r = metered(PER_CALL_LIMIT, () => prog(ctx));
+    if (r.error !== undefined) error ??= `expression '${String(c.name)}' resulted in error: ${runtimeMessage(r.error)}`;
+    else if (r.value === false) return false;
+    else if (r.value !== true) error ??= `expression '${String(c.name)}' resulted in error: must evaluate to bool`;
+  }
+  return error ?? true;
+}
