@@ -304,11 +304,21 @@ function createCA(now: number): LoadedCA {
 }
 
 function issueServingCert(ca: LoadedCA, hosts: Host[], now: number): { certPem: string; keyPem: string } {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const sans = hosts.map((h) => (h.kind === 'dns' ? tlv(0x82, Buffer.from(h.name, 'ascii')) : tlv(0x87, h.bytes)));
+  return issueLeaf(ca, name(SERVING_CN), OID.serverAuth, [extension(OID.subjectAltName, false, seq(...sans))], now);
+}
+
+/** A client certificate: Common Name the user, Organizations the groups (upstream's x509 user conversion). */
+function issueClientCert(ca: LoadedCA, commonName: string, organizations: string[], now: number): { certPem: string; keyPem: string } {
+  return issueLeaf(ca, name(commonName, organizations), OID.clientAuth, [], now);
+}
+
+/** A certificate the CA signs for a new P-256 key, for one extended key usage (serving or client). */
+function issueLeaf(ca: LoadedCA, subject: Buffer, usage: string, more: Buffer[], now: number): { certPem: string; keyPem: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const der = buildCertificate({
     issuer: ca.subject,
-    subject: name(SERVING_CN),
+    subject,
     publicKey,
     signingKey: ca.key,
     notBefore: now - BACKDATE_MS,
@@ -319,29 +329,8 @@ function issueServingCert(ca: LoadedCA, hosts: Host[], now: number): { certPem: 
       extension(OID.basicConstraints, true, seq()),
       // digitalSignature only: ECDSA keys sign the TLS handshake.
       extension(OID.keyUsage, true, bitString(Buffer.from([0x80]), 7)),
-      extension(OID.extKeyUsage, false, seq(oid(OID.serverAuth))),
-      extension(OID.subjectAltName, false, seq(...sans)),
-      extension(OID.subjectKeyIdentifier, false, octetString(keyIdentifier(publicKey))),
-      extension(OID.authorityKeyIdentifier, false, seq(tlv(0x80, keyIdentifier(ca.cert.publicKey)))),
-    ],
-  });
-  return { certPem: pem('CERTIFICATE', der), keyPem: privateKey.export({ type: 'sec1', format: 'pem' }) as string };
-}
-
-/** A client certificate: Common Name the user, Organizations the groups (upstream's x509 user conversion). */
-function issueClientCert(ca: LoadedCA, commonName: string, organizations: string[], now: number): { certPem: string; keyPem: string } {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const der = buildCertificate({
-    issuer: ca.subject,
-    subject: name(commonName, organizations),
-    publicKey,
-    signingKey: ca.key,
-    notBefore: now - BACKDATE_MS,
-    notAfter: Math.min(now + SERVING_LIFETIME_MS, Date.parse(ca.cert.validTo)),
-    extensions: [
-      extension(OID.basicConstraints, true, seq()),
-      extension(OID.keyUsage, true, bitString(Buffer.from([0x80]), 7)),
-      extension(OID.extKeyUsage, false, seq(oid(OID.clientAuth))),
+      extension(OID.extKeyUsage, false, seq(oid(usage))),
+      ...more,
       extension(OID.subjectKeyIdentifier, false, octetString(keyIdentifier(publicKey))),
       extension(OID.authorityKeyIdentifier, false, seq(tlv(0x80, keyIdentifier(ca.cert.publicKey)))),
     ],
