@@ -289,7 +289,11 @@ export class RestStore {
         obj.metadata.resourceVersion = old.metadata.resourceVersion;
       }
       const admission = opts.admission;
-      if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
+      if (admission?.chain.mutating.length) {
+        await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
+        // A write through a subresource keeps only its part, whatever admission changed (upstream resets after it too).
+        if (sub) obj = sub.prepareForUpdate(obj, prior);
+      }
       this.beforeUpdate(namespace, obj, base, opts);
       if (admission?.chain.validating.length) await admission.chain.validate({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
       obj = await this.toStorage(obj, opts);

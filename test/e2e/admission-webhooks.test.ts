@@ -276,3 +276,59 @@ describe('admission hooks in the process', () => {
     await assert.rejects(startTestServer({ admissionHooks: [{ name: 'x', type: 'Sometimes', rules: [], review: () => ({ allowed: true }) } as never] }), /admission hook 0 \(x\): type must be Mutating or Validating/);
   });
 });
+
+describe('admission: what a webhook may and may not do', () => {
+  it('refuses a patch that changes the kind, asks mutating webhooks on DELETE, and matches selectors on the object as mutated so far', async () => {
+    const seenByInjected: string[] = [];
+    const rule = (operations: string[], resources: string[]) => [{ operations, apiGroups: [''], apiVersions: ['v1'], resources }];
+    const s = await startTestServer({
+      admissionHooks: [
+        {
+          name: 'kind-changer.example.com',
+          type: 'Mutating',
+          rules: rule(['CREATE'], ['secrets']),
+          review: () => ({ allowed: true, patch: [{ op: 'replace', path: '/kind', value: 'ConfigMap' }] }),
+        },
+        {
+          name: 'guard.example.com',
+          type: 'Mutating',
+          rules: rule(['DELETE'], ['configmaps']),
+          objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] },
+          review: () => ({ allowed: false, status: { code: 403, reason: 'Forbidden', message: 'kept' } }),
+        },
+        {
+          name: 'injector.example.com',
+          type: 'Mutating',
+          rules: rule(['CREATE'], ['serviceaccounts']),
+          review: () => ({ allowed: true, patch: [{ op: 'add', path: '/metadata/labels', value: { inject: 'true' } }] }),
+        },
+        {
+          name: 'injected.example.com',
+          type: 'Mutating',
+          rules: rule(['CREATE'], ['serviceaccounts']),
+          objectSelector: { matchLabels: { inject: 'true' } },
+          review: (request) => {
+            seenByInjected.push(String((request.object as any).metadata.name));
+            return { allowed: true };
+          },
+        },
+      ],
+    });
+    try {
+      const secret = await s.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'odd' } } });
+      assert.equal(secret.status, 500);
+      assert.match(secret.json.message, /failed calling webhook "kind-changer\.example\.com": the webhook's patch changed the object's kind/);
+      assert.equal((await s.request('GET', '/api/v1/namespaces/default/secrets/odd')).status, 404);
+      for (const [name, labels] of [['guarded', undefined], ['skipped', { skip: 'yes' }]] as const) {
+        assert.equal((await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name, labels } } })).status, 201);
+      }
+      const guarded = await s.request('DELETE', '/api/v1/namespaces/default/configmaps/guarded');
+      assert.deepEqual([guarded.status, guarded.json.message], [403, 'admission webhook "guard.example.com" denied the request: kept']);
+      assert.equal((await s.request('DELETE', '/api/v1/namespaces/default/configmaps/skipped')).status, 200, 'the object selector leaves the labelled one out');
+      assert.equal((await s.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'robot' } } })).status, 201);
+      assert.ok(seenByInjected.includes('robot'), 'the second webhook sees the label the first one added');
+    } finally {
+      await s.stop();
+    }
+  });
+});

@@ -8,7 +8,10 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { isQualifiedName } from '../../machinery/validation.js';
-import { baseEnvironment, formatIssue, metered, PER_CALL_LIMIT, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
+import { baseEnvironment, CostLimitExceeded, formatIssue, metered, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
+
+/** The cost all of one webhook's conditions may spend on one request (upstream's per-webhook budget). */
+const CONDITIONS_BUDGET = 2_500_000;
 import { isRecord, records } from '../../util/json-object.js';
 
 type Program = ((ctx?: Record<string, unknown>) => unknown) & { check(): { valid: boolean; type?: string; error?: unknown } };
@@ -84,16 +87,28 @@ export function matchConditionsHold(conditions: unknown, vars: { object: unknown
   if (list.length === 0) return true;
   const ctx = { object: celValue(vars.object ?? null), oldObject: celValue(vars.oldObject ?? null), request: celValue(vars.request) };
   let error: string | undefined;
-  for (const c of list) {
-    const prog = compile(String(c.expression ?? ''));
-    if (typeof prog === 'string') {
-      error ??= `expression '${String(c.name)}' resulted in error: ${prog}`;
-      continue;
+  // One budget for all of a webhook's conditions; once it is spent, the rest are not evaluated.
+  const run = metered(CONDITIONS_BUDGET, () => {
+    for (const c of list) {
+      const prog = compile(String(c.expression ?? ''));
+      if (typeof prog === 'string') {
+        error ??= `expression '${String(c.name)}' resulted in error: ${prog}`;
+        continue;
+      }
+      let value: unknown;
+      try {
+        value = prog(ctx);
+      } catch (err) {
+        if (err instanceof CostLimitExceeded) throw err;
+        error ??= `expression '${String(c.name)}' resulted in error: ${runtimeMessage(err)}`;
+        continue;
+      }
+      if (value === false) return false;
+      if (value !== true) error ??= `expression '${String(c.name)}' resulted in error: must evaluate to bool`;
     }
-    const r = metered(PER_CALL_LIMIT, () => prog(ctx));
-    if (r.error !== undefined) error ??= `expression '${String(c.name)}' resulted in error: ${runtimeMessage(r.error)}`;
-    else if (r.value === false) return false;
-    else if (r.value !== true) error ??= `expression '${String(c.name)}' resulted in error: must evaluate to bool`;
-  }
+    return true;
+  });
+  if (run.error !== undefined) return `${runtimeMessage(run.error)}`;
+  if (run.value === false) return false;
   return error ?? true;
 }

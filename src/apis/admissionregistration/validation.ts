@@ -10,6 +10,7 @@ import { isDNS1123Subdomain } from '../../machinery/validation.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { isRecord, records } from '../../util/json-object.js';
 import { matchConditionErrors } from './match-conditions.js';
+import { validateLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
 
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
 const SCOPES = ['*', 'Cluster', 'Namespaced'];
@@ -101,6 +102,7 @@ function webhookErrors(w: Record<string, unknown>, path: string, mutating: boole
     errs.push(field.invalid(`${path}.timeoutSeconds`, w.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'));
   }
   errs.push(...clientConfigErrors(w.clientConfig, `${path}.clientConfig`));
+  for (const key of ['namespaceSelector', 'objectSelector']) if (isRecord(w[key])) errs.push(...validateLabelSelector(w[key] as LabelSelectorSpec, `${path}.${key}`));
   errs.push(...matchConditionErrors(w.matchConditions, `${path}.matchConditions`));
   return errs;
 }

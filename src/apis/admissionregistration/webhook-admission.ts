@@ -107,6 +107,8 @@ const labelsOf = (o: KObject | undefined) => (isRecord(o?.metadata?.labels) ? (o
 
 /** A failure to call a webhook (not its answer): what failurePolicy decides on. */
 class CallError extends Error {}
+/** A patch that cannot be applied, or that changes what a webhook may not: always the request's failure. */
+class PatchError extends CallError {}
 
 /** Admission hooks' shapes, checked before anything opens: a clear error rather than a failure on the first write. */
 export function checkAdmissionHooks(hooks: readonly AdmissionHook[]): void {
@@ -141,14 +143,18 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     return selects(selector, labelsOf(ns));
   };
 
+  /** The webhooks whose rules match the request (selectors are asked as each is called: a mutation may change the labels). */
   const matching = (store: RestStore, a: AdmissionAttributes): Hook[] => {
     if (a.resource.group === GROUP) return [];
-    return hooksOf(store).filter(
-      ({ webhook: w }) =>
-        records(w.rules).some((r) => ruleMatches(r, a)) &&
-        namespaceMatches(w, a) &&
-        (selects(w.objectSelector, labelsOf(a.object)) || selects(w.objectSelector, labelsOf(a.oldObject))),
-    );
+    return hooksOf(store).filter(({ webhook: w }) => records(w.rules).some((r) => ruleMatches(r, a)));
+  };
+
+  /** The namespace and object selectors, on the object as it is now (a missing object matches no selector but the empty one). */
+  const selected = (w: JsonRecord, a: AdmissionAttributes): boolean => {
+    if (!namespaceMatches(w, a)) return false;
+    const selector = w.objectSelector;
+    if (!isRecord(selector) || Object.keys(selector).length === 0) return true;
+    return (a.object !== undefined && selects(selector, labelsOf(a.object) ?? {})) || (a.oldObject !== undefined && selects(selector, labelsOf(a.oldObject) ?? {}));
   };
 
   const call = async (hook: Hook, a: AdmissionAttributes, mutating: boolean): Promise<KObject | undefined> => {
@@ -162,7 +168,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     const clientConfig = isRecord(w.clientConfig) ? w.clientConfig : {};
     const request = reviewRequest(a, uid);
     const apiVersion = `admission.k8s.io/${reviewVersion}`;
-    if (hook.review) return answered(hook, a, mutating, uid, await askInProcess(hook.review, request, uid));
+    if (hook.review) return answered(hook, a, mutating, uid, await askInProcess(hook.review, request, uid, timeoutSeconds));
     const body = stringifyJson({ kind: 'AdmissionReview', apiVersion, request });
     let reply: { status: number; body: string };
     let url = '';
@@ -199,19 +205,25 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     if (response.patch === undefined || response.patch === null) return undefined;
     if (!mutating) throw new CallError('validating webhook may not return a patch');
     if (!hook.review && response.patchType !== 'JSONPatch') throw new CallError(`unsupported patch type ${JSON.stringify(String(response.patchType ?? ''))}`);
+    if (!a.object) throw new PatchError('the webhook attempted to modify an object that is being deleted');
     let patched: KObject;
     try {
       const ops = decodeJsonPatch(Array.isArray(response.patch) ? response.patch : parseJson(Buffer.from(String(response.patch), 'base64').toString('utf8')));
-      patched = structuredClone(a.object!) as KObject;
+      patched = structuredClone(a.object) as KObject;
       applyJsonPatch(patched as never, ops);
     } catch (err) {
-      throw new CallError(`failed to apply the webhook's patch: ${(err as Error).message}`);
+      throw new PatchError(`failed to apply the webhook's patch: ${(err as Error).message}`);
+    }
+    // What the patched object must still be: an object of the same kind and version, with its metadata.
+    if (!isRecord(patched) || !isRecord(patched.metadata) || patched.apiVersion !== a.object.apiVersion || patched.kind !== a.object.kind || Object.hasOwn(patched, '__proto__')) {
+      throw new PatchError('the webhook\'s patch changed the object\'s kind, apiVersion or metadata into something it cannot be');
     }
     return patched;
   };
 
   /** Runs one webhook (when its matchConditions hold), with its failure policy; a CallError with Fail is upstream's internal error. */
   const run = async (hook: Hook, a: AdmissionAttributes, mutating: boolean): Promise<KObject | undefined> => {
+    if (!selected(hook.webhook, a)) return undefined;
     try {
       const held = matchConditionsHold(hook.webhook.matchConditions, { object: a.object, oldObject: a.oldObject, request: reviewRequest(a, '') });
       if (held === false) return undefined;
@@ -224,7 +236,8 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
       return await call(hook, a, mutating);
     } catch (err) {
       if (!(err instanceof CallError)) throw err;
-      if (hook.webhook.failurePolicy === 'Ignore') return undefined;
+      // An answer that cannot be applied is the webhook's fault whatever its policy, as upstream.
+      if (hook.webhook.failurePolicy === 'Ignore' && !(err instanceof PatchError)) return undefined;
       throw errors.internal(`failed calling webhook ${JSON.stringify(String(hook.webhook.name))}: ${err.message}`);
     }
   };
@@ -233,7 +246,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     name: 'MutatingAdmissionWebhook',
     admit(a) {
       const hooks = matching(opts.mutating, a);
-      if (hooks.length === 0 || !a.object) return;
+      if (hooks.length === 0) return;
       return (async () => {
         // reinvocationPolicy IfNeeded: a webhook called before a later one changed the object is called
         // once more, after the others (upstream's reinvocation, one extra round).
@@ -242,7 +255,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
         for (const [i, hook] of hooks.entries()) {
           calledAt.set(hook, i);
           const patched = await run(hook, a, true);
-          if (patched && !deepEqual(patched, a.object)) {
+          if (patched && a.object && !deepEqual(patched, a.object)) {
             replaceContents(a.object!, patched);
             lastChange = i;
           }
@@ -250,7 +263,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
         for (const hook of hooks) {
           if (hook.webhook.reinvocationPolicy !== 'IfNeeded' || calledAt.get(hook)! >= lastChange) continue;
           const patched = await run(hook, a, true);
-          if (patched) replaceContents(a.object!, patched);
+          if (patched && a.object) replaceContents(a.object, patched);
         }
       })();
     },
@@ -298,12 +311,18 @@ function reviewRequest(a: AdmissionAttributes, uid: string): JsonRecord {
 }
 
 /** An in-process hook's answer, as a response to this review (what it throws is a failure to call it). */
-async function askInProcess(review: NonNullable<Hook['review']>, request: JsonRecord, uid: string): Promise<JsonRecord> {
+async function askInProcess(review: NonNullable<Hook['review']>, request: JsonRecord, uid: string, timeoutSeconds: number): Promise<JsonRecord> {
   let answer: unknown;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    answer = await review(structuredClone(request));
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutSeconds}s`)), timeoutSeconds * 1000);
+    });
+    answer = await Promise.race([Promise.resolve().then(() => review(structuredClone(request))), deadline]);
   } catch (err) {
     throw new CallError(`admission hook failed: ${(err as Error)?.message ?? String(err)}`);
+  } finally {
+    clearTimeout(timer);
   }
   if (!isRecord(answer)) throw new CallError('admission hook returned no response');
   return { ...answer, uid };
@@ -318,7 +337,8 @@ function denied(name: string, status: JsonRecord | undefined): StatusError {
   return new StatusError(code, reason as StatusReason, message, isRecord(status?.details) ? (status.details as never) : {});
 }
 
+/** The patched object's members as the target's own (defined, never assigned: no key reaches a setter). */
 function replaceContents(target: KObject, source: KObject): void {
   for (const k of Object.keys(target)) delete (target as JsonRecord)[k];
-  Object.assign(target, source);
+  for (const [k, v] of Object.entries(source)) Object.defineProperty(target, k, { value: v, writable: true, enumerable: true, configurable: true });
 }
