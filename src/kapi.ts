@@ -21,6 +21,7 @@ import { RBAC_GROUP, RbacResolver, rbacAuthorizer, type RbacStores } from './api
 import { reconcileBootstrapPolicy } from './apis/rbac/bootstrap.js';
 import { rbacEscalationCheck } from './apis/rbac/escalation.js';
 import { checkAdmissionHooks, webhookAdmission, type AdmissionHook } from './apis/admissionregistration/webhook-admission.js';
+import { validatingPolicyAdmission } from './apis/admissionregistration/policy-admission.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
 import { podStrategy, SYSTEM_PRIORITY_CLASSES } from './apis/core/pods.js';
 import { builtinDefaulter } from './apis/builtin-defaults.js';
@@ -361,7 +362,11 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     hooks: options.admissionHooks,
   });
   // Webhooks are matched against the watch caches of their configurations (and the namespaces' labels).
-  await Promise.all([admissionStore('validatingwebhookconfigurations').start(), admissionStore('mutatingwebhookconfigurations').start(), nsEndpoint.store.start()]);
+  await Promise.all(
+    ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings']
+      .map((r) => admissionStore(r).start())
+      .concat(nsEndpoint.store.start()),
+  );
   let auditing: { policy: AuditPolicy; backend: AuditBackend } | undefined;
   if (auditPolicy) {
     auditing = { policy: auditPolicy, backend: options.auditBackend ?? auditLogBackend(options.auditLogPath!, warn) };
@@ -380,7 +385,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       // The policy-based RBAC storages' check, where an authorizer can say no.
       ...(authorizer === alwaysAllow ? [] : [rbacEscalationCheck(authorizer, resolver)]),
       ...(options.admission ?? []),
-      // Dynamic admission last, as upstream's MutatingAdmissionWebhook and ValidatingAdmissionWebhook.
+      // Dynamic admission last, as upstream's ValidatingAdmissionPolicy, MutatingAdmissionWebhook and ValidatingAdmissionWebhook.
+      validatingPolicyAdmission({ policies: admissionStore('validatingadmissionpolicies'), bindings: admissionStore('validatingadmissionpolicybindings'), namespaces: nsEndpoint.store, registry }),
       ...webhooks,
     ]),
     metrics: new ApiMetrics(registry),
