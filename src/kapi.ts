@@ -353,6 +353,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const mode = options.authorizationMode ?? 'RBAC';
   const authorizer = options.authorizer ?? (mode === 'RBAC' ? rbacAuthorizer(resolver) : alwaysAllow);
   for (const ep of authorizationReviews(authorizer)) registry.add(ep);
+  const metrics = new ApiMetrics(registry);
   const admissionStore = (resource: string) => registry.lookup('admissionregistration.k8s.io', 'v1', resource)!.store as RestStore;
   const webhooks = webhookAdmission({
     validating: admissionStore('validatingwebhookconfigurations'),
@@ -360,6 +361,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     namespaces: nsEndpoint.store,
     resolveService,
     hooks: options.admissionHooks,
+    observe: (...args) => metrics.webhookCalled(...args),
   });
   // Webhooks are matched against the watch caches of their configurations (and the namespaces' labels).
   await Promise.all(
@@ -389,7 +391,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       validatingPolicyAdmission({ policies: admissionStore('validatingadmissionpolicies'), bindings: admissionStore('validatingadmissionpolicybindings'), namespaces: nsEndpoint.store, registry }),
       ...webhooks,
     ]),
-    metrics: new ApiMetrics(registry),
+    metrics,
     openapi,
     authorizer,
     limits: options.limits,

@@ -4,7 +4,7 @@
  * code), apiserver_storage_objects per resource, apiserver_longrunning_requests
  * for open watches, and the process_* / nodejs_* defaults. Served at /metrics.
  */
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiRegistry, Endpoint } from '../registry/registry.js';
 import type { ResourceRequest } from './request-info.js';
 import type { Filter } from './filters.js';
@@ -87,6 +87,41 @@ export class ApiMetrics {
     const l = { verb: 'WATCH', group: labels.group, version: labels.version, resource: labels.resource, subresource: labels.subresource, scope: labels.scope, component: 'apiserver' };
     this.longRunning.inc(l);
     return () => this.longRunning.dec(l);
+  }
+
+  private admissionDuration?: Histogram;
+  private admissionRequests?: Counter;
+  private admissionRejections?: Counter;
+
+  /**
+   * One webhook call, as upstream's admission metrics count it: its latency, its outcome (the HTTP-like
+   * code: 200 allowed, the denial's code, 500 a failure to call it), and a rejection's kind.
+   */
+  webhookCalled(name: string, type: 'admit' | 'validating', operation: string, seconds: number, outcome: { rejected: boolean; code: number; error?: 'calling_webhook_error' | 'no_error' }): void {
+    this.admissionDuration ??= new Histogram({
+      name: 'apiserver_admission_webhook_admission_duration_seconds',
+      help: 'Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).',
+      labelNames: ['name', 'operation', 'rejected', 'type'],
+      buckets: [0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 25],
+      registers: [this.registry],
+    });
+    this.admissionRequests ??= new Counter({
+      name: 'apiserver_admission_webhook_request_total',
+      help: 'Admission webhook request total, identified by name and broken out for each admission type (validating or mutating) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
+      labelNames: ['code', 'name', 'operation', 'rejected', 'type'],
+      registers: [this.registry],
+    });
+    this.admissionRejections ??= new Counter({
+      name: 'apiserver_admission_webhook_rejection_count',
+      help: 'Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
+      labelNames: ['error_type', 'name', 'operation', 'rejection_code', 'type'],
+      registers: [this.registry],
+    });
+    const rejected = String(outcome.rejected);
+    const code = String(Math.min(outcome.code, 600));
+    this.admissionDuration.observe({ name, operation, rejected, type }, seconds);
+    this.admissionRequests.inc({ code, name, operation, rejected, type });
+    if (outcome.rejected) this.admissionRejections.inc({ error_type: outcome.error ?? 'no_error', name, operation, rejection_code: code, type });
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

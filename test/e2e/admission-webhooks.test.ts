@@ -193,6 +193,14 @@ describe('admission webhooks', () => {
     assert.match(messages[2], /^webhooks\[0\]\.matchConditions\[1\]\.expression: Invalid value: "nope\(": compilation failed: ERROR: <input>:1:/);
   });
 
+  it('counts webhook calls and rejections under upstream\'s metric names', async () => {
+    const metrics = (await s.request('GET', '/metrics')).text;
+    assert.match(metrics, /apiserver_admission_webhook_rejection_count\{error_type="no_error",name="deny\.example\.com",operation="CREATE",rejection_code="403",type="validating"\} 2/);
+    assert.match(metrics, /apiserver_admission_webhook_rejection_count\{error_type="calling_webhook_error",name="slow-failing\.example\.com",operation="CREATE",rejection_code="0",type="validating"\} 1/);
+    assert.match(metrics, /apiserver_admission_webhook_admission_duration_seconds_count\{name="mutate\.example\.com",operation="CREATE",rejected="false",type="admit"\} \d+/);
+    assert.match(metrics, /apiserver_admission_webhook_request_total\{code="200",name="mutate\.example\.com",operation="UPDATE",rejected="false",type="admit"\} 1/);
+  });
+
   it('validates webhook configurations with upstream\'s messages', async () => {
     const bad = await s.request('POST', `${ADMISSION}/validatingwebhookconfigurations`, {
       body: { metadata: { name: 'bad' }, webhooks: [{ name: 'short.name', rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }], clientConfig: { url: 'http://127.0.0.1/x' }, admissionReviewVersions: ['v1'], timeoutSeconds: 31 }] },
@@ -327,6 +335,40 @@ describe('admission: what a webhook may and may not do', () => {
       assert.equal((await s.request('DELETE', '/api/v1/namespaces/default/configmaps/skipped')).status, 200, 'the object selector leaves the labelled one out');
       assert.equal((await s.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'robot' } } })).status, 201);
       assert.ok(seenByInjected.includes('robot'), 'the second webhook sees the label the first one added');
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('admission of pod bindings and evictions', () => {
+  it('admits a Binding and an Eviction as CREATEs of the pod\'s subresource with those kinds', async () => {
+    const seen: any[] = [];
+    const s = await startTestServer({
+      admissionHooks: [
+        {
+          name: 'evictions.example.com',
+          type: 'Validating',
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction', 'pods/binding'] }],
+          review: (request) => {
+            seen.push({ kind: request.kind, subResource: request.subResource, objectKind: (request.object as any).kind, name: request.name });
+            return request.subResource === 'eviction' ? { allowed: false, status: { code: 429, reason: 'TooManyRequests', message: 'not now' } } : { allowed: true };
+          },
+        },
+      ],
+    });
+    try {
+      const pods = '/api/v1/namespaces/default/pods';
+      assert.equal((await s.request('POST', pods, { body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } } })).status, 201);
+      const bound = await s.request('POST', `${pods}/p/binding`, { body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } } });
+      assert.equal(bound.status, 201, bound.text);
+      const evicted = await s.request('POST', `${pods}/p/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p' } } });
+      assert.deepEqual([evicted.status, evicted.json.message], [429, 'admission webhook "evictions.example.com" denied the request: not now']);
+      assert.equal((await s.request('GET', `${pods}/p`)).status, 200, 'the pod stays');
+      assert.deepEqual(seen, [
+        { kind: { group: '', version: 'v1', kind: 'Binding' }, subResource: 'binding', objectKind: 'Binding', name: 'p' },
+        { kind: { group: 'policy', version: 'v1', kind: 'Eviction' }, subResource: 'eviction', objectKind: 'Eviction', name: 'p' },
+      ]);
     } finally {
       await s.stop();
     }

@@ -65,6 +65,8 @@ export interface WebhookAdmissionOptions {
   resolveService: ServiceResolver;
   /** Hooks in the process, asked before the stored webhooks. */
   hooks?: AdmissionHook[];
+  /** Told of every call (upstream's admission webhook metrics). */
+  observe?: (name: string, type: 'admit' | 'validating', operation: string, seconds: number, outcome: { rejected: boolean; code: number; error?: 'calling_webhook_error' | 'no_error' }) => void;
 }
 
 interface Hook {
@@ -233,7 +235,24 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
         const name = a.name || String(a.object?.metadata?.name ?? '');
         throw errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, name, `failed calling webhook ${JSON.stringify(String(hook.webhook.name))}: failed evaluating match conditions, failing closed: ${held}`);
       }
-      return await call(hook, a, mutating);
+      const started = process.hrtime.bigint();
+      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      const type = mutating ? 'admit' : 'validating';
+      const name = String(hook.webhook.name);
+      try {
+        const patched = await call(hook, a, mutating);
+        opts.observe?.(name, type, a.operation, seconds(), { rejected: false, code: 200 });
+        return patched;
+      } catch (err) {
+        // As upstream counts them: a denial with its code; a failure to call it rejects unless ignored.
+        if (err instanceof CallError) {
+          const ignored = hook.webhook.failurePolicy === 'Ignore' && !(err instanceof PatchError);
+          opts.observe?.(name, type, a.operation, seconds(), { rejected: !ignored, code: 0, error: 'calling_webhook_error' });
+        } else {
+          opts.observe?.(name, type, a.operation, seconds(), { rejected: true, code: err instanceof StatusError ? err.code : 0, error: 'no_error' });
+        }
+        throw err;
+      }
     } catch (err) {
       if (!(err instanceof CallError)) throw err;
       // An answer that cannot be applied is the webhook's fault whatever its policy, as upstream.

@@ -98,6 +98,19 @@ export async function servePodSubresource(ctx: HandlerContext): Promise<void> {
 
 const BINDING = { group: '', resource: 'pods/binding' };
 
+/**
+ * Admission of a Binding or an Eviction, as upstream's create handler admits them: a CREATE of the pod's
+ * subresource with that object (its kind, not the Pod's), before the write it leads to (which is not
+ * admitted again).
+ */
+async function admitCreate(ctx: HandlerContext, obj: KObject, kind: { group: string; version: string; kind: string }, dryRun: boolean): Promise<void> {
+  const admission = admissionOf(ctx, dryRun);
+  if (!admission) return;
+  const attributes = { ...admission.request, kind, name: ctx.info.name ?? '', operation: 'CREATE' as const, object: obj };
+  if (admission.chain.mutating.length) await admission.chain.admit(attributes);
+  if (admission.chain.validating.length) await admission.chain.validate(attributes);
+}
+
 async function bind(ctx: HandlerContext, endpoint: Endpoint, name: string): Promise<void> {
   const binding = await readTypedBody(ctx, 'v1', 'Binding');
   const dryRun = dryRunOf(ctx, 'CreateOptions');
@@ -110,6 +123,7 @@ async function bind(ctx: HandlerContext, endpoint: Endpoint, name: string): Prom
   if (kind !== '' && kind !== 'Node') errs.push(field.notSupported('target.kind', kind, ['Node', '<empty>']));
   if (!node) errs.push(field.required('target.name', ''));
   if (errs.length > 0) throw errors.invalid({ group: '', resource: 'Binding' }, name, errs);
+  await admitCreate(ctx, binding, { group: '', version: 'v1', kind: 'Binding' }, dryRun);
   const annotations = isObject(binding.metadata.annotations) ? binding.metadata.annotations : {};
   await endpoint.store.update(
     ctx.info.namespace,
@@ -136,7 +150,7 @@ async function bind(ctx: HandlerContext, endpoint: Endpoint, name: string): Prom
         status: { ...status, conditions },
       };
     },
-    { subresource: 'binding', dryRun, admission: admissionOf(ctx, dryRun) },
+    { subresource: 'binding', dryRun },
   );
   writeEncoded(ctx.res, 201, { ...successStatus(), code: 201 }, ctx.output);
 }
@@ -157,6 +171,7 @@ async function evict(ctx: HandlerContext, endpoint: Endpoint, name: string): Pro
     throw errors.badRequest('The dryRun field in the request body and query parameters are not consistent');
   }
   const dryRun = queryDryRun || bodyDryRun;
+  await admitCreate(ctx, eviction, { group: 'policy', version: 'v1', kind: 'Eviction' }, dryRun);
   const phase = isObject(pod.status) ? pod.status.phase : undefined;
   // A pod that is not running, or already going, needs no budget.
   const ignoresBudget = phase === 'Pending' || phase === 'Succeeded' || phase === 'Failed' || phase === undefined || pod.metadata.deletionTimestamp;
@@ -224,7 +239,7 @@ async function deleteEvicted(ctx: HandlerContext, endpoint: Endpoint, pod: KObje
     const sent = isObject(options.preconditions) ? options.preconditions : {};
     const given = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
     const preconditions = { uid: given(sent.uid), resourceVersion: asJudged ? pod.metadata.resourceVersion : given(sent.resourceVersion) };
-    await endpoint.store.delete(ctx.info.namespace, pod.metadata.name, { gracePeriodSeconds, preconditions, admission: admissionOf(ctx, false) });
+    await endpoint.store.delete(ctx.info.namespace, pod.metadata.name, { gracePeriodSeconds, preconditions });
   }
   writeEncoded(ctx.res, 201, { ...successStatus(), code: 201 }, ctx.output);
 }
