@@ -5,41 +5,14 @@
  * a result that is not bool are refused) and compiled once; each evaluation is metered at upstream's
  * per-call cost limit.
  */
-import type { Environment } from '@marcbachmann/cel-js';
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { isQualifiedName } from '../../machinery/validation.js';
-import { baseEnvironment, CostLimitExceeded, formatIssue, metered, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
+import { CostLimitExceeded, metered, runtimeMessage } from '../../schema/cel/env.js';
+import { celValue, compileExpression } from './matching.js';
 
 /** The cost all of one webhook's conditions may spend on one request (upstream's per-webhook budget). */
 const CONDITIONS_BUDGET = 2_500_000;
-import { isRecord, records } from '../../util/json-object.js';
-
-type Program = ((ctx?: Record<string, unknown>) => unknown) & { check(): { valid: boolean; type?: string; error?: unknown } };
-
-let env: Environment | undefined;
-const compiled = new Map<string, Program | string>();
-const MAX_COMPILED = 10_000;
-
-function environment(): Environment {
-  env ??= baseEnvironment().clone().registerVariable('object', 'dyn').registerVariable('oldObject', 'dyn').registerVariable('request', 'dyn');
-  return env;
-}
-
-/** The program of an expression, or what is wrong with it (cel-go's issues text). */
-function compile(expression: string): Program | string {
-  let prog = compiled.get(expression);
-  if (prog !== undefined) return prog;
-  try {
-    const p = environment().parse(rewriteSource(expression).src) as unknown as Program;
-    const r = p.check();
-    prog = !r.valid ? `compilation failed: ${formatIssue(expression, r.error)}` : r.type !== 'bool' && r.type !== 'dyn' ? 'must evaluate to bool' : p;
-  } catch (err) {
-    prog = `compilation failed: ${formatIssue(expression, err)}`;
-  }
-  if (compiled.size >= MAX_COMPILED) compiled.clear();
-  compiled.set(expression, prog);
-  return prog;
-}
+import { records } from '../../util/json-object.js';
 
 /** validateMatchConditions: named (qualified names, unique), each a bool expression that compiles. */
 export function matchConditionErrors(conditions: unknown, path: string): FieldError[] {
@@ -59,23 +32,12 @@ export function matchConditionErrors(conditions: unknown, path: string): FieldEr
     const expression = typeof c.expression === 'string' ? c.expression : '';
     if (!expression.trim()) errs.push(field.required(`${p}.expression`, ''));
     else {
-      const prog = compile(expression);
-      if (typeof prog === 'string') errs.push(field.invalid(`${p}.expression`, expression, prog));
+      const { type, error } = compileExpression(expression);
+      if (error !== undefined) errs.push(field.invalid(`${p}.expression`, expression, error));
+      else if (type !== 'bool' && type !== 'dyn') errs.push(field.invalid(`${p}.expression`, expression, 'must evaluate to bool'));
     }
   });
   return errs;
-}
-
-/** JSON as CEL sees it: whole numbers are ints. */
-function celValue(v: unknown): unknown {
-  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
-  if (Array.isArray(v)) return v.map(celValue);
-  if (isRecord(v)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = celValue(x);
-    return out;
-  }
-  return v;
 }
 
 /**
@@ -90,14 +52,14 @@ export function matchConditionsHold(conditions: unknown, vars: { object: unknown
   // One budget for all of a webhook's conditions; once it is spent, the rest are not evaluated.
   const run = metered(CONDITIONS_BUDGET, () => {
     for (const c of list) {
-      const prog = compile(String(c.expression ?? ''));
-      if (typeof prog === 'string') {
-        error ??= `expression '${String(c.name)}' resulted in error: ${prog}`;
+      const { program, error: issue } = compileExpression(String(c.expression ?? ''));
+      if (!program) {
+        error ??= `expression '${String(c.name)}' resulted in error: ${issue}`;
         continue;
       }
       let value: unknown;
       try {
-        value = prog(ctx);
+        value = program(ctx);
       } catch (err) {
         if (err instanceof CostLimitExceeded) throw err;
         error ??= `expression '${String(c.name)}' resulted in error: ${runtimeMessage(err)}`;

@@ -12,99 +12,15 @@
  * Not yet: status.typeChecking, the Audit action's audit annotations, auditAnnotations, the `authorizer`
  * variable.
  */
-import type { Environment } from '@marcbachmann/cel-js';
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
-import { selectorFromLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
-import { baseEnvironment, formatIssue, metered, PER_CALL_LIMIT, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { ApiRegistry } from '../../registry/registry.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
-import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
+import { isRecord, records } from '../../util/json-object.js';
+import { celValue, evaluateExpression, ruleMatches, selectsObject, strings } from './matching.js';
 
 const GROUP = 'admissionregistration.k8s.io';
-type Program = ((ctx?: Record<string, unknown>) => unknown) & { check(): { valid: boolean; type?: string; error?: unknown } };
-
-let env: Environment | undefined;
-const programs = new Map<string, Program | string>();
-
-function environment(): Environment {
-  env ??= baseEnvironment()
-    .clone()
-    .registerVariable('object', 'dyn')
-    .registerVariable('oldObject', 'dyn')
-    .registerVariable('request', 'dyn')
-    .registerVariable('params', 'dyn')
-    .registerVariable('namespaceObject', 'dyn')
-    .registerVariable('variables', 'dyn');
-  return env;
-}
-
-function compile(expression: string): Program | string {
-  let prog = programs.get(expression);
-  if (prog !== undefined) return prog;
-  try {
-    const p = environment().parse(rewriteSource(expression).src) as unknown as Program;
-    const r = p.check();
-    prog = r.valid ? p : `compilation failed: ${formatIssue(expression, r.error)}`;
-  } catch (err) {
-    prog = `compilation failed: ${formatIssue(expression, err)}`;
-  }
-  if (programs.size >= 10_000) programs.clear();
-  programs.set(expression, prog);
-  return prog;
-}
-
-/** JSON as CEL sees it: whole numbers are ints. */
-function celValue(v: unknown): unknown {
-  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
-  if (Array.isArray(v)) return v.map(celValue);
-  if (isRecord(v)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = celValue(x);
-    return out;
-  }
-  return v;
-}
-
-/** An expression's value, or what went wrong (cel-go's words). */
-function evaluate(expression: string, ctx: Record<string, unknown>): { value?: unknown; error?: string } {
-  const prog = compile(expression);
-  if (typeof prog === 'string') return { error: prog };
-  const r = metered(PER_CALL_LIMIT, () => prog(ctx));
-  if (r.error !== undefined) return { error: runtimeMessage(r.error) };
-  return { value: r.value };
-}
-
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
-
-function ruleMatches(rule: JsonRecord, a: AdmissionAttributes, name: string): boolean {
-  const ops = strings(rule.operations);
-  if (!ops.includes('*') && !ops.includes(a.operation)) return false;
-  const groups = strings(rule.apiGroups);
-  if (!groups.includes('*') && !groups.includes(a.resource.group)) return false;
-  const versions = strings(rule.apiVersions);
-  if (!versions.includes('*') && !versions.includes(a.resource.version)) return false;
-  const resource = a.resource.resource;
-  const sub = a.subresource;
-  const ok = strings(rule.resources).some((r) => (r === '*/*' ? true : sub === '' ? r === '*' || r === resource : r === `${resource}/${sub}` || r === `*/${sub}` || r === `${resource}/*`));
-  if (!ok) return false;
-  const names = strings(rule.resourceNames);
-  if (names.length > 0 && !names.includes(name)) return false;
-  const scope = typeof rule.scope === 'string' ? rule.scope : '*';
-  return scope === 'Namespaced' ? a.namespace !== '' : scope === 'Cluster' ? a.namespace === '' : true;
-}
-
-function selects(selector: unknown, obj: KObject | undefined): boolean {
-  if (!isRecord(selector) || Object.keys(selector).length === 0) return true;
-  if (!obj) return false;
-  try {
-    return selectorFromLabelSelector(selector as LabelSelectorSpec).matches((obj.metadata?.labels ?? {}) as Record<string, string>);
-  } catch {
-    return false;
-  }
-}
-
 const reasonCodes: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
 
 export interface PolicyAdmissionOptions {
@@ -123,9 +39,9 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
     if (!isRecord(resources)) return true;
     const ns = a.resource.group === '' && a.resource.resource === 'namespaces' ? (a.object ?? a.oldObject) : a.namespace ? namespaceOf(a) : undefined;
     if (a.namespace !== '' || (a.resource.group === '' && a.resource.resource === 'namespaces')) {
-      if (!selects(resources.namespaceSelector, ns ?? { metadata: {} } as KObject)) return false;
+      if (!selectsObject(resources.namespaceSelector, ns ?? { metadata: {} } as KObject)) return false;
     }
-    if (!selects(resources.objectSelector, a.object) && !selects(resources.objectSelector, a.oldObject)) return false;
+    if (!selectsObject(resources.objectSelector, a.object) && !selectsObject(resources.objectSelector, a.oldObject)) return false;
     const rules = records(resources.resourceRules);
     if (rules.length > 0 && !rules.some((r) => ruleMatches(r, a, name))) return false;
     return !records(resources.excludeResourceRules).some((r) => ruleMatches(r, a, name));
@@ -153,7 +69,7 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
     const found = store.cache
       .list({ prefix: store.namespacePrefix(namespace) })
       .items.map((e) => e.object)
-      .filter((o) => selects(ref.selector, o));
+      .filter((o) => selectsObject(ref.selector, o));
     return found.length > 0 ? found.map((o) => endpoint.toVersion(o)) : undefined;
   };
 
@@ -212,7 +128,7 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
         const ctx = { ...base, variables };
         let failed: string | undefined;
         for (const v of records(spec.variables)) {
-          const r = evaluate(String(v.expression ?? ''), ctx);
+          const r = evaluateExpression(String(v.expression ?? ''), ctx);
           if (r.error !== undefined) {
             failed ??= `variable '${String(v.name)}' resulted in error: ${r.error}`;
             continue;
@@ -221,14 +137,14 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
         }
         let conditionsHold = true;
         for (const c of records(spec.matchConditions)) {
-          const r = evaluate(String(c.expression ?? ''), ctx);
+          const r = evaluateExpression(String(c.expression ?? ''), ctx);
           if (r.value === false) conditionsHold = false;
           else if (r.error !== undefined) failed ??= `expression '${String(c.name)}' resulted in error: ${r.error}`;
         }
         if (!conditionsHold) continue;
         for (const validation of records(spec.validations)) {
           const expression = String(validation.expression ?? '');
-          const r = evaluate(expression, ctx);
+          const r = evaluateExpression(expression, ctx);
           if (r.error !== undefined || (r.value !== true && r.value !== false)) {
             if (failurePolicy === 'Fail') decide(`expression '${expression}' resulted in error: ${r.error ?? 'must evaluate to bool'}`, 'Invalid');
             continue;
@@ -236,7 +152,7 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
           if (r.value === true) continue;
           let message = typeof validation.message === 'string' && validation.message ? validation.message : `failed expression: ${expression}`;
           if (typeof validation.messageExpression === 'string' && validation.messageExpression) {
-            const m = evaluate(validation.messageExpression, ctx);
+            const m = evaluateExpression(validation.messageExpression, ctx);
             if (typeof m.value === 'string' && m.value.trim() && !m.value.includes('\n')) message = m.value.trim().slice(0, 5 * 1024);
           }
           decide(message, typeof validation.reason === 'string' ? validation.reason : '');

@@ -21,9 +21,10 @@ import { randomUUID } from 'node:crypto';
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
 import { applyJsonPatch, decodeJsonPatch } from '../../machinery/json-patch.js';
 import { parseJson, stringifyJson } from '../../machinery/json.js';
-import { selectorFromLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
+import type { LabelSelectorSpec } from '../../machinery/labels.js';
 import { postJson, webhookTarget, type ServiceResolver } from '../../machinery/webhook-client.js';
 import { matchConditionsHold } from './match-conditions.js';
+import { ruleMatches, selectsObject, strings } from './matching.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
@@ -75,38 +76,6 @@ interface Hook {
   review?: AdmissionHook['review'];
 }
 
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
-
-function ruleMatches(rule: JsonRecord, a: AdmissionAttributes): boolean {
-  const ops = strings(rule.operations);
-  if (!ops.includes('*') && !ops.includes(a.operation)) return false;
-  const groups = strings(rule.apiGroups);
-  if (!groups.includes('*') && !groups.includes(a.resource.group)) return false;
-  const versions = strings(rule.apiVersions);
-  if (!versions.includes('*') && !versions.includes(a.resource.version)) return false;
-  const resource = a.resource.resource;
-  const sub = a.subresource;
-  const resourceOk = strings(rule.resources).some((r) =>
-    r === '*/*' ? true : sub === '' ? r === '*' || r === resource : r === `${resource}/${sub}` || r === `*/${sub}` || r === `${resource}/*`,
-  );
-  if (!resourceOk) return false;
-  const scope = typeof rule.scope === 'string' ? rule.scope : '*';
-  if (scope === 'Namespaced') return a.namespace !== '';
-  if (scope === 'Cluster') return a.namespace === '';
-  return true;
-}
-
-function selects(selector: unknown, labels: Record<string, string> | undefined): boolean {
-  if (!isRecord(selector) || Object.keys(selector).length === 0) return true;
-  try {
-    return selectorFromLabelSelector(selector as LabelSelectorSpec).matches(labels ?? {});
-  } catch {
-    return false;
-  }
-}
-
-const labelsOf = (o: KObject | undefined) => (isRecord(o?.metadata?.labels) ? (o!.metadata.labels as Record<string, string>) : undefined);
-
 /** A failure to call a webhook (not its answer): what failurePolicy decides on. */
 class CallError extends Error {}
 /** A patch that cannot be applied, or that changes what a webhook may not: always the request's failure. */
@@ -139,10 +108,10 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
   const namespaceMatches = (w: JsonRecord, a: AdmissionAttributes): boolean => {
     const selector = w.namespaceSelector;
     if (!isRecord(selector) || Object.keys(selector).length === 0) return true;
-    if (a.resource.group === '' && a.resource.resource === 'namespaces' && a.subresource === '') return selects(selector, labelsOf(a.object ?? a.oldObject));
+    if (a.resource.group === '' && a.resource.resource === 'namespaces' && a.subresource === '') return selectsObject(selector, a.object ?? a.oldObject);
     if (a.namespace === '') return true;
     const ns = opts.namespaces.cache.get(opts.namespaces.key(undefined, a.namespace))?.object;
-    return selects(selector, labelsOf(ns));
+    return selectsObject(selector, ns ?? ({ metadata: {} } as KObject));
   };
 
   /** The webhooks whose rules match the request (selectors are asked as each is called: a mutation may change the labels). */
@@ -156,7 +125,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     if (!namespaceMatches(w, a)) return false;
     const selector = w.objectSelector;
     if (!isRecord(selector) || Object.keys(selector).length === 0) return true;
-    return (a.object !== undefined && selects(selector, labelsOf(a.object) ?? {})) || (a.oldObject !== undefined && selects(selector, labelsOf(a.oldObject) ?? {}));
+    return selectsObject(selector, a.object) || selectsObject(selector, a.oldObject);
   };
 
   const call = async (hook: Hook, a: AdmissionAttributes, mutating: boolean): Promise<KObject | undefined> => {
