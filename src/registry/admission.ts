@@ -33,6 +33,8 @@ export interface AdmissionRequest {
   dryRun: boolean;
   /** Where warnings for the client go (a webhook's `warnings`). */
   warnings?: string[];
+  /** Where annotations for the request's audit event go (a webhook's `auditAnnotations`, a policy's). */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** upstream's admission.Attributes: the request, the operation, and the objects. */

@@ -271,7 +271,11 @@ export function audit(policy: AuditPolicy, backend: AuditBackend): Filter {
       const event: AuditEvent = { ...base, stage, ...extra };
       if (x.user !== authenticated && x.user) event.impersonatedUser = userOf(x.user);
       event.stageTimestamp = microTime(Date.now(), process.hrtime.bigint());
-      event.annotations = { 'authorization.k8s.io/decision': x.authorization?.decision ?? 'allow', 'authorization.k8s.io/reason': x.authorization?.reason ?? '' };
+      event.annotations = {
+        ...(x.auditAnnotations ?? {}),
+        'authorization.k8s.io/decision': x.authorization?.decision ?? 'allow',
+        'authorization.k8s.io/reason': x.authorization?.reason ?? '',
+      };
       backend.write(event);
     };
     emit('RequestReceived');

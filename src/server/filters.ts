@@ -33,6 +33,8 @@ export interface Exchange {
   loopback?: boolean;
   /** The authorizer's decision, once made (for the audit). */
   authorization?: { decision: string; reason: string };
+  /** Annotations for the audit event that serving added (admission webhooks' and policies'). */
+  auditAnnotations?: Record<string, string>;
   /** The Status a failed request was answered with (for the audit). */
   status?: Status;
 }

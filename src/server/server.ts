@@ -337,6 +337,7 @@ export class HttpServer {
         loopback: x.loopback,
         lookup: (group, version, resource) => this.options.registry.lookup(group, version, resource),
         serviceAccountTokens: this.options.serviceAccountTokens?.tokens,
+        auditAnnotations: (x.auditAnnotations ??= Object.create(null) as Record<string, string>),
       };
       // Warnings gathered while serving (deprecation, unknown fields) go out with the headers, whenever they are written.
       const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;

@@ -3,6 +3,9 @@
  * Deny and Warn actions, messageExpression and reasons, as kube-apiserver answers them (kubectl included).
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './harness.js';
 
@@ -79,5 +82,37 @@ describe('ValidatingAdmissionPolicy', () => {
     const res = await s.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('no-params', 1, { owner: 'me' }) });
     assert.equal(res.status, 422);
     assert.match(res.json.message, /ValidatingAdmissionPolicy 'owner-label' with binding 'owner-label-warn' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction/);
+  });
+});
+
+describe('ValidatingAdmissionPolicy and the audit log', () => {
+  it('records an Audit binding\'s failures and the policy\'s auditAnnotations in the request\'s audit event', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kapi-vap-audit-'));
+    const log = join(dir, 'audit.log');
+    writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+    const s = await startTestServer({ auditPolicyFile: join(dir, 'policy.yaml'), auditLogPath: log });
+    try {
+      const rules = { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] };
+      assert.equal(
+        (await s.request('POST', `${ADMISSION}/validatingadmissionpolicies`, {
+          body: { metadata: { name: 'audited' }, spec: { matchConstraints: rules, validations: [{ expression: 'object.spec.replicas <= 5', message: 'too many replicas' }], auditAnnotations: [{ key: 'replicas', valueExpression: 'string(object.spec.replicas)' }] } },
+        })).status,
+        201,
+      );
+      assert.equal((await s.request('POST', `${ADMISSION}/validatingadmissionpolicybindings`, { body: { metadata: { name: 'audited-binding' }, spec: { policyName: 'audited', validationActions: ['Audit'] } } })).status, 201);
+      const cache = s.kapi.registry.lookup('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings')!.store.cache;
+      for (let i = 0; i < 200 && cache.size === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      const res = await s.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('audited', 7) });
+      assert.equal(res.status, 201, 'Audit does not refuse');
+      await s.kapi.stop();
+      const event = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.auditID === res.headers['audit-id'] && e.stage === 'ResponseComplete');
+      assert.equal(event.annotations['audited/replicas'], '7');
+      assert.deepEqual(JSON.parse(event.annotations['validation.policy.admission.k8s.io/validation_failure']), [
+        { message: 'too many replicas', policy: 'audited', binding: 'audited-binding', expressionIndex: 0, validationActions: ['Audit'] },
+      ]);
+    } finally {
+      await s.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -9,8 +9,9 @@
  * validation's reason and its code), `Warn` tells the client. An expression that fails to evaluate is a
  * failure as failurePolicy says. Expressions are metered at upstream's per-call cost limit.
  *
- * Not yet: status.typeChecking, the Audit action's audit annotations, auditAnnotations, the `authorizer`
- * variable.
+ * The Audit action, and the policy's auditAnnotations, go to the request's audit event.
+ *
+ * Not yet: status.typeChecking, the `authorizer` variable.
  */
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
@@ -86,6 +87,7 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
   async function judge(a: AdmissionAttributes, bindings: KObject[]): Promise<void> {
     const name = a.name || String(a.object?.metadata?.name ?? '');
     const warnings: string[] = [];
+    const audits: Array<Record<string, unknown>> = [];
     let denial: StatusError | undefined;
     for (const binding of bindings) {
       const policyName = String(binding.spec?.policyName ?? '');
@@ -95,7 +97,10 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
       if (!matches(spec.matchConstraints, a, name) || !matches(binding.spec?.matchResources, a, name)) continue;
       const actions = strings(binding.spec?.validationActions);
       const failurePolicy = spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
-      const decide = (message: string, reason: string) => {
+      const decide = (message: string, reason: string, expressionIndex?: number) => {
+        if (actions.includes('Audit')) {
+          audits.push({ message, policy: policyName, binding: binding.metadata.name, ...(expressionIndex !== undefined ? { expressionIndex } : {}), validationActions: actions });
+        }
         const text = `ValidatingAdmissionPolicy '${policyName}' with binding '${binding.metadata.name}' denied request: ${message}`;
         if (actions.includes('Warn')) warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${binding.metadata.name}': ${message}`);
         if (actions.includes('Deny') && !denial) {
@@ -142,11 +147,11 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
           else if (r.error !== undefined) failed ??= `expression '${String(c.name)}' resulted in error: ${r.error}`;
         }
         if (!conditionsHold) continue;
-        for (const validation of records(spec.validations)) {
+        for (const [index, validation] of records(spec.validations).entries()) {
           const expression = String(validation.expression ?? '');
           const r = evaluateExpression(expression, ctx);
           if (r.error !== undefined || (r.value !== true && r.value !== false)) {
-            if (failurePolicy === 'Fail') decide(`expression '${expression}' resulted in error: ${r.error ?? 'must evaluate to bool'}`, 'Invalid');
+            if (failurePolicy === 'Fail') decide(`expression '${expression}' resulted in error: ${r.error ?? 'must evaluate to bool'}`, 'Invalid', index);
             continue;
           }
           if (r.value === true) continue;
@@ -155,12 +160,18 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
             const m = evaluateExpression(validation.messageExpression, ctx);
             if (typeof m.value === 'string' && m.value.trim() && !m.value.includes('\n')) message = m.value.trim().slice(0, 5 * 1024);
           }
-          decide(message, typeof validation.reason === 'string' ? validation.reason : '');
+          decide(message, typeof validation.reason === 'string' ? validation.reason : '', index);
         }
         if (failed && failurePolicy === 'Fail') decide(failed, 'Invalid');
+        // auditAnnotations: each a string (or null: none) for the audit event, named `<policy>/<key>`.
+        for (const annotation of records(spec.auditAnnotations)) {
+          const r = evaluateExpression(String(annotation.valueExpression ?? ''), ctx);
+          if (typeof r.value === 'string' && a.auditAnnotations) a.auditAnnotations[`${policyName}/${String(annotation.key)}`] = r.value.slice(0, 10 * 1024);
+        }
       }
     }
     for (const w of warnings) a.warnings?.push(w);
+    if (audits.length > 0 && a.auditAnnotations) a.auditAnnotations['validation.policy.admission.k8s.io/validation_failure'] = JSON.stringify(audits);
     if (denial) throw denial;
   }
 }

@@ -172,6 +172,12 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     if (!response) throw new CallError('webhook response was absent');
     if (response.uid !== uid) throw new CallError(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ''))}`);
     for (const warning of strings(response.warnings)) a.warnings?.push(warning.slice(0, 1024));
+    // Audit annotations, named by the webhook (`<webhook>/<key>`), as upstream records them.
+    if (isRecord(response.auditAnnotations) && a.auditAnnotations) {
+      for (const [key, value] of Object.entries(response.auditAnnotations).slice(0, 64)) {
+        if (typeof value === 'string') a.auditAnnotations[`${name}/${key}`.slice(0, 317)] = value.slice(0, 10 * 1024);
+      }
+    }
     if (response.allowed !== true) throw denied(name, isRecord(response.status) ? response.status : undefined);
     if (response.patch === undefined || response.patch === null) return undefined;
     if (!mutating) throw new CallError('validating webhook may not return a patch');

@@ -20,6 +20,8 @@ export interface HandlerContext<E extends ServedResource = Endpoint> {
   output: Negotiated;
   user?: UserInfo;
   warnings: string[];
+  /** Annotations for this request's audit event (admission's). */
+  auditAnnotations?: Record<string, string>;
   /** The admission chain the store runs on this request's writes. */
   admission?: AdmissionChain;
   /** --min-request-timeout: a watch without timeoutSeconds ends after 1 to 2 times this. */

@@ -72,6 +72,7 @@ export function admissionOf(ctx: HandlerContext<ServedResource>, dryRun: boolean
       user: ctx.user,
       dryRun,
       warnings: ctx.warnings,
+      auditAnnotations: ctx.auditAnnotations,
     },
   };
 }
