@@ -72,6 +72,15 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal(owned.headers.warning, undefined);
   });
 
+  it('refuses a policy whose expressions do not compile', async () => {
+    const bad = await s.request('POST', `${ADMISSION}/validatingadmissionpolicies`, {
+      body: { metadata: { name: 'broken' }, spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] }, validations: [{ expression: 'object.spec.(' }] } },
+    });
+    assert.equal(bad.status, 422);
+    assert.match(bad.json.details.causes[0].message, /^Invalid value: "object\.spec\.\(": compilation failed: ERROR: <input>:1:/);
+    assert.equal(bad.json.details.causes[0].field, 'spec.validations[0].expression');
+  });
+
   it('follows parameterNotFoundAction when the params are missing', async () => {
     assert.equal((await s.request('DELETE', '/api/v1/namespaces/default/configmaps/policy-params')).status, 200);
     const binding = (await s.request('GET', `${ADMISSION}/validatingadmissionpolicybindings/owner-label-warn`)).json;

@@ -10,6 +10,7 @@ import { isDNS1123Subdomain } from '../../machinery/validation.js';
 import type { KObject, Strategy } from '../../registry/types.js';
 import { isRecord, records } from '../../util/json-object.js';
 import { matchConditionErrors } from './match-conditions.js';
+import { compileExpression } from './matching.js';
 import { validateLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
 
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
@@ -127,3 +128,38 @@ export function webhookConfigurationStrategy(mutating: boolean): Strategy {
     validateUpdate: (obj) => configurationErrors(obj, mutating),
   };
 }
+
+/** A CEL expression of a policy that does not compile, as upstream refuses it at `path`. */
+function expressionErrors(expression: unknown, path: string, required = true): FieldError[] {
+  if (typeof expression !== 'string' || expression.trim() === '') return required ? [field.required(path, '')] : [];
+  const { error } = compileExpression(expression);
+  return error !== undefined ? [field.invalid(path, expression, error)] : [];
+}
+
+/**
+ * ValidatingAdmissionPolicy validation (the part users meet first): validations, variables, match conditions,
+ * audit annotations and message expressions that compile; a known failure policy.
+ */
+function admissionPolicyErrors(obj: KObject): FieldError[] {
+  const spec = isRecord(obj.spec) ? obj.spec : {};
+  const errs: FieldError[] = [];
+  if (spec.failurePolicy !== undefined && !['Fail', 'Ignore'].includes(String(spec.failurePolicy))) errs.push(field.notSupported('spec.failurePolicy', spec.failurePolicy, ['Fail', 'Ignore']));
+  const validations = records(spec.validations);
+  if (validations.length === 0 && records(spec.auditAnnotations).length === 0) errs.push(field.required('spec.validations', 'validations or auditAnnotations must contain at least one item'));
+  validations.forEach((v, i) => {
+    errs.push(...expressionErrors(v.expression, `spec.validations[${i}].expression`));
+    errs.push(...expressionErrors(v.messageExpression, `spec.validations[${i}].messageExpression`, false));
+  });
+  records(spec.variables).forEach((v, i) => errs.push(...expressionErrors(v.expression, `spec.variables[${i}].expression`)));
+  records(spec.auditAnnotations).forEach((v, i) => errs.push(...expressionErrors(v.valueExpression, `spec.auditAnnotations[${i}].valueExpression`)));
+  errs.push(...matchConditionErrors(spec.matchConditions, 'spec.matchConditions'));
+  return errs;
+}
+
+export const admissionPolicyStrategy: Strategy = {
+  allowUnconditionalUpdate: true,
+  generation: 'spec',
+  resetFieldsOnMainEndpoint: ['status'],
+  validate: admissionPolicyErrors,
+  validateUpdate: admissionPolicyErrors,
+};
