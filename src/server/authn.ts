@@ -183,9 +183,21 @@ const CLIENT_AUTH_USAGE = '1.3.6.1.5.5.7.3.2';
  * Common Name, in the groups of its Organizations. 'invalid': a certificate was presented and not verified.
  */
 export function clientCertificateUser(socket: PeerSocket | null | undefined): UserInfo | 'invalid' | undefined {
-  const cert = socket?.getPeerCertificate?.();
+  if (!socket) return undefined;
+  // A connection's certificate does not change: it is read once, not on every request over it.
+  let user: UserInfo | 'invalid' | undefined;
+  if (peerUsers.has(socket)) user = peerUsers.get(socket);
+  else peerUsers.set(socket, (user = readClientCertificate(socket)));
+  // Each request its own copy: nothing a request does to its user reaches the next one's.
+  return user === undefined || user === 'invalid' ? user : { ...user, groups: [...user.groups] };
+}
+
+const peerUsers = new WeakMap<object, UserInfo | 'invalid' | undefined>();
+
+function readClientCertificate(socket: PeerSocket): UserInfo | 'invalid' | undefined {
+  const cert = socket.getPeerCertificate?.();
   if (!cert || !cert.subject || Object.keys(cert).length === 0) return undefined;
-  if (!socket!.authorized) return 'invalid';
+  if (!socket.authorized) return 'invalid';
   if (cert.ext_key_usage && !cert.ext_key_usage.includes(CLIENT_AUTH_USAGE)) return 'invalid';
   const cn = cert.subject.CN;
   const name = Array.isArray(cn) ? cn[0] : cn;

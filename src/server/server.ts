@@ -262,15 +262,24 @@ export class HttpServer {
    * token; a request that presents neither is anonymous when --anonymous-auth allows it. A certificate
    * or token presented and not accepted is 401, as is a request without credentials otherwise.
    */
-  private async authenticate(x: Exchange, next: Handler): Promise<void> {
+  private authenticate(x: Exchange, next: Handler): Promise<void> {
     const authenticator = this.options.authenticator;
     if (!authenticator) return next(x);
     const cert = x.loopback ? undefined : clientCertificateUser(x.req.socket as PeerSocket | undefined);
     if (cert !== undefined && cert !== 'invalid') x.user = cert;
     else {
       const token = bearerToken(x.req.headers.authorization);
-      if (token !== undefined) x.user = authenticator.authenticateToken(token) ?? (await this.serviceAccountUser(token));
-      else if (cert === undefined && this.options.anonymous) x.user = anonymousUser();
+      if (token !== undefined) {
+        x.user = authenticator.authenticateToken(token);
+        // Only a token no static entry knows waits for the ServiceAccount check (a JWT's signature).
+        if (!x.user) {
+          return this.serviceAccountUser(token).then((user) => {
+            if (!user) throw errors.unauthorized();
+            x.user = user;
+            return next(x);
+          });
+        }
+      } else if (cert === undefined && this.options.anonymous) x.user = anonymousUser();
       if (!x.user) throw errors.unauthorized();
     }
     return next(x);

@@ -77,7 +77,7 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
   return {
     name: 'ValidatingAdmissionPolicy',
     validate(a) {
-      if (a.resource.group === GROUP) return;
+      if (a.resource.group === GROUP || opts.bindings.cache.size === 0) return;
       const bindings = opts.bindings.cache.list().items;
       if (bindings.length === 0) return;
       return judge(a, bindings.map((e) => e.object));
