@@ -46,6 +46,12 @@ describe('admission webhooks', () => {
           return respond({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64'), warnings: ['mutated by the test webhook'] });
         }
         if (url.pathname === '/slow') return setTimeout(() => respond({ allowed: true }), 1500);
+        if (url.pathname === '/v1beta1') {
+          // An old webhook: no uid and no patchType in its answer, which v1beta1 allows.
+          const patch = Buffer.from(JSON.stringify([{ op: 'add', path: '/metadata/annotations', value: { old: 'webhook' } }])).toString('base64');
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          return res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response: { allowed: true, patch } }));
+        }
         respond({ allowed: true });
       });
     });
@@ -191,6 +197,31 @@ describe('admission webhooks', () => {
     assert.equal(messages[0], `webhooks[0].matchConditions[0].expression: Invalid value: "'a' + 'b'": must evaluate to bool`);
     assert.equal(messages[1], 'webhooks[0].matchConditions[1].name: Duplicate value: "x"');
     assert.match(messages[2], /^webhooks\[0\]\.matchConditions\[1\]\.expression: Invalid value: "nope\(": compilation failed: ERROR: <input>:1:/);
+  });
+
+  it('speaks v1beta1 to a webhook that only speaks it, as leniently as upstream', async () => {
+    const made = await s.request('POST', `${ADMISSION}/mutatingwebhookconfigurations`, {
+      body: {
+        metadata: { name: 'old' },
+        webhooks: [
+          {
+            name: 'old.example.com',
+            rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['resourcequotas'] }],
+            clientConfig: { url: `https://127.0.0.1:${port}/v1beta1`, caBundle },
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1beta1'],
+          },
+        ],
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    const cache = s.kapi.registry.lookup('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations')!.store.cache;
+    for (let i = 0; i < 200 && cache.size < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    seen.length = 0;
+    const quota = await s.request('POST', '/api/v1/namespaces/default/resourcequotas', { body: { metadata: { name: 'q' } } });
+    assert.equal(quota.status, 201, quota.text);
+    assert.deepEqual(quota.json.metadata.annotations, { old: 'webhook' });
+    assert.equal(seen.find((e) => e.path === '/v1beta1')?.review.apiVersion, 'admission.k8s.io/v1beta1');
   });
 
   it('counts webhook calls and rejections under upstream\'s metric names', async () => {

@@ -164,14 +164,17 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     if (reviewVersion === 'v1' && (review.apiVersion !== apiVersion || review.kind !== 'AdmissionReview')) {
       throw new CallError(`expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${String(review.apiVersion ?? '')}, Kind=${String(review.kind ?? '')}`);
     }
-    return answered(hook, a, mutating, uid, isRecord(review.response) ? review.response : undefined);
+    return answered(hook, a, mutating, uid, isRecord(review.response) ? review.response : undefined, reviewVersion === 'v1beta1');
   };
 
-  /** What a webhook's (or hook's) response means: a denial, the patched object, or nothing to change. */
-  const answered = (hook: Hook, a: AdmissionAttributes, mutating: boolean, uid: string, response: JsonRecord | undefined): KObject | undefined => {
+  /**
+   * What a webhook's (or hook's) response means: a denial, the patched object, or nothing to change. A v1
+   * response must name the request's uid and its patch's type; v1beta1 ones need not, as upstream.
+   */
+  const answered = (hook: Hook, a: AdmissionAttributes, mutating: boolean, uid: string, response: JsonRecord | undefined, lenient = false): KObject | undefined => {
     const name = String(hook.webhook.name);
     if (!response) throw new CallError('webhook response was absent');
-    if (response.uid !== uid) throw new CallError(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ''))}`);
+    if (!lenient && response.uid !== uid) throw new CallError(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ''))}`);
     for (const warning of strings(response.warnings)) a.warnings?.push(warning.slice(0, 1024));
     // Audit annotations, named by the webhook (`<webhook>/<key>`), as upstream records them.
     if (isRecord(response.auditAnnotations) && a.auditAnnotations) {
@@ -182,7 +185,8 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     if (response.allowed !== true) throw denied(name, isRecord(response.status) ? response.status : undefined);
     if (response.patch === undefined || response.patch === null) return undefined;
     if (!mutating) throw new CallError('validating webhook may not return a patch');
-    if (!hook.review && response.patchType !== 'JSONPatch') throw new CallError(`unsupported patch type ${JSON.stringify(String(response.patchType ?? ''))}`);
+    const patchType = response.patchType ?? (lenient ? 'JSONPatch' : undefined);
+    if (!hook.review && patchType !== 'JSONPatch') throw new CallError(`unsupported patch type ${JSON.stringify(String(response.patchType ?? ''))}`);
     if (!a.object) throw new PatchError('the webhook attempted to modify an object that is being deleted');
     let patched: KObject;
     try {
