@@ -15,7 +15,7 @@
  */
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
-import type { ApiRegistry } from '../../registry/registry.js';
+import type { ApiRegistry, Endpoint } from '../../registry/registry.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
 import { isRecord, records } from '../../util/json-object.js';
@@ -48,6 +48,15 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
     return !records(resources.excludeResourceRules).some((r) => ruleMatches(r, a, name));
   };
 
+  // The endpoint serving a param kind, looked up once per kind until the served resources change.
+  let byKind = new Map<string, Endpoint | undefined>();
+  opts.registry.onChange(() => (byKind = new Map()));
+  const endpointOfKind = (group: string, version: string, kind: string): Endpoint | undefined => {
+    const key = `${group}/${version}/${kind}`;
+    if (!byKind.has(key)) byKind.set(key, opts.registry.all().find((e) => e.group === group && e.version === version && e.names.kind === kind));
+    return byKind.get(key);
+  };
+
   /** The params of a binding: the objects its paramRef names or selects (undefined: none found). */
   const paramsOf = async (policy: KObject, binding: KObject, a: AdmissionAttributes): Promise<Array<KObject | null> | undefined | 'misconfigured'> => {
     const kind = isRecord(policy.spec?.paramKind) ? policy.spec.paramKind : undefined;
@@ -56,7 +65,7 @@ export function validatingPolicyAdmission(opts: PolicyAdmissionOptions): Admissi
     if (!ref) return 'misconfigured';
     const apiVersion = String(kind.apiVersion ?? '');
     const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
-    const endpoint = opts.registry.all().find((e) => e.group === group && e.version === version && e.names.kind === kind.kind);
+    const endpoint = endpointOfKind(group, version, String(kind.kind ?? ''));
     if (!endpoint) return undefined;
     const namespace = endpoint.names.namespaced ? String(ref.namespace ?? '') || a.namespace : undefined;
     const store = endpoint.store;

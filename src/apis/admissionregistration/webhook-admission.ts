@@ -175,7 +175,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     const name = String(hook.webhook.name);
     if (!response) throw new CallError('webhook response was absent');
     if (!lenient && response.uid !== uid) throw new CallError(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ''))}`);
-    for (const warning of strings(response.warnings)) a.warnings?.push(warning.slice(0, 1024));
+    for (const warning of strings(response.warnings).slice(0, 64)) a.warnings?.push(warning.slice(0, 1024));
     // Audit annotations, named by the webhook (`<webhook>/<key>`), as upstream records them.
     if (isRecord(response.auditAnnotations) && a.auditAnnotations) {
       for (const [key, value] of Object.entries(response.auditAnnotations).slice(0, 64)) {

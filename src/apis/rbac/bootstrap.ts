@@ -54,11 +54,13 @@ const reconcileBinding: Reconcile = (existing, expected) => {
   return out;
 };
 
-/** What a start would make of the stored object (undefined: nothing to write). */
-function wanted(existing: KObject | undefined, expected: KObject, reconcile: Reconcile): KObject | undefined {
+const RECREATE = Symbol('recreate');
+
+/** What a start makes of the stored object: nothing to write, the object to write, or a recreation (another roleRef). */
+function wanted(existing: KObject | undefined, expected: KObject, reconcile: Reconcile): KObject | undefined | typeof RECREATE {
   if (!existing) return structuredClone(expected);
   if (existing.metadata.annotations?.[AUTOUPDATE] === 'false') return undefined;
-  if (expected.roleRef !== undefined && !deepEqual(existing.roleRef, expected.roleRef)) return expected;
+  if (expected.roleRef !== undefined && !deepEqual(existing.roleRef, expected.roleRef)) return RECREATE;
   const next = reconcile(existing, expected);
   return deepEqual(next, existing) ? undefined : next;
 }
@@ -74,13 +76,9 @@ async function ensure(store: RestStore, expected: KObject, reconcile: Reconcile)
     namespace,
     name,
     (existing) => {
-      if (!existing) return structuredClone(expected);
-      if (existing.metadata.annotations?.[AUTOUPDATE] === 'false') return existing;
-      if (expected.roleRef !== undefined && !deepEqual(existing.roleRef, expected.roleRef)) {
-        recreate = true;
-        return existing;
-      }
-      return reconcile(existing, expected);
+      const next = wanted(existing, expected, reconcile);
+      recreate = next === RECREATE;
+      return next === undefined || next === RECREATE ? existing! : next;
     },
     { allowCreate: true },
   );
