@@ -22,6 +22,7 @@ import { reconcileBootstrapPolicy } from './apis/rbac/bootstrap.js';
 import { rbacEscalationCheck } from './apis/rbac/escalation.js';
 import { checkAdmissionHooks, webhookAdmission, type AdmissionHook } from './apis/admissionregistration/webhook-admission.js';
 import { validatingPolicyAdmission } from './apis/admissionregistration/policy-admission.js';
+import { mutatingPolicyAdmission } from './apis/admissionregistration/mutating-policy-admission.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
 import { podStrategy, SYSTEM_PRIORITY_CLASSES } from './apis/core/pods.js';
 import { builtinDefaulter } from './apis/builtin-defaults.js';
@@ -365,7 +366,14 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   });
   // Webhooks are matched against the watch caches of their configurations (and the namespaces' labels).
   await Promise.all(
-    ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings']
+    [
+      'validatingwebhookconfigurations',
+      'mutatingwebhookconfigurations',
+      'validatingadmissionpolicies',
+      'validatingadmissionpolicybindings',
+      'mutatingadmissionpolicies',
+      'mutatingadmissionpolicybindings',
+    ]
       .map((r) => admissionStore(r).start())
       .concat(nsEndpoint.store.start()),
   );
@@ -387,7 +395,9 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       // The policy-based RBAC storages' check, where an authorizer can say no.
       ...(authorizer === alwaysAllow ? [] : [rbacEscalationCheck(authorizer, resolver)]),
       ...(options.admission ?? []),
-      // Dynamic admission last, as upstream's ValidatingAdmissionPolicy, MutatingAdmissionWebhook and ValidatingAdmissionWebhook.
+      // Dynamic admission last, as upstream's MutatingAdmissionPolicy, ValidatingAdmissionPolicy, MutatingAdmissionWebhook
+      // and ValidatingAdmissionWebhook (mutating plugins all run before validating ones).
+      mutatingPolicyAdmission({ policies: admissionStore('mutatingadmissionpolicies'), bindings: admissionStore('mutatingadmissionpolicybindings'), namespaces: nsEndpoint.store, registry }),
       validatingPolicyAdmission({ policies: admissionStore('validatingadmissionpolicies'), bindings: admissionStore('validatingadmissionpolicybindings'), namespaces: nsEndpoint.store, registry }),
       ...webhooks,
     ]),

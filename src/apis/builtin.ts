@@ -18,7 +18,7 @@ import { checkTypedObject } from '../schema/builtin/typed-json.js';
 import { builtinDefaulter } from './builtin-defaults.js';
 import { POD_SUBRESOURCES, podStrategy } from './core/pods.js';
 import { rbacStrategy } from './rbac/validation.js';
-import { admissionPolicyStrategy, webhookConfigurationStrategy } from './admissionregistration/validation.js';
+import { admissionPolicyStrategy, mutatingPolicyStrategy, webhookConfigurationStrategy } from './admissionregistration/validation.js';
 import { jobStrategy } from './batch/jobs.js';
 import { configMapStrategy, secretStrategy } from './core/config.js';
 import { field } from '../machinery/field-errors.js';
@@ -197,7 +197,7 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', false, { categories: ['api-extensions'], strategy: webhookConfigurationStrategy(true) }),
   res('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, { categories: ['api-extensions'], status: true, strategy: admissionPolicyStrategy }),
   res('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, { categories: ['api-extensions'], strategy: plain }),
-  res('admissionregistration.k8s.io', 'v1', 'mutatingadmissionpolicies', 'MutatingAdmissionPolicy', false, { categories: ['api-extensions'], strategy: plain }),
+  res('admissionregistration.k8s.io', 'v1', 'mutatingadmissionpolicies', 'MutatingAdmissionPolicy', false, { categories: ['api-extensions'], strategy: mutatingPolicyStrategy }),
   res('admissionregistration.k8s.io', 'v1', 'mutatingadmissionpolicybindings', 'MutatingAdmissionPolicyBinding', false, { categories: ['api-extensions'], strategy: plain }),
   res('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas', 'FlowSchema', false, { status: true, strategy: withStatus }),
   res('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false, { status: true, strategy: withStatus }),

@@ -46,9 +46,10 @@ export {
 export { typeFromDefinition, typeFromSchema, type JsonSchema, type SchemaTypeOptions } from './schema-types.js';
 export { toFieldSet, validate } from './typed.js';
 export { compare, type Comparison } from './compare.js';
-export { merge } from './merge.js';
+export { merge, MergeError } from './merge.js';
 export {
   ATOMIC_ANY,
+  atomOf,
   BUILTIN_OBJECT,
   DEDUCED,
   DEDUCED_OBJECT,

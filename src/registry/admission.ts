@@ -52,6 +52,11 @@ export interface AdmissionPlugin {
   admit?(attributes: AdmissionAttributes): void | Promise<void>;
   /** Validating admission: throws a StatusError to refuse. */
   validate?(attributes: AdmissionAttributes): void | Promise<void>;
+  /**
+   * upstream's reinvocation: after every mutating plugin has run once, each that has this is asked again (in
+   * order), to mutate once more what later plugins changed after it (reinvocationPolicy IfNeeded).
+   */
+  reinvoke?(attributes: AdmissionAttributes): void | Promise<void>;
 }
 
 /**
@@ -61,14 +66,19 @@ export interface AdmissionPlugin {
 export class AdmissionChain {
   readonly mutating: readonly AdmissionPlugin[];
   readonly validating: readonly AdmissionPlugin[];
+  readonly reinvocable: readonly AdmissionPlugin[];
 
   constructor(readonly plugins: readonly AdmissionPlugin[]) {
     this.mutating = plugins.filter((p) => p.admit);
     this.validating = plugins.filter((p) => p.validate);
+    this.reinvocable = plugins.filter((p) => p.reinvoke);
   }
 
   admit(attributes: AdmissionAttributes): void | Promise<void> {
-    return run(this.mutating, 'admit', attributes, 0);
+    const first = run(this.mutating, 'admit', attributes, 0);
+    if (this.reinvocable.length === 0) return first;
+    if (!first) return run(this.reinvocable, 'reinvoke', attributes, 0);
+    return first.then(() => run(this.reinvocable, 'reinvoke', attributes, 0));
   }
 
   validate(attributes: AdmissionAttributes): void | Promise<void> {
@@ -76,7 +86,7 @@ export class AdmissionChain {
   }
 }
 
-function run(plugins: readonly AdmissionPlugin[], phase: 'admit' | 'validate', a: AdmissionAttributes, from: number): void | Promise<void> {
+function run(plugins: readonly AdmissionPlugin[], phase: 'admit' | 'validate' | 'reinvoke', a: AdmissionAttributes, from: number): void | Promise<void> {
   for (let i = from; i < plugins.length; i++) {
     const pending = plugins[i][phase]!(a);
     if (pending) return pending.then(() => run(plugins, phase, a, i + 1));

@@ -10,6 +10,7 @@ import type { AdmissionAttributes } from '../../registry/admission.js';
 import type { KObject } from '../../registry/types.js';
 import { baseEnvironment, formatIssue, metered, PER_CALL_LIMIT, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
 import { isRecord, type JsonRecord } from '../../util/json-object.js';
+import { ESCAPE_KEY_FUNCTION, escapeKey, rewriteConstructions } from './cel-objects.js';
 
 /** A list of strings from JSON (anything else: none). */
 export const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
@@ -60,29 +61,34 @@ function environment(): Environment {
     .registerVariable('request', 'dyn')
     .registerVariable('params', 'dyn')
     .registerVariable('namespaceObject', 'dyn')
-    .registerVariable('variables', 'dyn');
+    .registerVariable('variables', 'dyn')
+    .registerFunction(`${ESCAPE_KEY_FUNCTION}(string): string`, escapeKey);
   return env;
 }
 
-/** An expression checked: its program and result type, or cel-go's issues text. Kept per expression (bounded). */
-export function compileExpression(expression: string): { program?: Program; type?: string; error?: string } {
-  let compiled = programs.get(expression);
+/**
+ * An expression checked: its program and result type, or cel-go's issues text. Kept per expression (bounded).
+ * A mutating policy's expressions (`mutation`) may construct objects.
+ */
+export function compileExpression(expression: string, mutation = false): { program?: Program; type?: string; error?: string } {
+  const key = mutation ? `\0${expression}` : expression;
+  let compiled = programs.get(key);
   if (compiled) return compiled;
   try {
-    const p = environment().parse(rewriteSource(expression).src) as unknown as Program;
+    const p = environment().parse(rewriteSource(mutation ? rewriteConstructions(expression) : expression).src) as unknown as Program;
     const r = p.check();
     compiled = r.valid ? { program: p, type: r.type } : { error: `compilation failed: ${formatIssue(expression, r.error)}` };
   } catch (err) {
     compiled = { error: `compilation failed: ${formatIssue(expression, err)}` };
   }
   if (programs.size >= 10_000) programs.clear();
-  programs.set(expression, compiled);
+  programs.set(key, compiled);
   return compiled;
 }
 
 /** An expression's value, or what went wrong (cel-go's words), within upstream's per-call cost limit. */
-export function evaluateExpression(expression: string, ctx: Record<string, unknown>): { value?: unknown; error?: string } {
-  const { program, error } = compileExpression(expression);
+export function evaluateExpression(expression: string, ctx: Record<string, unknown>, mutation = false): { value?: unknown; error?: string } {
+  const { program, error } = compileExpression(expression, mutation);
   if (!program) return { error };
   const r = metered(PER_CALL_LIMIT, () => program(ctx));
   if (r.error !== undefined) return { error: runtimeMessage(r.error) };
@@ -99,4 +105,10 @@ export function celValue(v: unknown): unknown {
     return out;
   }
   return v;
+}
+
+/** A mutated object's members as the target's own (defined, never assigned: no key reaches a setter). */
+export function replaceContents(target: KObject, source: KObject): void {
+  for (const k of Object.keys(target)) delete (target as JsonRecord)[k];
+  for (const [k, v] of Object.entries(source)) Object.defineProperty(target, k, { value: v, writable: true, enumerable: true, configurable: true });
 }

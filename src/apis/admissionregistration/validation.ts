@@ -8,7 +8,7 @@
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { isDNS1123Subdomain } from '../../machinery/validation.js';
 import type { KObject, Strategy } from '../../registry/types.js';
-import { isRecord, records } from '../../util/json-object.js';
+import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 import { matchConditionErrors } from './match-conditions.js';
 import { compileExpression } from './matching.js';
 import { validateLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
@@ -130,9 +130,9 @@ export function webhookConfigurationStrategy(mutating: boolean): Strategy {
 }
 
 /** A CEL expression of a policy that does not compile, as upstream refuses it at `path`. */
-function expressionErrors(expression: unknown, path: string, required = true): FieldError[] {
+function expressionErrors(expression: unknown, path: string, required = true, mutation = false): FieldError[] {
   if (typeof expression !== 'string' || expression.trim() === '') return required ? [field.required(path, '')] : [];
-  const { error } = compileExpression(expression);
+  const { error } = compileExpression(expression, mutation);
   return error !== undefined ? [field.invalid(path, expression, error)] : [];
 }
 
@@ -162,4 +162,43 @@ export const admissionPolicyStrategy: Strategy = {
   resetFieldsOnMainEndpoint: ['status'],
   validate: admissionPolicyErrors,
   validateUpdate: admissionPolicyErrors,
+};
+
+/** One of a MutatingAdmissionPolicy's mutations: its patch type, and that type's expression only. */
+function mutationErrors(m: JsonRecord, path: string): FieldError[] {
+  if (typeof m.patchType !== 'string' || m.patchType === '') return [field.required(`${path}.patchType`, '')];
+  const errs: FieldError[] = [];
+  const types = { JSONPatch: 'jsonPatch', ApplyConfiguration: 'applyConfiguration' } as const;
+  const own = types[m.patchType as keyof typeof types];
+  if (!own) return [field.notSupported(`${path}.patchType`, m.patchType, Object.keys(types).sort())];
+  const part = m[own];
+  if (!isRecord(part)) errs.push(field.required(`${path}.${own}`, `must be specified when patchType is ${m.patchType}`));
+  else errs.push(...expressionErrors(typeof part.expression === 'string' ? part.expression.trim() : part.expression, `${path}.${own}.expression`, true, true));
+  for (const other of Object.values(types)) {
+    if (other !== own && m[other] !== undefined && m[other] !== null) errs.push(field.invalid(`${path}.${other}`, `{${other}}`, `must not be specified when patchType is ${m.patchType}`));
+  }
+  return errs;
+}
+
+/** MutatingAdmissionPolicy validation: mutations (at least one), variables and match conditions that compile, known policies. */
+function mutatingPolicyErrors(obj: KObject): FieldError[] {
+  const spec = isRecord(obj.spec) ? obj.spec : {};
+  const errs: FieldError[] = [];
+  if (spec.failurePolicy !== undefined && !['Fail', 'Ignore'].includes(String(spec.failurePolicy))) errs.push(field.notSupported('spec.failurePolicy', spec.failurePolicy, ['Fail', 'Ignore']));
+  if (spec.reinvocationPolicy !== undefined && !['IfNeeded', 'Never'].includes(String(spec.reinvocationPolicy))) {
+    errs.push(field.notSupported('spec.reinvocationPolicy', spec.reinvocationPolicy, ['IfNeeded', 'Never']));
+  }
+  const mutations = records(spec.mutations);
+  if (mutations.length === 0) errs.push(field.required('spec.mutations', 'mutations must contain at least one item'));
+  mutations.forEach((m, i) => errs.push(...mutationErrors(m, `spec.mutations[${i}]`)));
+  records(spec.variables).forEach((v, i) => errs.push(...expressionErrors(v.expression, `spec.variables[${i}].expression`, true, true)));
+  errs.push(...matchConditionErrors(spec.matchConditions, 'spec.matchConditions'));
+  return errs;
+}
+
+export const mutatingPolicyStrategy: Strategy = {
+  allowUnconditionalUpdate: true,
+  generation: 'spec',
+  validate: mutatingPolicyErrors,
+  validateUpdate: mutatingPolicyErrors,
 };

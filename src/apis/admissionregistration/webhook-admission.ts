@@ -24,7 +24,7 @@ import { parseJson, stringifyJson } from '../../machinery/json.js';
 import type { LabelSelectorSpec } from '../../machinery/labels.js';
 import { postJson, webhookTarget, type ServiceResolver } from '../../machinery/webhook-client.js';
 import { matchConditionsHold } from './match-conditions.js';
-import { ruleMatches, selectsObject, strings } from './matching.js';
+import { replaceContents, ruleMatches, selectsObject, strings } from './matching.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
@@ -241,6 +241,8 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     }
   };
 
+  // Per write: the object as the mutating webhooks left it, and those to call again if a later plugin changes it.
+  const reinvocable = new WeakMap<AdmissionAttributes, { output: KObject; hooks: Hook[] }>();
   const mutatingPlugin: AdmissionPlugin = {
     name: 'MutatingAdmissionWebhook',
     admit(a) {
@@ -261,6 +263,19 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
         }
         for (const hook of hooks) {
           if (hook.webhook.reinvocationPolicy !== 'IfNeeded' || calledAt.get(hook)! >= lastChange) continue;
+          const patched = await run(hook, a, true);
+          if (patched && a.object) replaceContents(a.object, patched);
+        }
+        const again = hooks.filter((h) => h.webhook.reinvocationPolicy === 'IfNeeded');
+        if (again.length > 0 && a.object) reinvocable.set(a, { output: structuredClone(a.object), hooks: again });
+      })();
+    },
+    // Called again when a later plugin (none yet after webhooks, but a reinvoked policy) changed the object.
+    reinvoke(a) {
+      const state = reinvocable.get(a);
+      if (!state || !a.object || deepEqual(a.object, state.output)) return;
+      return (async () => {
+        for (const hook of state.hooks) {
           const patched = await run(hook, a, true);
           if (patched && a.object) replaceContents(a.object, patched);
         }
@@ -334,10 +349,4 @@ function denied(name: string, status: JsonRecord | undefined): StatusError {
   const reason = typeof status?.reason === 'string' ? status.reason : '';
   const message = typeof status?.message === 'string' && status.message ? `${deniedBy}: ${status.message}` : reason ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
   return new StatusError(code, reason as StatusReason, message, isRecord(status?.details) ? (status.details as never) : {});
-}
-
-/** The patched object's members as the target's own (defined, never assigned: no key reaches a setter). */
-function replaceContents(target: KObject, source: KObject): void {
-  for (const k of Object.keys(target)) delete (target as JsonRecord)[k];
-  for (const [k, v] of Object.entries(source)) Object.defineProperty(target, k, { value: v, writable: true, enumerable: true, configurable: true });
 }

@@ -1,0 +1,166 @@
+/**
+ * MutatingAdmissionPolicy, as kube-apiserver's plugin: the bindings that match a write (policy-bindings.ts),
+ * once their matchConditions hold, apply their policy's mutations in order to the object, each seeing the
+ * object as the ones before left it:
+ * - `ApplyConfiguration`: a CEL expression constructing an `Object{...}` (nested types named by their field
+ *   path, `Object.spec{...}`), merged into the object as server-side apply merges (maps by key, associative
+ *   lists by their keys); it may not set atomic lists, maps or structs;
+ * - `JSONPatch`: a CEL expression giving a list of `JSONPatch{op, path, from, value}`, applied in order (a
+ *   failing `test` leaves the object as it was).
+ * What goes wrong (an expression's error, a patch that cannot be applied, a binding without its params) refuses
+ * the write as upstream words it, `policy 'p' with binding 'b' denied request: ...`, unless failurePolicy
+ * is Ignore. A policy with reinvocationPolicy IfNeeded is applied again when a later plugin (a webhook)
+ * changed the object.
+ */
+import { atomOf, merge, MergeError, type TypeInfo } from '../../apply/index.js';
+import { applyJsonPatch, decodeJsonPatch } from '../../machinery/json-patch.js';
+import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
+import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
+import type { KObject } from '../../registry/types.js';
+import { deepEqual } from '../../util/deep-equal.js';
+import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
+import { constructedType, jsonOf } from './cel-objects.js';
+import { evaluateExpression, replaceContents } from './matching.js';
+import { policyBindings, writeName, type PolicyStores } from './policy-bindings.js';
+
+/** A mutation that could not be applied (the policy's failure, as failurePolicy says). */
+class MutationError extends Error {}
+
+export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
+  const bindings = policyBindings(opts);
+  // Per write: the object as this plugin left it, and the invocations to apply again if it changes after.
+  const reinvocable = new WeakMap<AdmissionAttributes, { output: KObject; keys: Set<string> }>();
+
+  return {
+    name: 'MutatingAdmissionPolicy',
+    admit(a) {
+      if (a.object && bindings.active(a)) return mutate(a);
+    },
+    reinvoke(a) {
+      const state = reinvocable.get(a);
+      if (state && a.object && !deepEqual(a.object, state.output)) return mutate(a, state.keys);
+    },
+  };
+
+  async function mutate(a: AdmissionAttributes, only?: Set<string>): Promise<void> {
+    const failures: Array<{ message: string; reason: StatusReason }> = [];
+    const again = new Set<string>();
+    for (const inv of await bindings.invocations(a)) {
+      const fail = (message: string, reason: StatusReason) => {
+        if (inv.failurePolicy === 'Fail') failures.push({ message: `policy '${inv.policyName}' with binding '${inv.bindingName}' denied request: ${message}`, reason });
+      };
+      if (inv.configError !== undefined) {
+        if (!only) fail(inv.configError, '' as StatusReason);
+        continue;
+      }
+      for (const param of inv.params) {
+        const key = `${inv.policyName}\0${inv.bindingName}\0${param?.metadata.namespace ?? ''}\0${param?.metadata.name ?? ''}`;
+        if (only && !only.has(key)) continue;
+        const held = bindings.conditions(inv.spec, bindings.context(a, inv.spec, param, true).ctx);
+        if (held === false) continue;
+        if (held !== true) {
+          fail(held, 'Invalid');
+          continue;
+        }
+        for (const mutation of records(inv.spec.mutations)) {
+          if (!a.object) break;
+          const { ctx } = bindings.context(a, inv.spec, param, true);
+          try {
+            const patched = applyMutation(mutation, ctx, a.object);
+            if (patched) replaceContents(a.object, patched);
+          } catch (err) {
+            if (!(err instanceof MutationError)) throw err;
+            fail(err.message, 'Invalid');
+          }
+        }
+        if (inv.spec.reinvocationPolicy === 'IfNeeded') again.add(key);
+      }
+    }
+    if (again.size > 0 && a.object) reinvocable.set(a, { output: structuredClone(a.object), keys: again });
+    if (failures.length > 0) {
+      const forbidden = errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, writeName(a), 'admission request denied by policy');
+      throw new StatusError(403, failures[0].reason || 'Forbidden', failures[0].message, { ...(forbidden.details ?? {}), causes: failures.map((f) => ({ message: f.message })) } as never);
+    }
+  }
+
+  /** The object after one mutation (undefined: unchanged). */
+  function applyMutation(mutation: JsonRecord, ctx: Record<string, unknown>, object: KObject): KObject | undefined {
+    if (mutation.patchType === 'JSONPatch') {
+      const r = evaluateExpression(String((mutation.jsonPatch as JsonRecord | undefined)?.expression ?? ''), ctx, true);
+      if (r.error !== undefined) throw new MutationError(r.error);
+      if (!Array.isArray(r.value)) throw new MutationError('type mismatch: JSONPatchType.expression should evaluate to array');
+      const ops = r.value.map((op) => {
+        if (constructedType(op) !== 'JSONPatch') throw new MutationError('type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch');
+        const o = jsonOf(op) as JsonRecord;
+        return { op: o.op, path: o.path, ...(typeof o.from === 'string' && o.from ? { from: o.from } : {}), ...(o.value !== undefined ? { value: o.value } : {}) };
+      });
+      const patched = structuredClone(object);
+      try {
+        applyJsonPatch(patched as never, decodeJsonPatch(ops));
+      } catch (err) {
+        if ((err as Error).message.includes('test failed')) return undefined;
+        throw new MutationError(`JSON Patch: ${(err as Error).message}`);
+      }
+      return sameKind(patched, object);
+    }
+    if (mutation.patchType === 'ApplyConfiguration') {
+      const r = evaluateExpression(String((mutation.applyConfiguration as JsonRecord | undefined)?.expression ?? ''), ctx, true);
+      if (r.error !== undefined) throw new MutationError(r.error);
+      const type = constructedType(r.value);
+      if (type !== 'Object') throw new MutationError(`unsupported return type from ApplyConfiguration expression: ${type ?? celTypeName(r.value)}`);
+      const mismatches: string[] = [];
+      const patch = jsonOf(r.value, ['Object'], mismatches) as JsonRecord;
+      if (mismatches.length > 0) throw new MutationError(`type mismatch: ${mismatches.join('\n')}`);
+      const [group, version] = object.apiVersion.includes('/') ? object.apiVersion.split('/', 2) : ['', object.apiVersion];
+      const schema = bindings.endpoint(group, version, object.kind)?.applyType?.();
+      if (!schema) {
+        throw new MutationError(`Resource kind ${group}/${version}, Kind=${object.kind} not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.`);
+      }
+      const atomics: string[] = [];
+      findAtomics('', schema, patch, atomics);
+      if (atomics.length > 0) throw new MutationError(`error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: ${atomics.join(', ')}`);
+      let merged: unknown;
+      try {
+        merged = merge(object, { ...patch, apiVersion: object.apiVersion, kind: object.kind }, schema);
+      } catch (err) {
+        if (!(err instanceof MergeError)) throw err;
+        throw new MutationError(`error applying patch: failed to merge patch: ${err.message}`);
+      }
+      return sameKind(merged as KObject, object);
+    }
+    throw new MutationError(`unsupported patch type ${JSON.stringify(String(mutation.patchType ?? ''))}`);
+  }
+}
+
+/** The mutated object, which must still be an object of the same kind and version, with its metadata. */
+function sameKind(patched: KObject, object: KObject): KObject {
+  if (!isRecord(patched) || !isRecord(patched.metadata) || patched.apiVersion !== object.apiVersion || patched.kind !== object.kind) {
+    throw new MutationError('the mutation changed the object\'s kind, apiVersion or metadata into something it cannot be');
+  }
+  return patched;
+}
+
+/** structured-merge-diff's findAtomics: where an apply configuration sets an atomic list, map or struct. */
+function findAtomics(path: string, type: TypeInfo, value: unknown, out: string[]): void {
+  const atom = atomOf(type, value);
+  if (isRecord(value) && atom.kind === 'map') {
+    if (atom.atomic) out.push(path);
+    for (const [key, v] of Object.entries(value)) {
+      const field = atom.fields?.get(key);
+      if (field) findAtomics(`${path}.${key}`, field, v, out);
+    }
+  } else if (Array.isArray(value) && atom.kind === 'list') {
+    if (atom.listType === 'atomic') out.push(path);
+    value.forEach((v, i) => findAtomics(`${path}[${i}]`, atom.elements, v, out));
+  }
+}
+
+function celTypeName(v: unknown): string {
+  if (v === null) return 'null_type';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return 'double';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return 'list';
+  return 'map';
+}
