@@ -361,6 +361,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     mutating: admissionStore('mutatingwebhookconfigurations'),
     namespaces: nsEndpoint.store,
     resolveService,
+    registry,
     hooks: options.admissionHooks,
     observe: (...args) => metrics.webhookCalled(...args),
   });

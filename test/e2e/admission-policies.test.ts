@@ -81,6 +81,32 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal(bad.json.details.causes[0].field, 'spec.validations[0].expression');
   });
 
+  it('judges a write to another version of a resource in the version the policy names (matchPolicy Equivalent)', async () => {
+    const rules = { resourceRules: [{ apiGroups: ['autoscaling'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['horizontalpodautoscalers'] }] };
+    const made = await Promise.all([
+      s.request('POST', `${ADMISSION}/validatingadmissionpolicies`, {
+        body: { metadata: { name: 'cpu-target' }, spec: { matchConstraints: rules, validations: [{ expression: 'request.requestKind.version == "v2" && object.spec.targetCPUUtilizationPercentage <= 80', message: 'cpu target too high' }] } },
+      }),
+      s.request('POST', `${ADMISSION}/validatingadmissionpolicybindings`, { body: { metadata: { name: 'cpu-target' }, spec: { policyName: 'cpu-target', validationActions: ['Deny'] } } }),
+    ]);
+    for (const r of made) assert.ok(r.status < 300, r.text);
+    const hpa = (name: string, averageUtilization: number) => ({
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization } } }] },
+    });
+    let res: Awaited<ReturnType<TestServer['request']>> | undefined;
+    for (let i = 0; i < 200; i++) {
+      res = await s.request('POST', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers?dryRun=All', { body: hpa('hot', 90) });
+      if (res.status !== 201) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(res!.status, 422, res!.text);
+    assert.match(res!.json.message, /ValidatingAdmissionPolicy 'cpu-target' with binding 'cpu-target' denied request: cpu target too high/);
+    assert.equal((await s.request('POST', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers', { body: hpa('cool', 60) })).status, 201, 'seen as v1, with the v2 write\'s kind');
+  });
+
   it('follows parameterNotFoundAction when the params are missing', async () => {
     assert.equal((await s.request('DELETE', '/api/v1/namespaces/default/configmaps/policy-params')).status, 200);
     const binding = (await s.request('GET', `${ADMISSION}/validatingadmissionpolicybindings/owner-label-warn`)).json;

@@ -151,6 +151,58 @@ describe('admission webhooks', () => {
     assert.deepEqual([update.operation, update.oldObject.data, update.object.data, update.options.kind], ['UPDATE', { a: '1' }, { a: '2' }, 'UpdateOptions']);
   });
 
+  it('sends a write to another version of a resource in the version the rules name (matchPolicy Equivalent), and not with Exact', async () => {
+    const GROUP = 'equiv.example.com';
+    const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } };
+    const crd = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      body: {
+        metadata: { name: `things.${GROUP}` },
+        spec: {
+          group: GROUP,
+          scope: 'Namespaced',
+          names: { plural: 'things', kind: 'Thing' },
+          versions: [
+            { name: 'v1', served: true, storage: true, schema },
+            { name: 'v2', served: true, storage: false, schema },
+          ],
+        },
+      },
+    });
+    assert.equal(crd.status, 201, crd.text);
+    const rules = [{ operations: ['CREATE'], apiGroups: [GROUP], apiVersions: ['v1'], resources: ['things'] }];
+    const config = (name: string, path: string, matchPolicy: string) => ({
+      metadata: { name },
+      webhooks: [{ name: `${name}.example.com`, matchPolicy, rules, clientConfig: { url: `https://127.0.0.1:${port}${path}`, caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+    });
+    assert.equal((await s.request('POST', `${ADMISSION}/mutatingwebhookconfigurations`, { body: config('equivalent', '/mutate', 'Equivalent') })).status, 201);
+    assert.equal((await s.request('POST', `${ADMISSION}/validatingwebhookconfigurations`, { body: config('exact', '/deny', 'Exact') })).status, 201);
+    const thing = (version: string, name: string) => ({ apiVersion: `${GROUP}/${version}`, kind: 'Thing', metadata: { name }, spec: { size: 1 } });
+    let made: Awaited<ReturnType<TestServer['request']>> | undefined;
+    for (let i = 0; i < 200; i++) {
+      seen.length = 0;
+      made = await s.request('POST', `/apis/${GROUP}/v2/namespaces/default/things`, { body: thing('v2', `t${i}`) });
+      if (made.status === 201 && made.json.metadata.labels?.mutated) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(made!.status, 201, made!.text);
+    assert.equal(made!.json.apiVersion, `${GROUP}/v2`);
+    assert.deepEqual(made!.json.metadata.labels, { mutated: 'yes' }, 'the patch to the v1 object reaches the v2 write');
+    const review = seen.find((e) => e.path === '/mutate')!.review.request;
+    assert.deepEqual(
+      [review.kind, review.resource, review.requestKind, review.requestResource, review.object.apiVersion],
+      [
+        { group: GROUP, version: 'v1', kind: 'Thing' },
+        { group: GROUP, version: 'v1', resource: 'things' },
+        { group: GROUP, version: 'v2', kind: 'Thing' },
+        { group: GROUP, version: 'v2', resource: 'things' },
+        `${GROUP}/v1`,
+      ],
+    );
+    assert.equal(seen.some((e) => e.path === '/deny'), false, 'Exact leaves other versions out');
+    const exact = await s.request('POST', `/apis/${GROUP}/v1/namespaces/default/things`, { body: thing('v1', 'exact') });
+    assert.equal(exact.status, 403, 'Exact still matches its own version');
+  });
+
   it('skips an unreachable webhook that may be ignored, and fails on one that may not', async () => {
     const ignored = await s.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 's' } } });
     assert.equal(ignored.status, 201, ignored.text);
@@ -313,6 +365,50 @@ describe('admission hooks in the process', () => {
       await r.stop();
     }
     await assert.rejects(startTestServer({ admissionHooks: [{ name: 'x', type: 'Sometimes', rules: [], review: () => ({ allowed: true }) } as never] }), /admission hook 0 \(x\): type must be Mutating or Validating/);
+  });
+});
+
+describe('admission of a built-in served in two versions', () => {
+  it('gives a hook a HorizontalPodAutoscaler in the version its rules name, whichever version was written', async () => {
+    const requests: any[] = [];
+    const s = await startTestServer({
+      admissionHooks: [
+        {
+          name: 'hpa-v1.example.com',
+          type: 'Mutating',
+          rules: [{ operations: ['CREATE'], apiGroups: ['autoscaling'], apiVersions: ['v1'], resources: ['horizontalpodautoscalers'] }],
+          review(request) {
+            requests.push(request);
+            return { allowed: true, patch: [{ op: 'replace', path: '/spec/maxReplicas', value: 9 }] };
+          },
+        },
+      ],
+    });
+    try {
+      const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
+      const v1 = await s.request('POST', '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers', {
+        body: { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'a' }, spec: { scaleTargetRef: target, maxReplicas: 3, targetCPUUtilizationPercentage: 50 } },
+      });
+      assert.equal(v1.status, 201, v1.text);
+      assert.equal(v1.json.spec.maxReplicas, 9);
+      assert.equal(v1.json.spec.targetCPUUtilizationPercentage, 50);
+      assert.equal(requests[0].object.apiVersion, 'autoscaling/v1');
+      assert.equal(requests[0].object.spec.targetCPUUtilizationPercentage, 50, 'a v1 object, not the stored v2 one');
+      const v2 = await s.request('POST', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers', {
+        body: {
+          apiVersion: 'autoscaling/v2',
+          kind: 'HorizontalPodAutoscaler',
+          metadata: { name: 'b' },
+          spec: { scaleTargetRef: target, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }] },
+        },
+      });
+      assert.equal(v2.status, 201, v2.text);
+      assert.equal(v2.json.spec.maxReplicas, 9);
+      assert.deepEqual(v2.json.spec.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }]);
+      assert.deepEqual([requests[1].kind.version, requests[1].requestKind.version, requests[1].object.spec.targetCPUUtilizationPercentage], ['v1', 'v2', 70]);
+    } finally {
+      await s.stop();
+    }
   });
 });
 

@@ -7,6 +7,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
 import type { AdmissionAttributes } from '../../registry/admission.js';
+import type { ApiRegistry, Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../registry/types.js';
 import { baseEnvironment, formatIssue, metered, PER_CALL_LIMIT, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
 import { isRecord, type JsonRecord } from '../../util/json-object.js';
@@ -15,15 +16,15 @@ import { ESCAPE_KEY_FUNCTION, escapeKey, rewriteConstructions } from './cel-obje
 /** A list of strings from JSON (anything else: none). */
 export const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
-/** A RuleWithOperations (or NamedRuleWithOperations, with `name`) matching the write. */
-export function ruleMatches(rule: JsonRecord, a: AdmissionAttributes, name?: string): boolean {
+/** A RuleWithOperations (or NamedRuleWithOperations, with `name`) matching the write (in `resource`'s version). */
+export function ruleMatches(rule: JsonRecord, a: AdmissionAttributes, name?: string, target: AdmissionAttributes['resource'] = a.resource): boolean {
   const ops = strings(rule.operations);
   if (!ops.includes('*') && !ops.includes(a.operation)) return false;
   const groups = strings(rule.apiGroups);
-  if (!groups.includes('*') && !groups.includes(a.resource.group)) return false;
+  if (!groups.includes('*') && !groups.includes(target.group)) return false;
   const versions = strings(rule.apiVersions);
-  if (!versions.includes('*') && !versions.includes(a.resource.version)) return false;
-  const resource = a.resource.resource;
+  if (!versions.includes('*') && !versions.includes(target.version)) return false;
+  const resource = target.resource;
   const sub = a.subresource;
   const resourceOk = strings(rule.resources).some((r) =>
     r === '*/*' ? true : sub === '' ? r === '*' || r === resource : r === `${resource}/${sub}` || r === `*/${sub}` || r === `${resource}/*`,
@@ -111,4 +112,70 @@ export function celValue(v: unknown): unknown {
 export function replaceContents(target: KObject, source: KObject): void {
   for (const k of Object.keys(target)) delete (target as JsonRecord)[k];
   for (const [k, v] of Object.entries(source)) Object.defineProperty(target, k, { value: v, writable: true, enumerable: true, configurable: true });
+}
+
+/** A write as one webhook or policy sees it: in the version its rules matched, with the request's own kind. */
+export interface VersionedAttributes extends AdmissionAttributes {
+  requestKind: AdmissionAttributes['kind'];
+  requestResource: AdmissionAttributes['resource'];
+  /** A mutated object of this version in the write's (storage) version. */
+  toWrite(obj: KObject): KObject | Promise<KObject>;
+}
+
+/** The version a rule set matched a write in: the request's own, or another of the same stored resource. */
+export interface MatchedVersion {
+  resource: AdmissionAttributes['resource'];
+  kind: AdmissionAttributes['kind'];
+}
+
+/** The other versions (and groups) serving what a write's resource stores, cached until the served resources change. */
+const equivalentsCache = new WeakMap<ApiRegistry, { generation: number; byResource: Map<string, Endpoint[]> }>();
+function equivalents(a: AdmissionAttributes, registry: ApiRegistry): Endpoint[] {
+  let cache = equivalentsCache.get(registry);
+  if (!cache || cache.generation !== registry.generation) equivalentsCache.set(registry, (cache = { generation: registry.generation, byResource: new Map() }));
+  const key = `${a.resource.group}/${a.resource.version}/${a.resource.resource}`;
+  let found = cache.byResource.get(key);
+  if (!found) {
+    const own = registry.lookup(a.resource.group, a.resource.version, a.resource.resource);
+    found = own ? registry.all().filter((e) => e.store === own.store && e !== own) : [];
+    cache.byResource.set(key, found);
+  }
+  return found;
+}
+
+/**
+ * upstream's matchPolicy: the request's version when a rule matches it; with `Equivalent` (the default), the
+ * first other version of the same stored resource a rule matches (its kind, as the webhook will see it).
+ */
+export function matchedVersion(rules: JsonRecord[], matchPolicy: unknown, a: AdmissionAttributes, registry: ApiRegistry | undefined, name?: string): MatchedVersion | undefined {
+  if (rules.some((r) => ruleMatches(r, a, name))) return { resource: a.resource, kind: a.kind };
+  if (matchPolicy === 'Exact' || !registry) return undefined;
+  for (const e of equivalents(a, registry)) {
+    const resource = { group: e.group, version: e.version, resource: e.names.resource };
+    if (!rules.some((r) => ruleMatches(r, a, name, resource))) continue;
+    // A subresource's own kind (Scale, Binding, Eviction) is the same whichever version of its resource is asked.
+    const ownKind = a.subresource === '' || a.subresource === 'status';
+    return { resource, kind: ownKind ? { group: e.group, version: e.version, kind: e.names.kind } : a.kind };
+  }
+  return undefined;
+}
+
+/**
+ * The write in a matched version: its objects converted from the stored version when the version differs (the
+ * conversions a CRD's webhook needs run first), and the way back for a mutated object.
+ */
+export async function versionedAttributes(a: AdmissionAttributes, matched: MatchedVersion, registry: ApiRegistry | undefined): Promise<VersionedAttributes> {
+  const apiVersion = matched.kind.group ? `${matched.kind.group}/${matched.kind.version}` : matched.kind.version;
+  const endpoint = registry?.lookup(matched.resource.group, matched.resource.version, matched.resource.resource);
+  const converts = (o: KObject | undefined): o is KObject => !!o && !!endpoint && o.kind === matched.kind.kind && o.apiVersion !== apiVersion;
+  const base = { ...a, kind: matched.kind, resource: matched.resource, requestKind: a.kind, requestResource: a.resource };
+  if (!endpoint || (!converts(a.object) && !converts(a.oldObject))) return { ...base, toWrite: (o) => o };
+  const objects = [a.object, a.oldObject].filter(converts);
+  await endpoint.prepare?.(objects);
+  return {
+    ...base,
+    object: converts(a.object) ? endpoint.toVersion(a.object) : a.object,
+    oldObject: converts(a.oldObject) ? endpoint.toVersion(a.oldObject) : a.oldObject,
+    toWrite: (o) => endpoint.toStorage(o),
+  };
 }

@@ -53,21 +53,26 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
         if (!only) fail(inv.configError, '' as StatusReason);
         continue;
       }
+      const va = inv.params.length > 0 ? await bindings.versioned(a, inv) : undefined;
+      let changed = false;
       for (const param of inv.params) {
+        if (!va?.object) break;
         const key = `${inv.policyName}\0${inv.bindingName}\0${param?.metadata.namespace ?? ''}\0${param?.metadata.name ?? ''}`;
         if (only && !only.has(key)) continue;
-        const held = bindings.conditions(inv.spec, bindings.context(a, inv.spec, param, true).ctx);
+        const held = bindings.conditions(inv.spec, bindings.context(va, inv.spec, param, true).ctx);
         if (held === false) continue;
         if (held !== true) {
           fail(held, 'Invalid');
           continue;
         }
         for (const mutation of records(inv.spec.mutations)) {
-          if (!a.object) break;
-          const { ctx } = bindings.context(a, inv.spec, param, true);
+          const { ctx } = bindings.context(va, inv.spec, param, true);
           try {
-            const patched = applyMutation(mutation, ctx, a.object);
-            if (patched) replaceContents(a.object, patched);
+            const patched = applyMutation(mutation, ctx, va.object);
+            if (patched) {
+              replaceContents(va.object, patched);
+              changed = true;
+            }
           } catch (err) {
             if (!(err instanceof MutationError)) throw err;
             fail(err.message, 'Invalid');
@@ -75,6 +80,8 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
         }
         if (inv.spec.reinvocationPolicy === 'IfNeeded') again.add(key);
       }
+      // A policy that matched another version mutated a converted copy: back to the write's version.
+      if (changed && va?.object && a.object && va.object !== a.object) replaceContents(a.object, await va.toWrite(va.object));
     }
     if (again.size > 0 && a.object) reinvocable.set(a, { output: structuredClone(a.object), keys: again });
     if (failures.length > 0) {

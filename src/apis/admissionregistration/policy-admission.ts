@@ -33,7 +33,8 @@ export function validatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
     const warnings: string[] = [];
     const audits: Array<Record<string, unknown>> = [];
     let denial: StatusError | undefined;
-    for (const { spec, binding, policyName, bindingName, failurePolicy, params, configError } of await bindings.invocations(a)) {
+    for (const inv of await bindings.invocations(a)) {
+      const { spec, binding, policyName, bindingName, failurePolicy, params, configError } = inv;
       const actions = strings(binding.spec?.validationActions);
       const decide = (message: string, reason: string, expressionIndex?: number) => {
         if (actions.includes('Audit')) {
@@ -51,8 +52,9 @@ export function validatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
         if (failurePolicy === 'Fail') decide(configError, 'Invalid');
         continue;
       }
+      const va = params.length > 0 ? await bindings.versioned(a, inv) : a;
       for (const param of params) {
-        const { ctx, failed } = bindings.context(a, spec, param);
+        const { ctx, failed } = bindings.context(va, spec, param);
         const held = bindings.conditions(spec, ctx);
         if (held === false) continue;
         if (held !== true) {

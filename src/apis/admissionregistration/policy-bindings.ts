@@ -12,7 +12,7 @@ import type { ApiRegistry, Endpoint } from '../../registry/registry.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
-import { celValue, evaluateExpression, ruleMatches, selectsObject } from './matching.js';
+import { celValue, evaluateExpression, matchedVersion, ruleMatches, selectsObject, versionedAttributes, type MatchedVersion, type VersionedAttributes } from './matching.js';
 
 const GROUP = 'admissionregistration.k8s.io';
 
@@ -31,6 +31,8 @@ export interface PolicyInvocation {
   policyName: string;
   bindingName: string;
   failurePolicy: 'Fail' | 'Ignore';
+  /** The version the policy's matchConstraints matched the write in (matchPolicy Equivalent: perhaps another). */
+  matched: MatchedVersion;
   /** The objects the policy is evaluated with, once each (`null`: the policy takes no params). */
   params: Array<KObject | null>;
   /** What went wrong finding them (upstream's `failed to configure binding: ...`). */
@@ -48,8 +50,10 @@ export interface PolicyBindings {
   active(a: AdmissionAttributes): boolean;
   /** The bindings matching a write, each with its policy and params. */
   invocations(a: AdmissionAttributes): Promise<PolicyInvocation[]>;
+  /** The write as an invocation sees it: in the version its policy matched. */
+  versioned(a: AdmissionAttributes, inv: PolicyInvocation): Promise<VersionedAttributes>;
   /** The variables one evaluation sees (`mutation`: the policy's expressions may construct objects). */
-  context(a: AdmissionAttributes, spec: JsonRecord, param: KObject | null, mutation?: boolean): PolicyContext;
+  context(a: AdmissionAttributes | VersionedAttributes, spec: JsonRecord, param: KObject | null, mutation?: boolean): PolicyContext;
   /** The endpoint serving a kind in a version (looked up once until the served resources change). */
   endpoint(group: string, version: string, kind: string): Endpoint | undefined;
   /** The policy's matchConditions: all true, one false, or the first error. */
@@ -63,17 +67,19 @@ export function policyBindings(opts: PolicyStores): PolicyBindings {
   const namespaceOf = (a: AdmissionAttributes): KObject | undefined =>
     a.namespace ? opts.namespaces.cache.get(opts.namespaces.key(undefined, a.namespace))?.object : undefined;
 
-  const matches = (resources: unknown, a: AdmissionAttributes, name: string): boolean => {
-    if (!isRecord(resources)) return true;
+  /** The version `resources` match the write in, or undefined: they do not. */
+  const matches = (resources: unknown, a: AdmissionAttributes, name: string): MatchedVersion | undefined => {
+    const own = { resource: a.resource, kind: a.kind };
+    if (!isRecord(resources)) return own;
     const isNamespace = a.resource.group === '' && a.resource.resource === 'namespaces';
     if (a.namespace !== '' || isNamespace) {
       const ns = isNamespace ? (a.object ?? a.oldObject) : namespaceOf(a);
-      if (!selectsObject(resources.namespaceSelector, ns ?? ({ metadata: {} } as KObject))) return false;
+      if (!selectsObject(resources.namespaceSelector, ns ?? ({ metadata: {} } as KObject))) return undefined;
     }
-    if (!selectsObject(resources.objectSelector, a.object) && !selectsObject(resources.objectSelector, a.oldObject)) return false;
+    if (!selectsObject(resources.objectSelector, a.object) && !selectsObject(resources.objectSelector, a.oldObject)) return undefined;
+    if (records(resources.excludeResourceRules).some((r) => ruleMatches(r, a, name))) return undefined;
     const rules = records(resources.resourceRules);
-    if (rules.length > 0 && !rules.some((r) => ruleMatches(r, a, name))) return false;
-    return !records(resources.excludeResourceRules).some((r) => ruleMatches(r, a, name));
+    return rules.length > 0 ? matchedVersion(rules, resources.matchPolicy, a, opts.registry, name) : own;
   };
 
   // The endpoint serving a param kind, looked up once per kind until the served resources change.
@@ -117,6 +123,7 @@ export function policyBindings(opts: PolicyStores): PolicyBindings {
 
   return {
     endpoint: endpointOfKind,
+    versioned: (a, inv) => versionedAttributes(a, inv.matched, opts.registry),
     active: (a) => a.resource.group !== GROUP && opts.bindings.cache.size > 0,
 
     async invocations(a) {
@@ -127,9 +134,10 @@ export function policyBindings(opts: PolicyStores): PolicyBindings {
         const policy = opts.policies.cache.get(opts.policies.key(undefined, policyName))?.object;
         if (!policy || !isRecord(policy.spec)) continue;
         const spec = policy.spec;
-        if (!matches(spec.matchConstraints, a, name) || !matches(binding.spec?.matchResources, a, name)) continue;
+        const matched = matches(spec.matchConstraints, a, name);
+        if (!matched || !matches(binding.spec?.matchResources, a, name)) continue;
         const failurePolicy = spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
-        out.push({ policy, binding, spec, policyName, bindingName: binding.metadata.name, failurePolicy, ...(await paramsOf(spec, binding, a)) });
+        out.push({ policy, binding, spec, policyName, bindingName: binding.metadata.name, failurePolicy, matched, ...(await paramsOf(spec, binding, a)) });
       }
       return out;
     },
@@ -144,6 +152,9 @@ export function policyBindings(opts: PolicyStores): PolicyBindings {
           kind: a.kind,
           resource: a.resource,
           subResource: a.subresource,
+          requestKind: 'requestKind' in a ? a.requestKind : a.kind,
+          requestResource: 'requestResource' in a ? a.requestResource : a.resource,
+          requestSubResource: a.subresource,
           name: writeName(a),
           namespace: a.namespace,
           operation: a.operation,

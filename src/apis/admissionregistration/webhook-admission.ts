@@ -14,8 +14,9 @@
  *
  * A mutating webhook with reinvocationPolicy IfNeeded is called again when a later one changed the object.
  *
- * Not yet: matchPolicy Equivalent's other versions (a webhook is matched on the version written),
- * admission metrics.
+ * A webhook sees the write in the version its rules matched: the request's own, or with matchPolicy Equivalent
+ * (the default) another version of the same stored resource, converted, with requestKind and requestResource
+ * naming what was written; a patch to it is converted back.
  */
 import { randomUUID } from 'node:crypto';
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
@@ -24,7 +25,8 @@ import { parseJson, stringifyJson } from '../../machinery/json.js';
 import type { LabelSelectorSpec } from '../../machinery/labels.js';
 import { postJson, webhookTarget, type ServiceResolver } from '../../machinery/webhook-client.js';
 import { matchConditionsHold } from './match-conditions.js';
-import { replaceContents, ruleMatches, selectsObject, strings } from './matching.js';
+import { matchedVersion, replaceContents, selectsObject, strings, versionedAttributes, type MatchedVersion, type VersionedAttributes } from './matching.js';
+import type { ApiRegistry } from '../../registry/registry.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
@@ -64,6 +66,8 @@ export interface WebhookAdmissionOptions {
   mutating: RestStore;
   namespaces: RestStore;
   resolveService: ServiceResolver;
+  /** The served resources: a webhook matching another version of the written resource (matchPolicy Equivalent) sees the object in that version. */
+  registry?: ApiRegistry;
   /** Hooks in the process, asked before the stored webhooks. */
   hooks?: AdmissionHook[];
   /** Told of every call (upstream's admission webhook metrics). */
@@ -74,6 +78,12 @@ interface Hook {
   configuration: string;
   webhook: JsonRecord;
   review?: AdmissionHook['review'];
+}
+
+/** A webhook whose rules match a write, and the version they matched it in. */
+interface Invocation {
+  hook: Hook;
+  matched: MatchedVersion;
 }
 
 /** A failure to call a webhook (not its answer): what failurePolicy decides on. */
@@ -115,10 +125,15 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
   };
 
   /** The webhooks whose rules match the request (selectors are asked as each is called: a mutation may change the labels). */
-  const matching = (store: RestStore, a: AdmissionAttributes): Hook[] => {
+  const matching = (store: RestStore, a: AdmissionAttributes): Invocation[] => {
     // Most writes meet no webhook at all: nothing to list.
     if (a.resource.group === GROUP || (store.cache.size === 0 && !opts.hooks?.length)) return [];
-    return hooksOf(store).filter(({ webhook: w }) => records(w.rules).some((r) => ruleMatches(r, a)));
+    const out: Invocation[] = [];
+    for (const hook of hooksOf(store)) {
+      const matched = matchedVersion(records(hook.webhook.rules), hook.webhook.matchPolicy, a, opts.registry);
+      if (matched) out.push({ hook, matched });
+    }
+    return out;
   };
 
   /** The namespace and object selectors, on the object as it is now (a missing object matches no selector but the empty one). */
@@ -129,7 +144,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     return selectsObject(selector, a.object) || selectsObject(selector, a.oldObject);
   };
 
-  const call = async (hook: Hook, a: AdmissionAttributes, mutating: boolean): Promise<KObject | undefined> => {
+  const call = async (hook: Hook, a: VersionedAttributes, mutating: boolean): Promise<KObject | undefined> => {
     const w = hook.webhook;
     const name = String(w.name);
     if (a.dryRun && w.sideEffects !== 'None' && w.sideEffects !== 'NoneOnDryRun') throw errors.badRequest(`admission webhook ${JSON.stringify(name)} does not support dry run`);
@@ -171,7 +186,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
    * What a webhook's (or hook's) response means: a denial, the patched object, or nothing to change. A v1
    * response must name the request's uid and its patch's type; v1beta1 ones need not, as upstream.
    */
-  const answered = (hook: Hook, a: AdmissionAttributes, mutating: boolean, uid: string, response: JsonRecord | undefined, lenient = false): KObject | undefined => {
+  const answered = (hook: Hook, a: VersionedAttributes, mutating: boolean, uid: string, response: JsonRecord | undefined, lenient = false): KObject | undefined => {
     const name = String(hook.webhook.name);
     if (!response) throw new CallError('webhook response was absent');
     if (!lenient && response.uid !== uid) throw new CallError(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ''))}`);
@@ -203,9 +218,14 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     return patched;
   };
 
-  /** Runs one webhook (when its matchConditions hold), with its failure policy; a CallError with Fail is upstream's internal error. */
-  const run = async (hook: Hook, a: AdmissionAttributes, mutating: boolean): Promise<KObject | undefined> => {
-    if (!selected(hook.webhook, a)) return undefined;
+  /**
+   * Runs one webhook (when its selectors and matchConditions hold) on the write in the version it matched, with
+   * its failure policy; a CallError with Fail is upstream's internal error. A patched object comes back in the
+   * write's version.
+   */
+  const run = async ({ hook, matched }: Invocation, write: AdmissionAttributes, mutating: boolean): Promise<KObject | undefined> => {
+    if (!selected(hook.webhook, write)) return undefined;
+    const a = await versionedAttributes(write, matched, opts.registry);
     try {
       const held = matchConditionsHold(hook.webhook.matchConditions, { object: a.object, oldObject: a.oldObject, request: reviewRequest(a, '') });
       if (held === false) return undefined;
@@ -213,7 +233,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
         if (hook.webhook.failurePolicy === 'Ignore') return undefined;
         // As upstream: conditions that cannot be evaluated fail closed, a 403 naming the webhook.
         const name = a.name || String(a.object?.metadata?.name ?? '');
-        throw errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, name, `failed calling webhook ${JSON.stringify(String(hook.webhook.name))}: failed evaluating match conditions, failing closed: ${held}`);
+        throw errors.forbidden({ group: write.resource.group, resource: write.resource.resource }, name, `failed calling webhook ${JSON.stringify(String(hook.webhook.name))}: failed evaluating match conditions, failing closed: ${held}`);
       }
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
@@ -222,7 +242,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
       try {
         const patched = await call(hook, a, mutating);
         opts.observe?.(name, type, a.operation, seconds(), { rejected: false, code: 200 });
-        return patched;
+        return patched && (await a.toWrite(patched));
       } catch (err) {
         // As upstream counts them: a denial with its code; a failure to call it rejects unless ignored.
         if (err instanceof CallError) {
@@ -242,7 +262,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
   };
 
   // Per write: the object as the mutating webhooks left it, and those to call again if a later plugin changes it.
-  const reinvocable = new WeakMap<AdmissionAttributes, { output: KObject; hooks: Hook[] }>();
+  const reinvocable = new WeakMap<AdmissionAttributes, { output: KObject; hooks: Invocation[] }>();
   const mutatingPlugin: AdmissionPlugin = {
     name: 'MutatingAdmissionWebhook',
     admit(a) {
@@ -252,7 +272,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
         // reinvocationPolicy IfNeeded: a webhook called before a later one changed the object is called
         // once more, after the others (upstream's reinvocation, one extra round).
         let lastChange = -1;
-        const calledAt = new Map<Hook, number>();
+        const calledAt = new Map<Invocation, number>();
         for (const [i, hook] of hooks.entries()) {
           calledAt.set(hook, i);
           const patched = await run(hook, a, true);
@@ -262,11 +282,11 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
           }
         }
         for (const hook of hooks) {
-          if (hook.webhook.reinvocationPolicy !== 'IfNeeded' || calledAt.get(hook)! >= lastChange) continue;
+          if (hook.hook.webhook.reinvocationPolicy !== 'IfNeeded' || calledAt.get(hook)! >= lastChange) continue;
           const patched = await run(hook, a, true);
           if (patched && a.object) replaceContents(a.object, patched);
         }
-        const again = hooks.filter((h) => h.webhook.reinvocationPolicy === 'IfNeeded');
+        const again = hooks.filter((h) => h.hook.webhook.reinvocationPolicy === 'IfNeeded');
         if (again.length > 0 && a.object) reinvocable.set(a, { output: structuredClone(a.object), hooks: again });
       })();
     },
@@ -301,8 +321,8 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
   return [mutatingPlugin, validatingPlugin];
 }
 
-/** The AdmissionReview's request for this write, as upstream builds it. */
-function reviewRequest(a: AdmissionAttributes, uid: string): JsonRecord {
+/** The AdmissionReview's request for this write, as upstream builds it (in the version the webhook matched). */
+function reviewRequest(a: VersionedAttributes, uid: string): JsonRecord {
   const user = a.user;
   const name = a.name || (a.operation === 'CREATE' ? String(a.object?.metadata?.name ?? '') : '');
   return {
@@ -310,8 +330,8 @@ function reviewRequest(a: AdmissionAttributes, uid: string): JsonRecord {
     kind: a.kind,
     resource: a.resource,
     ...(a.subresource ? { subResource: a.subresource } : {}),
-    requestKind: a.kind,
-    requestResource: a.resource,
+    requestKind: a.requestKind,
+    requestResource: a.requestResource,
     ...(a.subresource ? { requestSubResource: a.subresource } : {}),
     ...(name ? { name } : {}),
     ...(a.namespace ? { namespace: a.namespace } : {}),
