@@ -16,12 +16,14 @@ import { GarbageCollector } from './controllers/garbage-collector.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { NamespaceDefaults } from './controllers/namespace-defaults.js';
 import { ClusterRoleAggregation } from './controllers/clusterrole-aggregation.js';
+import { AdmissionPolicyStatus } from './controllers/admission-policy-status.js';
 import { ServiceAccountTokenSecrets } from './controllers/service-account-token-secrets.js';
 import { RBAC_GROUP, RbacResolver, rbacAuthorizer, type RbacStores } from './apis/rbac/authorizer.js';
 import { reconcileBootstrapPolicy } from './apis/rbac/bootstrap.js';
 import { rbacEscalationCheck } from './apis/rbac/escalation.js';
 import { checkAdmissionHooks, webhookAdmission, type AdmissionHook } from './apis/admissionregistration/webhook-admission.js';
 import { validatingPolicyAdmission } from './apis/admissionregistration/policy-admission.js';
+import { builtinStructural } from './openapi/inline.js';
 import { mutatingPolicyAdmission } from './apis/admissionregistration/mutating-policy-admission.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
 import { podStrategy, SYSTEM_PRIORITY_CLASSES } from './apis/core/pods.js';
@@ -182,6 +184,7 @@ function sharedEndpoint(r: BuiltinResource, storedAs: NonNullable<BuiltinResourc
     subresources: { status: r.status, scale: r.scale, others: r.subresources },
     table: { ...table, row: (obj, now) => table.row(storedAs.toStorage(obj), now) },
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
+    celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),
     defaultObject: structId ? (obj) => builtinDefaulter.apply(structId, obj) : undefined,
     toVersion: storedAs.toVersion,
     toStorage: structId ? typedConversion(structId, r.names.kind, r.version, storedAs.toStorage) : storedAs.toStorage,
@@ -213,6 +216,7 @@ function builtinEndpoint(storage: Storage, r: BuiltinResource, context: BuiltinC
     subresources: { status: r.status, scale: r.scale, others: r.subresources },
     table: builtinTableConvertor(r.names.group, r.names.resource),
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
+    celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),
     defaultObject: structId ? (obj) => builtinDefaulter.apply(structId, obj) : undefined,
     ...identity(apiVersion),
   };
@@ -362,6 +366,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     namespaces: nsEndpoint.store,
     resolveService,
     registry,
+    authorizer,
     hooks: options.admissionHooks,
     observe: (...args) => metrics.webhookCalled(...args),
   });
@@ -398,8 +403,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       ...(options.admission ?? []),
       // Dynamic admission last, as upstream's MutatingAdmissionPolicy, ValidatingAdmissionPolicy, MutatingAdmissionWebhook
       // and ValidatingAdmissionWebhook (mutating plugins all run before validating ones).
-      mutatingPolicyAdmission({ policies: admissionStore('mutatingadmissionpolicies'), bindings: admissionStore('mutatingadmissionpolicybindings'), namespaces: nsEndpoint.store, registry }),
-      validatingPolicyAdmission({ policies: admissionStore('validatingadmissionpolicies'), bindings: admissionStore('validatingadmissionpolicybindings'), namespaces: nsEndpoint.store, registry }),
+      mutatingPolicyAdmission({ policies: admissionStore('mutatingadmissionpolicies'), bindings: admissionStore('mutatingadmissionpolicybindings'), namespaces: nsEndpoint.store, registry, authorizer }),
+      validatingPolicyAdmission({ policies: admissionStore('validatingadmissionpolicies'), bindings: admissionStore('validatingadmissionpolicybindings'), namespaces: nsEndpoint.store, registry, authorizer }),
       ...webhooks,
     ]),
     metrics,
@@ -413,34 +418,30 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const clientFor = (id: ControllerIdentity) => new Client((req, sink) => http.loopback(req, sink), id.token, id.userAgent);
   crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
 
-  // Garbage collection, namespace deletion and CRD instance cleanup run on one replica at a time.
-  let controllers:
-    | { hub: ObjectEventHub; gc: GarbageCollector; namespaces: NamespaceController; defaults: NamespaceDefaults; aggregation: ClusterRoleAggregation; tokens: ServiceAccountTokenSecrets }
-    | undefined;
+  // Garbage collection, namespace deletion, CRD instance cleanup and the other controllers run on one replica at a time.
+  let controllers: Array<{ stop(): void }> = [];
+  let gc: GarbageCollector | undefined;
   const leases = clientFor(identities.controllerManager).resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
   const elector = new LeaderElector(leases, {
     async onStartedLeading() {
       const hub = new ObjectEventHub(registry);
-      const namespaces = new NamespaceController(clientFor(identities.namespaces), hub, warn);
-      const defaults = new NamespaceDefaults(clientFor(identities.controllerManager), clientFor(identities.serviceAccounts), clientFor(identities.rootCaPublisher), servingCA, warn);
-      const aggregation = new ClusterRoleAggregation(clientFor(identities.clusterRoleAggregation), warn);
-      const tokens = new ServiceAccountTokenSecrets(clientFor(identities.controllerManager), saTokens, servingCA, warn);
-      controllers = { hub, namespaces, defaults, aggregation, tokens, gc: new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) };
-      await hub.start();
-      await namespaces.start();
-      await defaults.start();
-      await aggregation.start();
-      await tokens.start();
+      const started = [
+        hub,
+        new NamespaceController(clientFor(identities.namespaces), hub, warn),
+        new NamespaceDefaults(clientFor(identities.controllerManager), clientFor(identities.serviceAccounts), clientFor(identities.rootCaPublisher), servingCA, warn),
+        new ClusterRoleAggregation(clientFor(identities.clusterRoleAggregation), warn),
+        new ServiceAccountTokenSecrets(clientFor(identities.controllerManager), saTokens, servingCA, warn),
+        new AdmissionPolicyStatus(clientFor(identities.admissionPolicyStatus), registry, warn),
+      ];
+      gc = new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn);
+      controllers = [...started, gc];
+      for (const c of started) await c.start();
       crds.setLeader(true);
     },
     onStoppedLeading() {
-      controllers?.hub.stop();
-      controllers?.namespaces.stop();
-      controllers?.defaults.stop();
-      controllers?.aggregation.stop();
-      controllers?.tokens.stop();
-      controllers?.gc.stop();
-      controllers = undefined;
+      for (const c of controllers) c.stop();
+      controllers = [];
+      gc = undefined;
       crds.setLeader(false);
     },
   }, { exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd', ...options.leaderElection });
@@ -488,7 +489,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     caCertPem: servingCA,
     registry,
     storage,
-    gcIdle: () => controllers?.gc.idle() ?? Promise.resolve(),
+    gcIdle: () => gc?.idle() ?? Promise.resolve(),
     isLeader: () => elector.isLeader,
     loopback: (request, sink) => http.loopback(request, sink),
     async stop() {

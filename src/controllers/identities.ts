@@ -41,6 +41,8 @@ export interface ControllerIdentities {
   rootCaPublisher: ControllerIdentity;
   /** The rules of ClusterRoles with an aggregationRule. */
   clusterRoleAggregation: ControllerIdentity;
+  /** ValidatingAdmissionPolicies' status (type checking). */
+  admissionPolicyStatus: ControllerIdentity;
 }
 
 export function controllerIdentities(): ControllerIdentities {
@@ -52,5 +54,6 @@ export function controllerIdentities(): ControllerIdentities {
     serviceAccounts: serviceAccount('service-account-controller'),
     rootCaPublisher: serviceAccount('root-ca-cert-publisher'),
     clusterRoleAggregation: serviceAccount('clusterrole-aggregation-controller'),
+    admissionPolicyStatus: serviceAccount('validatingadmissionpolicy-status-controller'),
   };
 }

@@ -15,6 +15,7 @@ import { setApiVersion } from './conversion/none.js';
 import { customResourceTableConvertor } from '../printing/index.js';
 import { typeFromSchema } from '../apply/index.js';
 import { customResourceOptions, customResourceStrategy } from './custom-resource-strategy.js';
+import { toStructural } from '../schema/structural.js';
 
 export const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 
@@ -76,6 +77,13 @@ export function customResourceEndpoints(crd: KObject, store: RestStore, terminat
         table: customResourceTableConvertor(v.additionalPrinterColumns),
         selectableFields: selectableFieldLabels(v),
         applyType: () => typeFromSchema(v.schema?.openAPIV3Schema, { preserveUnknownFields: crd.spec.preserveUnknownFields }),
+        celSchema: once(() => {
+          try {
+            return v.schema?.openAPIV3Schema ? toStructural(v.schema.openAPIV3Schema) : undefined;
+          } catch {
+            return undefined;
+          }
+        }),
       };
     });
 }
@@ -92,3 +100,15 @@ export function defaultDeprecationWarning(crd: KObject, version: string): string
   return better.length > 0 ? `${msg}; use ${group}/${better[0]} ${kind}` : msg;
 }
 
+/** fn's result, computed on the first call. */
+function once<T>(fn: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = fn();
+      done = true;
+    }
+    return value;
+  };
+}

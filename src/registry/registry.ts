@@ -9,6 +9,7 @@
  */
 import type { ScaleConfig } from '../crd/scale.js';
 import type { TypeInfo } from '../apply/index.js';
+import type { Structural } from '../schema/types.js';
 import type { TableConvertor } from '../printing/index.js';
 import type { RestStore } from './store.js';
 import type { KObject, ResourceNames } from './types.js';
@@ -73,6 +74,8 @@ export interface Endpoint extends ServedResource {
   toStorage(obj: KObject): KObject | Promise<KObject>;
   /** The merge type of this version's objects, for managed fields and server-side apply (compiled on first use). */
   applyType?: () => TypeInfo;
+  /** The structural schema of this version's objects, for type checking admission policies' CEL (built on first use). */
+  celSchema?: () => Structural | undefined;
   /**
    * A built-in's defaulting in the request's version, as upstream's decoder applies it: before the
    * field manager records a non-apply write, so the writer owns the fields that were defaulted.

@@ -151,3 +151,159 @@ describe('ValidatingAdmissionPolicy and the audit log', () => {
     }
   });
 });
+
+describe('the authorizer variable of admission expressions', () => {
+  const ALICE = 'alice-token-authz-0123456789';
+  let dir: string;
+  let tokens: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kapi-cel-authz-'));
+    tokens = join(dir, 'tokens.csv');
+    writeFileSync(tokens, `${ALICE},alice,uid-alice\n`);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const approvalPolicy = {
+    metadata: { name: 'approval' },
+    spec: {
+      matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+      validations: [
+        {
+          expression: "!('approved' in object.metadata.labels) || authorizer.requestResource.check('approve').allowed()",
+          messageExpression: "'only approvers may approve: ' + authorizer.requestResource.check('approve').reason()",
+        },
+        { expression: "authorizer.serviceAccount('default', 'builder').group('').resource('configmaps').namespace('default').check('create').allowed() || !('built' in object.metadata.labels)", message: 'the builder may not build here' },
+      ],
+    },
+  };
+
+  it('asks RBAC what the request\'s user (or a ServiceAccount) may do, and answers as it decides', async () => {
+    const s = await startTestServer({ tokenAuthFile: tokens });
+    try {
+      const ok = (r: { status: number; text: string }) => assert.ok(r.status < 300, r.text);
+      ok(await s.request('POST', `${ADMISSION}/validatingadmissionpolicies`, { body: approvalPolicy }));
+      ok(await s.request('POST', `${ADMISSION}/validatingadmissionpolicybindings`, { body: { metadata: { name: 'approval' }, spec: { policyName: 'approval', validationActions: ['Deny'] } } }));
+      ok(await s.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { body: { metadata: { name: 'writer' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create'] }] } }));
+      ok(await s.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+        body: { metadata: { name: 'writer' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'writer' }, subjects: [{ kind: 'User', name: 'alice' }] },
+      }));
+      const cm = (name: string, labels: Record<string, string>) => ({ body: { metadata: { name, labels } }, token: ALICE });
+      let denied: Awaited<ReturnType<TestServer['request']>> | undefined;
+      for (let i = 0; i < 200; i++) {
+        denied = await s.request('POST', '/api/v1/namespaces/default/configmaps', cm(`try-${i}`, { approved: 'yes' }));
+        if (denied.status !== 201) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(denied!.status, 422, denied!.text);
+      assert.match(denied!.json.message, /ValidatingAdmissionPolicy 'approval' with binding 'approval' denied request: only approvers may approve:$/);
+      assert.equal((await s.request('POST', '/api/v1/namespaces/default/configmaps', cm('plain', {}))).status, 201);
+      // Given the verb, the same user may.
+      ok(await s.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { body: { metadata: { name: 'approver' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['approve'] }] } }));
+      ok(await s.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+        body: { metadata: { name: 'approver' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'approver' }, subjects: [{ kind: 'User', name: 'alice' }] },
+      }));
+      let approved: Awaited<ReturnType<TestServer['request']>> | undefined;
+      for (let i = 0; i < 200; i++) {
+        approved = await s.request('POST', '/api/v1/namespaces/default/configmaps', cm(`approved-${i}`, { approved: 'yes' }));
+        if (approved.status === 201) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(approved!.status, 201, approved!.text);
+      // A ServiceAccount's permissions, asked by name.
+      const built = await s.request('POST', '/api/v1/namespaces/default/configmaps', cm('built', { built: 'yes' }));
+      assert.equal(built.status, 422);
+      assert.match(built.json.message, /the builder may not build here/);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('waits for an authorizer that answers later, and checks paths too', async () => {
+    let asked = 0;
+    const s = await startTestServer({
+      authorizer: {
+        authorize: async (a) => {
+          if (!a.resourceRequest && a.path === '/approve') {
+            asked++;
+            await new Promise((r) => setTimeout(r, 5));
+            return { decision: a.user?.groups.includes('system:masters') ? 'no-opinion' : 'allow', reason: 'decided later' };
+          }
+          return { decision: 'allow' };
+        },
+      },
+    });
+    try {
+      const policy = {
+        metadata: { name: 'path' },
+        spec: {
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['secrets'] }] },
+          validations: [{ expression: "authorizer.path('/approve').check('get').allowed()", messageExpression: "authorizer.path('/approve').check('get').reason()" }],
+        },
+      };
+      assert.equal((await s.request('POST', `${ADMISSION}/validatingadmissionpolicies`, { body: policy })).status, 201);
+      assert.equal((await s.request('POST', `${ADMISSION}/validatingadmissionpolicybindings`, { body: { metadata: { name: 'path' }, spec: { policyName: 'path', validationActions: ['Deny'] } } })).status, 201);
+      let res: Awaited<ReturnType<TestServer['request']>> | undefined;
+      for (let i = 0; i < 200; i++) {
+        res = await s.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: `s-${i}` } } });
+        if (res.status !== 201) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(res!.status, 422, res!.text);
+      assert.match(res!.json.message, /denied request: decided later$/);
+      assert.ok(asked >= 1);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('ValidatingAdmissionPolicy type checking', () => {
+  it('writes what does not check against the matched kinds\' schemas into status.typeChecking, as upstream', async () => {
+    const s = await startTestServer();
+    try {
+      const policy = {
+        metadata: { name: 'typos' },
+        spec: {
+          matchConstraints: {
+            resourceRules: [
+              { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments', 'deployments/scale'] },
+              { apiGroups: ['*'], apiVersions: ['*'], operations: ['CREATE'], resources: ['pods'] },
+            ],
+          },
+          validations: [
+            { expression: 'object.spec.replicass > 1' },
+            { expression: 'object.spec.replicas == "3"', messageExpression: "'replicas: ' + string(object.spec.replicas)" },
+            { expression: 'object.metadata.name.startsWith("x")' },
+          ],
+        },
+      };
+      assert.equal((await s.request('POST', `${ADMISSION}/validatingadmissionpolicies`, { body: policy })).status, 201);
+      let status: any;
+      for (let i = 0; i < 200; i++) {
+        status = (await s.request('GET', `${ADMISSION}/validatingadmissionpolicies/typos`)).json.status;
+        if (status?.observedGeneration === 1) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(status?.observedGeneration, 1, JSON.stringify(status));
+      assert.deepEqual(status.typeChecking.expressionWarnings, [
+        { fieldRef: 'spec.validations[0].expression', warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicass'\n | object.spec.replicass > 1\n | ...........^\n" },
+        {
+          fieldRef: 'spec.validations[1].expression',
+          warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:22: found no matching overload for '_==_' applied to '(int, string)'\n | object.spec.replicas == \"3\"\n | .....................^\n",
+        },
+      ]);
+      // Fixed, the warnings go away with the next generation.
+      const current = (await s.request('GET', `${ADMISSION}/validatingadmissionpolicies/typos`)).json;
+      current.spec.validations = [{ expression: 'object.spec.replicas > 1' }];
+      assert.equal((await s.request('PUT', `${ADMISSION}/validatingadmissionpolicies/typos`, { body: current })).status, 200);
+      for (let i = 0; i < 200; i++) {
+        status = (await s.request('GET', `${ADMISSION}/validatingadmissionpolicies/typos`)).json.status;
+        if (status?.observedGeneration === 2) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.deepEqual(status, { observedGeneration: 2, typeChecking: {} });
+    } finally {
+      await s.stop();
+    }
+  });
+});

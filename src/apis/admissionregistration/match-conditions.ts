@@ -9,6 +9,7 @@ import { field, type FieldError } from '../../machinery/field-errors.js';
 import { isQualifiedName } from '../../machinery/validation.js';
 import { CostLimitExceeded, metered, runtimeMessage } from '../../schema/cel/env.js';
 import { celValue, compileExpression } from './matching.js';
+import type { AuthorizerValue } from './cel-authorizer.js';
 
 /** The cost all of one webhook's conditions may spend on one request (upstream's per-webhook budget). */
 const CONDITIONS_BUDGET = 2_500_000;
@@ -44,10 +45,10 @@ export function matchConditionErrors(conditions: unknown, path: string): FieldEr
  * Whether every condition holds: true, false (one does not: skip the webhook), or the error text of the
  * first that could not be evaluated (the failure policy decides).
  */
-export function matchConditionsHold(conditions: unknown, vars: { object: unknown; oldObject: unknown; request: unknown }): true | false | string {
+export function matchConditionsHold(conditions: unknown, vars: { object: unknown; oldObject: unknown; request: unknown; authorizer?: AuthorizerValue }): true | false | string {
   const list = records(conditions);
   if (list.length === 0) return true;
-  const ctx = { object: celValue(vars.object ?? null), oldObject: celValue(vars.oldObject ?? null), request: celValue(vars.request) };
+  const ctx = { object: celValue(vars.object ?? null), oldObject: celValue(vars.oldObject ?? null), request: celValue(vars.request), authorizer: vars.authorizer };
   let error: string | undefined;
   // One budget for all of a webhook's conditions; once it is spent, the rest are not evaluated.
   const run = metered(CONDITIONS_BUDGET, () => {

@@ -12,6 +12,7 @@ import type { KObject } from '../../registry/types.js';
 import { baseEnvironment, formatIssue, metered, PER_CALL_LIMIT, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
 import { isRecord, type JsonRecord } from '../../util/json-object.js';
 import { ESCAPE_KEY_FUNCTION, escapeKey, rewriteConstructions } from './cel-objects.js';
+import { registerAuthorizerLibrary } from './cel-authorizer.js';
 
 /** A list of strings from JSON (anything else: none). */
 export const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
@@ -55,8 +56,7 @@ let env: Environment | undefined;
 const programs = new Map<string, { program?: Program; type?: string; error?: string }>();
 
 function environment(): Environment {
-  env ??= baseEnvironment()
-    .clone()
+  env ??= registerAuthorizerLibrary(baseEnvironment().clone())
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
     .registerVariable('request', 'dyn')

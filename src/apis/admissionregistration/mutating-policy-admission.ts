@@ -45,6 +45,9 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
   async function mutate(a: AdmissionAttributes, only?: Set<string>): Promise<void> {
     const failures: Array<{ message: string; reason: StatusReason }> = [];
     const again = new Set<string>();
+    const session = bindings.session();
+    // Evaluated again while `authorizer` checks are being answered (at once with a synchronous authorizer).
+    const settled = <R>(evaluate: () => R): R | Promise<R> => (session ? session.settle(evaluate) : evaluate());
     for (const inv of await bindings.invocations(a)) {
       const fail = (message: string, reason: StatusReason) => {
         if (inv.failurePolicy === 'Fail') failures.push({ message: `policy '${inv.policyName}' with binding '${inv.bindingName}' denied request: ${message}`, reason });
@@ -59,16 +62,16 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
         if (!va?.object) break;
         const key = `${inv.policyName}\0${inv.bindingName}\0${param?.metadata.namespace ?? ''}\0${param?.metadata.name ?? ''}`;
         if (only && !only.has(key)) continue;
-        const held = bindings.conditions(inv.spec, bindings.context(va, inv.spec, param, true).ctx);
+        const held = await settled(() => bindings.conditions(inv.spec, bindings.context(va, inv.spec, param, session, true).ctx));
         if (held === false) continue;
         if (held !== true) {
           fail(held, 'Invalid');
           continue;
         }
         for (const mutation of records(inv.spec.mutations)) {
-          const { ctx } = bindings.context(va, inv.spec, param, true);
+          const object = va.object;
           try {
-            const patched = applyMutation(mutation, ctx, va.object);
+            const patched = await settled(() => applyMutation(mutation, bindings.context(va, inv.spec, param, session, true).ctx, object));
             if (patched) {
               replaceContents(va.object, patched);
               changed = true;

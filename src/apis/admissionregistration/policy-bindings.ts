@@ -11,7 +11,9 @@ import type { AdmissionAttributes } from '../../registry/admission.js';
 import type { ApiRegistry, Endpoint } from '../../registry/registry.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
+import type { Authorizer } from '../../server/authz.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
+import { AuthorizationSession, requestAuthorizer } from './cel-authorizer.js';
 import { celValue, evaluateExpression, matchedVersion, ruleMatches, selectsObject, versionedAttributes, type MatchedVersion, type VersionedAttributes } from './matching.js';
 
 const GROUP = 'admissionregistration.k8s.io';
@@ -21,6 +23,8 @@ export interface PolicyStores {
   bindings: RestStore;
   namespaces: RestStore;
   registry: ApiRegistry;
+  /** The server's authorizer, asked by the expressions' `authorizer` checks. */
+  authorizer?: Authorizer;
 }
 
 /** One binding of a policy that matches a write: its params, or why it could not be configured. */
@@ -53,7 +57,9 @@ export interface PolicyBindings {
   /** The write as an invocation sees it: in the version its policy matched. */
   versioned(a: AdmissionAttributes, inv: PolicyInvocation): Promise<VersionedAttributes>;
   /** The variables one evaluation sees (`mutation`: the policy's expressions may construct objects). */
-  context(a: AdmissionAttributes | VersionedAttributes, spec: JsonRecord, param: KObject | null, mutation?: boolean): PolicyContext;
+  context(a: AdmissionAttributes | VersionedAttributes, spec: JsonRecord, param: KObject | null, session: AuthorizationSession | undefined, mutation?: boolean): PolicyContext;
+  /** The authorizations one write's expressions ask for (none without an authorizer). */
+  session(): AuthorizationSession | undefined;
   /** The endpoint serving a kind in a version (looked up once until the served resources change). */
   endpoint(group: string, version: string, kind: string): Endpoint | undefined;
   /** The policy's matchConditions: all true, one false, or the first error. */
@@ -142,7 +148,9 @@ export function policyBindings(opts: PolicyStores): PolicyBindings {
       return out;
     },
 
-    context(a, spec, param, mutation = false) {
+    session: () => (opts.authorizer ? new AuthorizationSession(opts.authorizer) : undefined),
+
+    context(a, spec, param, session, mutation = false) {
       const user = a.user;
       const variables: Record<string, unknown> = {};
       const ctx: Record<string, unknown> = {
@@ -163,6 +171,7 @@ export function policyBindings(opts: PolicyStores): PolicyBindings {
         }),
         params: celValue(param),
         namespaceObject: celValue(namespaceOf(a) ?? null),
+        authorizer: requestAuthorizer(session, a),
         variables,
       };
       let failed: string | undefined;

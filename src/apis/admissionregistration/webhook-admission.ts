@@ -27,6 +27,8 @@ import { postJson, webhookTarget, type ServiceResolver } from '../../machinery/w
 import { matchConditionsHold } from './match-conditions.js';
 import { matchedVersion, replaceContents, selectsObject, strings, versionedAttributes, type MatchedVersion, type VersionedAttributes } from './matching.js';
 import type { ApiRegistry } from '../../registry/registry.js';
+import type { Authorizer } from '../../server/authz.js';
+import { AuthorizationSession, requestAuthorizer } from './cel-authorizer.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../registry/types.js';
@@ -66,6 +68,8 @@ export interface WebhookAdmissionOptions {
   mutating: RestStore;
   namespaces: RestStore;
   resolveService: ServiceResolver;
+  /** The server's authorizer, asked by matchConditions' `authorizer` checks. */
+  authorizer?: Authorizer;
   /** The served resources: a webhook matching another version of the written resource (matchPolicy Equivalent) sees the object in that version. */
   registry?: ApiRegistry;
   /** Hooks in the process, asked before the stored webhooks. */
@@ -227,7 +231,10 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     if (!selected(hook.webhook, write)) return undefined;
     const a = await versionedAttributes(write, matched, opts.registry);
     try {
-      const held = matchConditionsHold(hook.webhook.matchConditions, { object: a.object, oldObject: a.oldObject, request: reviewRequest(a, '') });
+      const conditions = hook.webhook.matchConditions;
+      const session = opts.authorizer && records(conditions).length > 0 ? new AuthorizationSession(opts.authorizer) : undefined;
+      const vars = { object: a.object, oldObject: a.oldObject, request: reviewRequest(a, ''), authorizer: requestAuthorizer(session, a) };
+      const held = session ? await session.settle(() => matchConditionsHold(conditions, vars)) : matchConditionsHold(conditions, vars);
       if (held === false) return undefined;
       if (typeof held === 'string') {
         if (hook.webhook.failurePolicy === 'Ignore') return undefined;

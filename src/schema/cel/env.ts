@@ -142,7 +142,7 @@ interface CelJsError {
   summary?: string;
   message: string;
   range?: { start: number; end: number };
-  node?: { pos?: number; start?: number };
+  node?: { pos?: number; start?: number; op?: unknown; args?: Array<{ end?: number }> };
 }
 
 /** cel-go's message for a cel-js check or parse failure. */
@@ -172,6 +172,12 @@ function goMessage(e: CelJsError): string {
 export function formatIssue(src: string, err: unknown): string {
   const e = err as CelJsError;
   let pos = e.range?.start ?? e.node?.start ?? e.node?.pos ?? 0;
+  // cel-go places a binary operator's overload error at the operator.
+  const left = e.node?.args?.[0];
+  if (e.code === 'no_such_overload' && e.node?.args?.length === 2 && typeof e.node.op === 'string' && typeof left?.end === 'number') {
+    const at = src.indexOf(e.node.op, left.end);
+    if (at >= 0) pos = at;
+  }
   if (e.code === 'no_such_key' && pos > 0 && src[pos - 1] === '.') pos--;
   if (e.code === 'no_such_key' && pos > 1 && src.slice(pos - 2, pos) === '.?') pos -= 2;
   pos = Math.max(0, Math.min(pos, src.length));

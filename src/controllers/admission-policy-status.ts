@@ -1,0 +1,53 @@
+/**
+ * The ValidatingAdmissionPolicy status controller, as kube-controller-manager's: each policy whose generation
+ * is newer than its status' observedGeneration is type checked (apis/admissionregistration/type-checking.ts)
+ * and its status written with the warnings (`status.typeChecking.expressionWarnings`) and the generation
+ * observed. It works as a client of the API with its own account
+ * (`system:serviceaccount:kube-system:validatingadmissionpolicy-status-controller`).
+ */
+import { typeCheckPolicy } from '../apis/admissionregistration/type-checking.js';
+import type { ApiRegistry } from '../registry/registry.js';
+import type { KObject } from '../registry/types.js';
+import type { Client, ResourceClient } from '../sdk/client.js';
+import { Informer } from '../sdk/informer.js';
+import { WorkQueue } from '../sdk/workqueue.js';
+import { isRecord } from '../util/json-object.js';
+
+export class AdmissionPolicyStatus {
+  private readonly queue: WorkQueue;
+  private readonly informer: Informer;
+  private readonly policies: ResourceClient;
+
+  constructor(client: Client, private readonly registry: ApiRegistry, log: (message: string) => void) {
+    this.policies = client.resource({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies' });
+    this.queue = new WorkQueue((name) => this.reconcile(name), {
+      onError: (name, err, retries) => {
+        if (retries === 0 || retries % 10 === 0) log(`kapi: validatingadmissionpolicy status: ${name} (retry ${retries + 1}): ${(err as Error).message}`);
+      },
+    });
+    const changed = (policy: KObject) => this.queue.add(policy.metadata.name);
+    this.informer = new Informer(this.policies, { added: changed, updated: changed }, {
+      onError: (err) => log(`kapi: validatingadmissionpolicy status: watching policies: ${(err as Error).message}`),
+    });
+  }
+
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
+  stop(): void {
+    this.informer.stop();
+    this.queue.shutdown();
+  }
+
+  private async reconcile(name: string): Promise<void> {
+    const policy = this.informer.get(name);
+    if (!policy || !isRecord(policy.spec)) return;
+    const generation = Number(policy.metadata.generation ?? 0);
+    const status = isRecord(policy.status) ? policy.status : {};
+    if (Number(status.observedGeneration ?? 0) >= generation) return;
+    const warnings = typeCheckPolicy(policy.spec, this.registry);
+    const typeChecking = warnings.length > 0 ? { expressionWarnings: warnings } : {};
+    await this.policies.update(undefined, name, { ...policy, status: { ...status, observedGeneration: generation, typeChecking } } as KObject, 'status');
+  }
+}
