@@ -160,16 +160,28 @@ export function matchedVersion(rules: JsonRecord[], matchPolicy: unknown, a: Adm
   return undefined;
 }
 
+const asWritten = new WeakMap<AdmissionAttributes, VersionedAttributes>();
+
 /**
  * The write in a matched version: its objects converted from the stored version when the version differs (the
  * conversions a CRD's webhook needs run first), and the way back for a mutated object.
  */
 export async function versionedAttributes(a: AdmissionAttributes, matched: MatchedVersion, registry: ApiRegistry | undefined): Promise<VersionedAttributes> {
+  const own = matched.resource === a.resource;
+  // The write in its own version, as most webhooks and policies see it: made once per write.
+  if (own) {
+    const known = asWritten.get(a);
+    if (known) return known;
+  }
   const apiVersion = matched.kind.group ? `${matched.kind.group}/${matched.kind.version}` : matched.kind.version;
   const endpoint = registry?.lookup(matched.resource.group, matched.resource.version, matched.resource.resource);
   const converts = (o: KObject | undefined): o is KObject => !!o && !!endpoint && o.kind === matched.kind.kind && o.apiVersion !== apiVersion;
   const base = { ...a, kind: matched.kind, resource: matched.resource, requestKind: a.kind, requestResource: a.resource };
-  if (!endpoint || (!converts(a.object) && !converts(a.oldObject))) return { ...base, toWrite: (o) => o };
+  if (!endpoint || (!converts(a.object) && !converts(a.oldObject))) {
+    const same: VersionedAttributes = { ...base, toWrite: (o) => o };
+    if (own) asWritten.set(a, same);
+    return same;
+  }
   const objects = [a.object, a.oldObject].filter(converts);
   await endpoint.prepare?.(objects);
   return {
