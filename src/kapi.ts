@@ -24,15 +24,18 @@ import { rbacEscalationCheck } from './apis/rbac/escalation.js';
 import { checkAdmissionHooks, webhookAdmission, type AdmissionHook } from './apis/admissionregistration/webhook-admission.js';
 import { validatingPolicyAdmission } from './apis/admissionregistration/policy-admission.js';
 import { builtinStructural } from './openapi/inline.js';
+import { definedConverter, definedStrategy, type ResourceDefinition } from './sdk/resource.js';
 import { mutatingPolicyAdmission } from './apis/admissionregistration/mutating-policy-admission.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, serviceStrategy, type ServiceRanges } from './apis/core/services.js';
 import { podStrategy, SYSTEM_PRIORITY_CLASSES } from './apis/core/pods.js';
 import { builtinDefaulter } from './apis/builtin-defaults.js';
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from './apis/flowcontrol/bootstrap.js';
-import { LeaderElector } from './controllers/leader-election.js';
+import { LeaderElector } from './sdk/leader-election.js';
 import { ObjectEventHub } from './controllers/object-events.js';
 import { controllerIdentities, type ControllerIdentity } from './controllers/identities.js';
 import { Client } from './sdk/client.js';
+import { StatusError } from './machinery/status.js';
+import { deepEqual } from './util/deep-equal.js';
 import { converterFactory, type ConvertFunction } from './crd/conversion/index.js';
 import { serviceResolver } from './crd/conversion/service-resolver.js';
 import { CrdController } from './crd/controller.js';
@@ -100,6 +103,11 @@ export interface KapiOptions {
   serviceNodePortRange?: string;
   /** In-process converters for multi-version CRDs, by CRD name; they take precedence over spec.conversion. */
   converters?: Record<string, ConvertFunction>;
+  /**
+   * Resources defined in TypeScript (`defineResource` of kapi/sdk): served as CRDs (their definitions written
+   * at start), with their strategy hooks and their conversions through the internal form.
+   */
+  resources?: ResourceDefinition<any>[];
   /** How long a conversion webhook may take (default 30 s, as upstream). */
   webhookTimeoutMs?: number;
   /** Admission plugins run after NamespaceLifecycle on every write through the API, at upstream's points. */
@@ -144,8 +152,11 @@ export interface Kapi {
   gcIdle(): Promise<void>;
   /** Whether this replica runs the controllers now. */
   isLeader(): boolean;
-  /** Serve a request made inside the process through the whole request path (the in-process clients' transport). */
-  loopback(request: LoopbackRequest, sink: LoopbackSink): () => void;
+  /**
+   * Serve a request made inside the process through the whole request path (the in-process clients' transport);
+   * `internal: false` for an embedder's client, which waits for what its writes set off as a network client does.
+   */
+  loopback(request: LoopbackRequest, sink: LoopbackSink, internal?: boolean): () => void;
   stop(): Promise<void>;
 }
 
@@ -301,8 +312,13 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   });
 
   const resolveService = serviceResolver(registry.lookup('', 'v1', 'services')!.store, registry.lookup('', 'v1', 'endpoints')!.store);
+  const defined = new Map((options.resources ?? []).map((r) => [r.crd.metadata.name as string, r]));
+  const definedConverters = Object.fromEntries([...defined].flatMap(([name, r]) => {
+    const convert = definedConverter(r);
+    return convert ? [[name, convert]] : [];
+  }));
   const converters = converterFactory({
-    converters: options.converters,
+    converters: { ...definedConverters, ...options.converters },
     resolveService,
     webhookTimeoutMs: options.webhookTimeoutMs ?? 30_000,
   });
@@ -319,7 +335,13 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       subresources: ep.subresources.status ? ['status'] : [],
     })),
   );
-  const crds = new CrdController(storage, registry, crdStore, { converterFor: converters, published: { setCrd: (crd) => openapi.setCrd(crd as never), removeCrd: (name) => openapi.removeCrd(name) } });
+  const crds = new CrdController(storage, registry, crdStore, {
+    converterFor: converters,
+    strategyFor: (crd, base) => {
+      const r = defined.get(crd.metadata.name);
+      return r ? definedStrategy(r, base) : base;
+    },
+    published: { setCrd: (crd) => openapi.setCrd(crd as never), removeCrd: (name) => openapi.removeCrd(name) } });
   crdStore.sync = (name) => crds.sync(name);
   await crds.start();
   await Promise.all([bootstrap(nsEndpoint.store, registry, parseServiceRanges(serviceRanges).firstIP), reconcileBootstrapPolicy(rbacStores(registry))]);
@@ -417,6 +439,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   });
   const clientFor = (id: ControllerIdentity) => new Client((req, sink) => http.loopback(req, sink), id.token, id.userAgent);
   crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
+  // Resources defined in TypeScript: their CRDs written (or brought up to date) before the first request.
+  if (defined.size > 0) await writeDefinedCrds(clientFor(identities.apiserver), [...defined.values()]);
 
   // Garbage collection, namespace deletion, CRD instance cleanup and the other controllers run on one replica at a time.
   let controllers: Array<{ stop(): void }> = [];
@@ -491,7 +515,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     storage,
     gcIdle: () => gc?.idle() ?? Promise.resolve(),
     isLeader: () => elector.isLeader,
-    loopback: (request, sink) => http.loopback(request, sink),
+    loopback: (request, sink, internal) => http.loopback(request, sink, internal),
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -580,4 +604,24 @@ async function publishMasterEndpoints(registry: ApiRegistry, bindAddress: string
 
 function ignoreExists(err: { code?: number }): void {
   if (err.code !== 409) throw err;
+}
+
+/** Each defined resource's CRD as its definition says, created or replaced (served when this returns). */
+async function writeDefinedCrds(client: Client, resources: ResourceDefinition<unknown>[]): Promise<void> {
+  const crdClient = client.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
+  for (const r of resources) {
+    const name = r.crd.metadata.name as string;
+    let current: KObject | undefined;
+    try {
+      current = await crdClient.get(undefined, name);
+    } catch (err) {
+      if (!(err instanceof StatusError) || err.code !== 404) throw err;
+    }
+    if (!current) {
+      await crdClient.create(undefined, r.crd);
+      continue;
+    }
+    const wanted = { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, ...r.crd.metadata.labels } }, spec: { ...current.spec, ...r.crd.spec } };
+    if (!deepEqual(wanted, current)) await crdClient.update(undefined, name, wanted);
+  }
 }

@@ -13,7 +13,7 @@ import type { ApiRegistry } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
 import type { CrConverter } from './conversion/index.js';
 import type { CrdRestStore, CrdWriteOptions } from './crd-store.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject, Strategy } from '../registry/types.js';
 import type { Storage } from '../storage/types.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { KeyedSerializer } from '../util/keyed-serializer.js';
@@ -49,6 +49,8 @@ export class CrdController {
     private readonly crds: CrdRestStore,
     private readonly hooks: {
       converterFor: (crd: KObject) => CrConverter;
+      /** The strategy a CRD's resources are served with, given the schema's (resources defined in TypeScript add their hooks). */
+      strategyFor?: (crd: KObject, base: Strategy) => Strategy;
       /** Told when a CRD's served form changes, and when it is no longer served (OpenAPI publishing). */
       published?: { setCrd(crd: KObject): void; removeCrd(name: string): void };
     },
@@ -143,18 +145,23 @@ export class CrdController {
     return res.object;
   }
 
+  private strategyOf(crd: KObject): Strategy {
+    const base = customResourceStrategy(customResourceOptions(crd));
+    return this.hooks.strategyFor ? this.hooks.strategyFor(crd, base) : base;
+  }
+
   /** Register (or refresh) the endpoints of every served version. */
   private serve(crd: KObject): void {
     const name = crd.metadata.name;
     let serving = this.servings.get(name);
     if (!serving) {
-      const store = newCustomResourceStore(this.storage, crd);
+      const store = newCustomResourceStore(this.storage, crd, this.strategyOf(crd));
       serving = { uid: crd.metadata.uid, generation: crd.metadata.generation, store, endpointKeys: [] };
       this.servings.set(name, serving);
       void store.start();
     } else {
       serving.store.names = resourceNamesOf(crd);
-      serving.store.strategy = customResourceStrategy(customResourceOptions(crd));
+      serving.store.strategy = this.strategyOf(crd);
       if (serving.generation !== crd.metadata.generation) {
         // A changed spec ends open watches gracefully, as upstream does; clients watch again.
         serving.generation = crd.metadata.generation;

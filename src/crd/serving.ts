@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Endpoint } from '../registry/registry.js';
 import { RestStore } from '../registry/store.js';
-import type { KObject, ResourceNames } from '../registry/types.js';
+import type { KObject, ResourceNames, Strategy } from '../registry/types.js';
 import type { Storage } from '../storage/types.js';
 import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-priority.js';
 import { selectableFieldLabels } from '../apis/apiextensions/helpers.js';
@@ -45,8 +45,8 @@ export function resourceNamesOf(crd: KObject): ResourceNames {
   };
 }
 
-export function newCustomResourceStore(storage: Storage, crd: KObject): RestStore {
-  return new RestStore(storage, resourceNamesOf(crd), customResourceStrategy(customResourceOptions(crd)));
+export function newCustomResourceStore(storage: Storage, crd: KObject, strategy: Strategy = customResourceStrategy(customResourceOptions(crd))): RestStore {
+  return new RestStore(storage, resourceNamesOf(crd), strategy);
 }
 
 export function customResourceEndpoints(crd: KObject, store: RestStore, terminating: boolean, converter: CrConverter): Endpoint[] {

@@ -1,9 +1,8 @@
 /**
- * A client of the Kubernetes API for in-process controllers: JSON requests by
- * group, version and resource, with its own identity (a bearer token the
- * server's authenticator knows), sent through the server's whole request path
- * over a loopback transport. Failures come back as the server's Status, as
- * StatusError. Internal for now; the SDK will make it public.
+ * A client of the Kubernetes API: JSON requests by group, version and resource, over a transport that is
+ * either kapi's loopback (in-process controllers and `kapi.client()`, through the server's whole request
+ * path) or HTTPS to any API server (`connect()` with a kubeconfig, sdk/kubeconfig.ts). Failures come back
+ * as the server's Status, as StatusError. ResourceClient is typed by the objects it handles.
  */
 import { StatusError, type Status } from '../machinery/status.js';
 import type { LoopbackRequest, LoopbackSink } from '../server/loopback.js';
@@ -43,13 +42,15 @@ const DEFAULT_TIMEOUT_MS = 70_000;
 export class Client {
   constructor(
     private readonly transport: Transport,
-    private readonly token: string,
+    /** A bearer token (none: the transport authenticates, e.g. with a client certificate). */
+    private readonly token: string | undefined,
     /** The User-Agent: its product is the field manager of this client's writes. */
     readonly userAgent: string,
   ) {}
 
-  resource(gvr: GroupVersionResource): ResourceClient {
-    return new ResourceClient(this, gvr);
+  /** The verbs on one resource (a group, version and resource, or a resource defined with `defineResource`). */
+  resource<T extends KObject = KObject>(r: GroupVersionResource | { gvr: GroupVersionResource }): ResourceClient<T> {
+    return new ResourceClient<T>(this, 'gvr' in r ? r.gvr : r);
   }
 
   /** One request and its whole JSON answer. */
@@ -141,7 +142,8 @@ export class Client {
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) query.set(k, v);
     const target = query.size > 0 ? `${path}?${query}` : path;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, 'user-agent': this.userAgent, accept: opts.accept ?? 'application/json' };
+    const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: opts.accept ?? 'application/json' };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
     let body: Buffer | undefined;
     if (opts.body !== undefined) {
       body = Buffer.from(JSON.stringify(opts.body));
@@ -171,33 +173,46 @@ export interface DeleteOptionsBody {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
 }
 
-/** The verbs on one resource. */
-export class ResourceClient {
+/** The verbs on one resource, its objects typed as T. */
+export class ResourceClient<T extends KObject = KObject> {
   constructor(
     private readonly client: Client,
     readonly gvr: GroupVersionResource,
   ) {}
 
-  async get(namespace: string | undefined, name: string, opts: { accept?: string; subresource?: string } = {}): Promise<KObject> {
-    return (await this.client.request('GET', resourcePath(this.gvr, namespace, name, opts.subresource), { accept: opts.accept })).body;
+  async get(namespace: string | undefined, name: string, opts: { accept?: string; subresource?: string } = {}): Promise<T> {
+    return (await this.client.request('GET', resourcePath(this.gvr, namespace, name, opts.subresource), { accept: opts.accept })).body as T;
   }
 
-  async list(namespace: string | undefined, query: Record<string, string | undefined> = {}, accept?: string): Promise<KObject> {
-    return (await this.client.request('GET', resourcePath(this.gvr, namespace), { query, accept })).body;
+  /** A list (`items` typed); query: labelSelector, fieldSelector, limit, continue, resourceVersion... */
+  async list(namespace: string | undefined, query: Record<string, string | undefined> = {}, accept?: string): Promise<KObject & { items: T[] }> {
+    return (await this.client.request('GET', resourcePath(this.gvr, namespace), { query, accept })).body as KObject & { items: T[] };
   }
 
-  async create(namespace: string | undefined, obj: KObject): Promise<KObject> {
-    return (await this.client.request('POST', resourcePath(this.gvr, namespace), { body: obj })).body;
+  async create(namespace: string | undefined, obj: T, query: Record<string, string | undefined> = {}): Promise<T> {
+    return (await this.client.request('POST', resourcePath(this.gvr, namespace), { body: obj, query })).body as T;
   }
 
-  async update(namespace: string | undefined, name: string, obj: KObject, subresource?: string): Promise<KObject> {
-    return (await this.client.request('PUT', resourcePath(this.gvr, namespace, name, subresource), { body: obj })).body;
+  async update(namespace: string | undefined, name: string, obj: T, subresource?: string): Promise<T> {
+    return (await this.client.request('PUT', resourcePath(this.gvr, namespace, name, subresource), { body: obj })).body as T;
+  }
+
+  /** The status subresource's update (the object's status is written, the rest kept). */
+  updateStatus(namespace: string | undefined, name: string, obj: T): Promise<T> {
+    return this.update(namespace, name, obj, 'status');
   }
 
   /** A JSON merge patch (or, with contentType, any other patch). */
-  async patch(namespace: string | undefined, name: string, patch: unknown, opts: { contentType?: string; subresource?: string } = {}): Promise<KObject> {
+  async patch(namespace: string | undefined, name: string, patch: unknown, opts: { contentType?: string; subresource?: string } = {}): Promise<T> {
     const contentType = opts.contentType ?? 'application/merge-patch+json';
-    return (await this.client.request('PATCH', resourcePath(this.gvr, namespace, name, opts.subresource), { body: patch, contentType })).body;
+    return (await this.client.request('PATCH', resourcePath(this.gvr, namespace, name, opts.subresource), { body: patch, contentType })).body as T;
+  }
+
+  /** Server-side apply of the fields `obj` names, owned by `fieldManager` (force: take them from other managers). */
+  async apply(obj: Partial<T> & { metadata: { name?: string; namespace?: string } }, opts: { fieldManager: string; force?: boolean; subresource?: string }): Promise<T> {
+    const path = resourcePath(this.gvr, obj.metadata.namespace, String(obj.metadata.name ?? ''), opts.subresource);
+    const query = { fieldManager: opts.fieldManager, ...(opts.force ? { force: 'true' } : {}) };
+    return (await this.client.request('PATCH', path, { body: obj, contentType: 'application/apply-patch+yaml', query })).body as T;
   }
 
   async delete(namespace: string | undefined, name: string, options: DeleteOptionsBody = {}): Promise<KObject> {

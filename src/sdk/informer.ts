@@ -1,9 +1,9 @@
 /**
- * An informer, as client-go's: list a resource, then watch it from the list's
- * resourceVersion (with bookmarks), keeping a local copy of every object and
- * telling handlers of adds, updates and deletes. A watch that ends is resumed
- * from the last resourceVersion seen; one the server refuses as too old (410)
- * makes a fresh list, whose differences with the local copy become events.
+ * An informer, as client-go's shared informer: list a resource, then watch it from the list's
+ * resourceVersion (with bookmarks), keeping a local copy of every object (with indexes) and telling
+ * handlers of adds, updates and deletes. A watch that ends is resumed from the last resourceVersion seen;
+ * one the server refuses as too old (410) makes a fresh list, whose differences with the local copy
+ * become events. With `resyncMs`, every object is told again as an update (old and new the same) that often.
  */
 import type { KObject } from '../registry/types.js';
 import type { ResourceClient } from './client.js';
@@ -22,7 +22,15 @@ export interface InformerOptions {
   retryMs?: number;
   /** Told about a failed list or watch (then retried). */
   onError?: (err: unknown) => void;
+  /** Only the objects these select (list and watch). */
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Every object told again as an update this often (ms; client-go's resync). */
+  resyncMs?: number;
 }
+
+/** The values an object is indexed under (client-go's IndexFunc). */
+export type IndexFunc = (obj: KObject) => string[];
 
 /** `<namespace>/<name>`, or the name of a cluster-scoped object (client-go's MetaNamespaceKeyFunc). */
 export function objectKey(obj: KObject): string {
@@ -38,22 +46,91 @@ export class Informer {
   private stopped = false;
   private failures = 0;
   private synced = false;
+  private readonly handlerList: InformerHandlers[] = [];
+  private readonly indexers = new Map<string, { fn: IndexFunc; values: Map<string, Set<string>> }>();
+  private resyncTimer?: NodeJS.Timeout;
+  /** The kind of the objects, from the list (`FooList` lists `Foo`). */
+  kind = '';
 
   constructor(
-    private readonly resource: ResourceClient,
-    private readonly handlers: InformerHandlers,
+    readonly resource: ResourceClient,
+    handlers: InformerHandlers = {},
     private readonly opts: InformerOptions = {},
-  ) {}
+  ) {
+    this.handlerList.push(handlers);
+  }
+
+  /** More handlers; once synced, they are told of every object there is as added, as client-go does. */
+  addHandlers(handlers: InformerHandlers): void {
+    this.handlerList.push(handlers);
+    if (this.synced) for (const obj of this.objects.values()) handlers.added?.(obj);
+  }
+
+  /** An index of the objects by the values `fn` gives (e.g. by owner uid). */
+  addIndexer(name: string, fn: IndexFunc): void {
+    const values = new Map<string, Set<string>>();
+    this.indexers.set(name, { fn, values });
+    for (const [key, obj] of this.objects) this.index(key, undefined, obj);
+  }
+
+  /** The objects an index has under a value. */
+  byIndex(name: string, value: string): KObject[] {
+    const keys = this.indexers.get(name)?.values.get(value);
+    return keys ? [...keys].map((k) => this.objects.get(k)!).filter(Boolean) : [];
+  }
 
   /** Starts; resolves once the first list is in (or the first attempt failed; it is retried). */
   async start(): Promise<void> {
     await this.listAndWatch();
+    if (this.opts.resyncMs && !this.resyncTimer) {
+      this.resyncTimer = setInterval(() => {
+        for (const obj of this.objects.values()) this.emit('updated', obj, obj);
+      }, this.opts.resyncMs);
+      this.resyncTimer.unref();
+    }
   }
 
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.resyncTimer) clearInterval(this.resyncTimer);
     this.watch?.close();
+  }
+
+  private emit(what: 'added' | 'deleted', obj: KObject): void;
+  private emit(what: 'updated', obj: KObject, old: KObject): void;
+  private emit(what: keyof InformerHandlers, obj: KObject, old?: KObject): void {
+    for (const h of this.handlerList) {
+      if (what === 'updated') h.updated?.(obj, old!);
+      else h[what]?.(obj);
+    }
+  }
+
+  private index(key: string, old: KObject | undefined, obj: KObject | undefined): void {
+    for (const { fn, values } of this.indexers.values()) {
+      for (const v of old ? fn(old) : []) {
+        const keys = values.get(v);
+        keys?.delete(key);
+        if (keys?.size === 0) values.delete(v);
+      }
+      for (const v of obj ? fn(obj) : []) {
+        let keys = values.get(v);
+        if (!keys) values.set(v, (keys = new Set()));
+        keys.add(key);
+      }
+    }
+  }
+
+  private remove(obj: KObject): void {
+    const key = objectKey(obj);
+    const old = this.objects.get(key);
+    this.objects.delete(key);
+    this.index(key, old, undefined);
+    this.emit('deleted', obj);
+  }
+
+  private get selectors(): Record<string, string | undefined> {
+    return { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector };
   }
 
   get hasSynced(): boolean {
@@ -72,22 +149,19 @@ export class Informer {
     if (this.stopped) return;
     let list: KObject;
     try {
-      list = await this.resource.list(this.opts.namespace, {}, this.opts.accept);
+      list = await this.resource.list(this.opts.namespace, this.selectors, this.opts.accept);
     } catch (err) {
       return this.retry(err);
     }
     if (this.stopped) return;
+    if (typeof list.kind === 'string' && list.kind.endsWith('List')) this.kind = list.kind.slice(0, -4);
     const seen = new Set<string>();
     for (const item of (list.items ?? []) as KObject[]) {
       const key = objectKey(item);
       seen.add(key);
       this.put(item);
     }
-    for (const [key, obj] of this.objects) {
-      if (seen.has(key)) continue;
-      this.objects.delete(key);
-      this.handlers.deleted?.(obj);
-    }
+    for (const [key, obj] of this.objects) if (!seen.has(key)) this.remove(obj);
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
     this.synced = true;
     this.startWatch();
@@ -95,7 +169,7 @@ export class Informer {
 
   private startWatch(): void {
     if (this.stopped) return;
-    const query = { resourceVersion: this.resourceVersion, allowWatchBookmarks: 'true' };
+    const query = { ...this.selectors, resourceVersion: this.resourceVersion, allowWatchBookmarks: 'true' };
     let expired = false;
     let failure: Error | undefined;
     const watch = this.resource.watch(this.opts.namespace, query, {
@@ -110,8 +184,7 @@ export class Informer {
         if (typeof rv === 'string' && rv) this.resourceVersion = rv;
         if (type === 'BOOKMARK') return;
         if (type === 'DELETED') {
-          this.objects.delete(objectKey(object));
-          this.handlers.deleted?.(object);
+          this.remove(object);
           return;
         }
         this.put(object);
@@ -136,8 +209,9 @@ export class Informer {
     const key = objectKey(obj);
     const old = this.objects.get(key);
     this.objects.set(key, obj);
-    if (!old) this.handlers.added?.(obj);
-    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.handlers.updated?.(obj, old);
+    if (this.indexers.size > 0) this.index(key, old, obj);
+    if (!old) this.emit('added', obj);
+    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.emit('updated', obj, old);
   }
 
   private retry(err: unknown): void {

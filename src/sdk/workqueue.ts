@@ -16,6 +16,23 @@ export interface WorkQueueOptions {
   workers?: number;
   /** Told about a failure before its key is retried. */
   onError?: (key: string, err: unknown, retries: number) => void;
+  /**
+   * Overall rate limiting of retries (client-go's BucketRateLimiter, which controller-runtime's default
+   * limiter combines with the per-key backoff: a retry waits for the longer of the two).
+   */
+  qps?: number;
+  burst?: number;
+  /** Told of each key's life in the queue (for metrics). */
+  observer?: WorkQueueObserver;
+}
+
+export interface WorkQueueObserver {
+  added?(key: string): void;
+  /** A key taken by a worker, after waiting `queuedMs`. */
+  started?(key: string, queuedMs: number): void;
+  /** A key's run over, after `workMs`. */
+  finished?(key: string, workMs: number): void;
+  retried?(key: string): void;
 }
 
 export class WorkQueue {
@@ -31,6 +48,9 @@ export class WorkQueue {
   private readonly workers: number;
   private active = 0;
   private shutDown = false;
+  private readonly addedAt = new Map<string, number>();
+  private tokens: number;
+  private tokensAt = Date.now();
   private idleWaiters: Array<() => void> = [];
 
   constructor(
@@ -40,11 +60,28 @@ export class WorkQueue {
     this.baseDelayMs = opts.baseDelayMs ?? 5;
     this.maxDelayMs = opts.maxDelayMs ?? 1_000_000;
     this.workers = opts.workers ?? 4;
+    this.tokens = opts.burst ?? 0;
+  }
+
+  /** The delay the bucket gives one more retry (reserving its token). */
+  private bucketDelay(): number {
+    const qps = this.opts.qps;
+    if (!qps) return 0;
+    const now = Date.now();
+    const burst = this.opts.burst ?? 1;
+    this.tokens = Math.min(burst, this.tokens + ((now - this.tokensAt) / 1000) * qps);
+    this.tokensAt = now;
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / qps) * 1000);
   }
 
   add(key: string): void {
     if (this.shutDown || this.dirty.has(key)) return;
     this.dirty.add(key);
+    if (this.opts.observer) {
+      this.addedAt.set(key, Date.now());
+      this.opts.observer.added?.(key);
+    }
     if (this.processing.has(key)) return; // queued again when its current run is done
     this.queue.push(key);
     this.pump();
@@ -82,7 +119,8 @@ export class WorkQueue {
   addRateLimited(key: string): void {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    this.addAfter(key, Math.min(this.baseDelayMs * 2 ** n, this.maxDelayMs));
+    this.opts.observer?.retried?.(key);
+    this.addAfter(key, Math.max(Math.min(this.baseDelayMs * 2 ** n, this.maxDelayMs), this.bucketDelay()));
   }
 
   forget(key: string): void {
@@ -109,6 +147,7 @@ export class WorkQueue {
     this.timers.clear();
     this.queue.length = 0;
     this.dirty.clear();
+    this.addedAt.clear();
     for (const waiters of this.runWaiters.values()) for (const w of waiters) w();
     this.runWaiters.clear();
     this.notifyIdle();
@@ -135,6 +174,12 @@ export class WorkQueue {
   private async run(key: string): Promise<void> {
     const waiting = this.runWaiters.get(key);
     this.runWaiters.delete(key);
+    const observer = this.opts.observer;
+    const started = Date.now();
+    if (observer) {
+      observer.started?.(key, started - (this.addedAt.get(key) ?? started));
+      this.addedAt.delete(key);
+    }
     try {
       await this.handler(key);
       this.forget(key);
@@ -144,6 +189,7 @@ export class WorkQueue {
         this.addRateLimited(key);
       }
     } finally {
+      observer?.finished?.(key, Date.now() - started);
       for (const w of waiting ?? []) w();
       this.processing.delete(key);
       this.active--;

@@ -31,6 +31,8 @@ export interface Exchange {
   timedOut?: boolean;
   /** Made inside the process (the in-process controllers' client, loopback.ts). */
   loopback?: boolean;
+  /** A loopback request of the server's own controllers (not an embedder's client). */
+  internal?: boolean;
   /** The authorizer's decision, once made (for the audit). */
   authorization?: { decision: string; reason: string };
   /** Annotations for the audit event that serving added (admission webhooks' and policies'). */

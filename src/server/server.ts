@@ -203,9 +203,13 @@ export class HttpServer {
     this.server.setSecureContext({ cert, key, ...(clientCAs?.length ? { ca: clientCAs } : {}) });
   }
 
-  /** Serve a request made inside the process through the whole chain (see loopback.ts). */
-  loopback(request: LoopbackRequest, sink: LoopbackSink): () => void {
-    return loopbackExchange((req, res) => this.handle(req, res, true), request, sink);
+  /**
+   * Serve a request made inside the process through the whole chain (see loopback.ts). The server's own
+   * clients (`internal`, the default) do not wait for what their writes set off (a CRD's establishing); an
+   * embedder's client does, as any client over the network.
+   */
+  loopback(request: LoopbackRequest, sink: LoopbackSink, internal = true): () => void {
+    return loopbackExchange((req, res) => this.handle(req, res, internal ? 'internal' : 'client'), request, sink);
   }
 
   /** Stop listening and end every open connection (watches included). */
@@ -221,8 +225,8 @@ export class HttpServer {
    * when nothing can be written any more, as a reset stream or closed
    * connection), never as an exception that leaves this function.
    */
-  private async handle(req: Request, res: Response, loopback = false): Promise<void> {
-    const x: Exchange = { req, res, auditId: auditIdOf(req), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY, loopback };
+  private async handle(req: Request, res: Response, loopback?: 'internal' | 'client'): Promise<void> {
+    const x: Exchange = { req, res, auditId: auditIdOf(req), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY, loopback: loopback !== undefined, internal: loopback === 'internal' };
     try {
       res.setHeader('Cache-Control', 'no-cache, private');
       res.setHeader('Audit-Id', x.auditId);
@@ -343,7 +347,7 @@ export class HttpServer {
         warnings: endpoint.warning ? [endpoint.warning] : [],
         admission: this.options.admission,
         minRequestTimeoutSeconds: this.limits.minRequestTimeoutSeconds,
-        loopback: x.loopback,
+        loopback: x.internal,
         lookup: (group, version, resource) => this.options.registry.lookup(group, version, resource),
         serviceAccountTokens: this.options.serviceAccountTokens?.tokens,
         auditAnnotations: (x.auditAnnotations ??= Object.create(null) as Record<string, string>),

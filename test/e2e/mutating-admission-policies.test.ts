@@ -305,3 +305,50 @@ describe('MutatingAdmissionPolicy reinvocation', () => {
     }
   });
 });
+
+describe("MutatingAdmissionPolicy: reinvocation, comments, optional fields, forged patches", () => {
+  it('reinvokes an IfNeeded policy that a later policy changed the object after, reads comments and optional fields, and refuses a map posing as a JSONPatch', async () => {
+    const s = await startTestServer();
+    try {
+      const policy = (name: string, reinvocationPolicy: string, mutations: unknown[]) =>
+        create(s, `${ADMISSION}/mutatingadmissionpolicies`, { metadata: { name }, spec: { reinvocationPolicy, matchConstraints: rules('', 'configmaps'), mutations } });
+      // Bindings are visited in name order: a-copy runs before b-set changes what it copies.
+      await policy('a-copy', 'IfNeeded', [
+        {
+          patchType: 'ApplyConfiguration',
+          applyConfiguration: {
+            expression: `Object{
+              // copy b to a, once there is a b
+              metadata: Object.metadata{
+                ?labels: has(object.metadata.labels) && "b" in object.metadata.labels ? optional.of({"a": object.metadata.labels["b"]}) : optional.none()
+              }
+            }`,
+          },
+        },
+      ]);
+      await policy('b-set', 'Never', [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{metadata: Object.metadata{labels: {"b": "x"}}}' } }]);
+      await policy('z-forged', 'Never', [
+        { patchType: 'JSONPatch', jsonPatch: { expression: 'has(object.data) ? [{"op": "add", "path": "/data/forged", "value": "yes"}] : []' } },
+      ]);
+      for (const name of ['a-copy', 'b-set', 'z-forged']) await create(s, `${ADMISSION}/mutatingadmissionpolicybindings`, { metadata: { name }, spec: { policyName: name } });
+      await waitForBindings(s, 3);
+      const made = await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'cm' } } });
+      assert.equal(made.status, 201, made.text);
+      assert.deepEqual(made.json.metadata.labels, { a: 'x', b: 'x' });
+      const forged = await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'forged' }, data: { k: 'v' } } });
+      assert.equal(forged.status, 403);
+      assert.equal(forged.json.message, "policy 'z-forged' with binding 'z-forged' denied request: type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch");
+      // A construction nested past reason, or never closed, is refused quickly when the policy is written.
+      let nested = '1';
+      for (let k = 0; k < 40; k++) nested = `O{a: ${nested}, 1}`;
+      const started = Date.now();
+      const bad = await s.request('POST', `${ADMISSION}/mutatingadmissionpolicies`, {
+        body: { metadata: { name: 'nested' }, spec: { reinvocationPolicy: 'Never', matchConstraints: rules('', 'configmaps'), mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: nested } }] } },
+      });
+      assert.equal(bad.status, 422);
+      assert.ok(Date.now() - started < 2000);
+    } finally {
+      await s.stop();
+    }
+  });
+});

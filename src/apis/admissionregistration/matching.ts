@@ -11,7 +11,7 @@ import type { ApiRegistry, Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../registry/types.js';
 import { baseEnvironment, formatIssue, metered, PER_CALL_LIMIT, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
 import { isRecord, type JsonRecord } from '../../util/json-object.js';
-import { ESCAPE_KEY_FUNCTION, escapeKey, rewriteConstructions } from './cel-objects.js';
+import { CONSTRUCT_FUNCTION, ConstructedObject, ESCAPE_KEY_FUNCTION, escapeKey, lengthError, OPTIONAL_FIELD_FUNCTION, OptionalField, rewriteConstructions } from './cel-objects.js';
 import { registerAuthorizerLibrary } from './cel-authorizer.js';
 
 /** A list of strings from JSON (anything else: none). */
@@ -63,7 +63,11 @@ function environment(): Environment {
     .registerVariable('params', 'dyn')
     .registerVariable('namespaceObject', 'dyn')
     .registerVariable('variables', 'dyn')
-    .registerFunction(`${ESCAPE_KEY_FUNCTION}(string): string`, escapeKey);
+    .registerFunction(`${ESCAPE_KEY_FUNCTION}(string): string`, escapeKey)
+    .registerType('kapi.ConstructedObject', ConstructedObject)
+    .registerType('kapi.OptionalField', OptionalField)
+    .registerFunction(`${OPTIONAL_FIELD_FUNCTION}(optional<dyn>): kapi.OptionalField`, (o: never) => new OptionalField(o))
+    .registerFunction(`${CONSTRUCT_FUNCTION}(string, map<string, dyn>): kapi.ConstructedObject`, (type: string, fields: Record<string, unknown>) => new ConstructedObject(type, fields));
   return env;
 }
 
@@ -75,6 +79,8 @@ export function compileExpression(expression: string, mutation = false): { progr
   const key = mutation ? `\0${expression}` : expression;
   let compiled = programs.get(key);
   if (compiled) return compiled;
+  const tooLong = lengthError(expression);
+  if (tooLong) return { error: `compilation failed: ${tooLong}` };
   try {
     const p = environment().parse(rewriteSource(mutation ? rewriteConstructions(expression) : expression).src) as unknown as Program;
     const r = p.check();

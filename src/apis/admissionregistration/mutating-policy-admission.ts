@@ -13,13 +13,13 @@
  * changed the object.
  */
 import { atomOf, merge, MergeError, type TypeInfo } from '../../apply/index.js';
-import { applyJsonPatch, decodeJsonPatch } from '../../machinery/json-patch.js';
+import { applyJsonPatch, decodeJsonPatch, JsonPatchError } from '../../machinery/json-patch.js';
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { KObject } from '../../registry/types.js';
 import { deepEqual } from '../../util/deep-equal.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
-import { constructedType, jsonOf } from './cel-objects.js';
+import { ConstructedObject, constructedType, jsonOf } from './cel-objects.js';
 import { evaluateExpression, replaceContents } from './matching.js';
 import { policyBindings, writeName, type PolicyStores } from './policy-bindings.js';
 
@@ -28,8 +28,12 @@ class MutationError extends Error {}
 
 export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
   const bindings = policyBindings(opts);
-  // Per write: the object as this plugin left it, and the invocations to apply again if it changes after.
-  const reinvocable = new WeakMap<AdmissionAttributes, { output: KObject; keys: Set<string> }>();
+  /**
+   * Per write, as upstream's reinvocation context: the object as this plugin left it; the IfNeeded invocations
+   * a later one changed the object after (applied again in any case); and the others, applied again if a
+   * later plugin changes the object.
+   */
+  const reinvocable = new WeakMap<AdmissionAttributes, { output: KObject; changedAfter: Set<string>; invoked: Set<string> }>();
 
   return {
     name: 'MutatingAdmissionPolicy',
@@ -38,13 +42,18 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
     },
     reinvoke(a) {
       const state = reinvocable.get(a);
-      if (state && a.object && !deepEqual(a.object, state.output)) return mutate(a, state.keys);
+      if (!state || !a.object) return;
+      const keys = new Set(state.changedAfter);
+      if (state.invoked.size > 0 && !deepEqual(a.object, state.output)) for (const k of state.invoked) keys.add(k);
+      if (keys.size > 0) return mutate(a, keys);
     },
   };
 
   async function mutate(a: AdmissionAttributes, only?: Set<string>): Promise<void> {
     const failures: Array<{ message: string; reason: StatusReason }> = [];
-    const again = new Set<string>();
+    // IfNeeded invocations so far, and those a later invocation changed the object after.
+    const invoked = new Set<string>();
+    const changedAfter = new Set<string>();
     const session = bindings.session();
     // Evaluated again while `authorizer` checks are being answered (at once with a synchronous authorizer).
     const settled = <R>(evaluate: () => R): R | Promise<R> => (session ? session.settle(evaluate) : evaluate());
@@ -68,25 +77,31 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
           fail(held, 'Invalid');
           continue;
         }
+        let changedHere = false;
         for (const mutation of records(inv.spec.mutations)) {
           const object = va.object;
           try {
             const patched = await settled(() => applyMutation(mutation, bindings.context(va, inv.spec, param, session, true).ctx, object));
-            if (patched) {
+            if (patched && !deepEqual(patched, object)) {
               replaceContents(va.object, patched);
-              changed = true;
+              changed = changedHere = true;
             }
           } catch (err) {
             if (!(err instanceof MutationError)) throw err;
             fail(err.message, 'Invalid');
           }
         }
-        if (inv.spec.reinvocationPolicy === 'IfNeeded') again.add(key);
+        if (changedHere) {
+          for (const k of invoked) changedAfter.add(k);
+          invoked.clear();
+        }
+        if (inv.spec.reinvocationPolicy === 'IfNeeded') invoked.add(key);
       }
       // A policy that matched another version mutated a converted copy: back to the write's version.
       if (changed && va?.object && a.object && va.object !== a.object) replaceContents(a.object, await va.toWrite(va.object));
     }
-    if (again.size > 0 && a.object) reinvocable.set(a, { output: structuredClone(a.object), keys: again });
+    // Recorded on the first pass only: a reinvocation is the last.
+    if (!only && (invoked.size > 0 || changedAfter.size > 0) && a.object) reinvocable.set(a, { output: structuredClone(a.object), changedAfter, invoked });
     if (failures.length > 0) {
       const forbidden = errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, writeName(a), 'admission request denied by policy');
       throw new StatusError(403, failures[0].reason || 'Forbidden', failures[0].message, { ...(forbidden.details ?? {}), causes: failures.map((f) => ({ message: f.message })) } as never);
@@ -100,15 +115,19 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
       if (r.error !== undefined) throw new MutationError(r.error);
       if (!Array.isArray(r.value)) throw new MutationError('type mismatch: JSONPatchType.expression should evaluate to array');
       const ops = r.value.map((op) => {
-        if (constructedType(op) !== 'JSONPatch') throw new MutationError('type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch');
-        const o = jsonOf(op) as JsonRecord;
-        return { op: o.op, path: o.path, ...(typeof o.from === 'string' && o.from ? { from: o.from } : {}), ...(o.value !== undefined ? { value: o.value } : {}) };
+        if (!(op instanceof ConstructedObject) || op.typeName !== 'JSONPatch') throw new MutationError('type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch');
+        const { op: kind, path, from, value } = op.fields;
+        // An object given as the value: its nested types named from its own type, as upstream checks.
+        const mismatches: string[] = [];
+        const json = value instanceof ConstructedObject ? jsonOf(value, [value.typeName], mismatches) : jsonOf(value);
+        if (mismatches.length > 0) throw new MutationError(`type mismatch: ${mismatches.join('\n')}`);
+        return { op: kind, path, ...(typeof from === 'string' && from ? { from } : {}), ...(value !== undefined ? { value: json } : {}) };
       });
       const patched = structuredClone(object);
       try {
         applyJsonPatch(patched as never, decodeJsonPatch(ops));
       } catch (err) {
-        if ((err as Error).message.includes('test failed')) return undefined;
+        if (err instanceof JsonPatchError && err.message === 'test failed') return undefined;
         throw new MutationError(`JSON Patch: ${(err as Error).message}`);
       }
       return sameKind(patched, object);

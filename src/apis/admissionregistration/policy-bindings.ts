@@ -14,7 +14,7 @@ import type { KObject } from '../../registry/types.js';
 import type { Authorizer } from '../../server/authz.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 import { AuthorizationSession, requestAuthorizer } from './cel-authorizer.js';
-import { celValue, evaluateExpression, matchedVersion, ruleMatches, selectsObject, versionedAttributes, type MatchedVersion, type VersionedAttributes } from './matching.js';
+import { celValue, evaluateExpression, matchedVersion, selectsObject, versionedAttributes, type MatchedVersion, type VersionedAttributes } from './matching.js';
 
 const GROUP = 'admissionregistration.k8s.io';
 
@@ -83,7 +83,8 @@ export function policyBindings(opts: PolicyStores): PolicyBindings {
       if (!selectsObject(resources.namespaceSelector, ns ?? ({ metadata: {} } as KObject))) return undefined;
     }
     if (!selectsObject(resources.objectSelector, a.object) && !selectsObject(resources.objectSelector, a.oldObject)) return undefined;
-    if (records(resources.excludeResourceRules).some((r) => ruleMatches(r, a, name))) return undefined;
+    const excluded = records(resources.excludeResourceRules);
+    if (excluded.length > 0 && matchedVersion(excluded, resources.matchPolicy, a, opts.registry, name)) return undefined;
     const rules = records(resources.resourceRules);
     return rules.length > 0 ? matchedVersion(rules, resources.matchPolicy, a, opts.registry, name) : own;
   };

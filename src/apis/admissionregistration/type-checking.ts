@@ -26,6 +26,8 @@ interface Target {
   endpoint: Endpoint;
 }
 
+/** upstream's maxTypesToCheck. */
+const MAX_TYPES_TO_CHECK = 10;
 let registries = 0;
 const environments = new WeakMap<Endpoint, Environment | null>();
 
@@ -70,6 +72,8 @@ function typesToCheck(spec: JsonRecord, registry: ApiRegistry): Target[] {
       }
     }
   }
+  // As upstream: a policy naming more kinds than this is not type checked at all.
+  if (found.size > MAX_TYPES_TO_CHECK) return [];
   const key = (t: Target) => [t.group, t.version, t.kind];
   return [...found.values()].sort((a, b) => {
     const [x, y] = [key(a), key(b)];

@@ -268,41 +268,38 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     }
   };
 
-  // Per write: the object as the mutating webhooks left it, and those to call again if a later plugin changes it.
-  const reinvocable = new WeakMap<AdmissionAttributes, { output: KObject; hooks: Invocation[] }>();
+  /**
+   * Per write: the object as the mutating webhooks left it; the IfNeeded webhooks a later one changed the
+   * object after (called again in the reinvocation phase in any case); and every IfNeeded webhook called
+   * (called again if a later plugin changed the object). Each is called at most twice, as upstream.
+   */
+  const reinvocable = new WeakMap<AdmissionAttributes, { output: KObject; changedAfter: Invocation[]; invoked: Invocation[] }>();
   const mutatingPlugin: AdmissionPlugin = {
     name: 'MutatingAdmissionWebhook',
     admit(a) {
       const hooks = matching(opts.mutating, a);
       if (hooks.length === 0) return;
       return (async () => {
-        // reinvocationPolicy IfNeeded: a webhook called before a later one changed the object is called
-        // once more, after the others (upstream's reinvocation, one extra round).
         let lastChange = -1;
-        const calledAt = new Map<Invocation, number>();
         for (const [i, hook] of hooks.entries()) {
-          calledAt.set(hook, i);
           const patched = await run(hook, a, true);
           if (patched && a.object && !deepEqual(patched, a.object)) {
-            replaceContents(a.object!, patched);
+            replaceContents(a.object, patched);
             lastChange = i;
           }
         }
-        for (const hook of hooks) {
-          if (hook.hook.webhook.reinvocationPolicy !== 'IfNeeded' || calledAt.get(hook)! >= lastChange) continue;
-          const patched = await run(hook, a, true);
-          if (patched && a.object) replaceContents(a.object, patched);
-        }
-        const again = hooks.filter((h) => h.hook.webhook.reinvocationPolicy === 'IfNeeded');
-        if (again.length > 0 && a.object) reinvocable.set(a, { output: structuredClone(a.object), hooks: again });
+        const invoked = hooks.filter((h) => h.hook.webhook.reinvocationPolicy === 'IfNeeded');
+        const changedAfter = invoked.filter((h) => hooks.indexOf(h) < lastChange);
+        if (invoked.length > 0 && a.object) reinvocable.set(a, { output: structuredClone(a.object), changedAfter, invoked });
       })();
     },
-    // Called again when a later plugin (none yet after webhooks, but a reinvoked policy) changed the object.
     reinvoke(a) {
       const state = reinvocable.get(a);
-      if (!state || !a.object || deepEqual(a.object, state.output)) return;
+      if (!state || !a.object) return;
+      const again = !deepEqual(a.object, state.output) ? state.invoked : state.changedAfter;
+      if (again.length === 0) return;
       return (async () => {
-        for (const hook of state.hooks) {
+        for (const hook of again) {
           const patched = await run(hook, a, true);
           if (patched && a.object) replaceContents(a.object, patched);
         }

@@ -1,0 +1,44 @@
+/**
+ * kapi as a library (package `kapi`): start the API server in the process, with the same options as
+ * `kapi serve`, and talk to it with an SDK client. The SDK (resources defined in TypeScript, the controller
+ * runtime) is `kapi/sdk`; the test server is `kapi/testing`.
+ */
+import { startKapi, type KapiOptions } from './kapi.js';
+import { Client } from './sdk/client.js';
+
+export type { AdmissionHook, AdmissionHookResponse } from './apis/admissionregistration/webhook-admission.js';
+export type { Attributes as AuthorizationAttributes, Authorizer, Decision as AuthorizationDecision } from './server/authz.js';
+export type { ConvertFunction } from './crd/conversion/index.js';
+export type { StorageConfig } from './storage/index.js';
+
+/** What `start` takes: `kapi serve`'s flags as options (storage, certificates, authentication, admission, resources...). */
+export type ServerOptions = Omit<KapiOptions, 'admission' | 'limits' | 'requestLog'>;
+
+/** A running kapi. */
+export interface Server {
+  /** https://127.0.0.1:<port> */
+  url: string;
+  port: number;
+  /** An admin kubeconfig for kubectl and other clients. */
+  kubeconfigPath: string;
+  adminToken: string;
+  /** The CA that signed the serving certificate (PEM). */
+  caCertPem: string;
+  /** An admin client that calls the server in the process (no network). */
+  client(userAgent?: string): Client;
+  stop(): Promise<void>;
+}
+
+/** Starts kapi in this process; resolves once it serves. */
+export async function start(options: ServerOptions = {}): Promise<Server> {
+  const kapi = await startKapi(options);
+  return {
+    url: kapi.url,
+    port: kapi.port,
+    kubeconfigPath: kapi.kubeconfigPath,
+    adminToken: kapi.adminToken,
+    caCertPem: kapi.caCertPem,
+    client: (userAgent = 'kapi-sdk') => new Client((request, sink) => kapi.loopback(request, sink, false), kapi.adminToken, userAgent),
+    stop: () => kapi.stop(),
+  };
+}

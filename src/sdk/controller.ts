@@ -1,0 +1,326 @@
+/**
+ * The controller runtime, as controller-runtime's: a Manager holds shared informers (one per resource and
+ * namespace) and runs controllers, each a level-based Reconciler fed by a rate-limited work queue of object
+ * keys. A controller watches the objects it is `for`, the objects it `owns` (mapped to their controlling
+ * owner) and any other objects through a map function; its reconciler gets only a key, never the object
+ * that changed, and answers done, requeue, requeue after a delay, or an error (retried with per-key
+ * exponential backoff within an overall rate limit). With leader election the controllers run only while
+ * this process holds the Lease. Metrics carry controller-runtime's names.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { KObject } from '../registry/types.js';
+import type { Client, GroupVersionResource, ResourceClient } from './client.js';
+import { Informer, objectKey } from './informer.js';
+import { LeaderElector } from './leader-election.js';
+import { WorkQueue } from './workqueue.js';
+
+/** What a reconciler is asked about: one object's key. */
+export interface ReconcileRequest {
+  namespace?: string;
+  name: string;
+}
+
+/** Done (nothing, or {}), again at once (`requeue`), or again after a while (`requeueAfterMs`). */
+export type ReconcileResult = void | { requeue?: boolean; requeueAfterMs?: number };
+
+export interface Reconciler {
+  reconcile(request: ReconcileRequest): Promise<ReconcileResult> | ReconcileResult;
+}
+
+/** A resource to watch: its group, version and resource (`kind` if known), or a defined resource. */
+export type ResourceRef = (GroupVersionResource & { kind?: string }) | { gvr: GroupVersionResource; kind: string };
+
+export interface ControllerOptions {
+  name: string;
+  /** The objects reconciled. */
+  for: ResourceRef;
+  /** Objects whose controlling owner (ownerReferences with controller: true) is a `for` object: its key is reconciled. */
+  owns?: ResourceRef[];
+  /** Other objects, mapped to the keys to reconcile. */
+  watches?: Array<{ resource: ResourceRef; map(obj: KObject): ReconcileRequest[] }>;
+  /** The reconciler: a function of the key, or an object with a reconcile method. */
+  reconcile: Reconciler | Reconciler['reconcile'];
+  /** Workers (controller-runtime's MaxConcurrentReconciles; default 1). */
+  maxConcurrentReconciles?: number;
+  /** Retry backoff per key (default 5 ms doubling to 1000 s) within an overall rate (default 10 qps, burst 100). */
+  rateLimit?: { baseDelayMs?: number; maxDelayMs?: number; qps?: number; burst?: number };
+}
+
+export interface ManagerOptions {
+  /** Only this namespace's objects (default: all). */
+  namespace?: string;
+  /** Run the controllers only while holding this Lease. */
+  leaderElection?: { namespace: string; name: string; identity?: string; leaseDurationSeconds?: number; retryPeriodMs?: number };
+  /** Informers' resync period (ms; default none). */
+  resyncMs?: number;
+  /** Where metrics go (default: a registry of the manager's own, `manager.metrics`). */
+  registry?: Registry;
+  /** Reconcile errors and watch failures (default: stderr). */
+  log?: (message: string) => void;
+}
+
+const refGvr = (r: ResourceRef): GroupVersionResource => ('gvr' in r ? r.gvr : { group: r.group, version: r.version, resource: r.resource });
+const keyOf = (r: ReconcileRequest): string => (r.namespace ? `${r.namespace}/${r.name}` : r.name);
+const requestOf = (key: string): ReconcileRequest => {
+  const i = key.indexOf('/');
+  return i < 0 ? { name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+};
+const groupOf = (apiVersion: unknown): string => (typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+
+/** controller-runtime's and client-go's workqueue metrics, registered once per registry. */
+class Metrics {
+  readonly reconcileTotal: Counter<'controller' | 'result'>;
+  readonly reconcileErrors: Counter<'controller'>;
+  readonly reconcileTime: Histogram<'controller'>;
+  readonly maxConcurrent: Gauge<'controller'>;
+  readonly activeWorkers: Gauge<'controller'>;
+  readonly depth: Gauge<'name' | 'controller'>;
+  readonly adds: Counter<'name' | 'controller'>;
+  readonly queueDuration: Histogram<'name' | 'controller'>;
+  readonly workDuration: Histogram<'name' | 'controller'>;
+  readonly retries: Counter<'name' | 'controller'>;
+
+  constructor(readonly registry: Registry) {
+    const registers = [registry];
+    const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60];
+    const wqBuckets = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10, 100, 1000];
+    this.reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
+    this.reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });
+    this.reconcileTime = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets, registers });
+    this.maxConcurrent = new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers });
+    this.activeWorkers = new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers });
+    this.depth = new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name', 'controller'], registers });
+    this.adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name', 'controller'], registers });
+    this.queueDuration = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name', 'controller'], buckets: wqBuckets, registers });
+    this.workDuration = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes.', labelNames: ['name', 'controller'], buckets: wqBuckets, registers });
+    this.retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name', 'controller'], registers });
+  }
+}
+
+const metricsByRegistry = new WeakMap<Registry, Metrics>();
+
+export class Controller {
+  readonly name: string;
+  private readonly queue: WorkQueue;
+  private readonly reconcile: Reconciler['reconcile'];
+  private forInformer?: Informer;
+  private forKind = '';
+
+  constructor(
+    private readonly manager: Manager,
+    private readonly opts: ControllerOptions,
+    private readonly metrics: Metrics,
+  ) {
+    this.name = opts.name;
+    const r = opts.reconcile;
+    this.reconcile = typeof r === 'function' ? r : (req) => r.reconcile(req);
+    const labels = { name: opts.name, controller: opts.name };
+    const workers = opts.maxConcurrentReconciles ?? 1;
+    metrics.maxConcurrent.set({ controller: opts.name }, workers);
+    metrics.activeWorkers.set({ controller: opts.name }, 0);
+    metrics.depth.set(labels, 0);
+    this.queue = new WorkQueue((key) => this.run(key), {
+      workers,
+      baseDelayMs: opts.rateLimit?.baseDelayMs ?? 5,
+      maxDelayMs: opts.rateLimit?.maxDelayMs ?? 1_000_000,
+      qps: opts.rateLimit?.qps ?? 10,
+      burst: opts.rateLimit?.burst ?? 100,
+      observer: {
+        added: () => {
+          metrics.adds.inc(labels);
+          metrics.depth.set(labels, this.queue.length + 1);
+        },
+        started: (_key, queuedMs) => {
+          metrics.depth.set(labels, this.queue.length);
+          metrics.queueDuration.observe(labels, queuedMs / 1000);
+        },
+        finished: (_key, workMs) => metrics.workDuration.observe(labels, workMs / 1000),
+        retried: () => metrics.retries.inc(labels),
+      },
+    });
+  }
+
+  /** Queue a key (as a watch event would). */
+  enqueue(request: ReconcileRequest): void {
+    this.queue.add(keyOf(request));
+  }
+
+  /** Resolves when nothing is queued or being reconciled (delayed requeues do not count). */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  /** Connects the controller to the manager's informers (before they start). */
+  setUp(): void {
+    const m = this.manager;
+    const enqueueObj = (obj: KObject) => this.queue.add(objectKey(obj));
+    this.forInformer = m.informer(this.opts.for);
+    this.forKind = 'kind' in this.opts.for && this.opts.for.kind ? this.opts.for.kind : '';
+    const forGroup = refGvr(this.opts.for).group;
+    this.forInformer.addHandlers({ added: enqueueObj, updated: enqueueObj, deleted: enqueueObj });
+    const toOwner = (obj: KObject) => {
+      const kind = this.forKind || this.forInformer?.kind;
+      for (const ref of (obj.metadata?.ownerReferences ?? []) as KObject[]) {
+        if (ref.controller !== true || ref.kind !== kind || groupOf(ref.apiVersion) !== forGroup) continue;
+        this.queue.add(keyOf({ namespace: obj.metadata?.namespace, name: String(ref.name) }));
+      }
+    };
+    for (const owned of this.opts.owns ?? []) {
+      m.informer(owned).addHandlers({ added: toOwner, updated: (obj, old) => (toOwner(old), toOwner(obj)), deleted: toOwner });
+    }
+    for (const w of this.opts.watches ?? []) {
+      const mapped = (obj: KObject) => {
+        for (const r of w.map(obj)) this.queue.add(keyOf(r));
+      };
+      m.informer(w.resource).addHandlers({ added: mapped, updated: mapped, deleted: mapped });
+    }
+  }
+
+  stop(): void {
+    this.queue.shutdown();
+  }
+
+  private async run(key: string): Promise<void> {
+    const labels = { controller: this.name };
+    const started = process.hrtime.bigint();
+    this.metrics.activeWorkers.inc(labels);
+    let result: ReconcileResult;
+    try {
+      result = await this.reconcile(requestOf(key));
+    } catch (err) {
+      this.metrics.reconcileTotal.inc({ ...labels, result: 'error' });
+      this.metrics.reconcileErrors.inc(labels);
+      this.manager.log(`controller ${this.name}: reconciling ${key}: ${(err as Error)?.message ?? String(err)}`);
+      throw err;
+    } finally {
+      this.metrics.activeWorkers.dec(labels);
+      this.metrics.reconcileTime.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+    if (result?.requeueAfterMs && result.requeueAfterMs > 0) {
+      this.metrics.reconcileTotal.inc({ ...labels, result: 'requeue_after' });
+      this.queue.forget(key);
+      this.queue.addAfter(key, result.requeueAfterMs);
+    } else if (result?.requeue) {
+      this.metrics.reconcileTotal.inc({ ...labels, result: 'requeue' });
+      this.queue.addRateLimited(key);
+    } else {
+      this.metrics.reconcileTotal.inc({ ...labels, result: 'success' });
+    }
+  }
+}
+
+export class Manager {
+  readonly metrics: Registry;
+  readonly log: (message: string) => void;
+  private readonly informers = new Map<string, Informer>();
+  /** Each informer's start, once. */
+  private readonly starts = new Map<Informer, Promise<void>>();
+  private readonly controllers: Controller[] = [];
+  /** Controllers not connected to their informers yet (with leader election: until this process leads). */
+  private readonly waiting: Controller[] = [];
+  private readonly m: Metrics;
+  private elector?: LeaderElector;
+  private running = false;
+  private started = false;
+
+  constructor(
+    readonly client: Client,
+    private readonly opts: ManagerOptions = {},
+  ) {
+    this.metrics = opts.registry ?? new Registry();
+    this.log = opts.log ?? ((message) => process.stderr.write(`${message}\n`));
+    let m = metricsByRegistry.get(this.metrics);
+    if (!m) metricsByRegistry.set(this.metrics, (m = new Metrics(this.metrics)));
+    this.m = m;
+  }
+
+  /** The shared informer of a resource (one per resource for the manager). */
+  informer(ref: ResourceRef): Informer {
+    const gvr = refGvr(ref);
+    const key = `${gvr.group}/${gvr.version}/${gvr.resource}`;
+    let informer = this.informers.get(key);
+    if (!informer) {
+      informer = new Informer(this.client.resource(gvr), {}, {
+        namespace: this.opts.namespace,
+        resyncMs: this.opts.resyncMs,
+        onError: (err) => this.log(`informer ${key}: ${(err as Error)?.message ?? String(err)}`),
+      });
+      this.informers.set(key, informer);
+      if (this.started) void this.startInformer(informer);
+    }
+    return informer;
+  }
+
+  private startInformer(informer: Informer): Promise<void> {
+    let started = this.starts.get(informer);
+    if (!started) this.starts.set(informer, (started = informer.start()));
+    return started;
+  }
+
+  /** The typed client of a resource. */
+  resource<T extends KObject = KObject>(ref: ResourceRef): ResourceClient<T> {
+    return this.client.resource<T>(refGvr(ref));
+  }
+
+  /** Adds a controller (before or after start). */
+  add(opts: ControllerOptions): Controller {
+    if (this.controllers.some((c) => c.name === opts.name)) throw new Error(`controller ${JSON.stringify(opts.name)} exists already`);
+    const c = new Controller(this, opts, this.m);
+    this.controllers.push(c);
+    if (this.opts.leaderElection && !this.elector?.isLeader) this.waiting.push(c);
+    else c.setUp();
+    return c;
+  }
+
+  /** Starts the informers (waiting for their first lists), then the controllers (once leading, with leader election). */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.running = true;
+    await Promise.all([...this.informers.values()].map((i) => this.startInformer(i)));
+    const le = this.opts.leaderElection;
+    if (!le) return;
+    const leases = this.client.resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
+    this.elector = new LeaderElector(
+      {
+        get: (ns, name) => leases.get(ns, name),
+        create: (ns, obj) => leases.create(ns, obj),
+        update: (ns, name, obj) => leases.update(ns, name, obj),
+      },
+      {
+        // Leading: the controllers connect to their informers, which tell them of every object there is.
+        onStartedLeading: async () => {
+          const ready = this.waiting.splice(0);
+          for (const c of ready) c.setUp();
+          await Promise.all([...this.informers.values()].map((i) => this.startInformer(i)));
+        },
+        // As controller-runtime, a manager that lost its Lease does no more work.
+        onStoppedLeading: () => {
+          this.log('manager: lost the leader Lease; controllers stopped');
+          for (const c of this.controllers) c.stop();
+        },
+      },
+      { namespace: le.namespace, name: le.name, identity: le.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`, leaseDurationSeconds: le.leaseDurationSeconds, retryPeriodMs: le.retryPeriodMs },
+    );
+    await this.elector.start();
+  }
+
+  /** Whether this manager's controllers may run (always, without leader election). */
+  get isLeader(): boolean {
+    return this.elector ? this.elector.isLeader : this.running;
+  }
+
+  /** Resolves when every controller's queue is empty and no reconcile runs. */
+  async idle(): Promise<void> {
+    for (let round = 0; round < 3; round++) await Promise.all(this.controllers.map((c) => c.idle()));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const c of this.controllers) c.stop();
+    for (const i of this.informers.values()) i.stop();
+    await this.elector?.stop();
+  }
+}

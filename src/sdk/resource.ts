@@ -1,0 +1,264 @@
+/**
+ * Resources defined in TypeScript, as apiserver-builder defines them in Go: a group, a kind, a scope, and
+ * versions whose spec and status are schemas (sdk/schema.ts, so the object type is derived from them), with
+ * the storage strategy's hooks under the seed's names:
+ * - `defaulting(obj, version)`: on the object in the version it was written in;
+ * - `prepareForCreate`, `validate`, `canonicalize`, `prepareForUpdate`, `validateUpdate`: on the internal
+ *   form (each version's `toInternal`/`fromInternal` lead there and back; by default a version's object is
+ *   its own internal form), returning Kubernetes field errors (`fieldError.invalid(...)`) to refuse a write.
+ * Versions convert through the internal form too. With a status subresource (the default) the main
+ * endpoint keeps the stored status, as the seed's default strategy does.
+ *
+ * kapi serves a defined resource exactly as a CRD (its CustomResourceDefinition is written at start):
+ * discovery, OpenAPI, tables, watch, apply and conversion, on every store.
+ */
+import { field, type FieldError } from '../machinery/field-errors.js';
+import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
+import type { JSONSchemaProps } from '../schema/types.js';
+import type { Infer, Schema } from './schema.js';
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  managedFields?: unknown[];
+}
+
+/** Any Kubernetes object. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+/** An object of a defined resource's version. */
+export type ResourceObject<Spec, Status> = KubeObject & { spec: Spec; status?: Status };
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  format?: string;
+  priority?: number;
+}
+
+/** One version of a defined resource. */
+export interface ResourceVersion<Spec = unknown, Status = unknown, Internal = unknown> {
+  name: string;
+  spec: Schema<Spec>;
+  status?: Schema<Status>;
+  served?: boolean;
+  /** The version objects are stored in (exactly one; default: the first). */
+  storage?: boolean;
+  deprecated?: boolean;
+  printerColumns?: PrinterColumn[];
+  /** This version's object in the internal form (default: the object itself). */
+  toInternal?(obj: ResourceObject<Spec, Status>): Internal;
+  /** The internal form as this version's object (default: the object itself, its apiVersion set). */
+  fromInternal?(obj: Internal): ResourceObject<Spec, Status>;
+}
+
+/** A version, its object type derived from its schemas. */
+export function version<Spec, Status = never, Internal = ResourceObject<Spec, Status>>(
+  name: string,
+  def: Omit<ResourceVersion<Spec, Status, Internal>, 'name'>,
+): ResourceVersion<Spec, Status, Internal> {
+  return { name, ...def };
+}
+
+/** The object type of a version (`TypeOf<typeof v1>`). */
+export type TypeOf<V> = V extends ResourceVersion<infer Spec, infer Status, unknown> ? ResourceObject<Spec, Status> : never;
+export type { Infer };
+
+/** The storage strategy's hooks (the seed's names), on the internal form but for defaulting. */
+export interface ResourceStrategy<Internal> {
+  defaulting?(obj: KubeObject, version: string): void;
+  prepareForCreate?(obj: Internal): void;
+  validate?(obj: Internal): FieldError[] | void;
+  canonicalize?(obj: Internal): void;
+  prepareForUpdate?(obj: Internal, old: Internal): void;
+  validateUpdate?(obj: Internal, old: Internal): FieldError[] | void;
+}
+
+export interface ResourceDefinitionInput<Internal> {
+  group: string;
+  kind: string;
+  /** Default: the kind in lower case, made plural. */
+  plural?: string;
+  singular?: string;
+  shortNames?: string[];
+  categories?: string[];
+  scope?: 'Namespaced' | 'Cluster';
+  versions: ReadonlyArray<ResourceVersion<any, any, Internal>>;
+  /** Default: a status subresource. */
+  subresources?: { status?: boolean; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
+  strategy?: ResourceStrategy<Internal>;
+}
+
+export interface ResourceDefinition<Internal = KubeObject> extends Required<Pick<ResourceDefinitionInput<Internal>, 'group' | 'kind' | 'scope' | 'versions'>> {
+  readonly plural: string;
+  readonly input: ResourceDefinitionInput<Internal>;
+  /** The CustomResourceDefinition kapi serves it with. */
+  readonly crd: KObject;
+  /** The group, the storage version and the plural, as a client addresses it. */
+  readonly gvr: { group: string; version: string; resource: string };
+}
+
+/** Kubernetes field errors for validate and validateUpdate: `fieldError.invalid('spec.replicas', -1, 'must be >= 0')`. */
+export const fieldError = field;
+export type { FieldError };
+
+/** English plurals as apiserver-builder makes them. */
+export function pluralOf(kind: string): string {
+  const k = kind.toLowerCase();
+  if (/(s|x|z|ch|sh)$/.test(k)) return `${k}es`;
+  if (/[^aeiou]y$/.test(k)) return `${k.slice(0, -1)}ies`;
+  return `${k}s`;
+}
+
+export function defineResource<Internal = KubeObject>(input: ResourceDefinitionInput<Internal>): ResourceDefinition<Internal> {
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(input.group)) throw new Error(`defineResource: group ${JSON.stringify(input.group)} must be a DNS subdomain with a dot (e.g. foo.example.com)`);
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(input.kind)) throw new Error(`defineResource: kind ${JSON.stringify(input.kind)} must be UpperCamelCase`);
+  if (input.versions.length === 0) throw new Error(`defineResource ${input.kind}: needs at least one version`);
+  const storageVersions = input.versions.filter((v) => v.storage);
+  if (storageVersions.length > 1) throw new Error(`defineResource ${input.kind}: only one version may be the storage version`);
+  const storage = storageVersions[0] ?? input.versions[0];
+  const plural = input.plural ?? pluralOf(input.kind);
+  const scope = input.scope ?? 'Namespaced';
+  const statusSubresource = input.subresources?.status ?? true;
+  const crd: KObject = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${input.group}`, labels: { 'app.kubernetes.io/managed-by': 'kapi' } },
+    spec: {
+      group: input.group,
+      scope,
+      names: {
+        plural,
+        singular: input.singular ?? input.kind.toLowerCase(),
+        kind: input.kind,
+        listKind: `${input.kind}List`,
+        ...(input.shortNames?.length ? { shortNames: input.shortNames } : {}),
+        ...(input.categories?.length ? { categories: input.categories } : {}),
+      },
+      versions: input.versions.map((v) => ({
+        name: v.name,
+        served: v.served ?? true,
+        storage: v === storage,
+        ...(v.deprecated ? { deprecated: true } : {}),
+        schema: { openAPIV3Schema: rootSchema(v) },
+        ...(statusSubresource || input.subresources?.scale
+          ? { subresources: { ...(statusSubresource ? { status: {} } : {}), ...(input.subresources?.scale ? { scale: input.subresources.scale } : {}) } }
+          : {}),
+        ...(v.printerColumns?.length ? { additionalPrinterColumns: v.printerColumns } : {}),
+      })),
+    },
+  };
+  return { group: input.group, kind: input.kind, scope, versions: input.versions, plural, input, crd, gvr: { group: input.group, version: storage.name, resource: plural } };
+}
+
+function rootSchema(v: ResourceVersion<unknown, unknown, unknown>): JSONSchemaProps {
+  return {
+    type: 'object',
+    properties: {
+      spec: v.spec.openAPIV3Schema,
+      ...(v.status ? { status: v.status.openAPIV3Schema } : {}),
+    },
+    ...(v.spec.optional ? {} : { required: ['spec'] }),
+  };
+}
+
+/** The version named by an object's apiVersion. */
+function versionOf<I>(def: ResourceDefinition<I>, apiVersion: unknown): ResourceVersion<unknown, unknown, I> | undefined {
+  const name = typeof apiVersion === 'string' ? apiVersion.slice(def.group.length + 1) : '';
+  return def.versions.find((v) => v.name === name);
+}
+
+/** A plain copy (hooks may change what they are given). */
+const copy = <T>(v: T): T => structuredClone(v);
+
+function toInternal<I>(def: ResourceDefinition<I>, obj: KObject): I {
+  const v = versionOf(def, obj.apiVersion);
+  return (v?.toInternal ? v.toInternal(copy(obj) as never) : obj) as I;
+}
+
+function fromInternal<I>(def: ResourceDefinition<I>, internal: I, apiVersion: string): KObject {
+  const v = versionOf(def, apiVersion);
+  const out = (v?.fromInternal ? v.fromInternal(internal) : internal) as KObject;
+  return { ...out, apiVersion, kind: def.kind };
+}
+
+/** Whether every version is its own internal form (no conversion is needed to run the hooks). */
+const plain = (def: ResourceDefinition<unknown>) => def.versions.every((v) => !v.toInternal && !v.fromInternal);
+
+/** Runs a hook on the internal form of `obj`, writing back what it changed. */
+function onInternal<I, R>(def: ResourceDefinition<I>, obj: KObject, run: (internal: I) => R): R {
+  if (plain(def as ResourceDefinition<unknown>)) return run(obj as I);
+  const internal = toInternal(def, obj);
+  const result = run(internal);
+  const back = fromInternal(def, internal, obj.apiVersion);
+  for (const k of Object.keys(obj)) delete obj[k];
+  for (const [k, v] of Object.entries(back)) Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return result;
+}
+
+/** The CRD strategy with the definition's hooks after its own steps (schema defaulting, pruning and validation). */
+export function definedStrategy<I>(def: ResourceDefinition<I>, base: Strategy): Strategy {
+  const s = def.input.strategy;
+  if (!s) return base;
+  const errs = (r: FieldError[] | void): FieldError[] => (Array.isArray(r) ? r : []);
+  return {
+    ...base,
+    defaulting(obj: KObject, ctx: WriteOptions) {
+      base.defaulting?.(obj, ctx);
+      s.defaulting?.(obj as KubeObject, ctx.version ?? versionOf(def, obj.apiVersion)?.name ?? '');
+    },
+    prepareForCreate(obj: KObject, ctx: WriteOptions) {
+      base.prepareForCreate?.(obj, ctx);
+      if (s.prepareForCreate) onInternal(def, obj, (o) => s.prepareForCreate!(o));
+    },
+    validate(obj: KObject, ctx: WriteOptions) {
+      const own = base.validate?.(obj, ctx) ?? [];
+      return s.validate ? [...own, ...errs(s.validate(toInternal(def, copy(obj))))] : own;
+    },
+    canonicalize(obj: KObject) {
+      base.canonicalize?.(obj);
+      if (s.canonicalize) onInternal(def, obj, (o) => s.canonicalize!(o));
+    },
+    prepareForUpdate(obj: KObject, old: KObject, ctx: WriteOptions) {
+      base.prepareForUpdate?.(obj, old, ctx);
+      if (s.prepareForUpdate) onInternal(def, obj, (o) => s.prepareForUpdate!(o, toInternal(def, copy(old))));
+    },
+    validateUpdate(obj: KObject, old: KObject, ctx: WriteOptions) {
+      const own = base.validateUpdate?.(obj, old, ctx) ?? [];
+      return s.validateUpdate ? [...own, ...errs(s.validateUpdate(toInternal(def, copy(obj)), toInternal(def, copy(old))))] : own;
+    },
+  };
+}
+
+/** Conversion between versions through the internal form (undefined: one version, or none converts). */
+export function definedConverter<I>(def: ResourceDefinition<I>): ((obj: KObject, toApiVersion: string) => KObject) | undefined {
+  if (def.versions.length < 2) return undefined;
+  return (obj, toApiVersion) => fromInternal(def, toInternal(def, obj), toApiVersion);
+}
