@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
+import { buildConfig, createResource, initProject } from './scaffold.js';
 import { startKapi, type AuthorizationMode } from '../kapi.js';
 import { parseGoDuration } from '../server/filters.js';
 import { clientFromKubeconfig } from './kube-client.js';
@@ -28,6 +29,7 @@ interface ServeOptions {
   serviceNodePortRange: string;
   converters?: string;
   admissionHooks?: string;
+  resources?: string;
   etcdServers?: string;
   etcdPrefix: string;
   etcdCafile?: string;
@@ -100,6 +102,7 @@ program
   .option('--service-node-port-range <range>', 'the ports NodePort Services are allocated from', '30000-32767')
   .option('--converters <module>', 'an ES module whose default export maps CRD names to TypeScript/JavaScript converters')
   .option('--admission-hooks <module>', 'an ES module whose default export is a list of admission hooks (webhook semantics, in the process)')
+  .option('--resources <module>', 'an ES module whose default export is a list of resources defined with kapi/sdk (served with their strategies)')
   .option('--etcd-servers <urls>', 'store in etcd instead of the embedded store: comma-separated endpoints, e.g. http://127.0.0.1:2379')
   .option('--etcd-prefix <prefix>', 'the etcd key prefix, so several installations can share one etcd', '/registry')
   .option('--etcd-cafile <file>', 'CA certificate to verify the etcd servers with')
@@ -129,6 +132,10 @@ program
     const converters = opts.converters ? (await import(pathToFileURL(resolve(opts.converters)).href)).default : undefined;
     const admissionHooks = opts.admissionHooks ? (await import(pathToFileURL(resolve(opts.admissionHooks)).href)).default : undefined;
     if (admissionHooks !== undefined && !Array.isArray(admissionHooks)) throw new Error(`${opts.admissionHooks}: the default export must be a list of admission hooks`);
+    const resources = opts.resources ? (await import(pathToFileURL(resolve(opts.resources)).href)).default : undefined;
+    if (resources !== undefined && !(Array.isArray(resources) && resources.every((r) => typeof r?.crd?.metadata?.name === 'string' && Array.isArray(r.versions)))) {
+      throw new Error(`${opts.resources}: the default export must be a list of resources made with defineResource (kapi/sdk)`);
+    }
     const kapi = await startKapi({
       dataDir: opts.dataDir,
       bindAddress: opts.bindAddress,
@@ -151,6 +158,7 @@ program
       serviceNodePortRange: opts.serviceNodePortRange,
       converters,
       admissionHooks,
+      resources,
       limits,
       requestLog: verbosity >= 2 ? (line) => process.stderr.write(line) : undefined,
       auditPolicyFile: opts.auditPolicyFile,
@@ -190,6 +198,45 @@ program
   .option('--kubeconfig <file>', 'kubeconfig of the server', process.env.KUBECONFIG ?? '.kapi/admin.kubeconfig')
   .action(async (crd: string, opts: { kubeconfig: string }) => {
     await migrateStorage(clientFromKubeconfig(opts.kubeconfig), crd, (line) => console.log(line));
+  });
+
+program
+  .command('init [dir]')
+  .description('make a TypeScript project of resources and controllers that depends on kapi (apiserver-boot init repo)')
+  .requiredOption('--domain <domain>', 'the domain of the API groups (a group <g> becomes <g>.<domain>)')
+  .option('--name <name>', 'the project name (default: the directory name)')
+  .action((dir: string | undefined, opts: { domain: string; name?: string }) => {
+    const target = dir ?? '.';
+    for (const f of initProject(target, opts)) process.stdout.write(`wrote ${f}\n`);
+    process.stdout.write(`\nnext: cd ${target} && npm install && npx kapi create resource --group <g> --version v1 --kind <Kind>\n`);
+  });
+
+program
+  .command('create')
+  .description('add to a kapi project')
+  .command('resource')
+  .description('add a resource: its type and strategy, its controller and its test (apiserver-boot create group version resource)')
+  .requiredOption('--group <group>', 'the group, without the domain')
+  .requiredOption('--version <version>', 'the version, e.g. v1alpha1')
+  .requiredOption('--kind <kind>', 'the kind, UpperCamelCase')
+  .option('--dir <dir>', 'the project directory', '.')
+  .action((opts: { group: string; version: string; kind: string; dir: string }) => {
+    for (const f of createResource(opts.dir, opts)) process.stdout.write(`wrote ${f}\n`);
+  });
+
+program
+  .command('build')
+  .description('build parts of a kapi project')
+  .command('config')
+  .description("write the manifests that run the project on a cluster: apiserver, controller manager, RBAC, APIServices, etcd (apiserver-boot build config)")
+  .requiredOption('--image <image>', 'the container image of the project (built from it, with kapi installed)')
+  .option('--namespace <namespace>', 'where it runs (default: <name>-system)')
+  .option('--storage <kind>', 'etcd (a StatefulSet; several apiserver replicas) or embedded (one replica on a PersistentVolumeClaim)', 'etcd')
+  .option('--output <dir>', 'where the manifests go (default: ./config)')
+  .option('--dir <dir>', 'the project directory', '.')
+  .action((opts: { image: string; namespace?: string; storage: string; output?: string; dir: string }) => {
+    if (opts.storage !== 'etcd' && opts.storage !== 'embedded') throw new Error(`--storage ${JSON.stringify(opts.storage)}: etcd or embedded`);
+    for (const f of buildConfig(opts.dir, { ...opts, storage: opts.storage })) process.stdout.write(`wrote ${f}\n`);
   });
 
 program.parseAsync(process.argv).catch((err: Error) => {

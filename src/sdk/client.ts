@@ -36,14 +36,17 @@ export interface Reply {
   body: KObject;
 }
 
+/** The longest watch event line read (the server's objects are far smaller: 3 MiB requests). */
+const MAX_WATCH_LINE = 64 * 1024 * 1024;
+
 /** A safety net beyond the server's own request timeout (60 s), which answers first. */
 const DEFAULT_TIMEOUT_MS = 70_000;
 
 export class Client {
   constructor(
     private readonly transport: Transport,
-    /** A bearer token (none: the transport authenticates, e.g. with a client certificate). */
-    private readonly token: string | undefined,
+    /** A bearer token, or where to get it for each request (a token file that is rotated); none: the transport authenticates. */
+    private readonly token: string | (() => string | undefined) | undefined,
     /** The User-Agent: its product is the field manager of this client's writes. */
     readonly userAgent: string,
   ) {}
@@ -98,7 +101,7 @@ export class Client {
       head: (code) => (status = code),
       data: (chunk) => {
         if (status >= 400) {
-          errorText += chunk.toString('utf8');
+          if (errorText.length < 1 << 20) errorText += chunk.toString('utf8');
           return;
         }
         buffered += chunk.toString('utf8');
@@ -116,6 +119,11 @@ export class Client {
             return;
           }
           handlers.event(event.type, event.object);
+        }
+        // What is left is one unfinished line: bounded.
+        if (buffered.length > MAX_WATCH_LINE) {
+          finish(new Error(`a watch event longer than ${MAX_WATCH_LINE} characters`));
+          cancel();
         }
       },
       end: () => {
@@ -143,7 +151,8 @@ export class Client {
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) query.set(k, v);
     const target = query.size > 0 ? `${path}?${query}` : path;
     const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: opts.accept ?? 'application/json' };
-    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    const token = typeof this.token === 'function' ? this.token() : this.token;
+    if (token) headers.authorization = `Bearer ${token}`;
     let body: Buffer | undefined;
     if (opts.body !== undefined) {
       body = Buffer.from(JSON.stringify(opts.body));

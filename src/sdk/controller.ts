@@ -29,8 +29,11 @@ export interface Reconciler {
   reconcile(request: ReconcileRequest): Promise<ReconcileResult> | ReconcileResult;
 }
 
-/** A resource to watch: its group, version and resource (`kind` if known), or a defined resource. */
-export type ResourceRef = (GroupVersionResource & { kind?: string }) | { gvr: GroupVersionResource; kind: string };
+/**
+ * A resource to watch: its group, version and resource (`kind` if known; `namespaced: false` for a
+ * cluster-scoped one, which a namespace-limited manager then watches whole), or a defined resource.
+ */
+export type ResourceRef = (GroupVersionResource & { kind?: string; namespaced?: boolean }) | { gvr: GroupVersionResource; kind: string; scope?: 'Namespaced' | 'Cluster' };
 
 export interface ControllerOptions {
   name: string;
@@ -51,8 +54,11 @@ export interface ControllerOptions {
 export interface ManagerOptions {
   /** Only this namespace's objects (default: all). */
   namespace?: string;
-  /** Run the controllers only while holding this Lease. */
-  leaderElection?: { namespace: string; name: string; identity?: string; leaseDurationSeconds?: number; retryPeriodMs?: number };
+  /**
+   * Run the controllers only while holding this Lease. A manager that loses it does no more work and calls
+   * `onLost` (default: exit the process, as controller-runtime does, so that it starts afresh).
+   */
+  leaderElection?: { namespace: string; name: string; identity?: string; leaseDurationSeconds?: number; renewDeadlineMs?: number; retryPeriodMs?: number; onLost?: () => void };
   /** Informers' resync period (ms; default none). */
   resyncMs?: number;
   /** Where metrics go (default: a registry of the manager's own, `manager.metrics`). */
@@ -62,6 +68,8 @@ export interface ManagerOptions {
 }
 
 const refGvr = (r: ResourceRef): GroupVersionResource => ('gvr' in r ? r.gvr : { group: r.group, version: r.version, resource: r.resource });
+/** Whether a resource is namespaced (undefined: not said). */
+const refNamespaced = (r: ResourceRef): boolean | undefined => ('gvr' in r ? (r.scope === undefined ? undefined : r.scope !== 'Cluster') : r.namespaced);
 const keyOf = (r: ReconcileRequest): string => (r.namespace ? `${r.namespace}/${r.name}` : r.name);
 const requestOf = (key: string): ReconcileRequest => {
   const i = key.indexOf('/');
@@ -107,6 +115,8 @@ export class Controller {
   private readonly reconcile: Reconciler['reconcile'];
   private forInformer?: Informer;
   private forKind = '';
+  /** Connected to the informers (with leader election: this manager leads); keys before are dropped. */
+  private ready = false;
 
   constructor(
     private readonly manager: Manager,
@@ -144,7 +154,7 @@ export class Controller {
 
   /** Queue a key (as a watch event would). */
   enqueue(request: ReconcileRequest): void {
-    this.queue.add(keyOf(request));
+    if (this.ready) this.queue.add(keyOf(request));
   }
 
   /** Resolves when nothing is queued or being reconciled (delayed requeues do not count). */
@@ -154,17 +164,23 @@ export class Controller {
 
   /** Connects the controller to the manager's informers (before they start). */
   setUp(): void {
+    this.ready = true;
     const m = this.manager;
     const enqueueObj = (obj: KObject) => this.queue.add(objectKey(obj));
     this.forInformer = m.informer(this.opts.for);
     this.forKind = 'kind' in this.opts.for && this.opts.for.kind ? this.opts.for.kind : '';
     const forGroup = refGvr(this.opts.for).group;
     this.forInformer.addHandlers({ added: enqueueObj, updated: enqueueObj, deleted: enqueueObj });
+    const forNamespaced = refNamespaced(this.opts.for);
     const toOwner = (obj: KObject) => {
       const kind = this.forKind || this.forInformer?.kind;
       for (const ref of (obj.metadata?.ownerReferences ?? []) as KObject[]) {
         if (ref.controller !== true || ref.kind !== kind || groupOf(ref.apiVersion) !== forGroup) continue;
-        this.queue.add(keyOf({ namespace: obj.metadata?.namespace, name: String(ref.name) }));
+        // The owner is in the object's namespace, or (a cluster-scoped owner) in none; unsaid, the cache knows.
+        const namespaced = { namespace: obj.metadata?.namespace, name: String(ref.name) };
+        const cluster = { name: String(ref.name) };
+        const owner = forNamespaced === false ? cluster : forNamespaced === true ? namespaced : this.forInformer?.get(keyOf(cluster)) && !this.forInformer.get(keyOf(namespaced)) ? cluster : namespaced;
+        this.queue.add(keyOf(owner));
       }
     };
     for (const owned of this.opts.owns ?? []) {
@@ -182,7 +198,7 @@ export class Controller {
     this.queue.shutdown();
   }
 
-  private async run(key: string): Promise<void> {
+  private async run(key: string): Promise<void | 'keep'> {
     const labels = { controller: this.name };
     const started = process.hrtime.bigint();
     this.metrics.activeWorkers.inc(labels);
@@ -203,8 +219,10 @@ export class Controller {
       this.queue.forget(key);
       this.queue.addAfter(key, result.requeueAfterMs);
     } else if (result?.requeue) {
+      // Again after the key's backoff, which keeps growing (the queue does not forget it).
       this.metrics.reconcileTotal.inc({ ...labels, result: 'requeue' });
       this.queue.addRateLimited(key);
+      return 'keep';
     } else {
       this.metrics.reconcileTotal.inc({ ...labels, result: 'success' });
     }
@@ -224,6 +242,7 @@ export class Manager {
   private elector?: LeaderElector;
   private running = false;
   private started = false;
+  private stopping = false;
 
   constructor(
     readonly client: Client,
@@ -243,7 +262,7 @@ export class Manager {
     let informer = this.informers.get(key);
     if (!informer) {
       informer = new Informer(this.client.resource(gvr), {}, {
-        namespace: this.opts.namespace,
+        namespace: refNamespaced(ref) === false ? undefined : this.opts.namespace,
         resyncMs: this.opts.resyncMs,
         onError: (err) => this.log(`informer ${key}: ${(err as Error)?.message ?? String(err)}`),
       });
@@ -296,13 +315,22 @@ export class Manager {
           for (const c of ready) c.setUp();
           await Promise.all([...this.informers.values()].map((i) => this.startInformer(i)));
         },
-        // As controller-runtime, a manager that lost its Lease does no more work.
+        // As controller-runtime, a manager that lost its Lease does no more work (and, by default, exits).
         onStoppedLeading: () => {
+          if (this.stopping) return;
           this.log('manager: lost the leader Lease; controllers stopped');
           for (const c of this.controllers) c.stop();
+          (le.onLost ?? (() => process.exit(1)))();
         },
       },
-      { namespace: le.namespace, name: le.name, identity: le.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`, leaseDurationSeconds: le.leaseDurationSeconds, retryPeriodMs: le.retryPeriodMs },
+      {
+        namespace: le.namespace,
+        name: le.name,
+        identity: le.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`,
+        leaseDurationSeconds: le.leaseDurationSeconds,
+        renewDeadlineMs: le.renewDeadlineMs,
+        retryPeriodMs: le.retryPeriodMs,
+      },
     );
     await this.elector.start();
   }
@@ -318,6 +346,7 @@ export class Manager {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     this.running = false;
     for (const c of this.controllers) c.stop();
     for (const i of this.informers.values()) i.stop();

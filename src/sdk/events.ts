@@ -58,7 +58,7 @@ export class EventRecorder {
         reportingInstance: this.instance,
         action,
         reason,
-        note: note.slice(0, 1024),
+        note: truncateBytes(note, 1024),
         type,
         regarding: {
           apiVersion: regarding.apiVersion,
@@ -75,4 +75,17 @@ export class EventRecorder {
       this.log(`event recorder ${this.opts.controller}: ${reason} for ${m.name}: ${(err as Error)?.message ?? String(err)}`);
     }
   }
+}
+
+/** At most `max` bytes of UTF-8, never half a character (events.k8s.io's note limit is in bytes). */
+function truncateBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > max) break;
+    out += ch;
+  }
+  return out;
 }

@@ -80,9 +80,12 @@ export function setControllerReference(owner: KubeObject | KObject, obj: KubeObj
   const objNs = obj.metadata?.namespace;
   if (ownerNs && objNs !== ownerNs) throw new Error(`cross-namespace owner references are disallowed, owner's namespace ${ownerNs}, obj's namespace ${objNs ?? ''}`);
   const refs: OwnerReference[] = Array.isArray(obj.metadata.ownerReferences) ? obj.metadata.ownerReferences : [];
-  const other = refs.find((r) => r.controller && r.uid !== ref.uid);
+  // The same owner is its group, kind and name (an owner made again with the same name replaces its reference).
+  const group = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+  const same = (r: OwnerReference) => group(r.apiVersion) === group(ref.apiVersion) && r.kind === ref.kind && r.name === ref.name;
+  const other = refs.find((r) => r.controller && !same(r));
   if (other) throw new Error(`Object ${objNs ? `${objNs}/` : ''}${obj.metadata.name} is already owned by another ${other.kind} controller ${other.name}`);
-  obj.metadata.ownerReferences = [...refs.filter((r) => r.uid !== ref.uid), ref];
+  obj.metadata.ownerReferences = [...refs.filter((r) => !same(r)), ref];
 }
 
 /** The object whose controller reference names `owner`. */

@@ -164,6 +164,7 @@ export class Informer {
     for (const [key, obj] of this.objects) if (!seen.has(key)) this.remove(obj);
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
     this.synced = true;
+    this.failures = 0;
     this.startWatch();
   }
 

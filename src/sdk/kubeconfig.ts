@@ -1,10 +1,11 @@
 /**
  * A client of any API server from a kubeconfig, as client-go's clientcmd reads one: the current (or a
  * named) context's cluster (server, certificate-authority(-data), insecure-skip-tls-verify) and user
- * (token, tokenFile, client-certificate(-data) and client-key(-data)). Requests go over HTTPS (HTTP/1.1,
- * kept alive); a connection failure answers as a 503 Status, as the server's own errors do.
+ * (token, tokenFile, client-certificate(-data) and client-key(-data)); with no kubeconfig in a Pod, the
+ * in-cluster configuration (the ServiceAccount's token, re-read as it is rotated, and CA). Requests go over
+ * HTTPS (HTTP/1.1, kept alive); a connection failure answers as a 503 Status, as the server's own errors do.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -25,8 +26,29 @@ interface Resolved {
   ca?: Buffer;
   cert?: Buffer;
   key?: Buffer;
-  token?: string;
+  token?: string | (() => string | undefined);
   insecure: boolean;
+}
+
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** A token file read again every minute (kubelet rotates projected ServiceAccount tokens). */
+function tokenFromFile(path: string): () => string | undefined {
+  let cached: { token: string; at: number } | undefined;
+  return () => {
+    if (!cached || Date.now() - cached.at > 60_000) cached = { token: readFileSync(path, 'utf8').trim(), at: Date.now() };
+    return cached.token;
+  };
+}
+
+/** rest.InClusterConfig: the API server of the Pod's cluster, as its ServiceAccount. */
+export function inClusterConfig(): Resolved {
+  const host = process.env.KUBERNETES_SERVICE_HOST;
+  const port = process.env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) throw new Error('unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined');
+  const token = tokenFromFile(join(SERVICE_ACCOUNT_DIR, 'token'));
+  token();
+  return { server: new URL(`https://${host.includes(':') ? `[${host}]` : host}:${port}`), ca: readFileSync(join(SERVICE_ACCOUNT_DIR, 'ca.crt')), token, insecure: false };
 }
 
 type Named = { name?: string; [k: string]: unknown };
@@ -52,14 +74,20 @@ export function resolveKubeconfig(path: string, context?: string): Resolved {
   const data = (inline: unknown, fromFile: unknown): Buffer | undefined =>
     typeof inline === 'string' && inline ? Buffer.from(inline, 'base64') : typeof fromFile === 'string' && fromFile ? file(fromFile) : undefined;
   if (typeof cluster.server !== 'string' || !cluster.server) throw new Error(`kubeconfig ${path}: cluster of context ${JSON.stringify(ctxName)} has no server`);
-  const token = typeof user.token === 'string' && user.token ? user.token : typeof user.tokenFile === 'string' && user.tokenFile ? file(user.tokenFile).toString('utf8').trim() : undefined;
+  if (user.exec || user['auth-provider']) throw new Error(`kubeconfig ${path}: user of context ${JSON.stringify(ctxName)} uses an exec or auth-provider plugin, which kapi's client does not run`);
+  const tokenFile = typeof user.tokenFile === 'string' && user.tokenFile ? (isAbsolute(user.tokenFile) ? user.tokenFile : join(base, user.tokenFile)) : undefined;
+  const token = typeof user.token === 'string' && user.token ? user.token : tokenFile ? tokenFromFile(tokenFile) : undefined;
+  const insecure = cluster['insecure-skip-tls-verify'] === true;
+  if (insecure && (cluster['certificate-authority-data'] || cluster['certificate-authority'])) {
+    throw new Error(`kubeconfig ${path}: specifying a root certificates file with the insecure flag is not allowed`);
+  }
   return {
     server: new URL(cluster.server),
     ca: data(cluster['certificate-authority-data'], cluster['certificate-authority']),
     cert: data(user['client-certificate-data'], user['client-certificate']),
     key: data(user['client-key-data'], user['client-key']),
     token,
-    insecure: cluster['insecure-skip-tls-verify'] === true,
+    insecure,
   };
 }
 
@@ -107,7 +135,9 @@ export function httpsTransport(target: Resolved): Transport & { close(): void } 
 /** A client of the server a kubeconfig names. `close()` ends its connections. */
 export function connect(opts: ConnectOptions = {}): Client & { close(): void } {
   const path = opts.kubeconfig ?? process.env.KUBECONFIG?.split(process.platform === 'win32' ? ';' : ':').find(Boolean) ?? join(homedir(), '.kube', 'config');
-  const target = resolveKubeconfig(path, opts.context);
+  // No kubeconfig named, none at home, and in a Pod: the in-cluster configuration, as client-go's default loading.
+  const inCluster = !opts.kubeconfig && !process.env.KUBECONFIG && !existsSync(path) && process.env.KUBERNETES_SERVICE_HOST;
+  const target = inCluster ? inClusterConfig() : resolveKubeconfig(path, opts.context);
   const transport = httpsTransport(target);
   const client = new Client(transport, target.token, opts.userAgent ?? 'kapi-sdk') as Client & { close(): void };
   client.close = () => transport.close();

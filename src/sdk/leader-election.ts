@@ -1,10 +1,10 @@
 /**
- * Leader election over a coordination.k8s.io/v1 Lease, as kube-controller-manager
- * does: the holder renews the lease every `retryPeriod`; another replica takes
- * it over (compare-and-swap on the Lease) once `leaseDuration` passes without a
- * renewal. The in-process controllers run only while this replica leads. The
- * Lease is read and written through the API (kube-controller-manager's client),
- * each write a compare-and-swap on the resourceVersion read.
+ * Leader election over a coordination.k8s.io/v1 Lease, as client-go's: the holder renews the lease every
+ * `retryPeriod`, and steps down when it could not renew for `renewDeadline` (an attempt that hangs counts
+ * as failed); another replica takes it over (compare-and-swap on the Lease) once it has seen the Lease
+ * unchanged for `leaseDuration` by its own clock (never by the holder's timestamps, so clock skew cannot
+ * make two leaders). The Lease is read and written through the API, each write a compare-and-swap on the
+ * resourceVersion read.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +22,8 @@ export interface LeaderElectionOptions {
   namespace?: string;
   name?: string;
   leaseDurationSeconds?: number;
+  /** How long a leader keeps leading without a renewal (default: two thirds of the lease duration, as client-go's 10 s of 15). */
+  renewDeadlineMs?: number;
   retryPeriodMs?: number;
   identity?: string;
   /** This replica is the only one that can exist (an embedded store it holds locked): take the lease at once. */
@@ -36,7 +38,10 @@ export class LeaderElector {
   private readonly namespace: string;
   private readonly name: string;
   private readonly duration: number;
+  private readonly renewDeadlineMs: number;
   private readonly retryMs: number;
+  /** The Lease record last seen (holder and renewal), and when this replica saw it change. */
+  private observed = { record: '', at: 0 };
   private readonly exclusive: boolean;
 
   constructor(
@@ -48,6 +53,7 @@ export class LeaderElector {
     this.name = opts.name ?? 'kube-controller-manager';
     this.duration = opts.leaseDurationSeconds ?? 15;
     this.retryMs = opts.retryPeriodMs ?? 2000;
+    this.renewDeadlineMs = Math.min(opts.renewDeadlineMs ?? Math.floor((this.duration * 1000 * 2) / 3), this.duration * 1000);
     this.exclusive = opts.exclusive ?? false;
     this.identity = opts.identity ?? `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`;
   }
@@ -87,11 +93,19 @@ export class LeaderElector {
 
   private async tick(): Promise<void> {
     let leading: boolean;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      leading = await this.tryAcquireOrRenew();
+      // An attempt may not outlast the renew deadline (nor, not leading, the retry period's worth of waiting).
+      const limit = this.leading ? Math.max(1, this.lastRenew + this.renewDeadlineMs - Date.now()) : Math.max(this.retryMs, 1000);
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('leader election: the Lease did not answer in time')), limit);
+      });
+      leading = await Promise.race([this.tryAcquireOrRenew(), timeout]);
     } catch {
-      // Storage trouble: a leader that cannot renew steps down once its lease would have run out.
-      leading = this.leading && Date.now() - this.lastRenew <= this.duration * 1000;
+      // A leader that could not renew steps down once the renew deadline has passed.
+      leading = this.leading && Date.now() - this.lastRenew < this.renewDeadlineMs;
+    } finally {
+      clearTimeout(timer);
     }
     await this.setLeading(leading);
   }
@@ -120,8 +134,9 @@ export class LeaderElector {
     }
     const s = current.spec ?? {};
     const ours = s.holderIdentity === this.identity;
-    const renewed = s.renewTime ? Date.parse(s.renewTime) : 0;
-    const expired = this.exclusive || !s.holderIdentity || renewed + (s.leaseDurationSeconds ?? this.duration) * 1000 < now.getTime();
+    const record = `${String(s.holderIdentity ?? '')}\0${String(s.renewTime ?? '')}\0${String(current.metadata?.resourceVersion ?? '')}`;
+    if (record !== this.observed.record) this.observed = { record, at: now.getTime() };
+    const expired = this.exclusive || !s.holderIdentity || this.observed.at + (s.leaseDurationSeconds ?? this.duration) * 1000 < now.getTime();
     if (!ours && !expired) return false;
     const next = structuredClone(current);
     next.spec = spec(ours ? (s.leaseTransitions ?? 0) : (s.leaseTransitions ?? 0) + 1, ours ? s.acquireTime : undefined);

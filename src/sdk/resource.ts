@@ -223,24 +223,44 @@ function onInternal<I, R>(def: ResourceDefinition<I>, obj: KObject, run: (intern
   return result;
 }
 
-/** The CRD strategy with the definition's hooks after its own steps (schema defaulting, pruning and validation). */
+/**
+ * The CRD strategy with the definition's hooks after its own steps (schema defaulting, pruning and
+ * validation). The hooks are the main resource's: a write through /status (or /scale) runs the schema's
+ * checks only, as upstream's status strategies leave the spec's rules out; and a hook never sees an object
+ * the schema refused.
+ */
 export function definedStrategy<I>(def: ResourceDefinition<I>, base: Strategy): Strategy {
   const s = def.input.strategy;
   if (!s) return base;
   const errs = (r: FieldError[] | void): FieldError[] => (Array.isArray(r) ? r : []);
+  // defaulting and prepareFor* run before validation, on objects the schema may yet refuse: what they throw
+  // waits for validation, which answers with the schema's errors when there are any (the client's mistake), and
+  // with the hook's failure otherwise.
+  const thrown = new WeakMap<KObject, unknown>();
+  const guarded = (obj: KObject, run: () => void) => {
+    try {
+      run();
+    } catch (err) {
+      if (!thrown.has(obj)) thrown.set(obj, err);
+    }
+  };
+  const checked = (obj: KObject, own: FieldError[], hook: () => FieldError[]): FieldError[] => {
+    if (own.length > 0) return own;
+    if (thrown.has(obj)) throw thrown.get(obj);
+    return hook();
+  };
   return {
     ...base,
     defaulting(obj: KObject, ctx: WriteOptions) {
       base.defaulting?.(obj, ctx);
-      s.defaulting?.(obj as KubeObject, ctx.version ?? versionOf(def, obj.apiVersion)?.name ?? '');
+      if (!ctx.subresource && s.defaulting) guarded(obj, () => s.defaulting!(obj as KubeObject, ctx.version ?? versionOf(def, obj.apiVersion)?.name ?? ''));
     },
     prepareForCreate(obj: KObject, ctx: WriteOptions) {
       base.prepareForCreate?.(obj, ctx);
-      if (s.prepareForCreate) onInternal(def, obj, (o) => s.prepareForCreate!(o));
+      if (s.prepareForCreate) guarded(obj, () => onInternal(def, obj, (o) => s.prepareForCreate!(o)));
     },
     validate(obj: KObject, ctx: WriteOptions) {
-      const own = base.validate?.(obj, ctx) ?? [];
-      return s.validate ? [...own, ...errs(s.validate(toInternal(def, copy(obj))))] : own;
+      return checked(obj, base.validate?.(obj, ctx) ?? [], () => (s.validate ? errs(s.validate(toInternal(def, copy(obj)))) : []));
     },
     canonicalize(obj: KObject) {
       base.canonicalize?.(obj);
@@ -248,11 +268,12 @@ export function definedStrategy<I>(def: ResourceDefinition<I>, base: Strategy): 
     },
     prepareForUpdate(obj: KObject, old: KObject, ctx: WriteOptions) {
       base.prepareForUpdate?.(obj, old, ctx);
-      if (s.prepareForUpdate) onInternal(def, obj, (o) => s.prepareForUpdate!(o, toInternal(def, copy(old))));
+      if (s.prepareForUpdate && !ctx.subresource) guarded(obj, () => onInternal(def, obj, (o) => s.prepareForUpdate!(o, toInternal(def, copy(old)))));
     },
     validateUpdate(obj: KObject, old: KObject, ctx: WriteOptions) {
       const own = base.validateUpdate?.(obj, old, ctx) ?? [];
-      return s.validateUpdate ? [...own, ...errs(s.validateUpdate(toInternal(def, copy(obj)), toInternal(def, copy(old))))] : own;
+      if (ctx.subresource) return own;
+      return checked(obj, own, () => (s.validateUpdate ? errs(s.validateUpdate(toInternal(def, copy(obj)), toInternal(def, copy(old)))) : []));
     },
   };
 }

@@ -54,7 +54,8 @@ export class WorkQueue {
   private idleWaiters: Array<() => void> = [];
 
   constructor(
-    private readonly handler: (key: string) => Promise<void>,
+    /** Runs a key; `'keep'` keeps its retry count (a requeue that should back off), anything else forgets it. */
+    private readonly handler: (key: string) => Promise<void | 'keep'>,
     private readonly opts: WorkQueueOptions = {},
   ) {
     this.baseDelayMs = opts.baseDelayMs ?? 5;
@@ -181,8 +182,7 @@ export class WorkQueue {
       this.addedAt.delete(key);
     }
     try {
-      await this.handler(key);
-      this.forget(key);
+      if ((await this.handler(key)) !== 'keep') this.forget(key);
     } catch (err) {
       if (!this.shutDown) {
         this.opts.onError?.(key, err, this.retries(key));

@@ -1,7 +1,7 @@
 /** `kapi serve` as a user runs it: a real process, its kubeconfig, a token file, SIGTERM. */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -115,6 +115,8 @@ function staticImports(file: string, seen = new Set<string>()): Set<string> {
   const specifiers = new Set<string>();
   for (const m of readFileSync(file, 'utf8').matchAll(/\bimport\s*(?:[\w${}\s,*]+from\s*)?["']([^"']+)["']/g)) {
     const spec = m[1];
+    // Import lines inside template text (the files `kapi init` writes) are not the bundle's: their files do not exist here.
+    if (spec.includes('${') || (spec.startsWith('.') && !existsSync(resolve(dirname(file), spec)))) continue;
     if (!spec.startsWith('.')) specifiers.add(spec);
     else if (!seen.has(spec)) {
       seen.add(spec);

@@ -294,10 +294,19 @@ describe('limits as kube-apiserver sets them', () => {
   }
 
   it('answers 429 with Retry-After beyond the mutating limit; system:masters is never limited', async () => {
-    const held = stalledUpload(USER);
-    // Once the stalled upload holds the one seat (it may take a moment on a busy machine), the next write is refused.
+    // A stalled upload holds the one seat until the request timeout (1.5 s); on a busy machine the first may time
+    // out before a write is tried, so another takes its place until a write is refused.
+    let held = stalledUpload(USER);
+    let heldDone = false;
+    void held.status.then(() => (heldDone = true), () => (heldDone = true));
     let refused = await s.request('POST', `${crontabs}?dryRun=All`, { body: cronTab('second'), token: USER });
     for (let i = 0; i < 50 && refused.status !== 429; i++) {
+      if (heldDone) {
+        held.close();
+        held = stalledUpload(USER);
+        heldDone = false;
+        void held.status.then(() => (heldDone = true), () => (heldDone = true));
+      }
       await new Promise((r) => setTimeout(r, 100));
       refused = await s.request('POST', `${crontabs}?dryRun=All`, { body: cronTab('second'), token: USER });
     }

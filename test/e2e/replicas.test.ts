@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { findEtcd, startEtcdCluster, type EtcdCluster } from '../storage/etcd-helper.js';
+import { Foo } from '../../examples/foo-controller/foo.js';
 import { CRONTAB_CRD, cronTab, startTestServer, watchEvents, type TestServer } from './harness.js';
 
 const CT = '/apis/stable.example.com/v1/namespaces/default/crontabs';
@@ -117,5 +118,28 @@ describe('kapi on a three-member etcd cluster', { skip: findEtcd().reason }, () 
     await etcd.start(0);
     await etcd.start(1);
     await until(async () => (await s.request('POST', CT, { body: cronTab(`back-${Date.now()}`) })).status === 201, 'writes again after the members return', 20_000);
+  });
+});
+
+describe('resources defined in TypeScript, on replicas', { skip: findEtcd().reason }, () => {
+  it('starts replicas together, each serving the resource with its strategy', async () => {
+    const etcd = await startEtcdCluster({ size: 1 });
+    const opts = {
+      storage: { kind: 'etcd' as const, endpoints: etcd.endpoints, prefix: '/kapi-defined' },
+      leaderElection: { leaseDurationSeconds: 2, retryPeriodMs: 200 },
+      resources: [Foo],
+    };
+    const [a, b] = await Promise.all([startTestServer(opts), startTestServer(opts)]);
+    try {
+      const foo = (name: string, replicas: number) => ({ apiVersion: 'foo.example.com/v1', kind: 'Foo', metadata: { name }, spec: { replicas } });
+      assert.equal((await a.request('POST', '/apis/foo.example.com/v1/namespaces/default/foos', { body: foo('ok', 1) })).status, 201);
+      const refused = await b.request('POST', '/apis/foo.example.com/v1/namespaces/default/foos', { body: foo('big', 101) });
+      assert.equal(refused.status, 422, refused.text);
+      assert.match(refused.json.message, /spec\.replicas: Invalid value: 101: must be no more than 100/);
+    } finally {
+      await a.stop();
+      await b.stop();
+      await etcd.cleanup();
+    }
   });
 });

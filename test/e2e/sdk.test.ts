@@ -128,6 +128,21 @@ describe('kapi/sdk: resources defined in TypeScript', () => {
     assert.equal((applied.metadata.managedFields as Array<{ manager: string }>)[0].manager, 'sdk-test');
   });
 
+  it('keeps a hook from objects the schema refused, and from /status writes', async () => {
+    const foos = s.client().resource<Foo>(Foo);
+    // No spec: the schema's "Required", never a hook reading spec.replicas of nothing.
+    await assert.rejects(foos.create('default', { apiVersion: `${GROUP}/v1`, kind: 'Foo', metadata: { name: 'nospec' } } as Foo), (err: unknown) => {
+      assert.ok(err instanceof StatusError);
+      assert.equal(err.code, 422);
+      assert.match(err.message, /spec: Required value/);
+      return true;
+    });
+    const frozen = await foos.get('default', 'frozen');
+    // A status write by a controller does not run the spec's update rules.
+    const written = await foos.updateStatus('default', 'frozen', { ...frozen, status: { ready: 1 } });
+    assert.equal(written.status?.ready, 1);
+  });
+
   it('converts between versions through the internal form, and runs the hooks on it', async () => {
     const c = s.client();
     const barsV1 = c.resource({ group: GROUP, version: 'v1', resource: 'bars' });
@@ -255,6 +270,35 @@ describe('kapi/sdk: the controller runtime', () => {
     const metrics = await s.manager!.metrics.metrics();
     assert.match(metrics, /controller_runtime_reconcile_total\{controller="foo",result="success"\} \d+/);
     assert.match(metrics, /workqueue_adds_total\{name="foo",controller="foo"\} \d+/);
+  });
+
+  it('backs off a key that asks to be requeued, as controller-runtime does', async () => {
+    const runs: number[] = [];
+    const { Manager } = await import('kapi/sdk');
+    const m = new Manager(s.client('requeuer'));
+    m.add({
+      name: 'requeuer',
+      for: CONFIGMAPS,
+      rateLimit: { baseDelayMs: 20 },
+      reconcile: ({ name }) => {
+        if (name !== 'backoff') return;
+        runs.push(Date.now());
+        return runs.length < 5 ? { requeue: true } : undefined;
+      },
+    });
+    await m.start();
+    try {
+      await s.client().resource(CONFIGMAPS).create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'backoff' } });
+      for (let i = 0; i < 300 && runs.length < 5; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(runs.length, 5);
+      const gaps = runs.slice(1).map((t, i) => t - runs[i]);
+      // 20, 40, 80, 160 ms: each wait at least the one before.
+      assert.ok(gaps[3] >= 150 && gaps[2] >= 70, `gaps ${gaps.join(', ')}`);
+      const metrics = await m.metrics.metrics();
+      assert.match(metrics, /controller_runtime_reconcile_total\{controller="requeuer",result="requeue"\} 4/);
+    } finally {
+      await m.stop();
+    }
   });
 
   it('records events, a repeat as a series', async () => {

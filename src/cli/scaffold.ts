@@ -1,0 +1,472 @@
+/**
+ * Scaffolding, as apiserver-boot's: `kapi init` makes a TypeScript project that depends on kapi (a resources
+ * module, a controller manager, a test), `kapi create resource` adds a resource (its versioned type and
+ * strategy, its controller and its test) and registers it, and `kapi build config` writes the manifests to
+ * run the project on a cluster: kapi serving the resources (etcd as a StatefulSet), the controller manager,
+ * their RBAC, and APIServices for aggregation. The project's `npm test` passes right after generation.
+ *
+ * The project keeps what it is made of in `kapi.json` (domain and resources); the registration files are
+ * written from it each time, the files of each resource only once (they are the user's to edit).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+
+export interface ProjectFile {
+  name: string;
+  domain: string;
+  resources: Array<{ group: string; version: string; kind: string }>;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** The directory kapi itself is installed in (the generated project depends on it). */
+function kapiRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).name === 'kapi') return dir;
+    dir = dirname(dir);
+  }
+  throw new Error('cannot find the kapi package this command runs from');
+}
+
+function write(root: string, path: string, content: string, overwrite: boolean, written: string[]): void {
+  const file = join(root, path);
+  if (!overwrite && existsSync(file)) return;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, content);
+  written.push(path);
+}
+
+function readProject(dir: string): ProjectFile {
+  const file = join(dir, 'kapi.json');
+  if (!existsSync(file)) throw new Error(`${resolve(dir)} is not a kapi project (no kapi.json): make one with kapi init`);
+  return JSON.parse(readFileSync(file, 'utf8')) as ProjectFile;
+}
+
+const lower = (kind: string) => kind.toLowerCase();
+const fullGroup = (p: ProjectFile, group: string) => `${group}.${p.domain}`;
+const apiPath = (r: ProjectFile['resources'][number]) => `src/apis/${r.group}/${r.version}/${lower(r.kind)}.js`;
+
+/** `kapi init <dir> --domain <domain>`: a new project. Returns the files written. */
+export function initProject(dir: string, opts: { domain: string; name?: string }): string[] {
+  if (!DNS_SUBDOMAIN.test(opts.domain) || !opts.domain.includes('.')) throw new Error(`--domain ${JSON.stringify(opts.domain)}: a DNS domain with a dot, e.g. example.com`);
+  const name = opts.name ?? basename(resolve(dir)).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  if (!DNS_LABEL.test(name)) throw new Error(`project name ${JSON.stringify(name)}: lower case letters, digits and dashes (give one with --name)`);
+  if (existsSync(join(dir, 'kapi.json'))) throw new Error(`${resolve(dir)} has a kapi project already`);
+  const root = kapiRoot();
+  const project: ProjectFile = { name, domain: opts.domain, resources: [] };
+  const written: string[] = [];
+  const pkg = {
+    name,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    scripts: {
+      build: 'tsc -p .',
+      test: 'npm run build && node --test dist/test/',
+      serve: 'npm run build && kapi serve --resources dist/src/resources.js',
+      start: 'node dist/src/main.js',
+    },
+    dependencies: { kapi: `file:${relative(resolve(dir), root) || '.'}` },
+    devDependencies: { typescript: '~6.0', '@types/node': '^20.19.0' },
+  };
+  write(dir, 'package.json', `${JSON.stringify(pkg, null, 2)}\n`, false, written);
+  const tsconfig = {
+    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: '.', types: ['node'] },
+    include: ['src', 'test'],
+  };
+  write(dir, 'tsconfig.json', `${JSON.stringify(tsconfig, null, 2)}\n`, false, written);
+  write(dir, '.gitignore', 'node_modules/\ndist/\n.kapi/\nconfig/\n', false, written);
+  // kapi comes from a directory: npm would run its `prepare` (a full rebuild of kapi) on every install.
+  write(dir, '.npmrc', 'ignore-scripts=true\n', false, written);
+  write(dir, 'kapi.json', `${JSON.stringify(project, null, 2)}\n`, false, written);
+  written.push(...writeRegistration(dir, project));
+  write(dir, 'src/main.ts', MAIN, false, written);
+  write(dir, 'test/server.test.ts', SERVER_TEST, false, written);
+  write(dir, 'README.md', readme(project), false, written);
+  return written;
+}
+
+/** `kapi create resource --group <g> --version <v> --kind <Kind>`: a resource, its controller and its test. */
+export function createResource(dir: string, opts: { group: string; version: string; kind: string }): string[] {
+  const p = readProject(dir);
+  if (!DNS_LABEL.test(opts.group)) throw new Error(`--group ${JSON.stringify(opts.group)}: a lower case DNS label (the group becomes <group>.${p.domain})`);
+  if (!/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(opts.version)) throw new Error(`--version ${JSON.stringify(opts.version)}: v1, v1beta1, v2alpha1...`);
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(opts.kind)) throw new Error(`--kind ${JSON.stringify(opts.kind)}: UpperCamelCase, e.g. Foo`);
+  if (p.resources.some((r) => r.group === opts.group && r.kind === opts.kind)) throw new Error(`${opts.kind}.${fullGroup(p, opts.group)} exists already`);
+  const r = { group: opts.group, version: opts.version, kind: opts.kind };
+  p.resources.push(r);
+  const written: string[] = [];
+  const k = lower(r.kind);
+  write(dir, `src/apis/${r.group}/${r.version}/${k}.ts`, resourceFile(p, r), false, written);
+  write(dir, `src/controllers/${k}.ts`, controllerFile(r), false, written);
+  write(dir, `test/${k}.test.ts`, testFile(p, r), false, written);
+  write(dir, 'kapi.json', `${JSON.stringify(p, null, 2)}\n`, true, written);
+  written.push(...writeRegistration(dir, p));
+  return written;
+}
+
+/** The registration files, from kapi.json: every resource and every controller. */
+function writeRegistration(dir: string, p: ProjectFile): string[] {
+  const written: string[] = [];
+  const imports = p.resources.map((r) => `import { ${r.kind} } from './${apiPath(r).slice(4)}';`);
+  write(
+    dir,
+    'src/resources.ts',
+    `// Written by kapi create resource from kapi.json: the project's resources (kapi serve --resources dist/src/resources.js).\n${imports.join('\n')}${imports.length ? '\n' : ''}\nexport default [${p.resources.map((r) => r.kind).join(', ')}];\n`,
+    true,
+    written,
+  );
+  const controllers = p.resources.map((r) => `import { ${lower(r.kind)}Controller } from './${lower(r.kind)}.js';`);
+  write(
+    dir,
+    'src/controllers/index.ts',
+    `// Written by kapi create resource from kapi.json: the project's controllers, for a Manager.\nimport type { Client, ControllerOptions } from 'kapi/sdk';\n${controllers.join('\n')}${controllers.length ? '\n' : ''}\nexport function controllers(client: Client): ControllerOptions[] {\n  return [${p.resources.map((r) => `${lower(r.kind)}Controller(client)`).join(', ')}];\n}\n`,
+    true,
+    written,
+  );
+  return written;
+}
+
+function resourceFile(p: ProjectFile, r: ProjectFile['resources'][number]): string {
+  return `/**
+ * ${r.kind} (${fullGroup(p, r.group)}/${r.version}): its schema (the TypeScript type is derived from it) and its
+ * storage strategy, as apiserver-builder's <kind>_types.go.
+ */
+import { defineResource, fieldError, t, version, type TypeOf } from 'kapi/sdk';
+
+export const ${r.version} = version('${r.version}', {
+  spec: t.object({
+    // Specify desired object state and canonical object information here.
+    replicas: t.integer({ minimum: 0, default: 1 }),
+  }),
+  status: t.object({
+    // Publish object status values here.
+    observedGeneration: t.optional(t.integer()),
+    conditions: t.optional(t.conditions()),
+  }),
+  printerColumns: [{ name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' }],
+});
+
+export type ${r.kind} = TypeOf<typeof ${r.version}>;
+
+export const ${r.kind} = defineResource<${r.kind}>({
+  group: '${fullGroup(p, r.group)}',
+  kind: '${r.kind}',
+  versions: [${r.version}],
+  strategy: {
+    // DefaultingFunction, PrepareForCreate, Validate, Canonicalize, PrepareForUpdate and ValidateUpdate, as the
+    // seed names them: defaulting(obj, version), prepareForCreate(obj), validate(obj), canonicalize(obj),
+    // prepareForUpdate(obj, old), validateUpdate(obj, old).
+    validate: (obj) => (obj.spec.replicas > 1000 ? [fieldError.invalid('spec.replicas', obj.spec.replicas, 'must be no more than 1000')] : []),
+  },
+});
+`;
+}
+
+function controllerFile(r: ProjectFile['resources'][number]): string {
+  const k = lower(r.kind);
+  return `/**
+ * The ${r.kind} controller: level-based, it gets a key and drives what exists toward what the ${r.kind} asks for.
+ */
+import { setStatusCondition, StatusError, type Client, type Condition, type ControllerOptions } from 'kapi/sdk';
+import { ${r.kind} } from '../${apiPath(r).slice(4)}';
+
+export function ${k}Controller(client: Client): ControllerOptions {
+  const ${k}s = client.resource<${r.kind}>(${r.kind});
+  return {
+    name: '${k}',
+    for: ${r.kind},
+    async reconcile({ namespace, name }) {
+      let obj: ${r.kind};
+      try {
+        obj = await ${k}s.get(namespace, name);
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) return;
+        throw err;
+      }
+      // Reconcile here: read what exists, create or change what the spec asks for.
+      const conditions: Condition[] = obj.status?.conditions ?? [];
+      const changed = setStatusCondition(conditions, { type: 'Ready', status: 'True', reason: 'Reconciled', message: '', observedGeneration: obj.metadata.generation });
+      if (changed || obj.status?.observedGeneration !== obj.metadata.generation) {
+        await ${k}s.updateStatus(namespace, name, { ...obj, status: { ...obj.status, observedGeneration: obj.metadata.generation, conditions } });
+      }
+    },
+  };
+}
+`;
+}
+
+function testFile(p: ProjectFile, r: ProjectFile['resources'][number]): string {
+  const k = lower(r.kind);
+  return `import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { Manager } from 'kapi/sdk';
+import { startTestServer, type TestServer } from 'kapi/testing';
+import { ${r.kind} } from '../src/apis/${r.group}/${r.version}/${k}.js';
+import { ${k}Controller } from '../src/controllers/${k}.js';
+
+let server: TestServer;
+let manager: Manager;
+before(async () => {
+  server = await startTestServer({ resources: [${r.kind}] });
+  manager = new Manager(server.client('${k}-controller'));
+  manager.add(${k}Controller(server.client('${k}-controller')));
+  await manager.start();
+});
+after(async () => {
+  await manager.stop();
+  await server.stop();
+});
+
+it('reconciles a ${r.kind} to Ready', async () => {
+  const ${k}s = server.client().resource<${r.kind}>(${r.kind});
+  await ${k}s.create('default', { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'example' }, spec: { replicas: 1 } });
+  for (let i = 0; i < 200; i++) {
+    const obj = await ${k}s.get('default', 'example');
+    if (obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail('the ${r.kind} never became Ready');
+});
+
+it('refuses what its strategy refuses', async () => {
+  const ${k}s = server.client().resource<${r.kind}>(${r.kind});
+  await assert.rejects(${k}s.create('default', { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'too-big' }, spec: { replicas: 1001 } }), /must be no more than 1000/);
+});
+`;
+}
+
+const MAIN = `/**
+ * The controller manager: every controller of the project, against the API server a kubeconfig names
+ * ($KUBECONFIG, ~/.kube/config, or --kubeconfig), with leader election on a Lease (--leader-elect).
+ */
+import { connect, Manager } from 'kapi/sdk';
+import { controllers } from './controllers/index.js';
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const client = connect({ kubeconfig: arg('--kubeconfig'), userAgent: 'controller-manager' });
+const namespace = process.env.POD_NAMESPACE ?? 'default';
+const manager = new Manager(client, process.argv.includes('--leader-elect') ? { leaderElection: { namespace, name: 'controller-manager' } } : {});
+for (const c of controllers(client)) manager.add(c);
+await manager.start();
+process.stdout.write('controller manager running\\n');
+const stop = async () => {
+  await manager.stop();
+  client.close();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+`;
+
+const SERVER_TEST = `import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { startTestServer } from 'kapi/testing';
+import resources from '../src/resources.js';
+
+it('serves the project\\'s resources', async () => {
+  const server = await startTestServer({ resources });
+  try {
+    const ns = await server.client().resource({ group: '', version: 'v1', resource: 'namespaces' }).get(undefined, 'default');
+    assert.equal(ns.metadata.name, 'default');
+  } finally {
+    await server.stop();
+  }
+});
+`;
+
+function readme(p: ProjectFile): string {
+  return `# ${p.name}
+
+Kubernetes-style APIs in TypeScript, served by [kapi](https://github.com/kapi) (domain \`${p.domain}\`).
+
+\`\`\`sh
+npm install
+npx kapi create resource --group apps --version v1 --kind Foo   # a resource, its controller, its test
+npm test                                                        # build, then run the tests on kapi's test server
+npm run serve &                                                 # kapi serving the resources (./.kapi)
+KUBECONFIG=.kapi/admin.kubeconfig npm start                     # the controllers against it
+npx kapi build config --image <registry>/${p.name}:latest        # manifests to run it on a cluster (./config)
+\`\`\`
+
+- \`src/apis/<group>/<version>/<kind>.ts\`: a resource's schema and storage strategy;
+- \`src/controllers/<kind>.ts\`: its controller;
+- \`src/resources.ts\`, \`src/controllers/index.ts\`: written from \`kapi.json\` by \`kapi create resource\`.
+`;
+}
+
+/** `kapi build config`: the manifests to run the project on a cluster, one YAML file per part. */
+export function buildConfig(dir: string, opts: { image: string; namespace?: string; output?: string; storage?: 'etcd' | 'embedded' }): string[] {
+  const p = readProject(dir);
+  const ns = opts.namespace ?? `${p.name}-system`;
+  const name = p.name;
+  const out = opts.output ?? join(dir, 'config');
+  const labels = { app: name };
+  const etcd = (opts.storage ?? 'etcd') === 'etcd';
+  const groups = [...new Set(p.resources.map((r) => `${fullGroup(p, r.group)}/${r.version}`))].sort();
+  const docs: Record<string, unknown[]> = {
+    'namespace.yaml': [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }],
+    'rbac.yaml': [
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns } },
+      // The apiserver delegates authentication and authorization to the cluster (aggregation).
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `${name}:system:auth-delegator` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
+        subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: `${name}:extension-apiserver-authentication-reader`, namespace: 'kube-system' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'extension-apiserver-authentication-reader' },
+        subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: `${name}:controller` },
+        rules: [
+          ...groups.map((gv) => ({ apiGroups: [gv.split('/')[0]], resources: ['*'], verbs: ['*'] })),
+          { apiGroups: [''], resources: ['configmaps', 'secrets', 'services', 'events'], verbs: ['*'] },
+          { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
+          { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+        ],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `${name}:controller` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${name}:controller` },
+        subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
+      },
+    ],
+    'apiserver.yaml': [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: `${name}-apiserver`, namespace: ns, labels: { ...labels, component: 'apiserver' } },
+        spec: {
+          replicas: etcd ? 2 : 1,
+          selector: { matchLabels: { ...labels, component: 'apiserver' } },
+          template: {
+            metadata: { labels: { ...labels, component: 'apiserver' } },
+            spec: {
+              serviceAccountName: name,
+              containers: [
+                {
+                  name: 'apiserver',
+                  image: opts.image,
+                  command: ['npx', 'kapi', 'serve'],
+                  args: [
+                    '--bind-address=0.0.0.0',
+                    '--secure-port=6443',
+                    '--data-dir=/var/lib/kapi',
+                    '--resources=dist/src/resources.js',
+                    ...(etcd ? [`--etcd-servers=http://etcd.${ns}.svc:2379`] : []),
+                  ],
+                  ports: [{ name: 'https', containerPort: 6443 }],
+                  readinessProbe: { httpGet: { path: '/readyz', port: 6443, scheme: 'HTTPS' } },
+                  volumeMounts: [{ name: 'data', mountPath: '/var/lib/kapi' }],
+                },
+              ],
+              volumes: [etcd ? { name: 'data', emptyDir: {} } : { name: 'data', persistentVolumeClaim: { claimName: `${name}-data` } }],
+            },
+          },
+        },
+      },
+      ...(etcd
+        ? []
+        : [{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `${name}-data`, namespace: ns }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }]),
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: `${name}-apiserver`, namespace: ns },
+        spec: { selector: { ...labels, component: 'apiserver' }, ports: [{ name: 'https', port: 443, targetPort: 6443 }] },
+      },
+    ],
+    'controller-manager.yaml': [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: `${name}-controller-manager`, namespace: ns, labels: { ...labels, component: 'controller-manager' } },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { ...labels, component: 'controller-manager' } },
+          template: {
+            metadata: { labels: { ...labels, component: 'controller-manager' } },
+            spec: {
+              serviceAccountName: name,
+              containers: [
+                {
+                  name: 'controller-manager',
+                  image: opts.image,
+                  command: ['node', 'dist/src/main.js', '--leader-elect'],
+                  env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
+                },
+              ],
+            },
+          },
+        },
+      },
+    ],
+    'apiservice.yaml': groups.map((gv) => {
+      const [group, version] = gv.split('/');
+      return {
+        apiVersion: 'apiregistration.k8s.io/v1',
+        kind: 'APIService',
+        metadata: { name: `${version}.${group}` },
+        spec: { group, version, groupPriorityMinimum: 2000, versionPriority: 10, service: { name: `${name}-apiserver`, namespace: ns, port: 443 }, insecureSkipTLSVerify: true },
+      };
+    }),
+    ...(etcd
+      ? {
+          'etcd.yaml': [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'StatefulSet',
+              metadata: { name: 'etcd', namespace: ns },
+              spec: {
+                serviceName: 'etcd',
+                replicas: 1,
+                selector: { matchLabels: { app: 'etcd' } },
+                template: {
+                  metadata: { labels: { app: 'etcd' } },
+                  spec: {
+                    containers: [
+                      {
+                        name: 'etcd',
+                        image: 'registry.k8s.io/etcd:3.5.21-0',
+                        command: ['etcd', '--data-dir=/var/lib/etcd', '--listen-client-urls=http://0.0.0.0:2379', '--advertise-client-urls=http://etcd:2379'],
+                        ports: [{ name: 'client', containerPort: 2379 }],
+                        volumeMounts: [{ name: 'data', mountPath: '/var/lib/etcd' }],
+                      },
+                    ],
+                  },
+                },
+                volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+              },
+            },
+            { apiVersion: 'v1', kind: 'Service', metadata: { name: 'etcd', namespace: ns }, spec: { clusterIP: 'None', selector: { app: 'etcd' }, ports: [{ name: 'client', port: 2379 }] } },
+          ],
+        }
+      : {}),
+  };
+  mkdirSync(out, { recursive: true });
+  const written: string[] = [];
+  for (const [file, objects] of Object.entries(docs)) {
+    if (objects.length === 0) continue;
+    writeFileSync(join(out, file), objects.map((o) => stringify(o)).join('---\n'));
+    written.push(join(relative(dir, out) || '.', file));
+  }
+  return written;
+}

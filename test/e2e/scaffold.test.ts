@@ -1,0 +1,71 @@
+/**
+ * Scaffolding as apiserver-boot's: `kapi init` and `kapi create resource` make a project whose own `npm test`
+ * passes right after generation (it installs kapi from this checkout and typescript from the registry), and
+ * `kapi build config` writes the manifests that run it on a cluster.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+
+const bin = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'kapi.js');
+const run = promisify(execFile);
+const kapi = (args: string[], cwd: string) => run(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', timeout: 30_000 });
+
+describe('kapi init, create resource, build config', () => {
+  let dir: string;
+  let project: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kapi-scaffold-'));
+    project = join(dir, 'shop');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('makes a project whose tests pass right after generation', async () => {
+    const init = await kapi(['init', 'shop', '--domain', 'example.com'], dir);
+    assert.match(init.stdout, /wrote package\.json\n/);
+    const created = await kapi(['create', 'resource', '--group', 'orders', '--version', 'v1', '--kind', 'Order'], project);
+    assert.match(created.stdout, /wrote src\/apis\/orders\/v1\/order\.ts\nwrote src\/controllers\/order\.ts\nwrote test\/order\.test\.ts\n/);
+    assert.match(readFileSync(join(project, 'src', 'resources.ts'), 'utf8'), /export default \[Order\];/);
+    const again = await kapi(['create', 'resource', '--group', 'orders', '--version', 'v1', '--kind', 'Order'], project).catch((err: { stderr: string; code: number }) => err);
+    assert.match((again as { stderr: string }).stderr, /Order\.orders\.example\.com exists already/);
+    const badKind = await kapi(['create', 'resource', '--group', 'orders', '--version', 'v1', '--kind', 'order'], project).catch((err: { stderr: string }) => err);
+    assert.match((badKind as { stderr: string }).stderr, /--kind "order": UpperCamelCase/);
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeout: 180_000 });
+    // The project's own test runner, not a child of this one (which would report to this runner, not print TAP).
+    const env = { ...process.env };
+    delete env.NODE_TEST_CONTEXT;
+    const test = await run('npm', ['test'], { cwd: project, env, encoding: 'utf8', timeout: 180_000 });
+    assert.match(test.stdout, /# pass 3\n# fail 0\n/);
+  });
+
+  it('writes the manifests to run the project on a cluster', async () => {
+    await kapi(['build', 'config', '--image', 'registry.example.com/shop:1'], project);
+    const files = readdirSync(join(project, 'config')).sort();
+    assert.deepEqual(files, ['apiserver.yaml', 'apiservice.yaml', 'controller-manager.yaml', 'etcd.yaml', 'namespace.yaml', 'rbac.yaml']);
+    const objects = files.flatMap((f) => parseAllDocuments(readFileSync(join(project, 'config', f), 'utf8')).map((d) => d.toJSON()));
+    const kinds = objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    assert.deepEqual(kinds, [
+      'APIService/v1.orders.example.com',
+      'ClusterRole/shop:controller',
+      'ClusterRoleBinding/shop:controller',
+      'ClusterRoleBinding/shop:system:auth-delegator',
+      'Deployment/shop-apiserver',
+      'Deployment/shop-controller-manager',
+      'Namespace/shop-system',
+      'RoleBinding/shop:extension-apiserver-authentication-reader',
+      'Service/etcd',
+      'Service/shop-apiserver',
+      'ServiceAccount/shop',
+      'StatefulSet/etcd',
+    ]);
+    const apiserver = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'shop-apiserver');
+    assert.ok(apiserver.spec.template.spec.containers[0].args.includes('--etcd-servers=http://etcd.shop-system.svc:2379'));
+    assert.ok(apiserver.spec.template.spec.containers[0].args.includes('--resources=dist/src/resources.js'));
+  });
+});
