@@ -35,6 +35,7 @@ import { ObjectEventHub } from './controllers/object-events.js';
 import { controllerIdentities, type ControllerIdentity } from './controllers/identities.js';
 import { Client } from './sdk/client.js';
 import { StatusError } from './machinery/status.js';
+import { IssuerCheck, REQUEST_HEADER_DEFAULTS, RequestHeaderAuthenticator } from './server/request-header.js';
 import { deepEqual } from './util/deep-equal.js';
 import { converterFactory, type ConvertFunction } from './crd/conversion/index.js';
 import { serviceResolver } from './crd/conversion/service-resolver.js';
@@ -78,6 +79,12 @@ export interface KapiOptions {
   tokenAuthFile?: string;
   /** --client-ca-file: CA certificates (PEM) whose client certificates authenticate (CN the user, O the groups), besides kapi's own CA. */
   clientCAFile?: string;
+  /**
+   * Request-header authentication (--requestheader-*), for kapi behind an aggregator: the front proxy's CA file,
+   * the names its certificate may have (empty: any), and the headers naming the user (defaults: X-Remote-User,
+   * X-Remote-Group, X-Remote-Extra-; no uid header).
+   */
+  requestHeader?: { clientCAFile: string; allowedNames?: string[]; usernameHeaders?: string[]; uidHeaders?: string[]; groupHeaders?: string[]; extraHeaderPrefixes?: string[] };
   /** --encryption-provider-config: an EncryptionConfiguration; the resources it names are encrypted in the store. */
   encryptionProviderConfig?: string;
   /** --tls-cert-file and --tls-private-key-file: serve this certificate (reloaded when the files change) instead of one kapi makes. */
@@ -238,11 +245,12 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const warn = options.warn ?? ((m: string) => process.stderr.write(`${m}\n`));
   await ensurePrivateDir(dataDir, warn);
   const bindAddress = options.bindAddress ?? '127.0.0.1';
-  const [tls, adminToken, extraTokens, clientCAs, saTokens] = await Promise.all([
+  const [tls, adminToken, extraTokens, clientCAs, frontProxyCAs, saTokens] = await Promise.all([
     ensureServingCertificates(dataDir, { hosts: servingHosts(bindAddress, options.tlsSans ?? [], parseServiceRanges(serviceRangesOf(options)).firstIP) }),
     ensureAdminToken(dataDir),
     options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
     options.clientCAFile ? readFile(options.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.clientCAFile!)) : [],
+    options.requestHeader ? readFile(options.requestHeader.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.requestHeader!.clientCAFile)) : [],
     ServiceAccountTokens.load({
       dataDir,
       issuers: options.serviceAccountIssuers,
@@ -414,7 +422,20 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const http = new HttpServer({
     registry,
     // kapi's CA signs the admin's client certificate; --client-ca-file adds the CAs of other users.
-    tls: { cert: servingFiles?.certPem ?? tls.certPem, key: servingFiles?.keyPem ?? tls.keyPem, clientCAs: [tls.caCertPem, ...clientCAs] },
+    tls: { cert: servingFiles?.certPem ?? tls.certPem, key: servingFiles?.keyPem ?? tls.keyPem, clientCAs: [tls.caCertPem, ...clientCAs, ...frontProxyCAs] },
+    requestHeader: options.requestHeader
+      ? {
+          authenticator: new RequestHeaderAuthenticator({
+            clientCAs: frontProxyCAs,
+            allowedNames: options.requestHeader.allowedNames ?? [],
+            usernameHeaders: options.requestHeader.usernameHeaders ?? REQUEST_HEADER_DEFAULTS.usernameHeaders,
+            uidHeaders: options.requestHeader.uidHeaders ?? REQUEST_HEADER_DEFAULTS.uidHeaders,
+            groupHeaders: options.requestHeader.groupHeaders ?? REQUEST_HEADER_DEFAULTS.groupHeaders,
+            extraHeaderPrefixes: options.requestHeader.extraHeaderPrefixes ?? REQUEST_HEADER_DEFAULTS.extraHeaderPrefixes,
+          }),
+          clientIssuers: new IssuerCheck([tls.caCertPem, ...clientCAs]),
+        }
+      : undefined,
     anonymous: options.anonymousAuth ?? true,
     serviceAccountTokens: { tokens: saTokens, get: getObject },
     authenticator,

@@ -30,6 +30,12 @@ interface ServeOptions {
   converters?: string;
   admissionHooks?: string;
   resources?: string;
+  requestheaderClientCaFile?: string;
+  requestheaderAllowedNames?: string;
+  requestheaderUsernameHeaders?: string;
+  requestheaderUidHeaders?: string;
+  requestheaderGroupHeaders?: string;
+  requestheaderExtraHeadersPrefix?: string;
   etcdServers?: string;
   etcdPrefix: string;
   etcdCafile?: string;
@@ -77,6 +83,9 @@ function duration(flag: string, value: string): number {
 }
 
 const program = new Command();
+/** A comma-separated flag's values (absent: undefined, for the default). */
+const list = (v: string | undefined): string[] | undefined => (v === undefined ? undefined : v.split(',').map((x) => x.trim()).filter(Boolean));
+
 program.name('kapi').description('A Kubernetes-compatible API server for custom resources');
 
 program
@@ -91,6 +100,12 @@ program
   .option('--tls-private-key-file <file>', "the key of --tls-cert-file")
   .option('--tls-san <names>', 'more DNS names or IP addresses for the certificate kapi makes (comma-separated, repeatable)', collect, [])
   .option('--client-ca-file <file>', "CA certificates whose client certificates authenticate (Common Name: user, Organizations: groups), besides kapi's own")
+  .option('--requestheader-client-ca-file <file>', "the front proxy's CA: its client certificates authenticate the user named in the request headers (behind an aggregator)")
+  .option('--requestheader-allowed-names <names>', "comma-separated Common Names the front proxy's certificate may have (empty: any)")
+  .option('--requestheader-username-headers <headers>', 'comma-separated headers naming the user (default X-Remote-User)')
+  .option('--requestheader-uid-headers <headers>', "comma-separated headers naming the user's uid (default none)")
+  .option('--requestheader-group-headers <headers>', "comma-separated headers naming the user's groups (default X-Remote-Group)")
+  .option('--requestheader-extra-headers-prefix <prefixes>', "comma-separated prefixes of headers with the user's extra values (default X-Remote-Extra-)")
   .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (false: 401)', (v: string) => goBool('--anonymous-auth', v), true)
   .option('--service-account-issuer <url>', 'the issuer of the ServiceAccount tokens kapi issues (repeat: the first issues, all are accepted)', collect, [])
   .option('--service-account-signing-key-file <file>', 'the PEM private key ServiceAccount tokens are signed with (default: <data-dir>/pki/sa.key)')
@@ -143,6 +158,16 @@ program
       tokenAuthFile: opts.tokenAuthFile,
       authorizationMode: authorizationMode(opts.authorizationMode),
       clientCAFile: opts.clientCaFile,
+      requestHeader: opts.requestheaderClientCaFile
+        ? {
+            clientCAFile: opts.requestheaderClientCaFile,
+            allowedNames: list(opts.requestheaderAllowedNames),
+            usernameHeaders: list(opts.requestheaderUsernameHeaders),
+            uidHeaders: list(opts.requestheaderUidHeaders),
+            groupHeaders: list(opts.requestheaderGroupHeaders),
+            extraHeaderPrefixes: list(opts.requestheaderExtraHeadersPrefix),
+          }
+        : undefined,
       encryptionProviderConfig: opts.encryptionProviderConfig,
       tlsCertFile: opts.tlsCertFile,
       tlsPrivateKeyFile: opts.tlsPrivateKeyFile,

@@ -208,11 +208,11 @@ function readClientCertificate(socket: PeerSocket): UserInfo | 'invalid' | undef
 }
 
 /** A copy of user with system:authenticated added, as upstream's AuthenticatedGroupAdder does. */
-function withAuthenticatedGroup(user: UserInfo): UserInfo {
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   const groups = [...user.groups];
   const skip = user.name === ANONYMOUS || groups.includes(ALL_AUTHENTICATED) || groups.includes(ALL_UNAUTHENTICATED);
   if (!skip) groups.push(ALL_AUTHENTICATED);
-  return { name: user.name, uid: user.uid, groups };
+  return { name: user.name, uid: user.uid, groups, ...(user.extra ? { extra: user.extra } : {}) };
 }
 
 /** The user the admin token authenticates as. */

@@ -11,7 +11,8 @@ import type { TLSSocket } from 'node:tls';
 import { Discovery } from '../discovery/documents.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
-import { anonymousUser, bearerToken, clientCertificateUser, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
+import { anonymousUser, bearerToken, clientCertificateUser, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
+import type { IssuerCheck, PeerCertificate, RequestHeaderAuthenticator } from './request-header.js';
 import type { ObjectGetter, ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
 import { servesProtobuf, type HandlerContext } from './handlers/context.js';
@@ -39,6 +40,11 @@ export interface HttpServerOptions {
   authenticator?: TokenAuthenticator;
   /** A request without credentials is system:anonymous (--anonymous-auth) rather than 401. */
   anonymous?: boolean;
+  /**
+   * Request-header authentication (an extension server behind an aggregator): the front proxy's certificates,
+   * and which CAs sign the users' own client certificates (`tls.clientCAs` also holds the front proxy's).
+   */
+  requestHeader?: { authenticator: RequestHeaderAuthenticator; clientIssuers: IssuerCheck };
   /** ServiceAccount tokens: issued through TokenRequest, and bearer tokens the static ones are not. */
   serviceAccountTokens?: { tokens: ServiceAccountTokens; get: ObjectGetter };
   /** Decides on each authenticated request's attributes (default: AlwaysAllow). */
@@ -269,8 +275,24 @@ export class HttpServer {
   private authenticate(x: Exchange, next: Handler): Promise<void> {
     const authenticator = this.options.authenticator;
     if (!authenticator) return next(x);
-    const cert = x.loopback ? undefined : clientCertificateUser(x.req.socket as PeerSocket | undefined);
-    if (cert !== undefined && cert !== 'invalid') x.user = cert;
+    let cert: UserInfo | 'invalid' | 'proxy' | undefined = x.loopback ? undefined : clientCertificateUser(x.req.socket as PeerSocket | undefined);
+    const rh = this.options.requestHeader;
+    if (rh && cert !== undefined) {
+      // The front proxy's certificate: the user is the one its headers name, and never the certificate's own.
+      const peer = (x.req.socket as PeerSocket).getPeerCertificate?.() as PeerCertificate | undefined;
+      if (rh.authenticator.issuer.signed(peer?.raw)) {
+        if (cert !== 'invalid') {
+          const proxied = rh.authenticator.authenticate(peer, x.req.headers, (x.req as { headersDistinct?: Record<string, string[]> }).headersDistinct ?? {});
+          if (proxied === 'invalid') throw errors.unauthorized();
+          if (proxied) {
+            x.user = withAuthenticatedGroup(proxied);
+            return next(x);
+          }
+        }
+        if (!rh.clientIssuers.signed(peer?.raw)) cert = 'proxy';
+      }
+    }
+    if (cert !== undefined && cert !== 'invalid' && cert !== 'proxy') x.user = cert;
     else {
       const token = bearerToken(x.req.headers.authorization);
       if (token !== undefined) {

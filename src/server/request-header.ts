@@ -1,0 +1,109 @@
+/**
+ * Request-header authentication, as an extension API server behind kube-apiserver's aggregator does it: a
+ * client certificate signed by the front proxy's CA (--requestheader-client-ca-file), whose Common Name is
+ * one of --requestheader-allowed-names when that list is given, makes the request's user the one its headers
+ * name: the first of --requestheader-username-headers that is set (X-Remote-User), the groups of
+ * --requestheader-group-headers (X-Remote-Group, every value), the uid of --requestheader-uid-headers, and
+ * extra values from the headers starting with a --requestheader-extra-headers-prefix (X-Remote-Extra-<key>,
+ * the key unescaped and in lower case). Without a username header the authenticator has no opinion; a proxy
+ * certificate whose name is not allowed is refused. The headers are removed once read.
+ *
+ * A certificate of the front proxy's CA is that authenticator's alone: it never authenticates as its own
+ * Common Name (kapi's client-certificate authentication checks the issuer).
+ */
+import { X509Certificate } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { UserInfo } from './authn.js';
+
+export interface RequestHeaderConfig {
+  /** The front proxy's CA certificates (PEM). */
+  clientCAs: string[];
+  allowedNames: string[];
+  usernameHeaders: string[];
+  uidHeaders: string[];
+  groupHeaders: string[];
+  extraHeaderPrefixes: string[];
+}
+
+/** kube-apiserver's defaults for an extension server's request headers. */
+export const REQUEST_HEADER_DEFAULTS = { usernameHeaders: ['X-Remote-User'], uidHeaders: [] as string[], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] };
+
+export interface PeerCertificate {
+  raw?: Buffer;
+  subject?: { CN?: string | string[] };
+}
+
+/** Which of some CAs signed a certificate, each certificate checked once. */
+export class IssuerCheck {
+  private readonly cas: X509Certificate[];
+  private readonly known = new WeakMap<Buffer, boolean>();
+
+  constructor(pems: string[]) {
+    this.cas = pems.map((p) => new X509Certificate(p));
+  }
+
+  signed(raw: Buffer | undefined): boolean {
+    if (!raw) return false;
+    const hit = this.known.get(raw);
+    if (hit !== undefined) return hit;
+    let ok = false;
+    try {
+      const cert = new X509Certificate(raw);
+      ok = this.cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
+    } catch {
+      ok = false;
+    }
+    this.known.set(raw, ok);
+    return ok;
+  }
+}
+
+export class RequestHeaderAuthenticator {
+  readonly issuer: IssuerCheck;
+  private readonly usernames: string[];
+  private readonly uids: string[];
+  private readonly groups: string[];
+  private readonly prefixes: string[];
+
+  constructor(private readonly config: RequestHeaderConfig) {
+    this.issuer = new IssuerCheck(config.clientCAs);
+    const lower = (xs: string[]) => xs.map((x) => x.toLowerCase()).filter(Boolean);
+    this.usernames = lower(config.usernameHeaders);
+    this.uids = lower(config.uidHeaders);
+    this.groups = lower(config.groupHeaders);
+    this.prefixes = lower(config.extraHeaderPrefixes);
+  }
+
+  /**
+   * The user the headers name (undefined: not a front-proxy request, or no username header: no opinion;
+   * 'invalid': a proxy certificate whose name is not allowed).
+   */
+  authenticate(cert: PeerCertificate | undefined, headers: IncomingHttpHeaders, distinct: Record<string, string[] | undefined>): UserInfo | 'invalid' | undefined {
+    if (!cert?.raw || !this.issuer.signed(cert.raw)) return undefined;
+    const cn = Array.isArray(cert.subject?.CN) ? cert.subject.CN[0] : cert.subject?.CN;
+    if (this.config.allowedNames.length > 0 && !this.config.allowedNames.includes(cn ?? '')) return 'invalid';
+    const values = (name: string): string[] => distinct[name] ?? [];
+    const name = this.usernames.map((h) => values(h)[0]).find((v) => v !== undefined && v !== '');
+    if (name === undefined) return undefined;
+    const uid = this.uids.map((h) => values(h)[0]).find((v) => v !== undefined && v !== '') ?? '';
+    const groups = this.groups.flatMap(values);
+    const extra: Record<string, string[]> = {};
+    for (const header of Object.keys(distinct)) {
+      const prefix = this.prefixes.find((p) => header.startsWith(p));
+      if (!prefix) continue;
+      let key = header.slice(prefix.length);
+      try {
+        key = decodeURIComponent(key);
+      } catch {
+        // kept as sent
+      }
+      key = key.toLowerCase();
+      if (!key) continue;
+      (extra[key] ??= []).push(...values(header));
+    }
+    // The headers said what they had to say: nothing after authentication sees them.
+    for (const h of [...this.usernames, ...this.uids, ...this.groups]) delete headers[h];
+    for (const header of Object.keys(headers)) if (this.prefixes.some((p) => header.startsWith(p))) delete headers[header];
+    return { name, uid, groups, ...(Object.keys(extra).length > 0 ? { extra } : {}) };
+  }
+}
