@@ -3,10 +3,10 @@
  * Generates src/schema/builtin/go-types.ts, kapi's one source of the built-in API types: for each Go
  * struct of upstream's API packages, its fields with their JSON name, omitempty, Go type (pointer, slice,
  * map), protobuf field number, patch strategy and merge key, and list/map/struct markers. Read from the
- * types.go files of kubernetes/api, kubernetes/apimachinery and kubernetes/apiextensions-apiserver
- * (bare git mirrors, read with `git show`):
+ * types.go files of kubernetes/api, kubernetes/apimachinery, kubernetes/apiextensions-apiserver and
+ * kubernetes/kube-aggregator (bare git mirrors, read with `git show`):
  *
- *   node scripts/gen-builtin-types.mjs <api mirror> <apimachinery mirror> <apiextensions-apiserver mirror>
+ *   node scripts/gen-builtin-types.mjs <api mirror> <apimachinery mirror> <apiextensions-apiserver mirror> <kube-aggregator mirror>
  *
  * Facts only (names, numbers, types) are carried over; the output is data.
  */
@@ -15,9 +15,9 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const [apiRepo, machineryRepo, extRepo] = process.argv.slice(2);
-if (!apiRepo || !machineryRepo || !extRepo) {
-  console.error('usage: gen-builtin-types.mjs <kubernetes/api git dir> <kubernetes/apimachinery git dir> <kubernetes/apiextensions-apiserver git dir>');
+const [apiRepo, machineryRepo, extRepo, aggregatorRepo] = process.argv.slice(2);
+if (!apiRepo || !machineryRepo || !extRepo || !aggregatorRepo) {
+  console.error('usage: gen-builtin-types.mjs <kubernetes/api git dir> <kubernetes/apimachinery git dir> <kubernetes/apiextensions-apiserver git dir> <kubernetes/kube-aggregator git dir>');
   process.exit(2);
 }
 
@@ -25,6 +25,7 @@ if (!apiRepo || !machineryRepo || !extRepo) {
 const PACKAGES = {
   'meta/v1': [machineryRepo, 'pkg/apis/meta/v1', 'k8s.io/apimachinery/pkg/apis/meta/v1'],
   'apiextensions/v1': [extRepo, 'pkg/apis/apiextensions/v1', 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1'],
+  'apiregistration/v1': [aggregatorRepo, 'pkg/apis/apiregistration/v1', 'k8s.io/kube-aggregator/pkg/apis/apiregistration/v1'],
 };
 for (const p of ['core/v1', 'apps/v1', 'batch/v1', 'coordination/v1', 'events/v1', 'networking/v1', 'policy/v1', 'rbac/v1', 'authentication/v1', 'authorization/v1', 'autoscaling/v1', 'autoscaling/v2', 'discovery/v1', 'flowcontrol/v1', 'admissionregistration/v1', 'scheduling/v1', 'storage/v1', 'node/v1', 'certificates/v1', 'scheduling/v1alpha3', 'apidiscovery/v2']) {
   PACKAGES[p] = [apiRepo, p, `k8s.io/api/${p}`];
@@ -73,13 +74,15 @@ function readPackage(id) {
   const structs = {};
   const named = {};
   currentPackageName = dir.slice(dir.lastIndexOf('/') + 1);
+  currentDocs = commentDocs[id] = {};
   for (const f of files) parseFile(git(repo, 'show', `HEAD:${f}`), structs, named);
   return { structs, named };
 }
 
 function parseFile(text, structs, named) {
   const imports = { '': '' };
-  for (const m of text.matchAll(/^\s*(?:(\w+)\s+)?"([^"]+)"\s*$/gm)) {
+  // Imports in a block (one per line) or alone (`import metav1 "k8s.io/..."`).
+  for (const m of text.matchAll(/^\s*(?:import\s+)?(?:(\w+)\s+)?"([^"]+)"\s*$/gm)) {
     const path = m[2];
     imports[m[1] ?? path.slice(path.lastIndexOf('/') + 1)] = path;
   }
@@ -112,10 +115,16 @@ function parseFile(text, structs, named) {
           continue;
         }
         const f = parseField(l, fieldComments, imports);
-        if (f) fields.push(f);
+        if (f) {
+          fields.push(f);
+          const doc = docOf(fieldComments);
+          if (doc && f.json) (currentDocs[st[1]] ??= {})[f.json] = doc;
+        }
         fieldComments = [];
       }
       structs[st[1]] = { markers: markersOf(comments), fields };
+      const doc = docOf(comments);
+      if (doc) (currentDocs[st[1]] ??= {})[''] = doc;
       comments = [];
       continue;
     }
@@ -123,6 +132,29 @@ function parseFile(text, structs, named) {
     if (nt && nt[2] !== 'struct') named[nt[1]] = { expr: resolveExpr(nt[2], imports), markers: markersOf(comments) };
     comments = [];
   }
+}
+
+/** Each package's documentation from its Go comments (for packages without types_swagger_doc_generated.go). */
+const commentDocs = {};
+let currentDocs = {};
+
+/**
+ * A comment block as swagger-doc's generator makes it documentation: marker (`+...`) and TODO lines out,
+ * the lines of a paragraph joined, paragraphs apart, nothing after a `---` line.
+ */
+function docOf(comments) {
+  const paragraphs = [[]];
+  for (const raw of comments) {
+    const line = raw.trim();
+    if (line.startsWith('---')) break;
+    if (line.startsWith('+') || line.startsWith('TODO')) continue;
+    if (!line) {
+      if (paragraphs[paragraphs.length - 1].length) paragraphs.push([]);
+      continue;
+    }
+    paragraphs[paragraphs.length - 1].push(line);
+  }
+  return paragraphs.filter((p) => p.length).map((p) => p.join(' ')).join('\n\n');
 }
 
 /** `+listType=map` and the like, from a comment block. */
@@ -297,7 +329,12 @@ function readDocs(id) {
     // Packages without the file (apiextensions, apidiscovery) have no documentation here.
     text = execFileSync('git', ['-C', repo, 'show', `HEAD:${dir}/types_swagger_doc_generated.go`], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
   } catch {
-    return {};
+    // Without the generated file (kube-aggregator): the Go comments, as swagger-doc's generator reads them.
+    // (apiextensions and apidiscovery have their documentation elsewhere: none here.)
+    if (!id.startsWith('apiregistration/')) return {};
+    const docs = {};
+    for (const [struct, entries] of Object.entries(commentDocs[id] ?? {})) if (out[`${id}.${struct}`]) docs[`${id}.${struct}`] = entries;
+    return docs;
   }
   const docs = {};
   for (const m of text.matchAll(/^var map_(\w+) = map\[string\]string\{\n([\s\S]*?)^\}/gm)) {
@@ -325,10 +362,11 @@ for (const [id, [repo, dir]] of Object.entries(PACKAGES)) {
 }
 groups['meta/v1'] = { group: 'meta.k8s.io', version: 'v1' };
 
-const commits = [apiRepo, machineryRepo, extRepo].map((r) => git(r, 'rev-parse', 'HEAD').trim());
+const commits = [apiRepo, machineryRepo, extRepo, aggregatorRepo].map((r) => git(r, 'rev-parse', 'HEAD').trim());
 const header = `/**
  * GENERATED by scripts/gen-builtin-types.mjs from upstream's API types (kubernetes/api ${commits[0].slice(0, 12)},
- * kubernetes/apimachinery ${commits[1].slice(0, 12)}, kubernetes/apiextensions-apiserver ${commits[2].slice(0, 12)}).
+ * kubernetes/apimachinery ${commits[1].slice(0, 12)}, kubernetes/apiextensions-apiserver ${commits[2].slice(0, 12)},
+ * kubernetes/kube-aggregator ${commits[3].slice(0, 12)}).
  * Do not edit: run the script again. See go-types-model.ts for what the entries mean.
  */
 import type { GoPackage, GoStruct } from './go-types-model.js';

@@ -17,6 +17,8 @@ import { NamespaceController } from './controllers/namespace-controller.js';
 import { NamespaceDefaults } from './controllers/namespace-defaults.js';
 import { ClusterRoleAggregation } from './controllers/clusterrole-aggregation.js';
 import { AdmissionPolicyStatus } from './controllers/admission-policy-status.js';
+import { APIServiceRegistration } from './controllers/apiservice-registration.js';
+import { APIServiceAvailability } from './controllers/apiservice-availability.js';
 import { ServiceAccountTokenSecrets } from './controllers/service-account-token-secrets.js';
 import { RBAC_GROUP, RbacResolver, rbacAuthorizer, type RbacStores } from './apis/rbac/authorizer.js';
 import { reconcileBootstrapPolicy } from './apis/rbac/bootstrap.js';
@@ -84,6 +86,14 @@ export interface KapiOptions {
    * the names its certificate may have (empty: any), and the headers naming the user (defaults: X-Remote-User,
    * X-Remote-Group, X-Remote-Extra-; no uid header).
    */
+  /**
+   * --proxy-client-cert-file and --proxy-client-key-file: the client certificate kapi presents to aggregated API
+   * servers (their --requestheader-client-ca-file trusts its CA).
+   */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
+  /** How often an aggregated APIService's backend is checked (ms; default 30 s, as upstream). */
+  apiServiceCheckIntervalMs?: number;
   requestHeader?: { clientCAFile: string; allowedNames?: string[]; usernameHeaders?: string[]; uidHeaders?: string[]; groupHeaders?: string[]; extraHeaderPrefixes?: string[] };
   /** --encryption-provider-config: an EncryptionConfiguration; the resources it names are encrypted in the store. */
   encryptionProviderConfig?: string;
@@ -245,12 +255,13 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const warn = options.warn ?? ((m: string) => process.stderr.write(`${m}\n`));
   await ensurePrivateDir(dataDir, warn);
   const bindAddress = options.bindAddress ?? '127.0.0.1';
-  const [tls, adminToken, extraTokens, clientCAs, frontProxyCAs, saTokens] = await Promise.all([
+  const [tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens] = await Promise.all([
     ensureServingCertificates(dataDir, { hosts: servingHosts(bindAddress, options.tlsSans ?? [], parseServiceRanges(serviceRangesOf(options)).firstIP) }),
     ensureAdminToken(dataDir),
     options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
     options.clientCAFile ? readFile(options.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.clientCAFile!)) : [],
     options.requestHeader ? readFile(options.requestHeader.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.requestHeader!.clientCAFile)) : [],
+    options.proxyClientCertFile || options.proxyClientKeyFile ? readProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile) : undefined,
     ServiceAccountTokens.load({
       dataDir,
       issuers: options.serviceAccountIssuers,
@@ -423,6 +434,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     registry,
     // kapi's CA signs the admin's client certificate; --client-ca-file adds the CAs of other users.
     tls: { cert: servingFiles?.certPem ?? tls.certPem, key: servingFiles?.keyPem ?? tls.keyPem, clientCAs: [tls.caCertPem, ...clientCAs, ...frontProxyCAs] },
+    proxyClient,
     requestHeader: options.requestHeader
       ? {
           authenticator: new RequestHeaderAuthenticator({
@@ -460,6 +472,15 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   });
   const clientFor = (id: ControllerIdentity) => new Client((req, sink) => http.loopback(req, sink), id.token, id.userAgent);
   crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
+  // Aggregated APIServices: checked (and their resources routed) on every replica.
+  const availability = new APIServiceAvailability(clientFor(identities.apiserver), registry, {
+    services: registry.lookup('', 'v1', 'services')!.store,
+    endpoints: registry.lookup('', 'v1', 'endpoints')!.store,
+    proxyClient,
+    intervalMs: options.apiServiceCheckIntervalMs,
+    log: warn,
+  });
+  await availability.start();
   // Resources defined in TypeScript: their CRDs written (or brought up to date) before the first request.
   if (defined.size > 0) await writeDefinedCrds(clientFor(identities.apiserver), [...defined.values()]);
 
@@ -477,6 +498,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
         new ClusterRoleAggregation(clientFor(identities.clusterRoleAggregation), warn),
         new ServiceAccountTokenSecrets(clientFor(identities.controllerManager), saTokens, servingCA, warn),
         new AdmissionPolicyStatus(clientFor(identities.admissionPolicyStatus), registry, warn),
+        new APIServiceRegistration(clientFor(identities.apiserver), registry, warn),
       ];
       gc = new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn);
       controllers = [...started, gc];
@@ -495,6 +517,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   let unwatch = () => {};
   const stopAll = async () => {
     unwatch();
+    availability.stop();
     await http.close();
     await elector.stop();
     crds.stop();
@@ -655,4 +678,11 @@ async function writeDefinedCrds(client: Client, resources: ResourceDefinition<un
       }
     }
   }
+}
+
+/** The front proxy's client certificate and key (both or neither). */
+async function readProxyClient(certFile: string | undefined, keyFile: string | undefined): Promise<{ cert: string; key: string }> {
+  if (!certFile || !keyFile) throw new Error('--proxy-client-cert-file and --proxy-client-key-file go together');
+  const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
+  return { cert, key };
 }

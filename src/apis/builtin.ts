@@ -18,6 +18,7 @@ import { checkTypedObject } from '../schema/builtin/typed-json.js';
 import { builtinDefaulter } from './builtin-defaults.js';
 import { POD_SUBRESOURCES, podStrategy } from './core/pods.js';
 import { rbacStrategy } from './rbac/validation.js';
+import { apiServiceStrategy } from './apiregistration/apiservice.js';
 import { admissionPolicyStrategy, mutatingPolicyStrategy, webhookConfigurationStrategy } from './admissionregistration/validation.js';
 import { jobStrategy } from './batch/jobs.js';
 import { configMapStrategy, secretStrategy } from './core/config.js';
@@ -199,6 +200,7 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, { categories: ['api-extensions'], strategy: plain }),
   res('admissionregistration.k8s.io', 'v1', 'mutatingadmissionpolicies', 'MutatingAdmissionPolicy', false, { categories: ['api-extensions'], strategy: mutatingPolicyStrategy }),
   res('admissionregistration.k8s.io', 'v1', 'mutatingadmissionpolicybindings', 'MutatingAdmissionPolicyBinding', false, { categories: ['api-extensions'], strategy: plain }),
+  res('apiregistration.k8s.io', 'v1', 'apiservices', 'APIService', false, { categories: ['api-extensions'], status: true, strategy: apiServiceStrategy }),
   res('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas', 'FlowSchema', false, { status: true, strategy: withStatus }),
   res('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false, { status: true, strategy: withStatus }),
   res('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, { shortNames: ['csr'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),

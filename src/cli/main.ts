@@ -31,6 +31,8 @@ interface ServeOptions {
   admissionHooks?: string;
   resources?: string;
   requestheaderClientCaFile?: string;
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
   requestheaderAllowedNames?: string;
   requestheaderUsernameHeaders?: string;
   requestheaderUidHeaders?: string;
@@ -100,6 +102,8 @@ program
   .option('--tls-private-key-file <file>', "the key of --tls-cert-file")
   .option('--tls-san <names>', 'more DNS names or IP addresses for the certificate kapi makes (comma-separated, repeatable)', collect, [])
   .option('--client-ca-file <file>', "CA certificates whose client certificates authenticate (Common Name: user, Organizations: groups), besides kapi's own")
+  .option('--proxy-client-cert-file <file>', 'the client certificate presented to aggregated API servers (APIServices with a service)')
+  .option('--proxy-client-key-file <file>', 'the key of --proxy-client-cert-file')
   .option('--requestheader-client-ca-file <file>', "the front proxy's CA: its client certificates authenticate the user named in the request headers (behind an aggregator)")
   .option('--requestheader-allowed-names <names>', "comma-separated Common Names the front proxy's certificate may have (empty: any)")
   .option('--requestheader-username-headers <headers>', 'comma-separated headers naming the user (default X-Remote-User)')
@@ -158,6 +162,8 @@ program
       tokenAuthFile: opts.tokenAuthFile,
       authorizationMode: authorizationMode(opts.authorizationMode),
       clientCAFile: opts.clientCaFile,
+      proxyClientCertFile: opts.proxyClientCertFile,
+      proxyClientKeyFile: opts.proxyClientKeyFile,
       requestHeader: opts.requestheaderClientCaFile
         ? {
             clientCAFile: opts.requestheaderClientCaFile,

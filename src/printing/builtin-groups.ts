@@ -462,3 +462,21 @@ export const admissionPolicyBindingPrinter = (): TableConvertor =>
       return [nameOf(o), str(spec.policyName), paramRef, age(o, now)];
     },
   );
+
+/** kube-aggregator's APIService columns: where it is served (Local, or its service) and whether it is available. */
+export const apiServicePrinter = (): TableConvertor =>
+  printer(
+    [
+      nameColumn(),
+      column('Service', 'string', 'The reference to the service that hosts this API endpoint.'),
+      column('Available', 'string', 'Whether this service is available.'),
+      ageColumn(),
+    ],
+    (o, now) => {
+      const service = record(record(o.spec).service);
+      const where = o.spec?.service ? `${str(service.namespace)}/${str(service.name)}` : 'Local';
+      const available = (Array.isArray(o.status?.conditions) ? o.status.conditions : []).find((c: KObject) => c?.type === 'Available');
+      const cell = !available ? 'Unknown' : available.status === 'True' ? 'True' : `${str(available.status)} (${str(available.reason)})`;
+      return [nameOf(o), where, cell, age(o, now)];
+    },
+  );

@@ -10,6 +10,7 @@
 import type { ScaleConfig } from '../crd/scale.js';
 import type { TypeInfo } from '../apply/index.js';
 import type { Structural } from '../schema/types.js';
+import type { ProxyTarget } from '../server/proxy.js';
 import type { TableConvertor } from '../printing/index.js';
 import type { RestStore } from './store.js';
 import type { KObject, ResourceNames } from './types.js';
@@ -59,12 +60,24 @@ export interface VirtualRequest {
 
 export interface VirtualEndpoint extends ServedResource {
   virtual: true;
+  proxied?: undefined;
   /** Create: the decoded object in, the answer out (answered 201, as every create). */
   create(obj: KObject, request: VirtualRequest): KObject | Promise<KObject>;
 }
 
+/**
+ * A resource an aggregated API server serves (an APIService with a service): its requests are proxied to
+ * the backend, while it is available (`backend()` gives where; undefined: 503).
+ */
+export interface ProxiedEndpoint extends ServedResource {
+  virtual: true;
+  proxied: true;
+  backend(): ProxyTarget | undefined;
+}
+
 export interface Endpoint extends ServedResource {
   virtual?: undefined;
+  proxied?: undefined;
   store: RestStore;
   /** Turns a stored object into this version (synchronously: call `prepare` first when the endpoint has one). */
   toVersion(obj: KObject): KObject;
@@ -84,12 +97,12 @@ export interface Endpoint extends ServedResource {
 }
 
 export class ApiRegistry {
-  private readonly endpoints = new Map<string, Endpoint | VirtualEndpoint>();
+  private readonly endpoints = new Map<string, Endpoint | VirtualEndpoint | ProxiedEndpoint>();
   private readonly listeners = new Set<() => void>();
   /** Bumped on every change; discovery caches by it. */
   generation = 0;
 
-  add(ep: Endpoint | VirtualEndpoint): void {
+  add(ep: Endpoint | VirtualEndpoint | ProxiedEndpoint): void {
     this.endpoints.set(key(ep.group, ep.version, ep.names.resource), ep);
     this.changed();
   }
@@ -99,7 +112,7 @@ export class ApiRegistry {
   }
 
   /** The endpoint a request is routed to, stored or virtual. */
-  route(group: string, version: string, resource: string): Endpoint | VirtualEndpoint | undefined {
+  route(group: string, version: string, resource: string): Endpoint | VirtualEndpoint | ProxiedEndpoint | undefined {
     return this.endpoints.get(key(group, version, resource));
   }
 
@@ -117,7 +130,7 @@ export class ApiRegistry {
   }
 
   /** Every endpoint, for discovery. */
-  served(): (Endpoint | VirtualEndpoint)[] {
+  served(): (Endpoint | VirtualEndpoint | ProxiedEndpoint)[] {
     return [...this.endpoints.values()];
   }
 

@@ -107,3 +107,16 @@ export class RequestHeaderAuthenticator {
     return { name, uid, groups, ...(Object.keys(extra).length > 0 ? { extra } : {}) };
   }
 }
+
+/** Each header's values apart (repeated X-Remote-Group lines), from what the request kept of them. */
+export function distinctHeaders(req: { headers: IncomingHttpHeaders; headersDistinct?: Record<string, string[]>; rawHeaders?: string[] }): Record<string, string[]> {
+  if (req.headersDistinct) return req.headersDistinct;
+  const out: Record<string, string[]> = {};
+  const raw = req.rawHeaders ?? [];
+  if (raw.length > 0) {
+    for (let i = 0; i + 1 < raw.length; i += 2) (out[raw[i].toLowerCase()] ??= []).push(raw[i + 1]);
+    return out;
+  }
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v : [v];
+  return out;
+}

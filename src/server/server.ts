@@ -12,7 +12,8 @@ import { Discovery } from '../discovery/documents.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
 import { anonymousUser, bearerToken, clientCertificateUser, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
-import type { IssuerCheck, PeerCertificate, RequestHeaderAuthenticator } from './request-header.js';
+import { distinctHeaders, type IssuerCheck, type PeerCertificate, type RequestHeaderAuthenticator } from './request-header.js';
+import { proxy, writeServiceUnavailable, type ProxyClientCertificate } from './proxy.js';
 import type { ObjectGetter, ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
 import { servesProtobuf, type HandlerContext } from './handlers/context.js';
@@ -45,6 +46,8 @@ export interface HttpServerOptions {
    * and which CAs sign the users' own client certificates (`tls.clientCAs` also holds the front proxy's).
    */
   requestHeader?: { authenticator: RequestHeaderAuthenticator; clientIssuers: IssuerCheck };
+  /** The front proxy's client certificate, presented to aggregated servers (--proxy-client-cert-file). */
+  proxyClient?: ProxyClientCertificate;
   /** ServiceAccount tokens: issued through TokenRequest, and bearer tokens the static ones are not. */
   serviceAccountTokens?: { tokens: ServiceAccountTokens; get: ObjectGetter };
   /** Decides on each authenticated request's attributes (default: AlwaysAllow). */
@@ -282,7 +285,7 @@ export class HttpServer {
       const peer = (x.req.socket as PeerSocket).getPeerCertificate?.() as PeerCertificate | undefined;
       if (rh.authenticator.issuer.signed(peer?.raw)) {
         if (cert !== 'invalid') {
-          const proxied = rh.authenticator.authenticate(peer, x.req.headers, (x.req as { headersDistinct?: Record<string, string[]> }).headersDistinct ?? {});
+          const proxied = rh.authenticator.authenticate(peer, x.req.headers, distinctHeaders(x.req as never));
           if (proxied === 'invalid') throw errors.unauthorized();
           if (proxied) {
             x.user = withAuthenticatedGroup(proxied);
@@ -347,8 +350,15 @@ export class HttpServer {
     const info = x.info;
     if (!info || info.kind === 'other') return writeNotFound(res);
     if (info.kind !== 'resource') return this.serveDiscovery(info, req, res);
-    const endpoint = this.options.registry.route(info.group, info.version, info.resource);
-    if (!endpoint) return writeNotFound(res);
+    const routed = this.options.registry.route(info.group, info.version, info.resource);
+    if (!routed) return writeNotFound(res);
+    // An aggregated server's resource: to the backend as it came, or 503 while it is not available.
+    if (routed.proxied) {
+      const target = routed.backend();
+      if (!target) return writeServiceUnavailable(res);
+      return proxy(req as never, res as never, target, this.options.proxyClient, x.user);
+    }
+    const endpoint = routed;
     let output: Negotiated = JSON_OUTPUT;
     try {
       const reads = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';

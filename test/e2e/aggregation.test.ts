@@ -69,3 +69,193 @@ describe('request-header authentication (kapi as an extension API server)', () =
     assert.equal(nobody.status, 401, 'the front proxy is no user of its own');
   });
 });
+
+describe('APIServices (apiregistration.k8s.io/v1)', () => {
+  it('registers the group-versions kapi serves as local APIServices, CRDs\' too, and validates others', async () => {
+    const s = await startTestServer();
+    try {
+      const APISERVICES = '/apis/apiregistration.k8s.io/v1/apiservices';
+      const crd = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'gizmos.local.example.com' },
+        spec: { group: 'local.example.com', scope: 'Namespaced', names: { plural: 'gizmos', kind: 'Gizmo' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
+      };
+      assert.equal((await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status, 201);
+      let items: any[] = [];
+      for (let i = 0; i < 200; i++) {
+        items = (await s.request('GET', APISERVICES)).json.items;
+        if (items.some((a) => a.metadata.name === 'v1.local.example.com' && a.status?.conditions?.[0]?.reason === 'Local')) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const byName = new Map(items.map((a) => [a.metadata.name, a]));
+      assert.deepEqual(byName.get('v1.')?.spec, { group: '', version: 'v1', groupPriorityMinimum: 18000, versionPriority: 1 });
+      assert.deepEqual(byName.get('v1.apps')?.spec, { group: 'apps', version: 'v1', groupPriorityMinimum: 17800, versionPriority: 15 });
+      const custom = byName.get('v1.local.example.com');
+      assert.deepEqual(custom?.spec, { group: 'local.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 100 });
+      assert.equal(custom.metadata.labels['kube-aggregator.kubernetes.io/automanaged'], 'true');
+      assert.deepEqual(
+        (({ type, status, reason, message }) => ({ type, status, reason, message }))(custom.status.conditions[0]),
+        { type: 'Available', status: 'True', reason: 'Local', message: 'Local APIServices are always available' },
+      );
+      const table = await s.kubectl(['get', 'apiservices', 'v1.apps']);
+      assert.equal(table.code, 0, table.stderr);
+      assert.match(table.stdout, /^NAME\s+SERVICE\s+AVAILABLE\s+AGE\nv1\.apps\s+Local\s+True\s+/);
+      // Validation as kube-aggregator's.
+      const bad = await s.request('POST', APISERVICES, {
+        body: { metadata: { name: 'v1.wrong.example.com' }, spec: { group: 'remote.example.com', version: 'v1', groupPriorityMinimum: 0, versionPriority: 1001, service: { namespace: 'default', name: 'x' }, insecureSkipTLSVerify: true, caBundle: 'Zm9v' } },
+      });
+      assert.equal(bad.status, 422);
+      assert.deepEqual(
+        bad.json.details.causes.map((c: { field: string }) => c.field),
+        ['metadata.name', 'spec.groupPriorityMinimum', 'spec.versionPriority', 'spec.insecureSkipTLSVerify'],
+      );
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('kapi as the aggregator in front of a kapi extension server', () => {
+  let dir: string;
+  let agg: TestServer;
+  let ext: TestServer;
+  let extPort = 0;
+  const ALICE = 'alice-aggregated-token-0123456789';
+  const GROUP = 'ext.example.com';
+  const APISERVICE = `/apis/apiregistration.k8s.io/v1/apiservices/v1.${GROUP}`;
+  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const widgetCrd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { plural: 'widgets', kind: 'Widget', shortNames: ['wd'] },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
+    },
+  };
+  const startExtension = async (port = 0) => {
+    const s = await startTestServer({
+      dataDir: join(dir, 'extension'),
+      port,
+      tlsSans: ['ext.default.svc'],
+      requestHeader: { clientCAFile: join(dir, 'front-proxy-ca.crt'), allowedNames: ['front-proxy-client'] },
+    });
+    return s;
+  };
+  const condition = async () => (await agg.request('GET', APISERVICE)).json.status?.conditions?.find((c: { type: string }) => c.type === 'Available');
+  const until = async (what: string, check: () => Promise<boolean>) => {
+    for (let i = 0; i < 300; i++) {
+      if (await check()) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.fail(`timed out waiting for ${what}`);
+  };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kapi-aggregator-'));
+    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'front-proxy-ca.key', '-out', 'front-proxy-ca.crt', '-subj', '/CN=front-proxy-ca', '-days', '2']);
+    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'proxy.key', '-out', 'proxy.csr', '-subj', '/CN=front-proxy-client']);
+    writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
+    openssl(['x509', '-req', '-in', 'proxy.csr', '-CA', 'front-proxy-ca.crt', '-CAkey', 'front-proxy-ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', 'proxy.crt']);
+    writeFileSync(join(dir, 'tokens.csv'), `${ALICE},alice,uid-alice,"devs"\n`);
+    ext = await startExtension();
+    extPort = ext.kapi.port;
+    assert.equal((await ext.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: widgetCrd })).status, 201);
+    agg = await startTestServer({
+      tokenAuthFile: join(dir, 'tokens.csv'),
+      proxyClientCertFile: join(dir, 'proxy.crt'),
+      proxyClientKeyFile: join(dir, 'proxy.key'),
+      apiServiceCheckIntervalMs: 200,
+    });
+    const ok = (r: { status: number; text: string }) => assert.ok(r.status < 300, r.text);
+    ok(await agg.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'ext' }, spec: { ports: [{ port: 443, targetPort: extPort }] } } }));
+    ok(await agg.request('POST', '/api/v1/namespaces/default/endpoints', { body: { metadata: { name: 'ext' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: extPort }] }] } }));
+    ok(
+      await agg.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
+        body: {
+          metadata: { name: `v1.${GROUP}` },
+          spec: { group: GROUP, version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15, service: { namespace: 'default', name: 'ext', port: 443 }, caBundle: Buffer.from(ext.kapi.caCertPem).toString('base64') },
+        },
+      }),
+    );
+    // alice may use widgets on the aggregator; the extension decides for itself.
+    ok(await agg.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: { metadata: { name: 'widgets' }, rules: [{ apiGroups: [GROUP], resources: ['widgets'], verbs: ['*'] }] } }));
+    ok(
+      await agg.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+        body: { metadata: { name: 'alice-widgets' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'widgets' }, subjects: [{ kind: 'User', name: 'alice' }] },
+      }),
+    );
+    await until("the APIService Available", async () => (await condition())?.status === "True").catch(async (err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(await condition())}`);
+    });
+  });
+  after(async () => {
+    await agg?.stop();
+    await ext?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows the extension\'s group in discovery and passes requests through, kubectl and watches included', async () => {
+    assert.deepEqual(
+      (({ status, reason, message }) => ({ status, reason, message }))(await condition()),
+      { status: 'True', reason: 'Passed', message: 'all checks passed' },
+    );
+    const groups = (await agg.request('GET', '/apis')).json.groups.map((g: { name: string }) => g.name);
+    assert.ok(groups.includes(GROUP));
+    const resources = (await agg.request('GET', `/apis/${GROUP}/v1`)).json.resources.map((r: { name: string }) => r.name);
+    assert.deepEqual(resources, ['widgets']);
+    const applied = await agg.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { size: 3 } }) });
+    assert.equal(applied.code, 0, applied.stderr);
+    const got = await agg.kubectl(['get', 'wd', 'w1', '-o', 'jsonpath={.spec.size}']);
+    assert.equal(got.stdout, '3');
+    // It is stored on the extension.
+    assert.equal((await ext.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets/w1`)).json.spec.size, 3);
+    const watched = await agg.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets?watch=true&timeoutSeconds=1`);
+    assert.equal(watched.status, 200);
+    assert.match(watched.text, /"type":"ADDED".*"name":"w1"/);
+    const deleted = await agg.kubectl(['delete', 'wd', 'w1']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+  });
+
+  it('passes the user along, for the extension\'s own RBAC', async () => {
+    const denied = await agg.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets`, { token: ALICE });
+    assert.equal(denied.status, 403, denied.text);
+    assert.equal(denied.json.message, `widgets.${GROUP} is forbidden: User "alice" cannot list resource "widgets" in API group "${GROUP}" in the namespace "default"`);
+    const binding = { metadata: { name: 'alice' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view-widgets' }, subjects: [{ kind: 'Group', name: 'devs' }] };
+    assert.equal((await ext.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: { metadata: { name: 'view-widgets' }, rules: [{ apiGroups: [GROUP], resources: ['widgets'], verbs: ['list'] }] } })).status, 201);
+    assert.equal((await ext.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { body: binding })).status, 201);
+    await until('alice (in devs) allowed by the extension', async () => (await agg.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets`, { token: ALICE })).status === 200);
+  });
+
+  it('marks the APIService unavailable when its backend stops, answers 503, and available again when it returns', async () => {
+    await ext.stop();
+    await until('Available False', async () => (await condition())?.status === 'False');
+    const down = await condition();
+    assert.equal(down.reason, 'FailedDiscoveryCheck');
+    assert.match(down.message, new RegExp(`^failing or missing response from https://127\\.0\\.0\\.1:${extPort}/apis/${GROUP.replace(/\./g, '\\.')}/v1: `));
+    const unavailable = await agg.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets`);
+    assert.equal(unavailable.status, 503);
+    assert.equal(unavailable.text, 'service unavailable\n');
+    ext = await startExtension(extPort);
+    await until('Available True again', async () => (await condition())?.status === 'True');
+    assert.equal((await agg.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets`)).status, 200);
+  });
+
+  it('refuses a backend whose certificate its caBundle does not trust', async () => {
+    const other = readFileSync(join(dir, 'front-proxy-ca.crt'), 'utf8');
+    const made = await agg.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
+      body: { metadata: { name: 'v2.ext.example.com' }, spec: { group: GROUP, version: 'v2', groupPriorityMinimum: 1000, versionPriority: 10, service: { namespace: 'default', name: 'ext', port: 443 }, caBundle: Buffer.from(other).toString('base64') } },
+    });
+    assert.equal(made.status, 201, made.text);
+    let c: any;
+    await until('the check to fail', async () => {
+      c = (await agg.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v2.ext.example.com')).json.status?.conditions?.[0];
+      return c?.status === 'False';
+    });
+    assert.equal(c.reason, 'FailedDiscoveryCheck');
+    assert.match(c.message, /certificate/);
+  });
+});

@@ -73,6 +73,12 @@ describe('server-side apply', () => {
   });
 
   it('runs the whole chain on dry run and stores nothing', async () => {
+    // The server registers the CRD's APIService in the background: once it has, nothing else writes.
+    for (let i = 0; i < 200; i++) {
+      const a = await s.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.stable.example.com');
+      if (a.json?.status?.conditions?.[0]?.reason === 'Local') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const before = (await s.request('GET', `${CT}/applied`)).json;
     const rv = Number(await s.kapi.storage.currentRevision());
     const dry = await s.request('PATCH', `${CT}/applied?fieldManager=carol&dryRun=All`, { body: { spec: { image: 'dry' } }, contentType: 'application/merge-patch+json' });

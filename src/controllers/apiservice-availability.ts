@@ -1,0 +1,266 @@
+/**
+ * The aggregator's availability controller, as kube-aggregator's: every APIService that names a Service is
+ * checked when it changes and every `intervalMs` — the Service exists (else `ServiceNotFound`), an endpoint
+ * serves its port (else `MissingEndpoints`), and the backend answers its group-version's discovery over TLS
+ * with the front proxy's certificate (else `FailedDiscoveryCheck`) — and its `Available` condition says so
+ * (`Passed`: all checks passed). The resources the backend lists are served here as proxied endpoints, so
+ * discovery shows them and their requests go to the backend; while it is not available they answer 503.
+ * Every replica checks (each needs its own routes); the status is written only when it changes.
+ */
+import https from 'node:https';
+import type { ApiRegistry, ProxiedEndpoint } from '../registry/registry.js';
+import type { RestStore } from '../registry/store.js';
+import type { KObject } from '../registry/types.js';
+import type { Client, ResourceClient } from '../sdk/client.js';
+import { Informer } from '../sdk/informer.js';
+import type { ProxyClientCertificate, ProxyTarget } from '../server/proxy.js';
+import { isRecord, records } from '../util/json-object.js';
+
+const DISCOVERY_TIMEOUT_MS = 5000;
+const MAX_DISCOVERY_BYTES = 4 * 1024 * 1024;
+
+interface Check {
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+  target?: ProxyTarget;
+  resources?: KObject[];
+}
+
+export interface AvailabilityOptions {
+  services: RestStore;
+  endpoints: RestStore;
+  proxyClient?: ProxyClientCertificate;
+  /** How often each APIService is checked again (default 30 s, as upstream). */
+  intervalMs?: number;
+  log: (message: string) => void;
+}
+
+export class APIServiceAvailability {
+  private readonly informer: Informer;
+  private readonly apiServices: ResourceClient;
+  /** Per APIService name: its routes (registered endpoints) and the state they share. */
+  private readonly served = new Map<string, { keys: string[]; state: { available: boolean; target?: ProxyTarget } }>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly running = new Set<string>();
+  private stopped = false;
+
+  constructor(client: Client, private readonly registry: ApiRegistry, private readonly opts: AvailabilityOptions) {
+    this.apiServices = client.resource({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' });
+    const changed = (obj: KObject) => this.schedule(obj.metadata.name, 0);
+    this.informer = new Informer(this.apiServices, { added: changed, updated: changed, deleted: (obj) => this.forget(obj.metadata.name) }, { onError: (err) => opts.log(`kapi: apiservice availability: ${(err as Error).message}`) });
+  }
+
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.informer.stop();
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    for (const name of [...this.served.keys()]) this.forget(name);
+  }
+
+  /** Checks an APIService again now (tests, and a Service or its Endpoints that changed). */
+  recheck(name: string): Promise<void> {
+    return this.run(name);
+  }
+
+  private schedule(name: string, delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timers.get(name));
+    const timer = setTimeout(() => {
+      this.timers.delete(name);
+      void this.run(name).finally(() => this.schedule(name, this.opts.intervalMs ?? 30_000));
+    }, delayMs);
+    timer.unref();
+    this.timers.set(name, timer);
+  }
+
+  private forget(name: string): void {
+    clearTimeout(this.timers.get(name));
+    this.timers.delete(name);
+    const served = this.served.get(name);
+    if (!served) return;
+    for (const key of served.keys) {
+      const [group, version, resource] = key.split('/');
+      this.registry.remove(group, version, resource);
+    }
+    this.served.delete(name);
+  }
+
+  private async run(name: string): Promise<void> {
+    if (this.stopped || this.running.has(name)) return;
+    this.running.add(name);
+    try {
+      const apiService = this.informer.get(name);
+      if (!apiService || !isRecord(apiService.spec?.service)) return this.forget(name);
+      const result = await this.check(apiService);
+      if (this.stopped) return;
+      this.route(apiService, result);
+      await this.writeStatus(apiService, result);
+    } catch (err) {
+      this.opts.log(`kapi: apiservice availability: ${name}: ${(err as Error).message}`);
+    } finally {
+      this.running.delete(name);
+    }
+  }
+
+  private async check(apiService: KObject): Promise<Check> {
+    const spec = apiService.spec;
+    const ref = spec.service;
+    const ns = String(ref.namespace ?? '');
+    const name = String(ref.name ?? '');
+    const port = typeof ref.port === 'number' ? ref.port : 443;
+    const svc = this.opts.services.cache.get(this.opts.services.key(ns, name))?.object;
+    if (!svc) return { status: 'False', reason: 'ServiceNotFound', message: `service/${name} in "${ns}" is not present` };
+    const svcPort = records(svc.spec?.ports).find((p) => p.port === port);
+    const portName = String(svcPort?.name ?? '');
+    let address: { ip: string; port: number } | undefined;
+    const eps = this.opts.endpoints.cache.get(this.opts.endpoints.key(ns, name))?.object;
+    for (const subset of records(eps?.subsets)) {
+      const ip = records(subset.addresses)[0]?.ip;
+      const ports = records(subset.ports);
+      const epPort = ports.length === 1 && !portName ? ports[0] : ports.find((p) => String(p.name ?? '') === portName);
+      if (typeof ip === 'string' && typeof epPort?.port === 'number') {
+        address = { ip, port: epPort.port };
+        break;
+      }
+    }
+    if (!svcPort || !address) return { status: 'False', reason: 'MissingEndpoints', message: `endpoints for service/${name} in "${ns}" have no addresses with port name "${portName}"` };
+    const host = address.ip.includes(':') ? `[${address.ip}]` : address.ip;
+    const target: ProxyTarget = {
+      url: new URL(`https://${host}:${address.port}`),
+      servername: `${name}.${ns}.svc`,
+      ca: typeof spec.caBundle === 'string' && spec.caBundle ? Buffer.from(spec.caBundle, 'base64').toString('utf8') : undefined,
+      insecureSkipTLSVerify: spec.insecureSkipTLSVerify === true,
+    };
+    const path = `/apis/${spec.group}/${spec.version}`;
+    const url = `${target.url.origin}${path}`;
+    try {
+      const list = await this.discover(target, path);
+      return { status: 'True', reason: 'Passed', message: 'all checks passed', target, resources: records(list.resources) };
+    } catch (err) {
+      return { status: 'False', reason: 'FailedDiscoveryCheck', message: `failing or missing response from ${url}: ${(err as Error).message}`, target };
+    }
+  }
+
+  /** The backend's APIResourceList of the group-version. */
+  private discover(target: ProxyTarget, path: string): Promise<KObject> {
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        {
+          hostname: target.url.hostname.replace(/^\[|\]$/g, ''),
+          port: target.url.port,
+          path,
+          method: 'GET',
+          // As upstream: the check is made as system:kube-aggregator in system:masters, which may always read discovery.
+          headers: { accept: 'application/json', 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' },
+          servername: target.servername,
+          ca: target.ca,
+          rejectUnauthorized: !target.insecureSkipTLSVerify,
+          ...(target.insecureSkipTLSVerify ? { checkServerIdentity: () => undefined } : {}),
+          cert: this.opts.proxyClient?.cert,
+          key: this.opts.proxyClient?.key,
+          agent: false,
+          timeout: DISCOVERY_TIMEOUT_MS,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > MAX_DISCOVERY_BYTES) req.destroy(new Error('discovery document too large'));
+            else chunks.push(c);
+          });
+          res.on('end', () => {
+            if ((res.statusCode ?? 0) !== 200) return reject(new Error(`bad status from ${target.url.origin}${path}: ${res.statusCode}`));
+            try {
+              const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+              if (!isRecord(body)) throw new Error('not an APIResourceList');
+              resolve(body as KObject);
+            } catch (err) {
+              reject(err);
+            }
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`Get "${target.url.origin}${path}": context deadline exceeded`)));
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** The backend's resources as routes here (kept when it becomes unavailable: they answer 503). */
+  private route(apiService: KObject, result: Check): void {
+    const name = apiService.metadata.name as string;
+    let served = this.served.get(name);
+    if (!served) this.served.set(name, (served = { keys: [], state: { available: false } }));
+    served.state.available = result.status === 'True';
+    if (result.target) served.state.target = result.target;
+    if (!result.resources) return;
+    const group = String(apiService.spec.group);
+    const version = String(apiService.spec.version);
+    const state = served.state;
+    const top = result.resources.filter((r) => typeof r.name === 'string' && !r.name.includes('/'));
+    const keys: string[] = [];
+    for (const r of top) {
+      const subs = result.resources.filter((s) => typeof s.name === 'string' && s.name.startsWith(`${r.name}/`));
+      const endpoint: ProxiedEndpoint = {
+        virtual: true,
+        proxied: true,
+        group,
+        version,
+        names: {
+          group,
+          resource: r.name,
+          singular: String(r.singularName ?? ''),
+          kind: String(r.kind ?? ''),
+          listKind: `${String(r.kind ?? '')}List`,
+          namespaced: r.namespaced === true,
+          shortNames: Array.isArray(r.shortNames) ? r.shortNames.map(String) : undefined,
+          categories: Array.isArray(r.categories) ? r.categories.map(String) : undefined,
+        },
+        verbs: Array.isArray(r.verbs) ? r.verbs.map(String) : [],
+        custom: true,
+        subresources: {
+          status: subs.some((s) => s.name === `${r.name}/status`),
+          others: subs
+            .filter((s) => s.name !== `${r.name}/status`)
+            .map((s) => ({ name: String(s.name).slice(String(r.name).length + 1), verbs: Array.isArray(s.verbs) ? s.verbs.map(String) : [], kind: String(s.kind ?? '') })),
+        },
+        backend: () => (state.available ? state.target : undefined),
+      };
+      this.registry.add(endpoint);
+      keys.push(`${group}/${version}/${r.name}`);
+    }
+    for (const key of served.keys) {
+      if (keys.includes(key)) continue;
+      const [g, v, res] = key.split('/');
+      this.registry.remove(g, v, res);
+    }
+    served.keys = keys;
+  }
+
+  private async writeStatus(apiService: KObject, result: Check): Promise<void> {
+    const conditions: KObject[] = records(apiService.status?.conditions);
+    const current = conditions.find((c) => c.type === 'Available');
+    if (current && current.status === result.status && current.reason === result.reason && current.message === result.message) return;
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const available = {
+      type: 'Available',
+      status: result.status,
+      lastTransitionTime: current && current.status === result.status ? current.lastTransitionTime : now,
+      reason: result.reason,
+      message: result.message,
+    };
+    const status = { ...(apiService.status ?? {}), conditions: [...conditions.filter((c) => c.type !== 'Available'), available] };
+    await this.apiServices.update(undefined, apiService.metadata.name, { ...apiService, status }, 'status').catch((err: { code?: number }) => {
+      // Another replica wrote it first, or it went: the next check sees it.
+      if (err.code !== 409 && err.code !== 404) throw err;
+    });
+  }
+}
