@@ -38,6 +38,8 @@ import { controllerIdentities, type ControllerIdentity } from './controllers/ide
 import { Client } from './sdk/client.js';
 import { StatusError } from './machinery/status.js';
 import { IssuerCheck, REQUEST_HEADER_DEFAULTS, RequestHeaderAuthenticator } from './server/request-header.js';
+import { DelegatedAuthenticator, delegatedAuthorizer } from './server/delegated.js';
+import { connect } from './sdk/kubeconfig.js';
 import { deepEqual } from './util/deep-equal.js';
 import { converterFactory, type ConvertFunction } from './crd/conversion/index.js';
 import { serviceResolver } from './crd/conversion/service-resolver.js';
@@ -92,6 +94,14 @@ export interface KapiOptions {
    */
   proxyClientCertFile?: string;
   proxyClientKeyFile?: string;
+  /**
+   * --authentication-kubeconfig: the core cluster that reviews bearer tokens kapi does not know (TokenReview), and
+   * whose kube-system/extension-apiserver-authentication ConfigMap gives the request-header settings when
+   * `requestHeader` is not set.
+   */
+  authenticationKubeconfig?: string;
+  /** --authorization-kubeconfig: the core cluster asked (SubjectAccessReview) about what kapi's own authorizer does not allow. */
+  authorizationKubeconfig?: string;
   /** How often an aggregated APIService's backend is checked (ms; default 30 s, as upstream). */
   apiServiceCheckIntervalMs?: number;
   requestHeader?: { clientCAFile: string; allowedNames?: string[]; usernameHeaders?: string[]; uidHeaders?: string[]; groupHeaders?: string[]; extraHeaderPrefixes?: string[] };
@@ -260,7 +270,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     ensureAdminToken(dataDir),
     options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
     options.clientCAFile ? readFile(options.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.clientCAFile!)) : [],
-    options.requestHeader ? readFile(options.requestHeader.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.requestHeader!.clientCAFile)) : [],
+    options.requestHeader ? readFile(options.requestHeader.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.requestHeader!.clientCAFile)) : ([] as string[]),
     options.proxyClientCertFile || options.proxyClientKeyFile ? readProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile) : undefined,
     ServiceAccountTokens.load({
       dataDir,
@@ -271,6 +281,17 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds,
     }),
   ]);
+  // Behind an aggregator: the core cluster's reviews, and (without --requestheader-client-ca-file) its request-header settings.
+  const authenticationCore = options.authenticationKubeconfig ? connect({ kubeconfig: options.authenticationKubeconfig, userAgent: 'kapi/delegated-authentication' }) : undefined;
+  const authorizationCore = options.authorizationKubeconfig ? connect({ kubeconfig: options.authorizationKubeconfig, userAgent: 'kapi/delegated-authorization' }) : undefined;
+  let requestHeaderOptions = options.requestHeader;
+  if (!requestHeaderOptions && authenticationCore) {
+    const fromCore = await coreRequestHeaderConfig(authenticationCore);
+    if (fromCore) {
+      requestHeaderOptions = fromCore.options;
+      frontProxyCAs.push(...fromCore.cas);
+    }
+  }
   // Configuration is checked before anything is opened: a bad file leaves nothing running.
   const auditPolicy =
     options.auditPolicyFile && (options.auditLogPath || options.auditBackend) ? parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile) : undefined;
@@ -397,7 +418,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   await Promise.all(Object.values(rbac).map((store) => store.start()));
   const resolver = new RbacResolver(rbac);
   const mode = options.authorizationMode ?? 'RBAC';
-  const authorizer = options.authorizer ?? (mode === 'RBAC' ? rbacAuthorizer(resolver) : alwaysAllow);
+  const localAuthorizer = options.authorizer ?? (mode === 'RBAC' ? rbacAuthorizer(resolver) : alwaysAllow);
+  const authorizer = authorizationCore ? delegatedAuthorizer(localAuthorizer, authorizationCore) : localAuthorizer;
   for (const ep of authorizationReviews(authorizer)) registry.add(ep);
   const metrics = new ApiMetrics(registry);
   const admissionStore = (resource: string) => registry.lookup('admissionregistration.k8s.io', 'v1', resource)!.store as RestStore;
@@ -435,15 +457,16 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     // kapi's CA signs the admin's client certificate; --client-ca-file adds the CAs of other users.
     tls: { cert: servingFiles?.certPem ?? tls.certPem, key: servingFiles?.keyPem ?? tls.keyPem, clientCAs: [tls.caCertPem, ...clientCAs, ...frontProxyCAs] },
     proxyClient,
-    requestHeader: options.requestHeader
+    delegatedAuthenticator: authenticationCore ? new DelegatedAuthenticator(authenticationCore, options.apiAudiences ?? []) : undefined,
+    requestHeader: requestHeaderOptions
       ? {
           authenticator: new RequestHeaderAuthenticator({
             clientCAs: frontProxyCAs,
-            allowedNames: options.requestHeader.allowedNames ?? [],
-            usernameHeaders: options.requestHeader.usernameHeaders ?? REQUEST_HEADER_DEFAULTS.usernameHeaders,
-            uidHeaders: options.requestHeader.uidHeaders ?? REQUEST_HEADER_DEFAULTS.uidHeaders,
-            groupHeaders: options.requestHeader.groupHeaders ?? REQUEST_HEADER_DEFAULTS.groupHeaders,
-            extraHeaderPrefixes: options.requestHeader.extraHeaderPrefixes ?? REQUEST_HEADER_DEFAULTS.extraHeaderPrefixes,
+            allowedNames: requestHeaderOptions.allowedNames ?? [],
+            usernameHeaders: requestHeaderOptions.usernameHeaders ?? REQUEST_HEADER_DEFAULTS.usernameHeaders,
+            uidHeaders: requestHeaderOptions.uidHeaders ?? REQUEST_HEADER_DEFAULTS.uidHeaders,
+            groupHeaders: requestHeaderOptions.groupHeaders ?? REQUEST_HEADER_DEFAULTS.groupHeaders,
+            extraHeaderPrefixes: requestHeaderOptions.extraHeaderPrefixes ?? REQUEST_HEADER_DEFAULTS.extraHeaderPrefixes,
           }),
           clientIssuers: new IssuerCheck([tls.caCertPem, ...clientCAs]),
         }
@@ -518,6 +541,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const stopAll = async () => {
     unwatch();
     availability.stop();
+    authenticationCore?.close();
+    authorizationCore?.close();
     await http.close();
     await elector.stop();
     crds.stop();
@@ -685,4 +710,41 @@ async function readProxyClient(certFile: string | undefined, keyFile: string | u
   if (!certFile || !keyFile) throw new Error('--proxy-client-cert-file and --proxy-client-key-file go together');
   const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
   return { cert, key };
+}
+
+/**
+ * The request-header settings kube-apiserver publishes in kube-system/extension-apiserver-authentication
+ * (undefined: the ConfigMap or its CA is not there).
+ */
+async function coreRequestHeaderConfig(core: Client): Promise<{ options: NonNullable<KapiOptions['requestHeader']>; cas: string[] } | undefined> {
+  let cm: KObject;
+  try {
+    cm = await core.resource({ group: '', version: 'v1', resource: 'configmaps' }).get('kube-system', 'extension-apiserver-authentication');
+  } catch (err) {
+    if (err instanceof StatusError && err.code === 404) return undefined;
+    throw err;
+  }
+  const data: Record<string, string> = cm.data ?? {};
+  const ca = data['requestheader-client-ca-file'];
+  if (!ca) return undefined;
+  const list = (key: string): string[] | undefined => {
+    if (!data[key]) return undefined;
+    try {
+      const v = JSON.parse(data[key]);
+      return Array.isArray(v) ? v.map(String) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    cas: parseCertificateBundle(ca, 'kube-system/extension-apiserver-authentication'),
+    options: {
+      clientCAFile: 'kube-system/extension-apiserver-authentication',
+      allowedNames: list('requestheader-allowed-names'),
+      usernameHeaders: list('requestheader-username-headers'),
+      uidHeaders: list('requestheader-uid-headers'),
+      groupHeaders: list('requestheader-group-headers'),
+      extraHeaderPrefixes: list('requestheader-extra-headers-prefix'),
+    },
+  };
 }

@@ -32,6 +32,8 @@ interface ServeOptions {
   resources?: string;
   requestheaderClientCaFile?: string;
   proxyClientCertFile?: string;
+  authenticationKubeconfig?: string;
+  authorizationKubeconfig?: string;
   proxyClientKeyFile?: string;
   requestheaderAllowedNames?: string;
   requestheaderUsernameHeaders?: string;
@@ -102,6 +104,8 @@ program
   .option('--tls-private-key-file <file>', "the key of --tls-cert-file")
   .option('--tls-san <names>', 'more DNS names or IP addresses for the certificate kapi makes (comma-separated, repeatable)', collect, [])
   .option('--client-ca-file <file>', "CA certificates whose client certificates authenticate (Common Name: user, Organizations: groups), besides kapi's own")
+  .option('--authentication-kubeconfig <file>', 'the core cluster that reviews tokens kapi does not know (TokenReview), and whose extension-apiserver-authentication ConfigMap gives the request-header settings')
+  .option('--authorization-kubeconfig <file>', "the core cluster asked (SubjectAccessReview) about what kapi's own authorizer does not allow")
   .option('--proxy-client-cert-file <file>', 'the client certificate presented to aggregated API servers (APIServices with a service)')
   .option('--proxy-client-key-file <file>', 'the key of --proxy-client-cert-file')
   .option('--requestheader-client-ca-file <file>', "the front proxy's CA: its client certificates authenticate the user named in the request headers (behind an aggregator)")
@@ -163,6 +167,8 @@ program
       authorizationMode: authorizationMode(opts.authorizationMode),
       clientCAFile: opts.clientCaFile,
       proxyClientCertFile: opts.proxyClientCertFile,
+      authenticationKubeconfig: opts.authenticationKubeconfig,
+      authorizationKubeconfig: opts.authorizationKubeconfig,
       proxyClientKeyFile: opts.proxyClientKeyFile,
       requestHeader: opts.requestheaderClientCaFile
         ? {

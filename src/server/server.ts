@@ -14,6 +14,7 @@ import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registr
 import { anonymousUser, bearerToken, clientCertificateUser, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
 import { distinctHeaders, type IssuerCheck, type PeerCertificate, type RequestHeaderAuthenticator } from './request-header.js';
 import { proxy, writeServiceUnavailable, type ProxyClientCertificate } from './proxy.js';
+import type { DelegatedAuthenticator } from './delegated.js';
 import type { ObjectGetter, ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
 import { servesProtobuf, type HandlerContext } from './handlers/context.js';
@@ -46,6 +47,8 @@ export interface HttpServerOptions {
    * and which CAs sign the users' own client certificates (`tls.clientCAs` also holds the front proxy's).
    */
   requestHeader?: { authenticator: RequestHeaderAuthenticator; clientIssuers: IssuerCheck };
+  /** Tokens kapi does not know, reviewed by the core cluster (--authentication-kubeconfig). */
+  delegatedAuthenticator?: DelegatedAuthenticator;
   /** The front proxy's client certificate, presented to aggregated servers (--proxy-client-cert-file). */
   proxyClient?: ProxyClientCertificate;
   /** ServiceAccount tokens: issued through TokenRequest, and bearer tokens the static ones are not. */
@@ -317,9 +320,16 @@ export class HttpServer {
   /** The account of a ServiceAccount token meant for this server (undefined: not one, or not valid). */
   private async serviceAccountUser(token: string): Promise<UserInfo | undefined> {
     const sa = this.options.serviceAccountTokens;
-    if (!sa) return undefined;
-    const verdict = await sa.tokens.authenticate(token, sa.get);
-    return verdict === undefined || verdict === 'invalid' ? undefined : verdict.user;
+    if (sa) {
+      const verdict = await sa.tokens.authenticate(token, sa.get);
+      if (verdict !== undefined && verdict !== 'invalid') return verdict.user;
+    }
+    // Behind an aggregator: a token kapi does not know, reviewed by the core cluster.
+    const delegated = await this.options.delegatedAuthenticator?.authenticate(token).catch((err: unknown) => {
+      this.logError(`kapi: delegated authentication: ${(err as Error)?.message ?? String(err)}`);
+      return undefined;
+    });
+    return delegated ? withAuthenticatedGroup(delegated) : undefined;
   }
 
   private async route(x: Exchange): Promise<void> {

@@ -259,3 +259,72 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     assert.match(c.message, /certificate/);
   });
 });
+
+describe('delegated authentication and authorization (kapi behind a core cluster)', () => {
+  it('reviews unknown tokens and asks about unknown permissions of the core cluster, and reads its request-header settings', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kapi-delegated-'));
+    const BOB = 'bob-core-token-0123456789';
+    writeFileSync(join(dir, 'tokens.csv'), `${BOB},bob,uid-bob,"team"\n`);
+    const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp-ca.key', '-out', 'fp-ca.crt', '-subj', '/CN=fp-ca', '-days', '2']);
+    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp.key', '-out', 'fp.csr', '-subj', '/CN=aggregator']);
+    writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
+    openssl(['x509', '-req', '-in', 'fp.csr', '-CA', 'fp-ca.crt', '-CAkey', 'fp-ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', 'fp.crt']);
+    const core = await startTestServer({ tokenAuthFile: join(dir, 'tokens.csv') });
+    let ext: TestServer | undefined;
+    try {
+      const ok = (r: { status: number; text: string }) => assert.ok(r.status < 300, r.text);
+      // What kube-apiserver publishes for its extension servers.
+      ok(
+        await core.request('POST', '/api/v1/namespaces/kube-system/configmaps', {
+          body: {
+            metadata: { name: 'extension-apiserver-authentication' },
+            data: {
+              'requestheader-client-ca-file': readFileSync(join(dir, 'fp-ca.crt'), 'utf8'),
+              'requestheader-allowed-names': '["aggregator"]',
+              'requestheader-username-headers': '["X-Remote-User"]',
+              'requestheader-group-headers': '["X-Remote-Group"]',
+              'requestheader-extra-headers-prefix': '["X-Remote-Extra-"]',
+            },
+          },
+        }),
+      );
+      ok(await core.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { body: { metadata: { name: 'cm-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }] } }));
+      ok(
+        await core.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+          body: { metadata: { name: 'bob' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' }, subjects: [{ kind: 'User', name: 'bob' }] },
+        }),
+      );
+      ext = await startTestServer({ authenticationKubeconfig: core.kapi.kubeconfigPath, authorizationKubeconfig: core.kapi.kubeconfigPath });
+      // bob is the core cluster's user: the extension reviews his token there, and asks there what he may do.
+      const listed = await ext.request('GET', '/api/v1/namespaces/default/configmaps', { token: BOB });
+      assert.equal(listed.status, 200, listed.text);
+      const secrets = await ext.request('GET', '/api/v1/namespaces/default/secrets', { token: BOB });
+      assert.equal(secrets.status, 403);
+      assert.match(secrets.json.message, /^secrets is forbidden: User "bob" cannot list resource "secrets" in API group "" in the namespace "default"/);
+      assert.equal((await ext.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'nobody-knows-this-token' })).status, 401);
+      // The front proxy the core cluster names authenticates its users here too.
+      const whoami = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = https.request(`${ext!.kapi.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+          method: 'POST',
+          ca: ext!.kapi.caCertPem,
+          cert: readFileSync(join(dir, 'fp.crt')),
+          key: readFileSync(join(dir, 'fp.key')),
+          headers: { 'Content-Type': 'application/json', 'X-Remote-User': 'carol', 'X-Remote-Group': 'team' },
+        }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
+      });
+      assert.equal(whoami.status, 201, JSON.stringify(whoami.body));
+      assert.deepEqual(whoami.body.status.userInfo, { username: 'carol', groups: ['team', 'system:authenticated'] });
+    } finally {
+      await ext?.stop();
+      await core.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
