@@ -40,6 +40,7 @@ import { StatusError } from './machinery/status.js';
 import { IssuerCheck, REQUEST_HEADER_DEFAULTS, RequestHeaderAuthenticator } from './server/request-header.js';
 import { DelegatedAuthenticator, delegatedAuthorizer } from './server/delegated.js';
 import { connect } from './sdk/kubeconfig.js';
+import { Informer } from './sdk/informer.js';
 import { deepEqual } from './util/deep-equal.js';
 import { converterFactory, type ConvertFunction } from './crd/conversion/index.js';
 import { serviceResolver } from './crd/conversion/service-resolver.js';
@@ -100,6 +101,11 @@ export interface KapiOptions {
    * `requestHeader` is not set.
    */
   authenticationKubeconfig?: string;
+  /**
+   * --kubeconfig: the core cluster whose namespaces count (an aggregated server): objects go only into namespaces
+   * it has and is not terminating, as its NamespaceLifecycle admission decides.
+   */
+  coreKubeconfig?: string;
   /** --authorization-kubeconfig: the core cluster asked (SubjectAccessReview) about what kapi's own authorizer does not allow. */
   authorizationKubeconfig?: string;
   /** How often an aggregated APIService's backend is checked (ms; default 30 s, as upstream). */
@@ -284,6 +290,17 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   // Behind an aggregator: the core cluster's reviews, and (without --requestheader-client-ca-file) its request-header settings.
   const authenticationCore = options.authenticationKubeconfig ? connect({ kubeconfig: options.authenticationKubeconfig, userAgent: 'kapi/delegated-authentication' }) : undefined;
   const authorizationCore = options.authorizationKubeconfig ? connect({ kubeconfig: options.authorizationKubeconfig, userAgent: 'kapi/delegated-authorization' }) : undefined;
+  const coreClient = options.coreKubeconfig ? connect({ kubeconfig: options.coreKubeconfig, userAgent: 'kapi/core-namespaces' }) : undefined;
+  // The core cluster's namespaces (an aggregated server): a cache of them, read through when it has not seen one yet.
+  let coreNamespaceInformer: Informer | undefined;
+  let coreNamespaces: ((name: string) => Promise<KObject>) | undefined;
+  if (coreClient) {
+    const nsClient = coreClient.resource({ group: '', version: 'v1', resource: 'namespaces' });
+    const informer = new Informer(nsClient, {}, { onError: (err) => warn(`kapi: core namespaces: ${(err as Error).message}`) });
+    coreNamespaceInformer = informer;
+    await informer.start();
+    coreNamespaces = async (name) => informer.get(name) ?? (await nsClient.get(undefined, name));
+  }
   let requestHeaderOptions = options.requestHeader;
   if (!requestHeaderOptions && authenticationCore) {
     const fromCore = await coreRequestHeaderConfig(authenticationCore);
@@ -475,7 +492,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     serviceAccountTokens: { tokens: saTokens, get: getObject },
     authenticator,
     admission: new AdmissionChain([
-      namespaceLifecycle(nsEndpoint.store),
+      namespaceLifecycle(coreNamespaces ?? nsEndpoint.store),
       // The policy-based RBAC storages' check, where an authorizer can say no.
       ...(authorizer === alwaysAllow ? [] : [rbacEscalationCheck(authorizer, resolver)]),
       ...(options.admission ?? []),
@@ -543,6 +560,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     availability.stop();
     authenticationCore?.close();
     authorizationCore?.close();
+    coreNamespaceInformer?.stop();
+    coreClient?.close();
     await http.close();
     await elector.stop();
     crds.stop();

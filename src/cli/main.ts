@@ -33,6 +33,7 @@ interface ServeOptions {
   requestheaderClientCaFile?: string;
   proxyClientCertFile?: string;
   authenticationKubeconfig?: string;
+  kubeconfig?: string;
   authorizationKubeconfig?: string;
   proxyClientKeyFile?: string;
   requestheaderAllowedNames?: string;
@@ -104,6 +105,7 @@ program
   .option('--tls-private-key-file <file>', "the key of --tls-cert-file")
   .option('--tls-san <names>', 'more DNS names or IP addresses for the certificate kapi makes (comma-separated, repeatable)', collect, [])
   .option('--client-ca-file <file>', "CA certificates whose client certificates authenticate (Common Name: user, Organizations: groups), besides kapi's own")
+  .option('--kubeconfig <file>', 'the core cluster whose namespaces count (behind an aggregator): objects only go into namespaces it has')
   .option('--authentication-kubeconfig <file>', 'the core cluster that reviews tokens kapi does not know (TokenReview), and whose extension-apiserver-authentication ConfigMap gives the request-header settings')
   .option('--authorization-kubeconfig <file>', "the core cluster asked (SubjectAccessReview) about what kapi's own authorizer does not allow")
   .option('--proxy-client-cert-file <file>', 'the client certificate presented to aggregated API servers (APIServices with a service)')
@@ -168,6 +170,7 @@ program
       clientCAFile: opts.clientCaFile,
       proxyClientCertFile: opts.proxyClientCertFile,
       authenticationKubeconfig: opts.authenticationKubeconfig,
+      coreKubeconfig: opts.kubeconfig,
       authorizationKubeconfig: opts.authorizationKubeconfig,
       proxyClientKeyFile: opts.proxyClientKeyFile,
       requestHeader: opts.requestheaderClientCaFile

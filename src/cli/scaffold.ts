@@ -340,6 +340,8 @@ export function buildConfig(dir: string, opts: { image: string; namespace?: stri
           { apiGroups: [''], resources: ['configmaps', 'secrets', 'services', 'events'], verbs: ['*'] },
           { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
           { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+          // The apiserver follows the cluster's namespaces (--kubeconfig=in-cluster).
+          { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
         ],
       },
       {
@@ -372,6 +374,10 @@ export function buildConfig(dir: string, opts: { image: string; namespace?: stri
                     '--secure-port=6443',
                     '--data-dir=/var/lib/kapi',
                     '--resources=dist/src/resources.js',
+                    // Behind the cluster's aggregator: its users, its RBAC and its namespaces, through the Pod's account.
+                    '--authentication-kubeconfig=in-cluster',
+                    '--authorization-kubeconfig=in-cluster',
+                    '--kubeconfig=in-cluster',
                     ...(etcd ? [`--etcd-servers=http://etcd.${ns}.svc:2379`] : []),
                   ],
                   ports: [{ name: 'https', containerPort: 6443 }],

@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import { Client, type Transport } from './client.js';
 
 export interface ConnectOptions {
-  /** The kubeconfig file (default: $KUBECONFIG's first file, else ~/.kube/config). */
+  /** The kubeconfig file (default: $KUBECONFIG's first file, else ~/.kube/config; `in-cluster`: the Pod's ServiceAccount). */
   kubeconfig?: string;
   /** The context to use (default: current-context). */
   context?: string;
@@ -136,7 +136,7 @@ export function httpsTransport(target: Resolved): Transport & { close(): void } 
 export function connect(opts: ConnectOptions = {}): Client & { close(): void } {
   const path = opts.kubeconfig ?? process.env.KUBECONFIG?.split(process.platform === 'win32' ? ';' : ':').find(Boolean) ?? join(homedir(), '.kube', 'config');
   // No kubeconfig named, none at home, and in a Pod: the in-cluster configuration, as client-go's default loading.
-  const inCluster = !opts.kubeconfig && !process.env.KUBECONFIG && !existsSync(path) && process.env.KUBERNETES_SERVICE_HOST;
+  const inCluster = opts.kubeconfig === 'in-cluster' || (!opts.kubeconfig && !process.env.KUBECONFIG && !existsSync(path) && process.env.KUBERNETES_SERVICE_HOST);
   const target = inCluster ? inClusterConfig() : resolveKubeconfig(path, opts.context);
   const transport = httpsTransport(target);
   const client = new Client(transport, target.token, opts.userAgent ?? 'kapi-sdk') as Client & { close(): void };

@@ -261,7 +261,7 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
 });
 
 describe('delegated authentication and authorization (kapi behind a core cluster)', () => {
-  it('reviews unknown tokens and asks about unknown permissions of the core cluster, and reads its request-header settings', async () => {
+  it('reviews unknown tokens and asks about unknown permissions of the core cluster, reads its request-header settings, and honours its namespaces', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kapi-delegated-'));
     const BOB = 'bob-core-token-0123456789';
     writeFileSync(join(dir, 'tokens.csv'), `${BOB},bob,uid-bob,"team"\n`);
@@ -295,7 +295,14 @@ describe('delegated authentication and authorization (kapi behind a core cluster
           body: { metadata: { name: 'bob' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' }, subjects: [{ kind: 'User', name: 'bob' }] },
         }),
       );
-      ext = await startTestServer({ authenticationKubeconfig: core.kapi.kubeconfigPath, authorizationKubeconfig: core.kapi.kubeconfigPath });
+      ok(await core.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'only-core' } } }));
+      ext = await startTestServer({ authenticationKubeconfig: core.kapi.kubeconfigPath, authorizationKubeconfig: core.kapi.kubeconfigPath, coreKubeconfig: core.kapi.kubeconfigPath });
+      // The core cluster's namespaces count: one only it has takes objects, one nobody has does not.
+      const cm = (ns: string) => ext!.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'c' } } });
+      assert.equal((await cm('only-core')).status, 201);
+      const nowhere = await cm('nowhere');
+      assert.equal(nowhere.status, 404);
+      assert.equal(nowhere.json.message, 'namespaces "nowhere" not found');
       // bob is the core cluster's user: the extension reviews his token there, and asks there what he may do.
       const listed = await ext.request('GET', '/api/v1/namespaces/default/configmaps', { token: BOB });
       assert.equal(listed.status, 200, listed.text);

@@ -61,7 +61,11 @@ export const NAMESPACES: BuiltinResource = {
  * be deleted, and nothing new is created in a namespace that does not exist or
  * is being terminated.
  */
-export function namespaceLifecycle(namespaces: RestStore): AdmissionPlugin {
+/**
+ * `namespaces`: kapi's own, or (an aggregated server, --kubeconfig) a lookup of the core cluster's, which
+ * throws its 404 for a namespace it does not have.
+ */
+export function namespaceLifecycle(namespaces: RestStore | ((name: string) => Promise<KObject>)): AdmissionPlugin {
   return {
     name: 'NamespaceLifecycle',
     admit(a) {
@@ -78,8 +82,8 @@ export function namespaceLifecycle(namespaces: RestStore): AdmissionPlugin {
 }
 
 /** Nothing new in a namespace that does not exist (404) or is being terminated (403). */
-async function checkNotTerminating(namespaces: RestStore, a: AdmissionAttributes): Promise<void> {
-  const ns = await namespaces.get(undefined, a.namespace);
+async function checkNotTerminating(namespaces: RestStore | ((name: string) => Promise<KObject>), a: AdmissionAttributes): Promise<void> {
+  const ns = typeof namespaces === 'function' ? await namespaces(a.namespace) : await namespaces.get(undefined, a.namespace);
   if (ns.status?.phase === 'Terminating' || ns.metadata?.deletionTimestamp) {
     const err = errors.forbidden(
       { group: a.resource.group, resource: a.resource.resource },
