@@ -36,7 +36,7 @@ import { LeaderElector } from './sdk/leader-election.js';
 import { ObjectEventHub } from './controllers/object-events.js';
 import { controllerIdentities, type ControllerIdentity } from './controllers/identities.js';
 import { Client } from './sdk/client.js';
-import { StatusError } from './machinery/status.js';
+import { errors, StatusError } from './machinery/status.js';
 import { IssuerCheck, REQUEST_HEADER_DEFAULTS, RequestHeaderAuthenticator } from './server/request-header.js';
 import { DelegatedAuthenticator, delegatedAuthorizer } from './server/delegated.js';
 import { connect } from './sdk/kubeconfig.js';
@@ -299,7 +299,17 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     const informer = new Informer(nsClient, {}, { onError: (err) => warn(`kapi: core namespaces: ${(err as Error).message}`) });
     coreNamespaceInformer = informer;
     await informer.start();
-    coreNamespaces = async (name) => informer.get(name) ?? (await nsClient.get(undefined, name));
+    coreNamespaces = async (name) => {
+      const cached = informer.get(name);
+      if (cached) return cached;
+      try {
+        return await nsClient.get(undefined, name);
+      } catch (err) {
+        // Its 404 is the client's answer; anything else (no access, no answer) is this server's trouble, as upstream.
+        if (err instanceof StatusError && err.code === 404) throw err;
+        throw errors.internal(`looking up namespace ${JSON.stringify(name)} in the core cluster: ${(err as Error).message}`);
+      }
+    };
   }
   let requestHeaderOptions = options.requestHeader;
   if (!requestHeaderOptions && authenticationCore) {
@@ -469,11 +479,14 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   } else if (options.auditLogPath) {
     warn('kapi: --audit-log-path has no effect without --audit-policy-file (as kube-apiserver: no policy, no audit)');
   }
+  // Made once the server can be called (it is the server's client): the route to aggregated servers asks it.
+  const aggregation: { availability?: APIServiceAvailability } = {};
   const http = new HttpServer({
     registry,
     // kapi's CA signs the admin's client certificate; --client-ca-file adds the CAs of other users.
     tls: { cert: servingFiles?.certPem ?? tls.certPem, key: servingFiles?.keyPem ?? tls.keyPem, clientCAs: [tls.caCertPem, ...clientCAs, ...frontProxyCAs] },
     proxyClient,
+    aggregated: (group, version) => aggregation.availability?.backendOf(group, version),
     delegatedAuthenticator: authenticationCore ? new DelegatedAuthenticator(authenticationCore, options.apiAudiences ?? []) : undefined,
     requestHeader: requestHeaderOptions
       ? {
@@ -513,13 +526,15 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const clientFor = (id: ControllerIdentity) => new Client((req, sink) => http.loopback(req, sink), id.token, id.userAgent);
   crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
   // Aggregated APIServices: checked (and their resources routed) on every replica.
-  const availability = new APIServiceAvailability(clientFor(identities.apiserver), registry, {
+  // Endpoints are read from their watch cache (on every replica, not only the leader's controllers).
+  await registry.lookup('', 'v1', 'endpoints')!.store.start();
+  const availability = (aggregation.availability = new APIServiceAvailability(clientFor(identities.apiserver), registry, {
     services: registry.lookup('', 'v1', 'services')!.store,
     endpoints: registry.lookup('', 'v1', 'endpoints')!.store,
     proxyClient,
     intervalMs: options.apiServiceCheckIntervalMs,
     log: warn,
-  });
+  }));
   await availability.start();
   // Resources defined in TypeScript: their CRDs written (or brought up to date) before the first request.
   if (defined.size > 0) await writeDefinedCrds(clientFor(identities.apiserver), [...defined.values()]);
@@ -557,7 +572,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   let unwatch = () => {};
   const stopAll = async () => {
     unwatch();
-    availability.stop();
+    aggregation.availability?.stop();
     authenticationCore?.close();
     authorizationCore?.close();
     coreNamespaceInformer?.stop();

@@ -8,6 +8,7 @@
  * Every replica checks (each needs its own routes); the status is written only when it changes.
  */
 import https from 'node:https';
+import { isIP } from 'node:net';
 import type { ApiRegistry, ProxiedEndpoint } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
@@ -40,7 +41,7 @@ export class APIServiceAvailability {
   private readonly informer: Informer;
   private readonly apiServices: ResourceClient;
   /** Per APIService name: its routes (registered endpoints) and the state they share. */
-  private readonly served = new Map<string, { keys: string[]; state: { available: boolean; target?: ProxyTarget } }>();
+  private readonly served = new Map<string, { keys: string[]; signature?: string; state: { available: boolean; target?: ProxyTarget } }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<string>();
   private stopped = false;
@@ -48,7 +49,11 @@ export class APIServiceAvailability {
   constructor(client: Client, private readonly registry: ApiRegistry, private readonly opts: AvailabilityOptions) {
     this.apiServices = client.resource({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' });
     const changed = (obj: KObject) => this.schedule(obj.metadata.name, 0);
-    this.informer = new Informer(this.apiServices, { added: changed, updated: changed, deleted: (obj) => this.forget(obj.metadata.name) }, { onError: (err) => opts.log(`kapi: apiservice availability: ${(err as Error).message}`) });
+    // A status write (this replica's or another's) changes no spec: it is not checked again for it.
+    const updated = (obj: KObject, old: KObject) => {
+      if (obj.metadata.generation !== old.metadata.generation) changed(obj);
+    };
+    this.informer = new Informer(this.apiServices, { added: changed, updated, deleted: (obj) => this.forget(obj.metadata.name) }, { onError: (err) => opts.log(`kapi: apiservice availability: ${(err as Error).message}`) });
   }
 
   start(): Promise<void> {
@@ -61,6 +66,17 @@ export class APIServiceAvailability {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     for (const name of [...this.served.keys()]) this.forget(name);
+  }
+
+  /**
+   * The backend of a group-version an APIService with a service names: where to send its requests, or null while
+   * it is not available (503); undefined: no such APIService (a local group-version, or none).
+   */
+  backendOf(group: string, version: string): ProxyTarget | null | undefined {
+    const apiService = this.informer.get(`${version}.${group}`);
+    if (!apiService || !isRecord(apiService.spec?.service)) return undefined;
+    const state = this.served.get(apiService.metadata.name)?.state;
+    return state?.available && state.target ? state.target : null;
   }
 
   /** Checks an APIService again now (tests, and a Service or its Endpoints that changed). */
@@ -117,11 +133,14 @@ export class APIServiceAvailability {
     const svc = this.opts.services.cache.get(this.opts.services.key(ns, name))?.object;
     if (!svc) return { status: 'False', reason: 'ServiceNotFound', message: `service/${name} in "${ns}" is not present` };
     const svcPort = records(svc.spec?.ports).find((p) => p.port === port);
-    const portName = String(svcPort?.name ?? '');
-    let address: { ip: string; port: number } | undefined;
+    if (!svcPort) return { status: 'False', reason: 'ServicePortError', message: `service/${name} in "${ns}" is not listening on port ${port}` };
+    const portName = String(svcPort.name ?? '');
     const eps = this.opts.endpoints.cache.get(this.opts.endpoints.key(ns, name))?.object;
-    for (const subset of records(eps?.subsets)) {
-      const ip = records(subset.addresses)[0]?.ip;
+    if (!eps) return { status: 'False', reason: 'EndpointsNotFound', message: `cannot find endpoints for service/${name} in "${ns}"` };
+    let address: { ip: string; port: number } | undefined;
+    for (const subset of records(eps.subsets)) {
+      // Only addresses a Pod could have: never link-local (metadata services), multicast or unspecified ones.
+      const ip = records(subset.addresses).map((a) => a.ip).find((a) => typeof a === 'string' && usableAddress(a));
       const ports = records(subset.ports);
       const epPort = ports.length === 1 && !portName ? ports[0] : ports.find((p) => String(p.name ?? '') === portName);
       if (typeof ip === 'string' && typeof epPort?.port === 'number') {
@@ -129,7 +148,7 @@ export class APIServiceAvailability {
         break;
       }
     }
-    if (!svcPort || !address) return { status: 'False', reason: 'MissingEndpoints', message: `endpoints for service/${name} in "${ns}" have no addresses with port name "${portName}"` };
+    if (!address) return { status: 'False', reason: 'MissingEndpoints', message: `endpoints for service/${name} in "${ns}" have no addresses with port name "${portName}"` };
     const host = address.ip.includes(':') ? `[${address.ip}]` : address.ip;
     const target: ProxyTarget = {
       url: new URL(`https://${host}:${address.port}`),
@@ -165,7 +184,6 @@ export class APIServiceAvailability {
           cert: this.opts.proxyClient?.cert,
           key: this.opts.proxyClient?.key,
           agent: false,
-          timeout: DISCOVERY_TIMEOUT_MS,
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -176,7 +194,9 @@ export class APIServiceAvailability {
             else chunks.push(c);
           });
           res.on('end', () => {
-            if ((res.statusCode ?? 0) !== 200) return reject(new Error(`bad status from ${target.url.origin}${path}: ${res.statusCode}`));
+            clearTimeout(deadline);
+            const code = res.statusCode ?? 0;
+            if (code < 200 || code > 299) return reject(new Error(`bad status from ${target.url.origin}${path}: ${res.statusCode}`));
             try {
               const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
               if (!isRecord(body)) throw new Error('not an APIResourceList');
@@ -188,8 +208,12 @@ export class APIServiceAvailability {
           res.on('error', reject);
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`Get "${target.url.origin}${path}": context deadline exceeded`)));
-      req.on('error', reject);
+      // A deadline over the whole exchange (a backend that trickles its answer does not hold the check).
+      const deadline = setTimeout(() => req.destroy(new Error(`Get "${target.url.origin}${path}": context deadline exceeded`)), DISCOVERY_TIMEOUT_MS);
+      req.on('error', (err) => {
+        clearTimeout(deadline);
+        reject(err);
+      });
       req.end();
     });
   }
@@ -206,6 +230,10 @@ export class APIServiceAvailability {
     const version = String(apiService.spec.version);
     const state = served.state;
     const top = result.resources.filter((r) => typeof r.name === 'string' && !r.name.includes('/'));
+    // The same list as last time: nothing to change (discovery is not rebuilt on every check).
+    const signature = JSON.stringify([apiService.spec.groupPriorityMinimum, result.resources]);
+    if (served.signature === signature) return;
+    served.signature = signature;
     const keys: string[] = [];
     for (const r of top) {
       const subs = result.resources.filter((s) => typeof s.name === 'string' && s.name.startsWith(`${r.name}/`));
@@ -226,6 +254,7 @@ export class APIServiceAvailability {
         },
         verbs: Array.isArray(r.verbs) ? r.verbs.map(String) : [],
         custom: true,
+        groupPriority: typeof apiService.spec.groupPriorityMinimum === 'number' ? apiService.spec.groupPriorityMinimum : undefined,
         subresources: {
           status: subs.some((s) => s.name === `${r.name}/status`),
           others: subs
@@ -234,6 +263,9 @@ export class APIServiceAvailability {
         },
         backend: () => (state.available ? state.target : undefined),
       };
+      // kapi's own resources (a CRD's, a built-in) keep their routes: an APIService does not take them over.
+      const held = this.registry.route(group, version, String(r.name));
+      if (held && !held.proxied) continue;
       this.registry.add(endpoint);
       keys.push(`${group}/${version}/${r.name}`);
     }
@@ -263,4 +295,18 @@ export class APIServiceAvailability {
       if (err.code !== 409 && err.code !== 404) throw err;
     });
   }
+}
+
+/** An endpoint address kapi may send its front-proxy certificate to (upstream's endpoint IP validation). */
+function usableAddress(ip: string): boolean {
+  const v = isIP(ip);
+  if (v === 4) {
+    const [a, b] = ip.split('.').map(Number);
+    return !(a === 0 || (a === 169 && b === 254) || a >= 224);
+  }
+  if (v === 6) {
+    const x = ip.toLowerCase();
+    return !(x === '::' || x.startsWith('fe8') || x.startsWith('fe9') || x.startsWith('fea') || x.startsWith('feb') || x.startsWith('ff'));
+  }
+  return false;
 }

@@ -35,6 +35,8 @@ interface GroupInfo {
   name: string;
   versions: string[];
   endpoints: Map<string, ServedResource[]>;
+  /** The APIService's groupPriorityMinimum (an aggregated group's; CRDs' is 1000). */
+  priority: number;
 }
 
 export class Discovery {
@@ -51,7 +53,8 @@ export class Discovery {
       const byGroup = new Map<string, GroupInfo>();
       for (const ep of this.registry.served()) {
         let g = byGroup.get(ep.group);
-        if (!g) byGroup.set(ep.group, (g = { name: ep.group, versions: [], endpoints: new Map() }));
+        if (!g) byGroup.set(ep.group, (g = { name: ep.group, versions: [], endpoints: new Map(), priority: 1000 }));
+        if (ep.groupPriority !== undefined) g.priority = Math.max(g.priority, ep.groupPriority);
         let list = g.endpoints.get(ep.version);
         if (!list) {
           g.endpoints.set(ep.version, (list = []));
@@ -129,6 +132,8 @@ function compareGroups(a: GroupInfo, b: GroupInfo): number {
   const ia = BUILTIN_GROUP_ORDER.indexOf(a.name);
   const ib = BUILTIN_GROUP_ORDER.indexOf(b.name);
   if (ia >= 0 || ib >= 0) return (ia < 0 ? Infinity : ia) - (ib < 0 ? Infinity : ib);
+  // Others as the aggregator orders them: by their APIService's groupPriorityMinimum, then by name.
+  if (a.priority !== b.priority) return b.priority - a.priority;
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 

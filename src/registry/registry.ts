@@ -32,6 +32,8 @@ export interface ServedResource {
   custom: boolean;
   /** Server-side printing (meta.k8s.io Table) for this version. */
   table?: TableConvertor;
+  /** The group's place in discovery (an aggregated APIService's groupPriorityMinimum; default that of CRDs, 1000). */
+  groupPriority?: number;
   /** Field labels a field selector may use besides metadata.name and metadata.namespace (a CRD version's selectableFields). */
   selectableFields?: readonly string[];
 }

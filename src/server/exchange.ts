@@ -194,7 +194,12 @@ export class StreamResponse extends PendingHeaders implements Response {
     return this;
   }
 
-  once(event: 'close', listener: () => void): this {
+  /** Break the exchange off (RST_STREAM, INTERNAL_ERROR): what was sent is not a whole answer. */
+  destroy(): void {
+    if (!this.stream.destroyed) this.stream.close(0x2);
+  }
+
+  once(event: 'close' | 'drain', listener: () => void): this {
     this.stream.once(event, listener);
     return this;
   }

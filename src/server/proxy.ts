@@ -25,7 +25,15 @@ export interface ProxyClientCertificate {
 }
 
 /** Hop-by-hop headers and what only this server may say (credentials, impersonation, the proxy's own). */
-const DROPPED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'authorization']);
+const DROPPED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'authorization', 'http2-settings']);
+
+/** Headers a response may not carry over HTTP/2: the hop-by-hop ones, and those its Connection header names. */
+function responseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const named = new Set(String(incoming.connection ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean));
+  const out: OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(incoming)) if (v !== undefined && !DROPPED.has(k) && !named.has(k) && !k.startsWith(':')) out[k] = v;
+  return out;
+}
 const DROPPED_PREFIXES = ['impersonate-', 'x-remote-', ':'];
 
 /** The headers sent to the backend: the client's (less credentials), and the user the aggregator authenticated. */
@@ -48,7 +56,14 @@ export function proxiedHeaders(incoming: IncomingHttpHeaders, user: UserInfo | u
 /** The backend's answer piped to the client; resolves when the exchange is over (either side may end it). */
 export function proxy(
   req: { on(event: string, fn: (...args: never[]) => void): unknown; method?: string; url?: string; headers: IncomingHttpHeaders },
-  res: { writeHead(status: number, headers: OutgoingHttpHeaders): unknown; write(chunk: Buffer): unknown; end(body?: string): unknown; headersSent?: boolean; on?(event: 'close', fn: () => void): unknown },
+  res: {
+    writeHead(status: number, headers: OutgoingHttpHeaders): unknown;
+    write(chunk: Buffer): boolean;
+    end(body?: string): unknown;
+    headersSent?: boolean;
+    once(event: 'close' | 'drain', fn: () => void): unknown;
+    destroy?(): unknown;
+  },
   target: ProxyTarget,
   client: ProxyClientCertificate | undefined,
   user: UserInfo | undefined,
@@ -77,18 +92,33 @@ export function proxy(
         agent: false,
       },
       (answer) => {
-        const headers: OutgoingHttpHeaders = {};
-        for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !DROPPED.has(k)) headers[k] = v;
-        res.writeHead(answer.statusCode ?? 502, headers);
-        answer.on('data', (chunk: Buffer) => res.write(chunk));
+        try {
+          res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.headers));
+        } catch {
+          answer.destroy();
+          upstream.destroy();
+          res.destroy?.();
+          return finish();
+        }
+        // As fast as the client reads, no faster: the answer waits while the client's buffer is full.
+        answer.on('data', (chunk: Buffer) => {
+          if (!res.write(chunk)) {
+            answer.pause();
+            res.once('drain', () => answer.resume());
+          }
+        });
         answer.on('end', () => {
           res.end();
           finish();
         });
-        answer.on('error', () => {
-          res.end();
+        // A backend that breaks off mid-answer: the client's exchange is broken off too (a cut list must not look whole).
+        const broken = () => {
+          if (!answer.complete) res.destroy?.();
+          else res.end();
           finish();
-        });
+        };
+        answer.on('error', broken);
+        answer.on('aborted', broken);
       },
     );
     upstream.on('error', (err) => {
@@ -99,12 +129,19 @@ export function proxy(
       finish();
     });
     // The client going away ends the backend's exchange too (a watch that is closed).
-    res.on?.('close', () => {
+    res.once('close', () => {
       upstream.destroy();
       finish();
     });
-    // The body as it comes (HTTP/1.1 and HTTP/2 requests alike: both are event emitters of chunks).
-    req.on('data', (chunk: Buffer) => upstream.write(chunk));
+    // The body as it comes (HTTP/1.1 and HTTP/2 requests alike: both are event emitters of chunks), paused
+    // while the backend's side is full when the request can pause.
+    const body = req as { pause?: () => void; resume?: () => void };
+    req.on('data', (chunk: Buffer) => {
+      if (!upstream.write(chunk) && body.pause && body.resume) {
+        body.pause();
+        upstream.once('drain', () => body.resume!());
+      }
+    });
     req.on('end', () => upstream.end());
     req.on('error', () => upstream.destroy());
     if ((req as { readableEnded?: boolean }).readableEnded) upstream.end();

@@ -30,21 +30,25 @@ export const REQUEST_HEADER_DEFAULTS = { usernameHeaders: ['X-Remote-User'], uid
 
 export interface PeerCertificate {
   raw?: Buffer;
+  fingerprint256?: string;
   subject?: { CN?: string | string[] };
 }
 
 /** Which of some CAs signed a certificate, each certificate checked once. */
 export class IssuerCheck {
   private readonly cas: X509Certificate[];
-  private readonly known = new WeakMap<Buffer, boolean>();
+  /** By the certificate's fingerprint (each getPeerCertificate() call makes a new object); bounded. */
+  private readonly known = new Map<string, boolean>();
 
   constructor(pems: string[]) {
     this.cas = pems.map((p) => new X509Certificate(p));
   }
 
-  signed(raw: Buffer | undefined): boolean {
+  signed(cert: PeerCertificate | undefined): boolean {
+    const raw = cert?.raw;
     if (!raw) return false;
-    const hit = this.known.get(raw);
+    const key = cert.fingerprint256 ?? raw.toString('base64');
+    const hit = this.known.get(key);
     if (hit !== undefined) return hit;
     let ok = false;
     try {
@@ -53,7 +57,8 @@ export class IssuerCheck {
     } catch {
       ok = false;
     }
-    this.known.set(raw, ok);
+    if (this.known.size >= 4096) this.known.clear();
+    this.known.set(key, ok);
     return ok;
   }
 }
@@ -79,7 +84,7 @@ export class RequestHeaderAuthenticator {
    * 'invalid': a proxy certificate whose name is not allowed).
    */
   authenticate(cert: PeerCertificate | undefined, headers: IncomingHttpHeaders, distinct: Record<string, string[] | undefined>): UserInfo | 'invalid' | undefined {
-    if (!cert?.raw || !this.issuer.signed(cert.raw)) return undefined;
+    if (!cert?.raw || !this.issuer.signed(cert)) return undefined;
     const cn = Array.isArray(cert.subject?.CN) ? cert.subject.CN[0] : cert.subject?.CN;
     if (this.config.allowedNames.length > 0 && !this.config.allowedNames.includes(cn ?? '')) return 'invalid';
     const values = (name: string): string[] => distinct[name] ?? [];

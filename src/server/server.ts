@@ -13,7 +13,7 @@ import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
 import { anonymousUser, bearerToken, clientCertificateUser, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
 import { distinctHeaders, type IssuerCheck, type PeerCertificate, type RequestHeaderAuthenticator } from './request-header.js';
-import { proxy, writeServiceUnavailable, type ProxyClientCertificate } from './proxy.js';
+import { proxy, writeServiceUnavailable, type ProxyClientCertificate, type ProxyTarget } from './proxy.js';
 import type { DelegatedAuthenticator } from './delegated.js';
 import type { ObjectGetter, ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
@@ -47,6 +47,8 @@ export interface HttpServerOptions {
    * and which CAs sign the users' own client certificates (`tls.clientCAs` also holds the front proxy's).
    */
   requestHeader?: { authenticator: RequestHeaderAuthenticator; clientIssuers: IssuerCheck };
+  /** The backend of an aggregated group-version: where it is, null while unavailable, undefined: not aggregated. */
+  aggregated?: (group: string, version: string) => ProxyTarget | null | undefined;
   /** Tokens kapi does not know, reviewed by the core cluster (--authentication-kubeconfig). */
   delegatedAuthenticator?: DelegatedAuthenticator;
   /** The front proxy's client certificate, presented to aggregated servers (--proxy-client-cert-file). */
@@ -286,7 +288,7 @@ export class HttpServer {
     if (rh && cert !== undefined) {
       // The front proxy's certificate: the user is the one its headers name, and never the certificate's own.
       const peer = (x.req.socket as PeerSocket).getPeerCertificate?.() as PeerCertificate | undefined;
-      if (rh.authenticator.issuer.signed(peer?.raw)) {
+      if (rh.authenticator.issuer.signed(peer)) {
         if (cert !== 'invalid') {
           const proxied = rh.authenticator.authenticate(peer, x.req.headers, distinctHeaders(x.req as never));
           if (proxied === 'invalid') throw errors.unauthorized();
@@ -295,7 +297,7 @@ export class HttpServer {
             return next(x);
           }
         }
-        if (!rh.clientIssuers.signed(peer?.raw)) cert = 'proxy';
+        if (!rh.clientIssuers.signed(peer)) cert = 'proxy';
       }
     }
     if (cert !== undefined && cert !== 'invalid' && cert !== 'proxy') x.user = cert;
@@ -361,9 +363,13 @@ export class HttpServer {
     if (!info || info.kind === 'other') return writeNotFound(res);
     if (info.kind !== 'resource') return this.serveDiscovery(info, req, res);
     const routed = this.options.registry.route(info.group, info.version, info.resource);
-    if (!routed) return writeNotFound(res);
-    // An aggregated server's resource: to the backend as it came, or 503 while it is not available.
-    if (routed.proxied) {
+    // An aggregated group-version (an APIService with a service): every request under it to the backend as it
+    // came, or 503 while it is not available; kapi's own resources keep their routes.
+    if (!routed || routed.proxied) {
+      const backend = this.options.aggregated?.(info.group, info.version);
+      if (backend === null) return writeServiceUnavailable(res);
+      if (backend) return proxy(req as never, res as never, backend, this.options.proxyClient, x.user);
+      if (!routed) return writeNotFound(res);
       const target = routed.backend();
       if (!target) return writeServiceUnavailable(res);
       return proxy(req as never, res as never, target, this.options.proxyClient, x.user);

@@ -177,7 +177,7 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
       await agg.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
         body: {
           metadata: { name: `v1.${GROUP}` },
-          spec: { group: GROUP, version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15, service: { namespace: 'default', name: 'ext', port: 443 }, caBundle: Buffer.from(ext.kapi.caCertPem).toString('base64') },
+          spec: { group: GROUP, version: 'v1', groupPriorityMinimum: 2000, versionPriority: 15, service: { namespace: 'default', name: 'ext', port: 443 }, caBundle: Buffer.from(ext.kapi.caCertPem).toString('base64') },
         },
       }),
     );
@@ -203,8 +203,11 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
       (({ status, reason, message }) => ({ status, reason, message }))(await condition()),
       { status: 'True', reason: 'Passed', message: 'all checks passed' },
     );
+    // A CRD's group (priority 1000) comes after the aggregated one (2000), whatever their names.
+    const local = { ...widgetCrd, metadata: { name: 'widgets.aaa.example.com' }, spec: { ...widgetCrd.spec, group: 'aaa.example.com' } };
+    assert.equal((await agg.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: local })).status, 201);
     const groups = (await agg.request('GET', '/apis')).json.groups.map((g: { name: string }) => g.name);
-    assert.ok(groups.includes(GROUP));
+    assert.ok(groups.indexOf(GROUP) >= 0 && groups.indexOf(GROUP) < groups.indexOf('aaa.example.com'), groups.join());
     const resources = (await agg.request('GET', `/apis/${GROUP}/v1`)).json.resources.map((r: { name: string }) => r.name);
     assert.deepEqual(resources, ['widgets']);
     const applied = await agg.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { size: 3 } }) });
@@ -257,6 +260,9 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     });
     assert.equal(c.reason, 'FailedDiscoveryCheck');
     assert.match(c.message, /certificate/);
+    // Never available: its group-version answers 503, as upstream, not 404.
+    const never = await agg.request('GET', `/apis/${GROUP}/v2/namespaces/default/widgets`);
+    assert.deepEqual([never.status, never.text], [503, 'service unavailable\n']);
   });
 });
 
