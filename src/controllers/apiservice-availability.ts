@@ -9,6 +9,7 @@
  */
 import https from 'node:https';
 import { isIP } from 'node:net';
+import type { CacheEvent, CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
 import type { ApiRegistry, ProxiedEndpoint } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
@@ -44,6 +45,7 @@ export class APIServiceAvailability {
   private readonly served = new Map<string, { keys: string[]; signature?: string; state: { available: boolean; target?: ProxyTarget } }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<string>();
+  private readonly watchers: CacheWatcher[] = [];
   private stopped = false;
 
   constructor(client: Client, private readonly registry: ApiRegistry, private readonly opts: AvailabilityOptions) {
@@ -56,12 +58,33 @@ export class APIServiceAvailability {
     this.informer = new Informer(this.apiServices, { added: changed, updated, deleted: (obj) => this.forget(obj.metadata.name) }, { onError: (err) => opts.log(`kapi: apiservice availability: ${(err as Error).message}`) });
   }
 
-  start(): Promise<void> {
-    return this.informer.start();
+  async start(): Promise<void> {
+    // A Service or its Endpoints changing: the APIServices that name it are checked again at once, as upstream.
+    for (const store of [this.opts.services, this.opts.endpoints]) {
+      await store.start();
+      this.watchers.push(
+        store.cache.watch(
+          { afterRevision: store.cache.currentRevision },
+          {
+            onEvent: (_type: CacheEventType, event: CacheEvent<KObject>) => {
+              const ns = event.object?.metadata?.namespace;
+              const name = event.object?.metadata?.name;
+              for (const a of this.informer.list()) {
+                if (a.spec?.service?.namespace === ns && a.spec?.service?.name === name) this.schedule(a.metadata.name, 0);
+              }
+              return true;
+            },
+            onClose: () => {},
+          },
+        ),
+      );
+    }
+    await this.informer.start();
   }
 
   stop(): void {
     this.stopped = true;
+    for (const w of this.watchers.splice(0)) w.close();
     this.informer.stop();
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();

@@ -247,6 +247,29 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     assert.equal((await agg.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets`)).status, 200);
   });
 
+  it('checks an APIService again as soon as its Service or Endpoints change (not only every interval)', async () => {
+    const late = await startTestServer({ proxyClientCertFile: join(dir, 'proxy.crt'), proxyClientKeyFile: join(dir, 'proxy.key'), apiServiceCheckIntervalMs: 600_000 });
+    try {
+      const ok = (r: { status: number; text: string }) => assert.ok(r.status < 300, r.text);
+      ok(
+        await late.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
+          body: {
+            metadata: { name: `v1.${GROUP}` },
+            spec: { group: GROUP, version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15, service: { namespace: 'default', name: 'ext', port: 443 }, caBundle: Buffer.from(ext.kapi.caCertPem).toString('base64') },
+          },
+        }),
+      );
+      const reason = async () => (await late.request('GET', APISERVICE)).json.status?.conditions?.[0]?.reason;
+      await until('ServiceNotFound', async () => (await reason()) === 'ServiceNotFound');
+      ok(await late.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'ext' }, spec: { ports: [{ port: 443, targetPort: extPort }] } } }));
+      await until('EndpointsNotFound', async () => (await reason()) === 'EndpointsNotFound');
+      ok(await late.request('POST', '/api/v1/namespaces/default/endpoints', { body: { metadata: { name: 'ext' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: extPort }] }] } }));
+      await until('Passed', async () => (await reason()) === 'Passed');
+    } finally {
+      await late.stop();
+    }
+  });
+
   it('refuses a backend whose certificate its caBundle does not trust', async () => {
     const other = readFileSync(join(dir, 'front-proxy-ca.crt'), 'utf8');
     const made = await agg.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
