@@ -75,6 +75,9 @@ export function proxy(
       done = true;
       resolve();
     };
+    // A body of unknown length (HTTP/2 may send none): chunked, which Node does not do by itself for DELETE.
+    const headers = proxiedHeaders(req.headers, user);
+    if (headers['content-length'] === undefined && req.method !== 'GET' && req.method !== 'HEAD') headers['transfer-encoding'] = 'chunked';
     const upstream = https.request(
       {
         protocol: 'https:',
@@ -82,7 +85,7 @@ export function proxy(
         port: target.url.port,
         method: req.method,
         path: req.url,
-        headers: proxiedHeaders(req.headers, user),
+        headers,
         servername: /^[\d.]+$|:/.test(target.servername) ? undefined : target.servername,
         ca: target.ca,
         rejectUnauthorized: !target.insecureSkipTLSVerify,
