@@ -532,6 +532,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     services: registry.lookup('', 'v1', 'services')!.store,
     endpoints: registry.lookup('', 'v1', 'endpoints')!.store,
     proxyClient,
+    openapi,
     intervalMs: options.apiServiceCheckIntervalMs,
     log: warn,
   }));

@@ -7,12 +7,15 @@
  * discovery shows them and their requests go to the backend; while it is not available they answer 503.
  * Every replica checks (each needs its own routes); the status is written only when it changes.
  */
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { CacheEvent, CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
 import type { ApiRegistry, ProxiedEndpoint } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
+import { backendPart, type AggregatedShare } from '../openapi/index.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { Informer } from '../sdk/informer.js';
 import type { ProxyClientCertificate, ProxyTarget } from '../server/proxy.js';
@@ -20,6 +23,9 @@ import { isRecord, records } from '../util/json-object.js';
 
 const DISCOVERY_TIMEOUT_MS = 5000;
 const MAX_DISCOVERY_BYTES = 4 * 1024 * 1024;
+/** A backend's whole /openapi/v2 document may be large (every type it serves); past this it is not taken. */
+const MAX_OPENAPI_BYTES = 32 * 1024 * 1024;
+const LOCAL_ETAG = 'kapi-local-';
 
 interface Check {
   status: 'True' | 'False';
@@ -33,6 +39,8 @@ export interface AvailabilityOptions {
   services: RestStore;
   endpoints: RestStore;
   proxyClient?: ProxyClientCertificate;
+  /** Where available backends' OpenAPI shares are published (the aggregator's /openapi/v2 and /openapi/v3). */
+  openapi?: { setAggregated(name: string, share: AggregatedShare | undefined): void };
   /** How often each APIService is checked again (default 30 s, as upstream). */
   intervalMs?: number;
   log: (message: string) => void;
@@ -45,6 +53,8 @@ export class APIServiceAvailability {
   private readonly served = new Map<string, { keys: string[]; signature?: string; state: { available: boolean; target?: ProxyTarget } }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<string>();
+  /** Per APIService name: the OpenAPI share published, and the ETag of the v2 document it was taken from. */
+  private readonly openapi = new Map<string, { etag?: string; share: AggregatedShare }>();
   private readonly watchers: CacheWatcher[] = [];
   private stopped = false;
 
@@ -121,6 +131,7 @@ export class APIServiceAvailability {
   private forget(name: string): void {
     clearTimeout(this.timers.get(name));
     this.timers.delete(name);
+    this.withdrawOpenApi(name);
     const served = this.served.get(name);
     if (!served) return;
     for (const key of served.keys) {
@@ -140,6 +151,8 @@ export class APIServiceAvailability {
       if (this.stopped) return;
       this.route(apiService, result);
       await this.writeStatus(apiService, result);
+      if (result.status !== 'True' || !result.target) this.withdrawOpenApi(name);
+      else await this.publishOpenApi(apiService, result.target).catch((err: Error) => this.opts.log(`kapi: apiservice openapi: ${name}: ${err.message}`));
     } catch (err) {
       this.opts.log(`kapi: apiservice availability: ${name}: ${(err as Error).message}`);
     } finally {
@@ -190,7 +203,58 @@ export class APIServiceAvailability {
   }
 
   /** The backend's APIResourceList of the group-version. */
-  private discover(target: ProxyTarget, path: string): Promise<KObject> {
+  private async discover(target: ProxyTarget, path: string): Promise<KObject> {
+    // As upstream: the check is made as system:kube-aggregator in system:masters, which may always read discovery.
+    const res = await this.fetch(target, path, { accept: 'application/json', 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' }, MAX_DISCOVERY_BYTES);
+    if (res.status < 200 || res.status > 299) throw new Error(`bad status from ${target.url.origin}${path}: ${res.status}`);
+    const body = JSON.parse(res.body.toString('utf8'));
+    if (!isRecord(body)) throw new Error('not an APIResourceList');
+    return body as KObject;
+  }
+
+  /**
+   * The backend's OpenAPI documents, fetched as upstream's downloader does (as system:aggregator, the v2 one again
+   * only when its ETag changed): its share of /openapi/v2, and where its v3 document of the group-version is.
+   */
+  private async publishOpenApi(apiService: KObject, target: ProxyTarget): Promise<void> {
+    const publisher = this.opts.openapi;
+    if (!publisher) return;
+    const name = apiService.metadata.name as string;
+    const group = String(apiService.spec.group);
+    const version = String(apiService.spec.version);
+    const known = this.openapi.get(name);
+    const user = { accept: 'application/json', 'x-remote-user': 'system:aggregator' };
+    // A backend that sends no ETag: the document's own hash, compared here and never sent back (as upstream).
+    const sent = known?.etag && !known.etag.startsWith(LOCAL_ETAG) ? { ...user, 'if-none-match': known.etag } : user;
+    const v2 = await this.fetch(target, '/openapi/v2', sent, MAX_OPENAPI_BYTES);
+    let part = known?.share.v2;
+    let etag = known?.etag;
+    if (v2.status === 200) {
+      const header = v2.headers.etag;
+      etag = typeof header === 'string' && header.length <= 256 ? header : LOCAL_ETAG + createHash('sha256').update(v2.body).digest('hex');
+      if (etag !== known?.etag) part = backendPart(JSON.parse(v2.body.toString('utf8')), group, version);
+    } else if (v2.status !== 304) [part, etag] = [undefined, undefined];
+    const v3 = await this.fetch(target, '/openapi/v3', user, MAX_DISCOVERY_BYTES);
+    let v3URL: string | undefined;
+    if (v3.status === 200) {
+      const doc = JSON.parse(v3.body.toString('utf8')) as unknown;
+      const entry = isRecord(doc) && isRecord(doc.paths) && Object.hasOwn(doc.paths, `apis/${group}/${version}`) ? doc.paths[`apis/${group}/${version}`] : undefined;
+      const url = isRecord(entry) ? entry.serverRelativeURL : undefined;
+      // Only a URL of this group-version's document, which the aggregator sends to this backend.
+      if (typeof url === 'string' && url.length <= 1024 && (url === `/openapi/v3/apis/${group}/${version}` || url.startsWith(`/openapi/v3/apis/${group}/${version}?`))) v3URL = url;
+    }
+    if (known && known.etag === etag && known.share.v2 === part && known.share.v3URL === v3URL) return;
+    const share = { groupVersion: `apis/${group}/${version}`, v2: part, v3URL };
+    this.openapi.set(name, { etag, share });
+    publisher.setAggregated(name, share);
+  }
+
+  private withdrawOpenApi(name: string): void {
+    if (this.openapi.delete(name)) this.opts.openapi?.setAggregated(name, undefined);
+  }
+
+  /** One exchange with a backend (TLS as the proxy's, the front proxy's certificate), its answer bounded in size and time. */
+  private fetch(target: ProxyTarget, path: string, headers: Record<string, string>, maxBytes: number): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
     return new Promise((resolve, reject) => {
       const req = https.request(
         {
@@ -198,8 +262,7 @@ export class APIServiceAvailability {
           port: target.url.port,
           path,
           method: 'GET',
-          // As upstream: the check is made as system:kube-aggregator in system:masters, which may always read discovery.
-          headers: { accept: 'application/json', 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' },
+          headers,
           servername: target.servername,
           ca: target.ca,
           rejectUnauthorized: !target.insecureSkipTLSVerify,
@@ -213,20 +276,12 @@ export class APIServiceAvailability {
           let size = 0;
           res.on('data', (c: Buffer) => {
             size += c.length;
-            if (size > MAX_DISCOVERY_BYTES) req.destroy(new Error('discovery document too large'));
+            if (size > maxBytes) req.destroy(new Error(`the answer to ${path} is larger than ${maxBytes} bytes`));
             else chunks.push(c);
           });
           res.on('end', () => {
             clearTimeout(deadline);
-            const code = res.statusCode ?? 0;
-            if (code < 200 || code > 299) return reject(new Error(`bad status from ${target.url.origin}${path}: ${res.statusCode}`));
-            try {
-              const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-              if (!isRecord(body)) throw new Error('not an APIResourceList');
-              resolve(body as KObject);
-            } catch (err) {
-              reject(err);
-            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
           });
           res.on('error', reject);
         },
@@ -254,7 +309,7 @@ export class APIServiceAvailability {
     const state = served.state;
     const top = result.resources.filter((r) => typeof r.name === 'string' && !r.name.includes('/'));
     // The same list as last time: nothing to change (discovery is not rebuilt on every check).
-    const signature = JSON.stringify([apiService.spec.groupPriorityMinimum, result.resources]);
+    const signature = JSON.stringify([apiService.spec.groupPriorityMinimum, apiService.spec.versionPriority, result.resources]);
     if (served.signature === signature) return;
     served.signature = signature;
     const keys: string[] = [];
@@ -278,6 +333,7 @@ export class APIServiceAvailability {
         verbs: Array.isArray(r.verbs) ? r.verbs.map(String) : [],
         custom: true,
         groupPriority: typeof apiService.spec.groupPriorityMinimum === 'number' ? apiService.spec.groupPriorityMinimum : undefined,
+        versionPriority: typeof apiService.spec.versionPriority === 'number' ? apiService.spec.versionPriority : undefined,
         subresources: {
           status: subs.some((s) => s.name === `${r.name}/status`),
           others: subs

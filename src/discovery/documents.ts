@@ -37,6 +37,8 @@ interface GroupInfo {
   endpoints: Map<string, ServedResource[]>;
   /** The APIService's groupPriorityMinimum (an aggregated group's; CRDs' is 1000). */
   priority: number;
+  /** Per version, its APIService's versionPriority (aggregated versions only). */
+  versionPriority: Map<string, number>;
 }
 
 export class Discovery {
@@ -53,8 +55,9 @@ export class Discovery {
       const byGroup = new Map<string, GroupInfo>();
       for (const ep of this.registry.served()) {
         let g = byGroup.get(ep.group);
-        if (!g) byGroup.set(ep.group, (g = { name: ep.group, versions: [], endpoints: new Map(), priority: 1000 }));
+        if (!g) byGroup.set(ep.group, (g = { name: ep.group, versions: [], endpoints: new Map(), priority: 1000, versionPriority: new Map() }));
         if (ep.groupPriority !== undefined) g.priority = Math.max(g.priority, ep.groupPriority);
+        if (ep.versionPriority !== undefined) g.versionPriority.set(ep.version, ep.versionPriority);
         let list = g.endpoints.get(ep.version);
         if (!list) {
           g.endpoints.set(ep.version, (list = []));
@@ -62,7 +65,8 @@ export class Discovery {
         }
         list.push(ep);
       }
-      for (const g of byGroup.values()) g.versions.sort((a, b) => compareKubeAwareVersionStrings(b, a)); // highest priority first
+      // Highest priority first: an APIService's versionPriority where both versions have one, then the version string.
+      for (const g of byGroup.values()) g.versions.sort((a, b) => compareVersions(g, a, b));
       this.groupsCache = [...byGroup.values()].sort(compareGroups);
     }
     return this.groupsCache;
@@ -126,6 +130,13 @@ export class Discovery {
         })),
     }));
   }
+}
+
+function compareVersions(g: GroupInfo, a: string, b: string): number {
+  const pa = g.versionPriority.get(a);
+  const pb = g.versionPriority.get(b);
+  if (pa !== undefined && pb !== undefined && pa !== pb) return pb - pa;
+  return compareKubeAwareVersionStrings(b, a);
 }
 
 function compareGroups(a: GroupInfo, b: GroupInfo): number {

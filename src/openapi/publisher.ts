@@ -7,6 +7,7 @@
  * `/openapi/v3/<api|apis/group>/<version>`.
  */
 import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
+import { aggregatedFragment, type BackendPart } from './aggregated.js';
 import { builtinFragment, crdFragment, crdSupportSchemas, type BuiltinResource } from './fragments.js';
 import { computeETag, negotiate, notAcceptable, notFound, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';
 import { DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece } from './pieces.js';
@@ -15,6 +16,16 @@ import { encodeDocument, namedEntry, writeParameter } from './protobuf.js';
 import { shareableParameters } from './parameters.js';
 import { v3Parameter, type RouteOptions } from './routes.js';
 import { SharedParameters } from './shared-parameters.js';
+
+/** An aggregated APIService's share of the documents: its paths and definitions, and where its v3 document is. */
+export interface AggregatedShare {
+  /** `apis/<group>/<version>` */
+  groupVersion: string;
+  /** Its part of the backend's /openapi/v2 (none: the backend publishes none). */
+  v2?: BackendPart;
+  /** The backend's serverRelativeURL of its v3 document (requests for it go to the backend). */
+  v3URL?: string;
+}
 
 export interface OpenApiPublisherOptions {
   /** info.version of the documents (the server's version). */
@@ -39,6 +50,9 @@ export class OpenApiPublisher {
   private readonly v3CacheSize: number;
   private builtins: Source;
   private readonly crds = new Map<string, Source>();
+  /** Aggregated APIServices' shares, by APIService name, and the sources made of them (after the local ones). */
+  private readonly aggregated = new Map<string, AggregatedShare>();
+  private aggregatedSources: Source[] | undefined;
   private v2Json: Representation | undefined;
   private v2Proto: Representation | undefined;
   private v3Discovery: Representation | undefined;
@@ -86,6 +100,13 @@ export class OpenApiPublisher {
     this.builtins = this.builtinSource([...resources]);
     this.crdSupport = undefined;
     this.changed(undefined);
+  }
+
+  /** Publishes (or, with undefined, withdraws) an aggregated APIService's share. */
+  setAggregated(name: string, share: AggregatedShare | undefined): void {
+    if (share) this.aggregated.set(name, share);
+    else if (!this.aggregated.delete(name)) return;
+    this.changed([]);
   }
 
   /**
@@ -159,6 +180,8 @@ export class OpenApiPublisher {
       const e = this.v3Etag(gv);
       if (e) paths[gv] = { serverRelativeURL: serverRelativeURL(gv, e.etag.slice(1, -1)) };
     }
+    // Aggregated group-versions: their backends' documents (fetched through the aggregator), local ones first.
+    for (const share of this.aggregated.values()) if (share.v3URL && !paths[share.groupVersion]) paths[share.groupVersion] = { serverRelativeURL: share.v3URL };
     const body = Buffer.from(JSON.stringify({ paths }));
     this.v3Discovery = new Representation(body, `"${computeETag(body)}"`, this.now());
     return this.v3Discovery;
@@ -240,16 +263,44 @@ export class OpenApiPublisher {
     }, gvs);
   }
 
-  /** Pieces of one kind across sources, built-ins first (they win conflicts), sorted by key. */
+  /** Pieces of one kind across sources, built-ins first (they win conflicts), aggregated ones last, sorted by key. */
   private v2Entries(pick: (s: Source) => Map<string, Piece>): Piece[] {
     const all: [string, Piece][] = [];
-    for (const src of [this.builtins, ...this.crds.values()]) all.push(...pick(src));
+    for (const src of [this.builtins, ...this.crds.values(), ...this.aggregatedV2Sources()]) all.push(...pick(src));
     return sortedEntries(all).map(([, p]) => p);
+  }
+
+  /**
+   * The aggregated shares as sources, made in turn: a definition whose name the local sources (or an earlier
+   * share) publish with other content is renamed, as kube-aggregator's merge renames it.
+   */
+  private aggregatedV2Sources(): Source[] {
+    if (this.aggregatedSources) return this.aggregatedSources;
+    const earlier = new Map<string, unknown>();
+    const sources: Source[] = [];
+    for (const [, share] of [...this.aggregated].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (!share.v2) continue;
+      const fragment = aggregatedFragment(share.v2, (def) => this.localDefinition(def) ?? earlier.get(def));
+      for (const [def, schema] of fragment.v2Definitions) if (!earlier.has(def)) earlier.set(def, schema);
+      sources.push(new Source(() => fragment, []));
+    }
+    this.aggregatedSources = sources;
+    return sources;
+  }
+
+  /** A definition as the local sources (built-ins, CRDs) publish it, parsed from its piece. */
+  private localDefinition(name: string): unknown {
+    for (const src of [this.builtins, ...this.crds.values()]) {
+      const p = src.v2Json().definitions.get(name);
+      if (p) return (JSON.parse(`{${p.bytes.toString('utf8')}}`) as Record<string, unknown>)[name];
+    }
+    return undefined;
   }
 
   /** Drops what a change invalidates: the v2 documents and the affected v3 documents (all when undefined). */
   private changed(groupVersions: readonly string[] | undefined): void {
     this.generation++;
+    this.aggregatedSources = undefined;
     this.v2Json = undefined;
     this.v2Proto = undefined;
     this.v3Discovery = undefined;

@@ -34,6 +34,8 @@ export interface ServedResource {
   table?: TableConvertor;
   /** The group's place in discovery (an aggregated APIService's groupPriorityMinimum; default that of CRDs, 1000). */
   groupPriority?: number;
+  /** The version's place in its group (an aggregated APIService's versionPriority; ahead of the version string). */
+  versionPriority?: number;
   /** Field labels a field selector may use besides metadata.name and metadata.namespace (a CRD version's selectableFields). */
   selectableFields?: readonly string[];
 }

@@ -354,6 +354,13 @@ export class HttpServer {
       return;
     }
     const published = path.startsWith('/openapi/') ? this.options.openapi?.handle(req.url ?? path, req.headers) : undefined;
+    // An aggregated group-version's v3 document is its backend's, fetched as the user asked (as upstream).
+    const aggregatedV3 = published?.status === 404 ? /^\/openapi\/v3\/apis\/([^/]+)\/([^/]+)$/.exec(path) : null;
+    if (aggregatedV3) {
+      const backend = this.options.aggregated?.(aggregatedV3[1], aggregatedV3[2]);
+      if (backend === null) return writeServiceUnavailable(res);
+      if (backend) return proxy(req as never, res as never, backend, this.options.proxyClient, x.user);
+    }
     if (published) {
       res.writeHead(published.status, published.headers);
       (res as { end(body?: Buffer | string): void }).end(published.body);

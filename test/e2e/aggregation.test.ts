@@ -223,6 +223,47 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     assert.equal(deleted.code, 0, deleted.stderr);
   });
 
+  it('publishes the extension\'s OpenAPI: its paths and definitions in /openapi/v2, its v3 document through the aggregator', async () => {
+    let v2: any;
+    await until('the extension in /openapi/v2', async () => {
+      v2 = (await agg.request('GET', '/openapi/v2')).json;
+      return Boolean(v2.paths[`/apis/${GROUP}/v1/namespaces/{namespace}/widgets`]);
+    });
+    assert.equal(v2.definitions['com.example.ext.v1.Widget'].properties.spec.properties.size.type, 'integer');
+    assert.ok(v2.paths['/api/v1/namespaces/{namespace}/configmaps'], 'the aggregator\'s own paths stay');
+    // kubectl reads it (as protobuf) to explain the extension's kinds.
+    const explained = await agg.kubectl(['explain', 'widgets.spec']);
+    assert.equal(explained.code, 0, explained.stderr);
+    assert.match(explained.stdout, /size\s+<integer>/);
+    const v3 = (await agg.request('GET', '/openapi/v3')).json;
+    const url = v3.paths[`apis/${GROUP}/v1`]?.serverRelativeURL;
+    assert.match(url, new RegExp(`^/openapi/v3/apis/${GROUP.replace(/\./g, '\\.')}/v1\\?hash=`));
+    const doc = await agg.request('GET', url);
+    assert.equal(doc.status, 200, doc.text);
+    assert.equal(doc.json.components.schemas['com.example.ext.v1.Widget'].properties.spec.properties.size.type, 'integer');
+    assert.ok(v3.paths['api/v1'], 'the aggregator\'s own group-versions stay');
+  });
+
+  it('orders an aggregated group\'s versions by their APIServices\' versionPriority', async () => {
+    const v1beta1 = { name: 'v1beta1', served: true, storage: false, schema: widgetCrd.spec.versions[0].schema };
+    const crd = (await ext.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`)).json;
+    crd.spec.versions.push(v1beta1);
+    assert.equal((await ext.request('PUT', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`, { body: crd })).status, 200);
+    const spec = { group: GROUP, version: 'v1beta1', groupPriorityMinimum: 2000, versionPriority: 20, service: { namespace: 'default', name: 'ext', port: 443 }, caBundle: Buffer.from(ext.kapi.caCertPem).toString('base64') };
+    assert.equal((await agg.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', { body: { metadata: { name: `v1beta1.${GROUP}` }, spec } })).status, 201);
+    try {
+      // v1beta1 (20) before v1 (15), though the version strings alone would put v1 first.
+      await until('v1beta1 preferred', async () => (await agg.request('GET', `/apis/${GROUP}`)).json?.preferredVersion?.version === 'v1beta1');
+      assert.deepEqual((await agg.request('GET', `/apis/${GROUP}`)).json.versions.map((v: { version: string }) => v.version), ['v1beta1', 'v1']);
+      const aggregated = await agg.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+      const entry = aggregated.json.items.find((g: { metadata: { name: string } }) => g.metadata.name === GROUP);
+      assert.deepEqual(entry.versions.map((v: { version: string }) => v.version), ['v1beta1', 'v1']);
+    } finally {
+      assert.equal((await agg.request('DELETE', `/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.${GROUP}`)).status, 200);
+    }
+    await until('v1 preferred again', async () => (await agg.request('GET', `/apis/${GROUP}`)).json?.preferredVersion?.version === 'v1');
+  });
+
   it('passes the user along, for the extension\'s own RBAC', async () => {
     const denied = await agg.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets`, { token: ALICE });
     assert.equal(denied.status, 403, denied.text);

@@ -1,0 +1,128 @@
+/**
+ * An aggregated server's part of /openapi/v2, as kube-aggregator takes it: of the backend's document only the
+ * paths under `/apis/<group>/<version>/` of the APIService, and the definitions they reach. Its parameters are
+ * written in place of their references (the backend's shared parameter names mean nothing here), and a
+ * definition whose name the aggregator already publishes with other content is renamed `<name>_v2` (`_v3`, ...)
+ * with every reference to it, as kube-openapi's merge does; one with the same content is shared.
+ */
+import type { Fragment } from './fragments.js';
+import type { Schema } from './schema-types.js';
+import { isRecord } from '../util/json-object.js';
+
+/** How deep a backend's document may nest: deeper ones are refused rather than risk the stack. */
+const MAX_DEPTH = 128;
+const DEFINITION_REF = '#/definitions/';
+const PARAMETER_REF = '#/parameters/';
+
+/** The group-version's paths and the definitions they reach, from a backend's /openapi/v2 document. */
+export interface BackendPart {
+  paths: Map<string, Schema>;
+  definitions: Map<string, Schema>;
+}
+
+/** Takes a backend's document apart: throws (with a message to log) when it is no OpenAPI v2 document or nests too deep. */
+export function backendPart(doc: unknown, group: string, version: string): BackendPart {
+  if (!isRecord(doc) || !isRecord(doc.paths)) throw new Error('not an OpenAPI v2 document');
+  const definitions = isRecord(doc.definitions) ? doc.definitions : {};
+  const parameters = isRecord(doc.parameters) ? doc.parameters : {};
+  const prefix = `/apis/${group}/${version}/`;
+  const part: BackendPart = { paths: new Map(), definitions: new Map() };
+  const wanted: string[] = [];
+  const collect = (value: unknown) =>
+    walk(value, 0, (ref) => {
+      if (ref.startsWith(DEFINITION_REF)) wanted.push(ref.slice(DEFINITION_REF.length));
+    });
+  for (const [path, item] of Object.entries(doc.paths)) {
+    if (!path.startsWith(prefix) || !isRecord(item)) continue;
+    const inlined = inlineParameters(item, parameters);
+    collect(inlined);
+    part.paths.set(path, inlined);
+  }
+  // The definitions the paths reach, and those they reach in turn (each once, whatever the cycles).
+  while (wanted.length > 0) {
+    const name = wanted.pop()!;
+    if (part.definitions.has(name) || !Object.hasOwn(definitions, name) || !isRecord(definitions[name])) continue;
+    const def = definitions[name] as Schema;
+    part.definitions.set(name, def);
+    collect(def);
+  }
+  return part;
+}
+
+/**
+ * The fragment the part contributes, its definitions renamed where `published` (what the aggregator publishes
+ * already under a name) holds another schema under the same name.
+ */
+export function aggregatedFragment(part: BackendPart, published: (name: string) => unknown): Fragment {
+  const renamed = new Map<string, string>();
+  const taken = (name: string) => published(name) !== undefined || part.definitions.has(name);
+  for (const [name, def] of part.definitions) {
+    const local = published(name);
+    if (local === undefined || sameJson(local, def)) continue;
+    let i = 2;
+    while (taken(`${name}_v${i}`) || [...renamed.values()].includes(`${name}_v${i}`)) i++;
+    renamed.set(name, `${name}_v${i}`);
+  }
+  const rename = (value: Schema) => (renamed.size === 0 ? value : (rewriteRefs(value, renamed, 0) as Schema));
+  const fragment: Fragment = { v2Definitions: new Map(), v2Paths: new Map(), v3: new Map() };
+  for (const [name, def] of part.definitions) fragment.v2Definitions.set(renamed.get(name) ?? name, rename(def));
+  for (const [path, item] of part.paths) fragment.v2Paths.set(path, rename(item));
+  return fragment;
+}
+
+/** A path item with each `$ref` to a shared parameter (path-wide and per operation) replaced by that parameter. */
+function inlineParameters(item: Record<string, unknown>, parameters: Record<string, unknown>): Schema {
+  const inline = (list: unknown) =>
+    Array.isArray(list)
+      ? list.flatMap((p) => {
+          if (!isRecord(p) || typeof p.$ref !== 'string') return [p];
+          const name = p.$ref.slice(PARAMETER_REF.length);
+          const shared = p.$ref.startsWith(PARAMETER_REF) && Object.hasOwn(parameters, name) ? parameters[name] : undefined;
+          return isRecord(shared) ? [shared] : [];
+        })
+      : list;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(item)) {
+    if (k === '__proto__') continue;
+    if (k === 'parameters') out[k] = inline(v);
+    else if (isRecord(v) && Array.isArray(v.parameters)) out[k] = { ...v, parameters: inline(v.parameters) };
+    else out[k] = v;
+  }
+  return out as Schema;
+}
+
+/** Calls `onRef` for every `$ref` string in a value; throws past MAX_DEPTH. */
+function walk(value: unknown, depth: number, onRef: (ref: string) => void): void {
+  if (depth > MAX_DEPTH) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
+  if (Array.isArray(value)) for (const v of value) walk(v, depth + 1, onRef);
+  else if (isRecord(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string') onRef(v);
+      else walk(v, depth + 1, onRef);
+    }
+  }
+}
+
+/** A copy with `#/definitions/<old>` references pointing at their new names. */
+function rewriteRefs(value: unknown, renamed: Map<string, string>, depth: number): unknown {
+  if (depth > MAX_DEPTH) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
+  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, renamed, depth + 1));
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === '__proto__') continue;
+    const target = k === '$ref' && typeof v === 'string' && v.startsWith(DEFINITION_REF) ? renamed.get(v.slice(DEFINITION_REF.length)) : undefined;
+    out[k] = target ? DEFINITION_REF + target : rewriteRefs(v, renamed, depth + 1);
+  }
+  return out;
+}
+
+/** Deep equality of two JSON values, whatever the order of their members (Go's reflect.DeepEqual on parsed specs). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (!isRecord(a) || !isRecord(b) || Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+}
