@@ -63,7 +63,8 @@ import { ensurePrivateDir } from './util/private-files.js';
 import { writeAdminKubeconfig } from './server/kubeconfig.js';
 import { ApiMetrics } from './server/metrics.js';
 import { builtinApplyType } from './server/handlers/field-manager.js';
-import { HttpServer, type ServerLimits } from './server/server.js';
+import { isRecord } from './util/json-object.js';
+import { HttpServer, type HttpServerOptions, type ServerLimits } from './server/server.js';
 import type { LoopbackRequest, LoopbackSink } from './server/loopback.js';
 import { auditLogBackend, parseAuditPolicy, type AuditBackend, type AuditPolicy } from './server/audit.js';
 import { alwaysAllow, type Authorizer } from './server/authz.js';
@@ -287,6 +288,18 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds,
     }),
   ]);
+  // Configuration is checked before anything is opened: a bad file leaves nothing running.
+  const auditPolicy =
+    options.auditPolicyFile && (options.auditLogPath || options.auditBackend) ? parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile) : undefined;
+  const serviceRanges = serviceRangesOf(options);
+  checkAdmissionHooks(options.admissionHooks ?? []);
+  if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+  // The files' stamp is taken before they are read: a change in between is seen by the watcher.
+  const servingFilesStamp = options.tlsCertFile ? certificatePairStamp(options.tlsCertFile, options.tlsPrivateKeyFile!) : '';
+  const servingFiles = options.tlsCertFile ? readCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!) : undefined;
+  // What verifies the served certificate: kapi's CA, or the user's certificate file (with its chain).
+  const servingCA = servingFiles ? servingFiles.certPem : tls.caCertPem;
+  const encryption = options.encryptionProviderConfig ? parseEncryptionConfig(await readFile(options.encryptionProviderConfig, 'utf8'), options.encryptionProviderConfig) : undefined;
   // Behind an aggregator: the core cluster's reviews, and (without --requestheader-client-ca-file) its request-header settings.
   const authenticationCore = options.authenticationKubeconfig ? connect({ kubeconfig: options.authenticationKubeconfig, userAgent: 'kapi/delegated-authentication' }) : undefined;
   const authorizationCore = options.authorizationKubeconfig ? connect({ kubeconfig: options.authorizationKubeconfig, userAgent: 'kapi/delegated-authorization' }) : undefined;
@@ -311,27 +324,31 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       }
     };
   }
+  // Without --requestheader-client-ca-file: the core cluster's settings, followed as its ConfigMap changes (as upstream).
   let requestHeaderOptions = options.requestHeader;
+  let requestHeaderInformer: Informer | undefined;
   if (!requestHeaderOptions && authenticationCore) {
-    const fromCore = await coreRequestHeaderConfig(authenticationCore);
+    requestHeaderInformer = new Informer(
+      authenticationCore.resource({ group: '', version: 'v1', resource: 'configmaps' }),
+      {},
+      { namespace: 'kube-system', fieldSelector: 'metadata.name=extension-apiserver-authentication', onError: (err) => warn(`kapi: extension-apiserver-authentication: ${(err as Error).message}`) },
+    );
+    await requestHeaderInformer.start();
+    const fromCore = requestHeaderFromConfigMap(requestHeaderInformer.get('kube-system/extension-apiserver-authentication'));
     if (fromCore) {
       requestHeaderOptions = fromCore.options;
       frontProxyCAs.push(...fromCore.cas);
     }
   }
-  // Configuration is checked before anything is opened: a bad file leaves nothing running.
-  const auditPolicy =
-    options.auditPolicyFile && (options.auditLogPath || options.auditBackend) ? parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile) : undefined;
-  const serviceRanges = serviceRangesOf(options);
-  checkAdmissionHooks(options.admissionHooks ?? []);
-  if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
-  // The files' stamp is taken before they are read: a change in between is seen by the watcher.
-  const servingFilesStamp = options.tlsCertFile ? certificatePairStamp(options.tlsCertFile, options.tlsPrivateKeyFile!) : '';
-  const servingFiles = options.tlsCertFile ? readCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!) : undefined;
-  // What verifies the served certificate: kapi's CA, or the user's certificate file (with its chain).
-  const servingCA = servingFiles ? servingFiles.certPem : tls.caCertPem;
-  const encryption = options.encryptionProviderConfig ? parseEncryptionConfig(await readFile(options.encryptionProviderConfig, 'utf8'), options.encryptionProviderConfig) : undefined;
-  const opened = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 });
+  const closeCore = () => {
+    for (const informer of [requestHeaderInformer, coreNamespaceInformer]) informer?.stop();
+    for (const client of [authenticationCore, authorizationCore, coreClient]) client?.close();
+  };
+  // A store that cannot be opened: the core cluster's clients and watches are closed too (nothing is left running).
+  const opened = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 }).catch((err: unknown) => {
+    closeCore();
+    throw err;
+  });
   const storage: Storage = encryption ? new EncryptingStorage(opened, encryption) : opened;
   const registry = new ApiRegistry();
 
@@ -488,19 +505,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     proxyClient,
     aggregated: (group, version) => aggregation.availability?.backendOf(group, version),
     delegatedAuthenticator: authenticationCore ? new DelegatedAuthenticator(authenticationCore, options.apiAudiences ?? []) : undefined,
-    requestHeader: requestHeaderOptions
-      ? {
-          authenticator: new RequestHeaderAuthenticator({
-            clientCAs: frontProxyCAs,
-            allowedNames: requestHeaderOptions.allowedNames ?? [],
-            usernameHeaders: requestHeaderOptions.usernameHeaders ?? REQUEST_HEADER_DEFAULTS.usernameHeaders,
-            uidHeaders: requestHeaderOptions.uidHeaders ?? REQUEST_HEADER_DEFAULTS.uidHeaders,
-            groupHeaders: requestHeaderOptions.groupHeaders ?? REQUEST_HEADER_DEFAULTS.groupHeaders,
-            extraHeaderPrefixes: requestHeaderOptions.extraHeaderPrefixes ?? REQUEST_HEADER_DEFAULTS.extraHeaderPrefixes,
-          }),
-          clientIssuers: new IssuerCheck([tls.caCertPem, ...clientCAs]),
-        }
-      : undefined,
+    requestHeader: requestHeaderOptions ? requestHeaderAuthentication(requestHeaderOptions, frontProxyCAs, [tls.caCertPem, ...clientCAs]) : undefined,
     anonymous: options.anonymousAuth ?? true,
     serviceAccountTokens: { tokens: saTokens, get: getObject },
     authenticator,
@@ -523,6 +528,16 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     logError: warn,
     audit: auditing,
   });
+  if (requestHeaderInformer) {
+    // The core cluster's request-header settings changed: the server authenticates (and asks for certificates) by the new ones.
+    const informer = requestHeaderInformer;
+    const userCAs = [tls.caCertPem, ...clientCAs];
+    const follow = () => {
+      const fromCore = requestHeaderFromConfigMap(informer.get('kube-system/extension-apiserver-authentication'));
+      http.setClientAuthentication(fromCore ? requestHeaderAuthentication(fromCore.options, fromCore.cas, userCAs) : undefined, [...userCAs, ...(fromCore?.cas ?? [])]);
+    };
+    informer.addHandlers({ added: follow, updated: follow, deleted: follow });
+  }
   const clientFor = (id: ControllerIdentity) => new Client((req, sink) => http.loopback(req, sink), id.token, id.userAgent);
   crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
   // Aggregated APIServices: checked (and their resources routed) on every replica.
@@ -574,10 +589,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const stopAll = async () => {
     unwatch();
     aggregation.availability?.stop();
-    authenticationCore?.close();
-    authorizationCore?.close();
-    coreNamespaceInformer?.stop();
-    coreClient?.close();
+    closeCore();
     await http.close();
     await elector.stop();
     crds.stop();
@@ -749,21 +761,14 @@ async function readProxyClient(certFile: string | undefined, keyFile: string | u
 
 /**
  * The request-header settings kube-apiserver publishes in kube-system/extension-apiserver-authentication
- * (undefined: the ConfigMap or its CA is not there).
+ * (undefined: the ConfigMap or its CA is not there, or its CA is no certificate).
  */
-async function coreRequestHeaderConfig(core: Client): Promise<{ options: NonNullable<KapiOptions['requestHeader']>; cas: string[] } | undefined> {
-  let cm: KObject;
-  try {
-    cm = await core.resource({ group: '', version: 'v1', resource: 'configmaps' }).get('kube-system', 'extension-apiserver-authentication');
-  } catch (err) {
-    if (err instanceof StatusError && err.code === 404) return undefined;
-    throw err;
-  }
-  const data: Record<string, string> = cm.data ?? {};
+function requestHeaderFromConfigMap(cm: KObject | undefined): { options: NonNullable<KapiOptions['requestHeader']>; cas: string[] } | undefined {
+  const data: Record<string, unknown> = isRecord(cm?.data) ? cm!.data : {};
   const ca = data['requestheader-client-ca-file'];
-  if (!ca) return undefined;
+  if (typeof ca !== 'string' || !ca) return undefined;
   const list = (key: string): string[] | undefined => {
-    if (!data[key]) return undefined;
+    if (typeof data[key] !== 'string' || !data[key]) return undefined;
     try {
       const v = JSON.parse(data[key]);
       return Array.isArray(v) ? v.map(String) : undefined;
@@ -771,8 +776,14 @@ async function coreRequestHeaderConfig(core: Client): Promise<{ options: NonNull
       return undefined;
     }
   };
+  let cas: string[];
+  try {
+    cas = parseCertificateBundle(ca, 'kube-system/extension-apiserver-authentication');
+  } catch {
+    return undefined;
+  }
   return {
-    cas: parseCertificateBundle(ca, 'kube-system/extension-apiserver-authentication'),
+    cas,
     options: {
       clientCAFile: 'kube-system/extension-apiserver-authentication',
       allowedNames: list('requestheader-allowed-names'),
@@ -781,5 +792,20 @@ async function coreRequestHeaderConfig(core: Client): Promise<{ options: NonNull
       groupHeaders: list('requestheader-group-headers'),
       extraHeaderPrefixes: list('requestheader-extra-headers-prefix'),
     },
+  };
+}
+
+/** The server's request-header authentication of these settings (the front proxy's CAs, and those of users' own certificates). */
+function requestHeaderAuthentication(settings: NonNullable<KapiOptions['requestHeader']>, frontProxyCAs: string[], userCAs: string[]): NonNullable<HttpServerOptions['requestHeader']> {
+  return {
+    authenticator: new RequestHeaderAuthenticator({
+      clientCAs: frontProxyCAs,
+      allowedNames: settings.allowedNames ?? [],
+      usernameHeaders: settings.usernameHeaders ?? REQUEST_HEADER_DEFAULTS.usernameHeaders,
+      uidHeaders: settings.uidHeaders ?? REQUEST_HEADER_DEFAULTS.uidHeaders,
+      groupHeaders: settings.groupHeaders ?? REQUEST_HEADER_DEFAULTS.groupHeaders,
+      extraHeaderPrefixes: settings.extraHeaderPrefixes ?? REQUEST_HEADER_DEFAULTS.extraHeaderPrefixes,
+    }),
+    clientIssuers: new IssuerCheck(userCAs),
   };
 }

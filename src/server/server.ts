@@ -213,8 +213,20 @@ export class HttpServer {
 
   /** Serve new connections with another certificate (a renewed --tls-cert-file). */
   setServingCertificate(cert: string, key: string): void {
+    this.options.tls.cert = cert;
+    this.options.tls.key = key;
     const clientCAs = this.options.tls.clientCAs;
     this.server.setSecureContext({ cert, key, ...(clientCAs?.length ? { ca: clientCAs } : {}) });
+  }
+
+  /**
+   * New request-header settings, and the CAs whose client certificates new connections are asked for (the core
+   * cluster's extension-apiserver-authentication ConfigMap changed). Connections already open keep theirs.
+   */
+  setClientAuthentication(requestHeader: HttpServerOptions['requestHeader'], clientCAs: string[]): void {
+    this.options.requestHeader = requestHeader;
+    this.options.tls.clientCAs = clientCAs;
+    this.server.setSecureContext({ cert: this.options.tls.cert, key: this.options.tls.key, ...(clientCAs.length ? { ca: clientCAs } : {}) });
   }
 
   /**
@@ -289,10 +301,11 @@ export class HttpServer {
       // The front proxy's certificate: the user is the one its headers name, and never the certificate's own.
       const peer = (x.req.socket as PeerSocket).getPeerCertificate?.() as PeerCertificate | undefined;
       if (rh.authenticator.issuer.signed(peer)) {
+        // A name it does not allow: not the proxy's user, and the other authenticators may still accept the
+        // request (upstream's union: a bearer token, or the certificate's own user when a client CA signed it).
         if (cert !== 'invalid') {
           const proxied = rh.authenticator.authenticate(peer, x.req.headers, distinctHeaders(x.req as never));
-          if (proxied === 'invalid') throw errors.unauthorized();
-          if (proxied) {
+          if (proxied && proxied !== 'invalid') {
             x.user = withAuthenticatedGroup(proxied);
             return next(x);
           }

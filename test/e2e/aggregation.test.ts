@@ -65,6 +65,10 @@ describe('request-header authentication (kapi as an extension API server)', () =
     const other = await whoami(stranger, { 'X-Remote-User': 'alice' });
     assert.equal(other.status, 401);
     assert.equal(other.body.reason, 'Unauthorized');
+    // Not the proxy's user, but a bearer token it carries still counts (upstream's union of authenticators).
+    const withToken = await whoami(stranger, { 'X-Remote-User': 'alice', Authorization: `Bearer ${s.kapi.adminToken}` });
+    assert.equal(withToken.status, 201, JSON.stringify(withToken.body));
+    assert.notEqual(withToken.body.status.userInfo.username, 'alice');
     const nobody = await whoami(proxy, {});
     assert.equal(nobody.status, 401, 'the front proxy is no user of its own');
   });
@@ -381,23 +385,44 @@ describe('delegated authentication and authorization (kapi behind a core cluster
       assert.match(secrets.json.message, /^secrets is forbidden: User "bob" cannot list resource "secrets" in API group "" in the namespace "default"/);
       assert.equal((await ext.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'nobody-knows-this-token' })).status, 401);
       // The front proxy the core cluster names authenticates its users here too.
-      const whoami = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-        const req = https.request(`${ext!.kapi.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
-          method: 'POST',
-          ca: ext!.kapi.caCertPem,
-          cert: readFileSync(join(dir, 'fp.crt')),
-          key: readFileSync(join(dir, 'fp.key')),
-          headers: { 'Content-Type': 'application/json', 'X-Remote-User': 'carol', 'X-Remote-Group': 'team' },
-        }, (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      const whoami = (name: string) =>
+        new Promise<{ status: number; body: any }>((resolve, reject) => {
+          const req = https.request(`${ext!.kapi.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+            method: 'POST',
+            ca: ext!.kapi.caCertPem,
+            cert: readFileSync(join(dir, `${name}.crt`)),
+            key: readFileSync(join(dir, `${name}.key`)),
+            headers: { 'Content-Type': 'application/json', 'X-Remote-User': 'carol', 'X-Remote-Group': 'team' },
+            agent: false,
+          }, (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+          });
+          req.on('error', reject);
+          req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
         });
-        req.on('error', reject);
-        req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
-      });
-      assert.equal(whoami.status, 201, JSON.stringify(whoami.body));
-      assert.deepEqual(whoami.body.status.userInfo, { username: 'carol', groups: ['team', 'system:authenticated'] });
+      const first = await whoami('fp');
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      assert.deepEqual(first.body.status.userInfo, { username: 'carol', groups: ['team', 'system:authenticated'] });
+      // The core cluster's settings change (another front proxy, of another CA): followed without a restart.
+      openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp2-ca.key', '-out', 'fp2-ca.crt', '-subj', '/CN=fp2-ca', '-days', '2']);
+      openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp2.key', '-out', 'fp2.csr', '-subj', '/CN=aggregator2']);
+      openssl(['x509', '-req', '-in', 'fp2.csr', '-CA', 'fp2-ca.crt', '-CAkey', 'fp2-ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', 'fp2.crt']);
+      const cmPath = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
+      const settings = (await core.request('GET', cmPath)).json;
+      settings.data['requestheader-client-ca-file'] = readFileSync(join(dir, 'fp2-ca.crt'), 'utf8');
+      settings.data['requestheader-allowed-names'] = '["aggregator2"]';
+      ok(await core.request('PUT', cmPath, { body: settings }));
+      let now: { status: number; body: any } = first;
+      for (let i = 0; i < 250; i++) {
+        now = await whoami('fp2');
+        if (now.status === 201) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(now.status, 201, JSON.stringify(now.body));
+      assert.equal(now.body.status.userInfo.username, 'carol');
+      assert.equal((await whoami('fp')).status, 401, 'the old front proxy is no longer trusted');
     } finally {
       await ext?.stop();
       await core.stop();
