@@ -15,6 +15,7 @@ import type { RequestInfo } from './request-info.js';
 import { goQuote } from '../machinery/go-text.js';
 import { errors, type Status } from '../machinery/status.js';
 import { writeError, writePlain } from './respond.js';
+import type { Duplex } from 'node:stream';
 
 /** One request as it passes the filters. */
 export interface Exchange {
@@ -39,6 +40,8 @@ export interface Exchange {
   auditAnnotations?: Record<string, string>;
   /** The Status a failed request was answered with (for the audit). */
   status?: Status;
+  /** An HTTP/1.1 request to switch protocols (exec, attach, websockets): its connection, and what came after its headers. */
+  upgrade?: { socket: Duplex; head: Buffer };
 }
 
 export type Handler = (x: Exchange) => Promise<void>;
@@ -49,9 +52,16 @@ export function compose(filters: readonly Filter[], last: Handler): Handler {
   return filters.reduceRight<Handler>((next, filter) => (x) => filter(x, next), last);
 }
 
-/** A request that holds no in-flight seat and has no request timeout: watches (upstream's long-running check). */
+/** Subresources that stream as long as the client wants (upstream's BasicLongRunningRequestCheck). */
+const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+/**
+ * A request that holds no in-flight seat and has no request timeout, as upstream's long-running check: watches,
+ * the streaming subresources, and connections switching protocols.
+ */
 export function isLongRunning(x: Exchange): boolean {
-  return x.info?.kind === 'resource' && x.info.verb === 'watch';
+  if (x.upgrade) return true;
+  return x.info?.kind === 'resource' && (x.info.verb === 'watch' || (x.info.subresource !== undefined && LONG_RUNNING_SUBRESOURCES.has(x.info.subresource)));
 }
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

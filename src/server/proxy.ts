@@ -7,7 +7,8 @@
  * comes (watches included). A backend that is not available answers 503 `service unavailable`.
  */
 import https from 'node:https';
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { UserInfo } from './authn.js';
 
 export interface ProxyTarget {
@@ -78,57 +79,11 @@ export function proxy(
     // A body of unknown length (HTTP/2 may send none): chunked, which Node does not do by itself for DELETE.
     const headers = proxiedHeaders(req.headers, user);
     if (headers['content-length'] === undefined && req.method !== 'GET' && req.method !== 'HEAD') headers['transfer-encoding'] = 'chunked';
-    const upstream = https.request(
-      {
-        protocol: 'https:',
-        hostname: target.url.hostname.replace(/^\[|\]$/g, ''),
-        port: target.url.port,
-        method: req.method,
-        path: req.url,
-        headers,
-        servername: /^[\d.]+$|:/.test(target.servername) ? undefined : target.servername,
-        ca: target.ca,
-        rejectUnauthorized: !target.insecureSkipTLSVerify,
-        ...(target.insecureSkipTLSVerify ? { checkServerIdentity: () => undefined } : {}),
-        cert: client?.cert,
-        key: client?.key,
-        agent: false,
-      },
-      (answer) => {
-        try {
-          res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.headers));
-        } catch {
-          answer.destroy();
-          upstream.destroy();
-          res.destroy?.();
-          return finish();
-        }
-        // As fast as the client reads, no faster: the answer waits while the client's buffer is full.
-        answer.on('data', (chunk: Buffer) => {
-          if (!res.write(chunk)) {
-            answer.pause();
-            res.once('drain', () => answer.resume());
-          }
-        });
-        answer.on('end', () => {
-          res.end();
-          finish();
-        });
-        // A backend that breaks off mid-answer: the client's exchange is broken off too (a cut list must not look whole).
-        const broken = () => {
-          if (!answer.complete) res.destroy?.();
-          else res.end();
-          finish();
-        };
-        answer.on('error', broken);
-        answer.on('aborted', broken);
-      },
-    );
+    const upstream = https.request(backendRequest(req, headers, target, client), (answer) => {
+      relay(answer, res, finish, () => upstream.destroy());
+    });
     upstream.on('error', (err) => {
-      if (!res.headersSent) {
-        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
-        res.end(`Error trying to reach service: '${err.message}'\n`);
-      } else res.end();
+      unreachable(res, err);
       finish();
     });
     // The client going away ends the backend's exchange too (a watch that is closed).
@@ -148,6 +103,122 @@ export function proxy(
     req.on('end', () => upstream.end());
     req.on('error', () => upstream.destroy());
     if ((req as { readableEnded?: boolean }).readableEnded) upstream.end();
+  });
+}
+
+type Answerable = Parameters<typeof proxy>[1];
+
+/** The options of the request to the backend: TLS as the APIService says, the front proxy's certificate. */
+function backendRequest(req: { method?: string; url?: string }, headers: OutgoingHttpHeaders, target: ProxyTarget, client: ProxyClientCertificate | undefined): https.RequestOptions {
+  return {
+    protocol: 'https:',
+    hostname: target.url.hostname.replace(/^\[|\]$/g, ''),
+    port: target.url.port,
+    method: req.method,
+    path: req.url,
+    headers,
+    servername: /^[\d.]+$|:/.test(target.servername) ? undefined : target.servername,
+    ca: target.ca,
+    rejectUnauthorized: !target.insecureSkipTLSVerify,
+    ...(target.insecureSkipTLSVerify ? { checkServerIdentity: () => undefined } : {}),
+    cert: client?.cert,
+    key: client?.key,
+    agent: false,
+  };
+}
+
+/** The backend's answer to the client, at the client's pace; `finish` when it is over, `abort` ends the backend's side. */
+function relay(answer: IncomingMessage, res: Answerable, finish: () => void, abort: () => void): void {
+  try {
+    res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.headers));
+  } catch {
+    answer.destroy();
+    abort();
+    res.destroy?.();
+    return finish();
+  }
+  // As fast as the client reads, no faster: the answer waits while the client's buffer is full.
+  answer.on('data', (chunk: Buffer) => {
+    if (!res.write(chunk)) {
+      answer.pause();
+      res.once('drain', () => answer.resume());
+    }
+  });
+  answer.on('end', () => {
+    res.end();
+    finish();
+  });
+  // A backend that breaks off mid-answer: the client's exchange is broken off too (a cut list must not look whole).
+  const broken = () => {
+    if (!answer.complete) res.destroy?.();
+    else res.end();
+    finish();
+  };
+  answer.on('error', broken);
+  answer.on('aborted', broken);
+}
+
+/** upstream's answer when the backend cannot be reached. */
+function unreachable(res: Answerable, err: Error): void {
+  if (!res.headersSent) {
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+    res.end(`Error trying to reach service: '${err.message}'\n`);
+  } else res.end();
+}
+
+/**
+ * A request to switch protocols (exec, attach, port-forward, websockets) to the backend: when it agrees (101),
+ * its answer goes to the client and the two connections are joined, bytes both ways, until either side closes;
+ * any other answer goes back as an ordinary response.
+ */
+export function proxyUpgrade(
+  req: { method?: string; url?: string; headers: IncomingHttpHeaders },
+  client: { socket: Duplex; head: Buffer },
+  res: Answerable,
+  target: ProxyTarget,
+  cert: ProxyClientCertificate | undefined,
+  user: UserInfo | undefined,
+): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      resolve();
+    };
+    const headers = proxiedHeaders(req.headers, user);
+    headers.connection = 'Upgrade';
+    headers.upgrade = req.headers.upgrade;
+    const upstream = https.request(backendRequest(req, headers, target, cert));
+    upstream.on('upgrade', (answer: IncomingMessage, backend: Duplex, backendHead: Buffer) => {
+      const lines = [`HTTP/1.1 101 ${answer.statusMessage || 'Switching Protocols'}`];
+      // The backend's header lines as it sent them (Node's parser has refused any with a line break).
+      for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);
+      const joined = () => {
+        backend.destroy();
+        client.socket.destroy();
+        finish();
+      };
+      backend.on('error', joined);
+      backend.on('close', joined);
+      client.socket.on('error', joined);
+      client.socket.on('close', joined);
+      client.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (backendHead.length > 0) client.socket.write(backendHead);
+      if (client.head.length > 0) backend.write(client.head);
+      backend.pipe(client.socket);
+      client.socket.pipe(backend);
+    });
+    upstream.on('response', (answer) => relay(answer, res, finish, () => upstream.destroy()));
+    upstream.on('error', (err) => {
+      unreachable(res, err);
+      finish();
+    });
+    // The client going before the backend answers ends the attempt.
+    client.socket.once('close', () => {
+      if (!done) upstream.destroy();
+    });
+    upstream.end();
   });
 }
 

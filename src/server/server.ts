@@ -4,7 +4,7 @@
  * version, discovery and resource routes.
  */
 import { randomUUID } from 'node:crypto';
-import type http from 'node:http';
+import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -13,7 +13,7 @@ import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
 import { anonymousUser, bearerToken, clientCertificateUser, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
 import { distinctHeaders, type IssuerCheck, type PeerCertificate, type RequestHeaderAuthenticator } from './request-header.js';
-import { proxy, writeServiceUnavailable, type ProxyClientCertificate, type ProxyTarget } from './proxy.js';
+import { proxy, proxyUpgrade, writeServiceUnavailable, type ProxyClientCertificate, type ProxyTarget } from './proxy.js';
 import type { DelegatedAuthenticator } from './delegated.js';
 import type { ObjectGetter, ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
@@ -187,6 +187,20 @@ export class HttpServer {
       socketConnections.set(socket, conn);
       socket.once('close', () => this.idle.forget(conn));
     });
+    // A request to switch protocols (HTTP/1.1 only) comes with its connection: answered as any request through
+    // a response on that connection, which then closes, unless an aggregated backend takes the connection over.
+    this.server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
+      socket.on('error', () => {});
+      const conn = socketConnections.get(socket as TLSSocket);
+      this.idle.opened(conn);
+      socket.once('close', () => this.idle.closed(conn));
+      const res = new http.ServerResponse(req);
+      res.assignSocket(socket);
+      res.shouldKeepAlive = false;
+      res.on('error', () => {});
+      res.once('finish', () => socket.end());
+      void this.handle(req as Request, res as unknown as Response, undefined, { socket, head });
+    });
     // CONNECT over HTTP/1.1 comes as its own event (Node closes the socket when nothing listens): no route takes it.
     this.server.on('connect', (_req: http.IncomingMessage, socket: Socket) => {
       const body = 'Method Not Allowed\n';
@@ -251,8 +265,8 @@ export class HttpServer {
    * when nothing can be written any more, as a reset stream or closed
    * connection), never as an exception that leaves this function.
    */
-  private async handle(req: Request, res: Response, loopback?: 'internal' | 'client'): Promise<void> {
-    const x: Exchange = { req, res, auditId: auditIdOf(req), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY, loopback: loopback !== undefined, internal: loopback === 'internal' };
+  private async handle(req: Request, res: Response, loopback?: 'internal' | 'client', upgrade?: Exchange['upgrade']): Promise<void> {
+    const x: Exchange = { req, res, auditId: auditIdOf(req), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY, loopback: loopback !== undefined, internal: loopback === 'internal', upgrade };
     try {
       res.setHeader('Cache-Control', 'no-cache, private');
       res.setHeader('Audit-Id', x.auditId);
@@ -386,13 +400,14 @@ export class HttpServer {
     // An aggregated group-version (an APIService with a service): every request under it to the backend as it
     // came, or 503 while it is not available; kapi's own resources keep their routes.
     if (!routed || routed.proxied) {
-      const backend = this.options.aggregated?.(info.group, info.version);
+      let backend = this.options.aggregated?.(info.group, info.version);
+      if (backend === undefined) {
+        if (!routed) return writeNotFound(res);
+        backend = routed.backend() ?? null;
+      }
       if (backend === null) return writeServiceUnavailable(res);
-      if (backend) return proxy(req as never, res as never, backend, this.options.proxyClient, x.user);
-      if (!routed) return writeNotFound(res);
-      const target = routed.backend();
-      if (!target) return writeServiceUnavailable(res);
-      return proxy(req as never, res as never, target, this.options.proxyClient, x.user);
+      if (x.upgrade) return proxyUpgrade(req as never, x.upgrade, res as never, backend, this.options.proxyClient, x.user);
+      return proxy(req as never, res as never, backend, this.options.proxyClient, x.user);
     }
     const endpoint = routed;
     let output: Negotiated = JSON_OUTPUT;

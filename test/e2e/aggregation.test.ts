@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import tls from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -266,6 +267,86 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
       assert.equal((await agg.request('DELETE', `/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.${GROUP}`)).status, 200);
     }
     await until('v1 preferred again', async () => (await agg.request('GET', `/apis/${GROUP}`)).json?.preferredVersion?.version === 'v1');
+  });
+
+  it('joins a request to switch protocols (exec, websockets) to its backend, and answers others on that connection as usual', async () => {
+    // An extension server of its own making, as apiserver-builder's would serve an exec-like subresource.
+    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'up.key', '-out', 'up.crt', '-subj', '/CN=up', '-addext', 'subjectAltName=DNS:up.default.svc', '-days', '2']);
+    const seen: string[] = [];
+    const backend = https.createServer({ cert: readFileSync(join(dir, 'up.crt')), key: readFileSync(join(dir, 'up.key')), ca: readFileSync(join(dir, 'front-proxy-ca.crt')), requestCert: true, rejectUnauthorized: true });
+    backend.on('request', (req, res) => {
+      if (req.url === '/apis/up.example.com/v1') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'up.example.com/v1', resources: [{ name: 'shells', singularName: 'shell', namespaced: true, kind: 'Shell', verbs: ['get'] }, { name: 'shells/exec', singularName: '', namespaced: true, kind: 'Shell', verbs: ['create', 'get'] }] }));
+      } else {
+        res.writeHead(404);
+        res.end();
+      }
+    });
+    backend.on('upgrade', (req, socket: import('node:net').Socket) => {
+      seen.push(`${req.method} ${req.url} ${req.headers['x-remote-user']} ${req.headers.upgrade} ${req.headers.authorization ?? 'no-credentials'}`);
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nX-Stream: echo\r\n\r\n');
+      socket.on('data', (c: Buffer) => socket.write(c.toString().toUpperCase()));
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
+    const port = (backend.address() as import('node:net').AddressInfo).port;
+    const ok = (r: { status: number; text: string }) => assert.ok(r.status < 300, r.text);
+    try {
+      ok(await agg.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'up' }, spec: { ports: [{ port: 443, targetPort: port }] } } }));
+      ok(await agg.request('POST', '/api/v1/namespaces/default/endpoints', { body: { metadata: { name: 'up' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] } }));
+      const caBundle = Buffer.from(readFileSync(join(dir, 'up.crt'))).toString('base64');
+      ok(await agg.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', { body: { metadata: { name: 'v1.up.example.com' }, spec: { group: 'up.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15, service: { namespace: 'default', name: 'up', port: 443 }, caBundle } } }));
+      await until('up.example.com available', async () => (await agg.request('GET', '/apis/up.example.com/v1')).status === 200);
+      const who = (await agg.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } })).json.status.userInfo.username;
+      /** A raw HTTP/1.1 exchange on one TLS connection: what came back before `until` matched, and the socket. */
+      const raw = async (request: string, expect: RegExp) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: agg.kapi.port, ca: agg.kapi.caCertPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] });
+        let text = '';
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no answer matching ${expect}: ${JSON.stringify(text)}`)), 5000);
+          socket.on('data', (c: Buffer) => {
+            text += c.toString();
+            if (expect.test(text)) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+          socket.on('error', reject);
+          socket.write(request);
+        });
+        return { socket, text: () => text };
+      };
+      const exec = await raw(
+        `GET /apis/up.example.com/v1/namespaces/default/shells/s1/exec?command=sh HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${agg.kapi.adminToken}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`,
+        /\r\n\r\n/,
+      );
+      assert.match(exec.text(), /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+      assert.match(exec.text(), /\r\nX-Stream: echo\r\n/);
+      exec.socket.write('ping');
+      await until('the backend\'s echo', async () => exec.text().endsWith('PING'));
+      exec.socket.write(' and pong');
+      await until('the second echo', async () => exec.text().endsWith(' AND PONG'));
+      exec.socket.destroy();
+      // The user the aggregator authenticated, and never the client's credentials.
+      assert.deepEqual(seen, [`GET /apis/up.example.com/v1/namespaces/default/shells/s1/exec?command=sh ${who} websocket no-credentials`]);
+      // kapi's own routes answer such a request as any other, then close the connection.
+      const plain = await raw(`GET /api/v1/namespaces/default HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${agg.kapi.adminToken}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`, /"kind":"Namespace".*\}/s);
+      assert.match(plain.text(), /^HTTP\/1\.1 200 OK\r\n/);
+      await new Promise<void>((resolve) => (plain.socket.readableEnded ? resolve() : plain.socket.once('end', () => resolve())));
+      plain.socket.destroy();
+      // Without credentials it goes nowhere.
+      const anonymous = await raw('GET /apis/up.example.com/v1/namespaces/default/shells/s1/exec HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n', /\r\n\r\n.*\}/s);
+      assert.match(anonymous.text(), /^HTTP\/1\.1 403 Forbidden\r\n/);
+      anonymous.socket.destroy();
+      assert.equal(seen.length, 1);
+    } finally {
+      await agg.request('DELETE', '/apis/apiregistration.k8s.io/v1/apiservices/v1.up.example.com');
+      await new Promise<void>((r) => {
+        backend.close(() => r());
+        backend.closeAllConnections?.();
+      });
+    }
   });
 
   it('passes the user along, for the extension\'s own RBAC', async () => {
