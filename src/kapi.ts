@@ -619,6 +619,12 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     unwatch = watchCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!, renewed, warn, 1000, servingFilesStamp);
   }
   await publishMasterEndpoints(registry, bindAddress, address.port).catch((err: Error) => warn(`kapi: publishing the kubernetes Service's endpoints: ${err.message}`));
+  // As kube-apiserver: the settings its extension servers authenticate proxied requests by, for them to read.
+  if (options.requestHeader) {
+    await publishExtensionAuthentication(registry, [tls.caCertPem, ...clientCAs], frontProxyCAs, options.requestHeader).catch((err: Error) =>
+      warn(`kapi: publishing kube-system/extension-apiserver-authentication: ${err.message}`),
+    );
+  }
 
   let stopped = false;
   return {
@@ -716,6 +722,33 @@ async function publishMasterEndpoints(registry: ApiRegistry, bindAddress: string
     if (!old) throw new Error('the kubernetes Service is missing');
     return { ...old, spec: { ...old.spec, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }] } };
   });
+}
+
+/**
+ * kube-system/extension-apiserver-authentication, as kube-apiserver's ClientCARegistrationHook writes it: the CAs
+ * of client certificates, the front proxy's CA, and its allowed names and headers (JSON lists); written only
+ * when it says something else.
+ */
+async function publishExtensionAuthentication(registry: ApiRegistry, clientCAs: string[], frontProxyCAs: string[], settings: NonNullable<KapiOptions['requestHeader']>): Promise<void> {
+  const bundle = (pems: string[]) => pems.map((p) => (p.endsWith('\n') ? p : `${p}\n`)).join('');
+  const data = {
+    'client-ca-file': bundle(clientCAs),
+    'requestheader-client-ca-file': bundle(frontProxyCAs),
+    'requestheader-allowed-names': JSON.stringify(settings.allowedNames ?? []),
+    'requestheader-username-headers': JSON.stringify(settings.usernameHeaders ?? REQUEST_HEADER_DEFAULTS.usernameHeaders),
+    'requestheader-uid-headers': JSON.stringify(settings.uidHeaders ?? REQUEST_HEADER_DEFAULTS.uidHeaders),
+    'requestheader-group-headers': JSON.stringify(settings.groupHeaders ?? REQUEST_HEADER_DEFAULTS.groupHeaders),
+    'requestheader-extra-headers-prefix': JSON.stringify(settings.extraHeaderPrefixes ?? REQUEST_HEADER_DEFAULTS.extraHeaderPrefixes),
+  };
+  const store = registry.lookup('', 'v1', 'configmaps')!.store;
+  const current = await store.get('kube-system', 'extension-apiserver-authentication').catch(() => undefined);
+  if (current && deepEqual(current.data, data)) return;
+  await store.update(
+    'kube-system',
+    'extension-apiserver-authentication',
+    (old) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { ...(old?.metadata ?? {}), name: 'extension-apiserver-authentication', namespace: 'kube-system' }, data }),
+    { allowCreate: true },
+  );
 }
 
 function ignoreExists(err: { code?: number }): void {

@@ -511,3 +511,102 @@ describe('delegated authentication and authorization (kapi behind a core cluster
     }
   });
 });
+
+describe('kapi behind kapi, as an extension server behind kube-apiserver', () => {
+  it('serves the core cluster\'s users through its aggregator, with their rights and namespaces judged there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kapi-combined-'));
+    const ALICE = 'alice-core-token-0123456789';
+    const GROUP = 'combined.example.com';
+    writeFileSync(join(dir, 'tokens.csv'), `${ALICE},alice,uid-alice,"team"\n`);
+    const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp-ca.key', '-out', 'fp-ca.crt', '-subj', '/CN=fp-ca', '-days', '2']);
+    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp.key', '-out', 'fp.csr', '-subj', '/CN=front-proxy-client']);
+    writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
+    openssl(['x509', '-req', '-in', 'fp.csr', '-CA', 'fp-ca.crt', '-CAkey', 'fp-ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', 'fp.crt']);
+    // The core: its front proxy's CA and names (which it publishes), and the certificate it proxies with.
+    const core = await startTestServer({
+      dataDir: join(dir, 'core'),
+      tokenAuthFile: join(dir, 'tokens.csv'),
+      requestHeader: { clientCAFile: join(dir, 'fp-ca.crt'), allowedNames: ['front-proxy-client'] },
+      proxyClientCertFile: join(dir, 'fp.crt'),
+      proxyClientKeyFile: join(dir, 'fp.key'),
+      apiServiceCheckIntervalMs: 200,
+    });
+    let ext: TestServer | undefined;
+    try {
+      const ok = (r: { status: number; text: string }) => assert.ok(r.status < 300, r.text);
+      const published = (await core.request('GET', '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication')).json;
+      assert.equal(published.data['requestheader-client-ca-file'], readFileSync(join(dir, 'fp-ca.crt'), 'utf8'));
+      assert.equal(published.data['requestheader-allowed-names'], '["front-proxy-client"]');
+      assert.equal(published.data['requestheader-username-headers'], '["X-Remote-User"]');
+      assert.match(published.data['client-ca-file'], /^-----BEGIN CERTIFICATE-----/);
+      // The extension knows only the core cluster: who is who, who may do what, which namespaces exist.
+      ext = await startTestServer({
+        dataDir: join(dir, 'ext'),
+        tlsSans: ['ext.default.svc'],
+        authenticationKubeconfig: core.kapi.kubeconfigPath,
+        authorizationKubeconfig: core.kapi.kubeconfigPath,
+        coreKubeconfig: core.kapi.kubeconfigPath,
+      });
+      const crd = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `gadgets.${GROUP}` },
+        spec: { group: GROUP, scope: 'Namespaced', names: { plural: 'gadgets', kind: 'Gadget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+      };
+      ok(await ext.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }));
+      ok(await core.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'ext' }, spec: { ports: [{ port: 443, targetPort: ext.kapi.port }] } } }));
+      ok(await core.request('POST', '/api/v1/namespaces/default/endpoints', { body: { metadata: { name: 'ext' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: ext.kapi.port }] }] } }));
+      ok(
+        await core.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
+          body: { metadata: { name: `v1.${GROUP}` }, spec: { group: GROUP, version: 'v1', groupPriorityMinimum: 2000, versionPriority: 10, service: { namespace: 'default', name: 'ext', port: 443 }, caBundle: Buffer.from(ext.kapi.caCertPem).toString('base64') } },
+        }),
+      );
+      ok(await core.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'team-ns' } } }));
+      // alice may read and create gadgets in team-ns, on the core cluster's word alone.
+      ok(await core.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/team-ns/roles', { body: { metadata: { name: 'gadgets' }, rules: [{ apiGroups: [GROUP], resources: ['gadgets'], verbs: ['get', 'list', 'create'] }] } }));
+      ok(
+        await core.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/team-ns/rolebindings', {
+          body: { metadata: { name: 'alice' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gadgets' }, subjects: [{ kind: 'User', name: 'alice' }] },
+        }),
+      );
+      for (let i = 0; i < 300 && (await core.request('GET', `/apis/${GROUP}/v1`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+      // alice's own kubeconfig: her token alone (the admin's has a client certificate, which would win).
+      writeFileSync(join(dir, 'ca.crt'), core.kapi.caCertPem);
+      writeFileSync(
+        join(dir, 'alice.kubeconfig'),
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          clusters: [{ name: 'core', cluster: { server: core.kapi.url, 'certificate-authority': join(dir, 'ca.crt') } }],
+          users: [{ name: 'alice', user: { token: ALICE } }],
+          contexts: [{ name: 'alice', context: { cluster: 'core', user: 'alice' } }],
+          'current-context': 'alice',
+        }),
+      );
+      const asAlice = (args: string[], input?: string) => core.kubectl(['--kubeconfig', join(dir, 'alice.kubeconfig'), ...args], input === undefined ? {} : { input });
+      const gadget = (ns: string) => JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'g1', namespace: ns }, spec: { size: 1 } });
+      const created = await asAlice(['create', '-f', '-'], gadget('team-ns'));
+      assert.equal(created.code, 0, created.stderr);
+      const listed = await asAlice(['get', 'gadgets', '-n', 'team-ns', '-o', 'name']);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.equal(listed.stdout.trim(), `gadget.${GROUP}/g1`);
+      // Stored on the extension, created by alice as the core cluster knows her.
+      const stored = (await ext.request('GET', `/apis/${GROUP}/v1/namespaces/team-ns/gadgets/g1`)).json;
+      assert.equal(stored.spec.size, 1);
+      assert.equal(stored.metadata.managedFields[0].manager, 'kubectl-create');
+      // What the core cluster does not grant her is refused in her name.
+      const deleted = await asAlice(['delete', 'gadget', 'g1', '-n', 'team-ns']);
+      assert.notEqual(deleted.code, 0, deleted.stdout + deleted.stderr);
+      assert.match(deleted.stderr, new RegExp(`gadgets\\.${GROUP.replace(/\./g, '\\.')} "g1" is forbidden: User "alice" cannot delete resource "gadgets" in API group "${GROUP.replace(/\./g, '\\.')}" in the namespace "team-ns"`));
+      // A namespace the core cluster does not have takes nothing, even from its admin.
+      const nowhere = await core.kubectl(['create', '-f', '-'], { input: gadget('nowhere') });
+      assert.notEqual(nowhere.code, 0);
+      assert.match(nowhere.stderr, /namespaces "nowhere" not found/);
+    } finally {
+      await ext?.stop();
+      await core.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
