@@ -301,7 +301,10 @@ export class APIServiceAvailability {
     const name = apiService.metadata.name as string;
     let served = this.served.get(name);
     if (!served) this.served.set(name, (served = { keys: [], state: { available: false } }));
+    const was = served.state.available;
     served.state.available = result.status === 'True';
+    // Aggregated discovery marks the version Stale while its backend is not available.
+    if (was !== served.state.available && served.keys.length > 0) this.registry.touch();
     if (result.target) served.state.target = result.target;
     if (!result.resources) return;
     const group = String(apiService.spec.group);

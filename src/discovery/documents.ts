@@ -4,7 +4,7 @@
  * (apidiscovery.k8s.io v2 and v2beta1) that newer kubectl fetches in one round trip.
  * Documents are memoized per registry generation, so a CRD change shows at once.
  */
-import type { ApiRegistry, ServedResource, SubresourceInfo } from '../registry/registry.js';
+import type { ApiRegistry, ProxiedEndpoint, ServedResource, SubresourceInfo } from '../registry/registry.js';
 import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-priority.js';
 
 /** Built-in groups in the order kube-apiserver lists them; other groups follow, sorted. */
@@ -125,11 +125,16 @@ export class Discovery {
           versions: g.versions.map((v) => ({
             version: v,
             resources: g.endpoints.get(v)!.map(aggregatedResource),
-            freshness: 'Current',
+            // An aggregated version whose backend is not available: what it last listed, marked as such.
+            freshness: g.endpoints.get(v)!.some((ep) => isProxied(ep) && !ep.backend()) ? 'Stale' : 'Current',
           })),
         })),
     }));
   }
+}
+
+function isProxied(ep: ServedResource): ep is ProxiedEndpoint {
+  return (ep as ProxiedEndpoint).proxied === true;
 }
 
 function compareVersions(g: GroupInfo, a: string, b: string): number {

@@ -138,6 +138,11 @@ export class ApiRegistry {
     return [...this.endpoints.values()];
   }
 
+  /** What discovery shows changed though no route did (an aggregated backend became available or unavailable). */
+  touch(): void {
+    this.changed();
+  }
+
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -368,8 +368,16 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     const unavailable = await agg.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets`);
     assert.equal(unavailable.status, 503);
     assert.equal(unavailable.text, 'service unavailable\n');
+    // Aggregated discovery keeps what the backend last listed, marked Stale.
+    const freshness = async () => {
+      const doc = (await agg.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' })).json;
+      const v1 = doc.items.find((g: { metadata: { name: string } }) => g.metadata.name === GROUP)?.versions.find((v: { version: string }) => v.version === 'v1');
+      return `${v1?.freshness} ${v1?.resources.map((r: { resource: string }) => r.resource).join()}`;
+    };
+    assert.equal(await freshness(), 'Stale widgets');
     ext = await startExtension(extPort);
     await until('Available True again', async () => (await condition())?.status === 'True');
+    assert.equal(await freshness(), 'Current widgets');
     assert.equal((await agg.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets`)).status, 200);
   });
 
