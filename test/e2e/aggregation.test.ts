@@ -5,13 +5,14 @@
  * certificate without a username header, is refused; the proxy's certificate is never a user of its own.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import tls from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from './harness.js';
 
 describe('request-header authentication (kapi as an extension API server)', () => {
@@ -247,6 +248,25 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     assert.equal(doc.status, 200, doc.text);
     assert.equal(doc.json.components.schemas['com.example.ext.v1.Widget'].properties.spec.properties.size.type, 'integer');
     assert.ok(v3.paths['api/v1'], 'the aggregator\'s own group-versions stay');
+  });
+
+  it('serves the Python client (HTTP/1.1, typed APIService models) through the aggregator', async () => {
+    const script = [
+      'import json',
+      'from kubernetes import client, config',
+      'config.load_kube_config()',
+      'custom = client.CustomObjectsApi()',
+      `custom.create_namespaced_custom_object("${GROUP}", "v1", "default", "widgets", {"apiVersion": "${GROUP}/v1", "kind": "Widget", "metadata": {"name": "py"}, "spec": {"size": 7}})`,
+      `got = custom.get_namespaced_custom_object("${GROUP}", "v1", "default", "widgets", "py")`,
+      `svc = client.ApiregistrationV1Api().read_api_service("v1.${GROUP}")`,
+      `custom.delete_namespaced_custom_object("${GROUP}", "v1", "default", "widgets", "py")`,
+      'print(json.dumps({"size": got["spec"]["size"], "available": [c.reason for c in svc.status.conditions if c.type == "Available"], "service": svc.spec.service.name, "priority": svc.spec.group_priority_minimum}))',
+    ].join('\n');
+    const python = process.env.KAPI_TEST_PYTHON ?? '/usr/bin/python3';
+    // Asynchronously: the servers answer from this very process.
+    const { stdout: out } = await promisify(execFile)(python, ['-c', script], { env: { ...process.env, KUBECONFIG: agg.kapi.kubeconfigPath }, timeout: 30_000 });
+    assert.deepEqual(JSON.parse(out), { size: 7, available: ['Passed'], service: 'ext', priority: 2000 });
+    assert.equal((await ext.request('GET', `/apis/${GROUP}/v1/namespaces/default/widgets/py`)).status, 404, 'deleted on the extension');
   });
 
   it('orders an aggregated group\'s versions by their APIServices\' versionPriority', async () => {

@@ -35,6 +35,8 @@ describe('client-go (protobuf)', () => {
     assert.ok([2, 3].includes(steps.get('informer sync').detail));
     assert.equal(steps.get('informer event').detail, 'go-informed');
     assert.deepEqual(steps.get('list custom resources').detail, [3]);
+    assert.deepEqual(steps.get('get local apiservice').detail, { available: 'True Local', group: 'apps', groupPriorityMinimum: 17800, local: true, versionPriority: 15 });
+    assert.equal(steps.get('apiservice checked').detail, 'False ServiceNotFound port=443 ca=28');
     // What the Go client wrote reads the same in JSON.
     const cm = await s.request('GET', '/api/v1/namespaces/go-e2e/configmaps/go-watched');
     assert.equal(cm.status, 200);
