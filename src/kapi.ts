@@ -324,21 +324,28 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       }
     };
   }
-  // Without --requestheader-client-ca-file: the core cluster's settings, followed as its ConfigMap changes (as upstream).
+  // Without --requestheader-client-ca-file: the core cluster's settings (it must answer, as upstream: a missing
+  // ConfigMap is no settings), then followed as its ConfigMap changes.
   let requestHeaderOptions = options.requestHeader;
   let requestHeaderInformer: Informer | undefined;
   if (!requestHeaderOptions && authenticationCore) {
-    requestHeaderInformer = new Informer(
-      authenticationCore.resource({ group: '', version: 'v1', resource: 'configmaps' }),
-      {},
-      { namespace: 'kube-system', fieldSelector: 'metadata.name=extension-apiserver-authentication', onError: (err) => warn(`kapi: extension-apiserver-authentication: ${(err as Error).message}`) },
-    );
-    await requestHeaderInformer.start();
-    const fromCore = requestHeaderFromConfigMap(requestHeaderInformer.get('kube-system/extension-apiserver-authentication'));
+    const configmaps = authenticationCore.resource({ group: '', version: 'v1', resource: 'configmaps' });
+    const initial = await configmaps.get('kube-system', EXTENSION_AUTHENTICATION).catch((err: unknown) => {
+      if (err instanceof StatusError && err.code === 404) return undefined;
+      throw new Error(`reading kube-system/${EXTENSION_AUTHENTICATION} of the core cluster: ${(err as Error).message}`);
+    });
+    const fromCore = requestHeaderFromConfigMap(initial);
+    if (fromCore === 'invalid') throw new Error(`kube-system/${EXTENSION_AUTHENTICATION} of the core cluster holds settings that do not parse`);
     if (fromCore) {
       requestHeaderOptions = fromCore.options;
       frontProxyCAs.push(...fromCore.cas);
     }
+    requestHeaderInformer = new Informer(configmaps, {}, {
+      namespace: 'kube-system',
+      fieldSelector: `metadata.name=${EXTENSION_AUTHENTICATION}`,
+      onError: (err) => warn(`kapi: ${EXTENSION_AUTHENTICATION}: ${(err as Error).message}`),
+    });
+    await requestHeaderInformer.start();
   }
   const closeCore = () => {
     for (const informer of [requestHeaderInformer, coreNamespaceInformer]) informer?.stop();
@@ -529,11 +536,19 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     audit: auditing,
   });
   if (requestHeaderInformer) {
-    // The core cluster's request-header settings changed: the server authenticates (and asks for certificates) by the new ones.
+    // The core cluster's request-header settings changed: the server authenticates (and asks for certificates) by
+    // the new ones. Settings that do not parse, or a ConfigMap deleted, leave the last good ones in force.
     const informer = requestHeaderInformer;
     const userCAs = [tls.caCertPem, ...clientCAs];
+    let applied = JSON.stringify(requestHeaderOptions ? [requestHeaderOptions, frontProxyCAs] : null);
     const follow = () => {
-      const fromCore = requestHeaderFromConfigMap(informer.get('kube-system/extension-apiserver-authentication'));
+      const cm = informer.get(`kube-system/${EXTENSION_AUTHENTICATION}`);
+      if (!cm) return;
+      const fromCore = requestHeaderFromConfigMap(cm);
+      if (fromCore === 'invalid') return warn(`kapi: kube-system/${EXTENSION_AUTHENTICATION} holds settings that do not parse: the last good ones stay`);
+      const next = JSON.stringify(fromCore ? [fromCore.options, fromCore.cas] : null);
+      if (next === applied) return;
+      applied = next;
       http.setClientAuthentication(fromCore ? requestHeaderAuthentication(fromCore.options, fromCore.cas, userCAs) : undefined, [...userCAs, ...(fromCore?.cas ?? [])]);
     };
     informer.addHandlers({ added: follow, updated: follow, deleted: follow });
@@ -741,12 +756,12 @@ async function publishExtensionAuthentication(registry: ApiRegistry, clientCAs: 
     'requestheader-extra-headers-prefix': JSON.stringify(settings.extraHeaderPrefixes ?? REQUEST_HEADER_DEFAULTS.extraHeaderPrefixes),
   };
   const store = registry.lookup('', 'v1', 'configmaps')!.store;
-  const current = await store.get('kube-system', 'extension-apiserver-authentication').catch(() => undefined);
+  const current = await store.get('kube-system', EXTENSION_AUTHENTICATION).catch(() => undefined);
   if (current && deepEqual(current.data, data)) return;
   await store.update(
     'kube-system',
-    'extension-apiserver-authentication',
-    (old) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { ...(old?.metadata ?? {}), name: 'extension-apiserver-authentication', namespace: 'kube-system' }, data }),
+    EXTENSION_AUTHENTICATION,
+    (old) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { ...(old?.metadata ?? {}), name: EXTENSION_AUTHENTICATION, namespace: 'kube-system' }, data }),
     { allowCreate: true },
   );
 }
@@ -792,40 +807,44 @@ async function readProxyClient(certFile: string | undefined, keyFile: string | u
   return { cert, key };
 }
 
+const EXTENSION_AUTHENTICATION = 'extension-apiserver-authentication';
+
 /**
  * The request-header settings kube-apiserver publishes in kube-system/extension-apiserver-authentication
- * (undefined: the ConfigMap or its CA is not there, or its CA is no certificate).
+ * (undefined: the ConfigMap or its CA is not there; 'invalid': its CA or a list does not parse).
  */
-function requestHeaderFromConfigMap(cm: KObject | undefined): { options: NonNullable<KapiOptions['requestHeader']>; cas: string[] } | undefined {
+function requestHeaderFromConfigMap(cm: KObject | undefined): { options: NonNullable<KapiOptions['requestHeader']>; cas: string[] } | 'invalid' | undefined {
   const data: Record<string, unknown> = isRecord(cm?.data) ? cm!.data : {};
   const ca = data['requestheader-client-ca-file'];
   if (typeof ca !== 'string' || !ca) return undefined;
+  let malformed = false;
   const list = (key: string): string[] | undefined => {
-    if (typeof data[key] !== 'string' || !data[key]) return undefined;
+    if (data[key] === undefined || data[key] === '') return undefined;
     try {
-      const v = JSON.parse(data[key]);
-      return Array.isArray(v) ? v.map(String) : undefined;
+      const v: unknown = JSON.parse(String(data[key]));
+      if (v === null) return undefined;
+      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
     } catch {
-      return undefined;
+      // as below
     }
+    malformed = true;
+    return undefined;
   };
   let cas: string[];
   try {
-    cas = parseCertificateBundle(ca, 'kube-system/extension-apiserver-authentication');
+    cas = parseCertificateBundle(ca, `kube-system/${EXTENSION_AUTHENTICATION}`);
   } catch {
-    return undefined;
+    return 'invalid';
   }
-  return {
-    cas,
-    options: {
-      clientCAFile: 'kube-system/extension-apiserver-authentication',
-      allowedNames: list('requestheader-allowed-names'),
-      usernameHeaders: list('requestheader-username-headers'),
-      uidHeaders: list('requestheader-uid-headers'),
-      groupHeaders: list('requestheader-group-headers'),
-      extraHeaderPrefixes: list('requestheader-extra-headers-prefix'),
-    },
+  const options = {
+    clientCAFile: `kube-system/${EXTENSION_AUTHENTICATION}`,
+    allowedNames: list('requestheader-allowed-names'),
+    usernameHeaders: list('requestheader-username-headers'),
+    uidHeaders: list('requestheader-uid-headers'),
+    groupHeaders: list('requestheader-group-headers'),
+    extraHeaderPrefixes: list('requestheader-extra-headers-prefix'),
   };
+  return malformed ? 'invalid' : { cas, options };
 }
 
 /** The server's request-header authentication of these settings (the front proxy's CAs, and those of users' own certificates). */

@@ -148,7 +148,8 @@ export class APIServiceAvailability {
       const apiService = this.informer.get(name);
       if (!apiService || !isRecord(apiService.spec?.service)) return this.forget(name);
       const result = await this.check(apiService);
-      if (this.stopped) return;
+      // Deleted while it was checked: its routes are gone and stay gone.
+      if (this.stopped || this.informer.get(name)?.metadata.uid !== apiService.metadata.uid) return;
       this.route(apiService, result);
       await this.writeStatus(apiService, result);
       if (result.status !== 'True' || !result.target) this.withdrawOpenApi(name);
@@ -243,8 +244,11 @@ export class APIServiceAvailability {
       // Only a URL of this group-version's document, which the aggregator sends to this backend.
       if (typeof url === 'string' && url.length <= 1024 && (url === `/openapi/v3/apis/${group}/${version}` || url.startsWith(`/openapi/v3/apis/${group}/${version}?`))) v3URL = url;
     }
-    if (known && known.etag === etag && known.share.v2 === part && known.share.v3URL === v3URL) return;
-    const share = { groupVersion: `apis/${group}/${version}`, v2: part, v3URL };
+    const priority: [number, number] = [Number(apiService.spec.groupPriorityMinimum) || 0, Number(apiService.spec.versionPriority) || 0];
+    // Gone (or stopped) while the documents were fetched: nothing to publish.
+    if (this.stopped || this.informer.get(name)?.metadata.uid !== apiService.metadata.uid) return;
+    if (known && known.etag === etag && known.share.v2 === part && known.share.v3URL === v3URL && String(known.share.priority) === String(priority)) return;
+    const share = { groupVersion: `apis/${group}/${version}`, v2: part, v3URL, priority };
     this.openapi.set(name, { etag, share });
     publisher.setAggregated(name, share);
   }

@@ -137,10 +137,15 @@ function isProxied(ep: ServedResource): ep is ProxiedEndpoint {
   return (ep as ProxiedEndpoint).proxied === true;
 }
 
+/** A local version beside aggregated ones: the versionPriority of its local APIService (a CRD's, 100). */
+const LOCAL_VERSION_PRIORITY = 100;
+
 function compareVersions(g: GroupInfo, a: string, b: string): number {
-  const pa = g.versionPriority.get(a);
-  const pb = g.versionPriority.get(b);
-  if (pa !== undefined && pb !== undefined && pa !== pb) return pb - pa;
+  if (g.versionPriority.size > 0) {
+    const pa = g.versionPriority.get(a) ?? LOCAL_VERSION_PRIORITY;
+    const pb = g.versionPriority.get(b) ?? LOCAL_VERSION_PRIORITY;
+    if (pa !== pb) return pb - pa;
+  }
   return compareKubeAwareVersionStrings(b, a);
 }
 

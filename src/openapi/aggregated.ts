@@ -55,13 +55,21 @@ export function backendPart(doc: unknown, group: string, version: string): Backe
  */
 export function aggregatedFragment(part: BackendPart, published: (name: string) => unknown): Fragment {
   const renamed = new Map<string, string>();
-  const taken = (name: string) => published(name) !== undefined || part.definitions.has(name);
+  const given = new Set<string>();
   for (const [name, def] of part.definitions) {
     const local = published(name);
     if (local === undefined || sameJson(local, def)) continue;
-    let i = 2;
-    while (taken(`${name}_v${i}`) || [...renamed.values()].includes(`${name}_v${i}`)) i++;
-    renamed.set(name, `${name}_v${i}`);
+    // The first `_vN` free, or one already published with the same content (as kube-openapi reuses it).
+    for (let i = 2; ; i++) {
+      const candidate = `${name}_v${i}`;
+      if (given.has(candidate) || part.definitions.has(candidate)) continue;
+      const there = published(candidate);
+      if (there === undefined || sameJson(there, def)) {
+        renamed.set(name, candidate);
+        given.add(candidate);
+        break;
+      }
+    }
   }
   const rename = (value: Schema) => (renamed.size === 0 ? value : (rewriteRefs(value, renamed, 0) as Schema));
   const fragment: Fragment = { v2Definitions: new Map(), v2Paths: new Map(), v3: new Map() };

@@ -25,6 +25,8 @@ export interface AggregatedShare {
   v2?: BackendPart;
   /** The backend's serverRelativeURL of its v3 document (requests for it go to the backend). */
   v3URL?: string;
+  /** The APIService's groupPriorityMinimum and versionPriority: the higher share keeps a contested definition name. */
+  priority?: [number, number];
 }
 
 export interface OpenApiPublisherOptions {
@@ -266,7 +268,15 @@ export class OpenApiPublisher {
   /** Pieces of one kind across sources, built-ins first (they win conflicts), aggregated ones last, sorted by key. */
   private v2Entries(pick: (s: Source) => Map<string, Piece>): Piece[] {
     const all: [string, Piece][] = [];
-    for (const src of [this.builtins, ...this.crds.values(), ...this.aggregatedV2Sources()]) all.push(...pick(src));
+    for (const src of [this.builtins, ...this.crds.values()]) all.push(...pick(src));
+    for (const src of this.aggregatedV2Sources()) {
+      try {
+        all.push(...pick(src));
+      } catch {
+        // A backend's schema this form cannot hold (a description that is no string, for the protobuf form):
+        // that share is left out of it, the document still served.
+      }
+    }
     return sortedEntries(all).map(([, p]) => p);
   }
 
@@ -278,7 +288,13 @@ export class OpenApiPublisher {
     if (this.aggregatedSources) return this.aggregatedSources;
     const earlier = new Map<string, unknown>();
     const sources: Source[] = [];
-    for (const [, share] of [...this.aggregated].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    // In kube-aggregator's order: groupPriorityMinimum, then versionPriority (both highest first), then name.
+    const ordered = [...this.aggregated].sort(([an, a], [bn, b]) => {
+      const [ag, av] = a.priority ?? [0, 0];
+      const [bg, bv] = b.priority ?? [0, 0];
+      return bg - ag || bv - av || (an < bn ? -1 : an > bn ? 1 : 0);
+    });
+    for (const [, share] of ordered) {
       if (!share.v2) continue;
       const fragment = aggregatedFragment(share.v2, (def) => this.localDefinition(def) ?? earlier.get(def));
       for (const [def, schema] of fragment.v2Definitions) if (!earlier.has(def)) earlier.set(def, schema);

@@ -144,6 +144,27 @@ export function bearerToken(authorizationHeader: string | undefined): string | u
   return parts[1];
 }
 
+/** The websocket subprotocol that carries a bearer token. */
+export const WEBSOCKET_BEARER_PREFIX = 'base64url.bearer.authorization.k8s.io.';
+
+/**
+ * The bearer token a websocket client (a browser cannot set Authorization) sends as the subprotocol
+ * `base64url.bearer.authorization.k8s.io.<token, unpadded base64url>`, as upstream's websocket protocol
+ * authenticator reads it: only on a request to switch to websocket.
+ */
+export function websocketBearerToken(headers: { connection?: string; upgrade?: string; 'sec-websocket-protocol'?: string | string[] }): string | undefined {
+  if (String(headers.upgrade ?? '').toLowerCase() !== 'websocket' || !/(^|,)\s*upgrade\s*(,|$)/i.test(String(headers.connection ?? ''))) return undefined;
+  for (const p of String(headers['sec-websocket-protocol'] ?? '').split(',')) {
+    const entry = p.trim();
+    if (!entry.startsWith(WEBSOCKET_BEARER_PREFIX)) continue;
+    const encoded = entry.slice(WEBSOCKET_BEARER_PREFIX.length);
+    if (!/^[A-Za-z0-9_-]+$/.test(encoded)) return undefined;
+    const token = Buffer.from(encoded, 'base64url').toString('utf8');
+    return token === '' ? undefined : token;
+  }
+  return undefined;
+}
+
 /** Authenticates `Authorization: Bearer <token>` against a fixed set of tokens. */
 export class TokenAuthenticator {
   private readonly tokens: Map<string, UserInfo>;

@@ -55,12 +55,8 @@ export function compose(filters: readonly Filter[], last: Handler): Handler {
 /** Subresources that stream as long as the client wants (upstream's BasicLongRunningRequestCheck). */
 const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
 
-/**
- * A request that holds no in-flight seat and has no request timeout, as upstream's long-running check: watches,
- * the streaming subresources, and connections switching protocols.
- */
+/** A request that holds no in-flight seat and has no request timeout, as upstream's long-running check: watches and the streaming subresources. */
 export function isLongRunning(x: Exchange): boolean {
-  if (x.upgrade) return true;
   return x.info?.kind === 'resource' && (x.info.verb === 'watch' || (x.info.subresource !== undefined && LONG_RUNNING_SUBRESOURCES.has(x.info.subresource)));
 }
 

@@ -9,7 +9,7 @@
 import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { UserInfo } from './authn.js';
+import { WEBSOCKET_BEARER_PREFIX, type UserInfo } from './authn.js';
 
 export interface ProxyTarget {
   /** https://<address>:<port> of one of the Service's endpoints. */
@@ -37,6 +37,7 @@ function responseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
 }
 const DROPPED_PREFIXES = ['impersonate-', 'x-remote-', ':'];
 
+
 /** The headers sent to the backend: the client's (less credentials), and the user the aggregator authenticated. */
 export function proxiedHeaders(incoming: IncomingHttpHeaders, user: UserInfo | undefined): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
@@ -44,6 +45,13 @@ export function proxiedHeaders(incoming: IncomingHttpHeaders, user: UserInfo | u
     const key = k.toLowerCase();
     if (v === undefined || DROPPED.has(key) || DROPPED_PREFIXES.some((p) => key.startsWith(p))) continue;
     out[key] = v;
+  }
+  // A websocket client's bearer token rides in its subprotocols: never passed on either.
+  const protocols = out['sec-websocket-protocol'];
+  if (protocols !== undefined) {
+    const kept = String(protocols).split(',').map((p) => p.trim()).filter((p) => p && !p.startsWith(WEBSOCKET_BEARER_PREFIX));
+    if (kept.length > 0) out['sec-websocket-protocol'] = kept.join(', ');
+    else delete out['sec-websocket-protocol'];
   }
   if (user) {
     out['x-remote-user'] = user.name;
@@ -64,6 +72,7 @@ export function proxy(
     headersSent?: boolean;
     once(event: 'close' | 'drain', fn: () => void): unknown;
     destroy?(): unknown;
+    flushHeaders?(): unknown;
   },
   target: ProxyTarget,
   client: ProxyClientCertificate | undefined,
@@ -81,6 +90,12 @@ export function proxy(
     if (headers['content-length'] === undefined && req.method !== 'GET' && req.method !== 'HEAD') headers['transfer-encoding'] = 'chunked';
     const upstream = https.request(backendRequest(req, headers, target, client), (answer) => {
       relay(answer, res, finish, () => upstream.destroy());
+    });
+    // A switch of protocols nobody asked for (the client's Upgrade is not passed on here): refused.
+    upstream.on('upgrade', (_answer: IncomingMessage, backend: Duplex) => {
+      backend.destroy();
+      badGateway(res, 'backend switched protocols unasked');
+      finish();
     });
     upstream.on('error', (err) => {
       unreachable(res, err);
@@ -158,6 +173,12 @@ function relay(answer: IncomingMessage, res: Answerable, finish: () => void, abo
   answer.on('aborted', broken);
 }
 
+function badGateway(res: Answerable, message: string): void {
+  if (res.headersSent) return void res.destroy?.();
+  res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+  res.end(`${message}\n`);
+}
+
 /** upstream's answer when the backend cannot be reached. */
 function unreachable(res: Answerable, err: Error): void {
   if (!res.headersSent) {
@@ -186,14 +207,21 @@ export function proxyUpgrade(
       done = true;
       resolve();
     };
+    // A client that left while it was being authenticated: nothing to join.
+    if (client.socket.destroyed) return finish();
     const headers = proxiedHeaders(req.headers, user);
     headers.connection = 'Upgrade';
     headers.upgrade = req.headers.upgrade;
     const upstream = https.request(backendRequest(req, headers, target, cert));
     upstream.on('upgrade', (answer: IncomingMessage, backend: Duplex, backendHead: Buffer) => {
-      const lines = [`HTTP/1.1 101 ${answer.statusMessage || 'Switching Protocols'}`];
-      // The backend's header lines as it sent them (Node's parser has refused any with a line break).
-      for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);
+      // Only the protocol asked for (as Go's ReverseProxy), and only to a client still there.
+      const asked = String(req.headers.upgrade ?? '').toLowerCase();
+      const given = String(answer.headers.upgrade ?? '').toLowerCase();
+      if (client.socket.destroyed || given !== asked) {
+        backend.destroy();
+        if (!client.socket.destroyed) badGateway(res, `backend tried to switch protocol ${JSON.stringify(given)} when ${JSON.stringify(asked)} was requested`);
+        return finish();
+      }
       const joined = () => {
         backend.destroy();
         client.socket.destroy();
@@ -203,7 +231,13 @@ export function proxyUpgrade(
       backend.on('close', joined);
       client.socket.on('error', joined);
       client.socket.on('close', joined);
-      client.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      // The 101 goes out as the response (its status and headers for the audit and metrics), then the bytes.
+      try {
+        res.writeHead(101, answer.rawHeaders as never);
+        res.flushHeaders?.();
+      } catch {
+        return joined();
+      }
       if (backendHead.length > 0) client.socket.write(backendHead);
       if (client.head.length > 0) backend.write(client.head);
       backend.pipe(client.socket);

@@ -11,7 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import { Discovery } from '../discovery/documents.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
-import { anonymousUser, bearerToken, clientCertificateUser, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
+import { anonymousUser, bearerToken, clientCertificateUser, websocketBearerToken, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
 import { distinctHeaders, type IssuerCheck, type PeerCertificate, type RequestHeaderAuthenticator } from './request-header.js';
 import { proxy, proxyUpgrade, writeServiceUnavailable, type ProxyClientCertificate, type ProxyTarget } from './proxy.js';
 import type { DelegatedAuthenticator } from './delegated.js';
@@ -33,6 +33,9 @@ import { loopbackExchange, type LoopbackRequest, type LoopbackSink } from './loo
 import { alwaysAllow, authorization, type Authorizer } from './authz.js';
 import { impersonation } from './impersonation.js';
 import { compose, inFlightLimits, logQuote, requestLog, requestTimeout, type Exchange, type Filter, type Handler, type Limits } from './filters.js';
+
+/** How long a connection that is being closed may take to say goodbye before it is cut. */
+const CLOSE_GRACE_MS = 5000;
 
 export interface HttpServerOptions {
   registry: ApiRegistry;
@@ -191,14 +194,40 @@ export class HttpServer {
     // a response on that connection, which then closes, unless an aggregated backend takes the connection over.
     this.server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
       socket.on('error', () => {});
+      // Its body would come unframed (Node hands over the connection after the headers): refused, never misread.
+      const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+      // A request pipelined behind one still being answered has no connection of its own to take.
+      const pipelined = (socket as { _httpMessage?: unknown })._httpMessage !== undefined && (socket as { _httpMessage?: unknown })._httpMessage !== null;
+      if (pipelined) {
+        socket.destroy();
+        return;
+      }
+      if (hasBody) {
+        socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: 15\r\n\r\n400 Bad Request');
+        setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+        return;
+      }
       const conn = socketConnections.get(socket as TLSSocket);
       this.idle.opened(conn);
-      socket.once('close', () => this.idle.closed(conn));
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.idle.closed(conn);
+      };
       const res = new http.ServerResponse(req);
       res.assignSocket(socket);
       res.shouldKeepAlive = false;
       res.on('error', () => {});
-      res.once('finish', () => socket.end());
+      // Joined to a backend, the connection is open until either side closes it; answered here, it is over
+      // with the answer: what else the client sends is read and dropped, and the connection closed.
+      res.once('close', release);
+      res.once('finish', () => {
+        release();
+        socket.resume();
+        socket.end();
+        setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+      });
       void this.handle(req as Request, res as unknown as Response, undefined, { socket, head });
     });
     // CONNECT over HTTP/1.1 comes as its own event (Node closes the socket when nothing listens): no route takes it.
@@ -325,11 +354,14 @@ export class HttpServer {
           }
         }
         if (!rh.clientIssuers.signed(peer)) cert = 'proxy';
+      } else if (cert !== 'invalid' && !rh.clientIssuers.signed(peer)) {
+        // Verified at the handshake against CAs that have since changed (a front proxy's CA withdrawn): no user.
+        cert = 'proxy';
       }
     }
     if (cert !== undefined && cert !== 'invalid' && cert !== 'proxy') x.user = cert;
     else {
-      const token = bearerToken(x.req.headers.authorization);
+      const token = bearerToken(x.req.headers.authorization) ?? (x.upgrade ? websocketBearerToken(x.req.headers) : undefined);
       if (token !== undefined) {
         x.user = authenticator.authenticateToken(token);
         // Only a token no static entry knows waits for the ServiceAccount check (a JWT's signature).

@@ -304,8 +304,10 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
       }
     });
     backend.on('upgrade', (req, socket: import('node:net').Socket) => {
-      seen.push(`${req.method} ${req.url} ${req.headers['x-remote-user']} ${req.headers.upgrade} ${req.headers.authorization ?? 'no-credentials'}`);
-      socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nX-Stream: echo\r\n\r\n');
+      seen.push(`${req.method} ${req.url} ${req.headers['x-remote-user']} ${req.headers.upgrade} ${req.headers.authorization ?? 'no-credentials'} ${req.headers['sec-websocket-protocol'] ?? ''}`);
+      // A backend that switches to another protocol than the one asked for.
+      const protocol = req.url?.includes('/s2/') ? 'h2c' : 'websocket';
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${protocol}\r\nX-Stream: echo\r\n\r\n`);
       socket.on('data', (c: Buffer) => socket.write(c.toString().toUpperCase()));
       socket.on('error', () => {});
     });
@@ -349,17 +351,40 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
       await until('the second echo', async () => exec.text().endsWith(' AND PONG'));
       exec.socket.destroy();
       // The user the aggregator authenticated, and never the client's credentials.
-      assert.deepEqual(seen, [`GET /apis/up.example.com/v1/namespaces/default/shells/s1/exec?command=sh ${who} websocket no-credentials`]);
-      // kapi's own routes answer such a request as any other, then close the connection.
+      assert.deepEqual(seen, [`GET /apis/up.example.com/v1/namespaces/default/shells/s1/exec?command=sh ${who} websocket no-credentials `]);
+      // A browser's websocket carries its token as a subprotocol: it authenticates, and stays here.
+      const subprotocol = `base64url.bearer.authorization.k8s.io.${Buffer.from(agg.kapi.adminToken).toString('base64url')}`;
+      const browser = await raw(
+        `GET /apis/up.example.com/v1/namespaces/default/shells/s1/exec HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Protocol: ${subprotocol}, v5.channel.k8s.io\r\n\r\n`,
+        /\r\n\r\n/,
+      );
+      assert.match(browser.text(), /^HTTP\/1\.1 101 /);
+      browser.socket.destroy();
+      assert.equal(seen[1], `GET /apis/up.example.com/v1/namespaces/default/shells/s1/exec ${who} websocket no-credentials v5.channel.k8s.io`);
+      // A backend switching to a protocol nobody asked for is refused.
+      const mismatched = await raw(`GET /apis/up.example.com/v1/namespaces/default/shells/s2/exec HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${agg.kapi.adminToken}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`, /\r\n0\r\n\r\n$/);
+      assert.match(mismatched.text(), /^HTTP\/1\.1 502 Bad Gateway\r\n[^]*backend tried to switch protocol "h2c" when "websocket" was requested\n/);
+      mismatched.socket.destroy();
+      // kapi's own routes answer such a request as any other, then close the connection, whatever else the client sends.
       const plain = await raw(`GET /api/v1/namespaces/default HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${agg.kapi.adminToken}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`, /"kind":"Namespace".*\}/s);
       assert.match(plain.text(), /^HTTP\/1\.1 200 OK\r\n/);
+      plain.socket.write('more bytes nobody reads');
       await new Promise<void>((resolve) => (plain.socket.readableEnded ? resolve() : plain.socket.once('end', () => resolve())));
       plain.socket.destroy();
+      // A body would come unframed: refused. A switch pipelined behind another request: the connection closed.
+      const withBody = await raw(`POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nContent-Length: 2\r\n\r\n{}`, /400 Bad Request$/);
+      assert.match(withBody.text(), /^HTTP\/1\.1 400 Bad Request\r\n/);
+      withBody.socket.destroy();
+      const pipelined = tls.connect({ host: '127.0.0.1', port: agg.kapi.port, ca: agg.kapi.caCertPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] });
+      pipelined.on('error', () => {});
+      pipelined.write('GET /version HTTP/1.1\r\nHost: localhost\r\n\r\nGET /version HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+      await new Promise<void>((resolve) => pipelined.once('close', () => resolve()));
+      assert.equal((await agg.request('GET', '/version')).status, 200, 'the server is still up');
       // Without credentials it goes nowhere.
       const anonymous = await raw('GET /apis/up.example.com/v1/namespaces/default/shells/s1/exec HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n', /\r\n\r\n.*\}/s);
       assert.match(anonymous.text(), /^HTTP\/1\.1 403 Forbidden\r\n/);
       anonymous.socket.destroy();
-      assert.equal(seen.length, 1);
+      assert.equal(seen.length, 3);
     } finally {
       await agg.request('DELETE', '/apis/apiregistration.k8s.io/v1/apiservices/v1.up.example.com');
       await new Promise<void>((r) => {
@@ -479,7 +504,13 @@ describe('delegated authentication and authorization (kapi behind a core cluster
         }),
       );
       ok(await core.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'only-core' } } }));
-      ext = await startTestServer({ authenticationKubeconfig: core.kapi.kubeconfigPath, authorizationKubeconfig: core.kapi.kubeconfigPath, coreKubeconfig: core.kapi.kubeconfigPath });
+      const warnings: string[] = [];
+      ext = await startTestServer({
+        authenticationKubeconfig: core.kapi.kubeconfigPath,
+        authorizationKubeconfig: core.kapi.kubeconfigPath,
+        coreKubeconfig: core.kapi.kubeconfigPath,
+        warn: (m) => warnings.push(m),
+      });
       // The core cluster's namespaces count: one only it has takes objects, one nobody has does not.
       const cm = (ns: string) => ext!.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'c' } } });
       assert.equal((await cm('only-core')).status, 201);
@@ -532,6 +563,13 @@ describe('delegated authentication and authorization (kapi behind a core cluster
       assert.equal(now.status, 201, JSON.stringify(now.body));
       assert.equal(now.body.status.userInfo.username, 'carol');
       assert.equal((await whoami('fp')).status, 401, 'the old front proxy is no longer trusted');
+      // Settings that do not parse (names that are no JSON list) leave the last good ones in force, not an open door.
+      const broken = (await core.request('GET', cmPath)).json;
+      broken.data['requestheader-allowed-names'] = 'aggregator2,anyone';
+      ok(await core.request('PUT', cmPath, { body: broken }));
+      for (let i = 0; i < 250 && !warnings.some((w) => w.includes('do not parse')); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(warnings.some((w) => w.includes('holds settings that do not parse: the last good ones stay')), warnings.join('\n'));
+      assert.equal((await whoami('fp2')).status, 201);
     } finally {
       await ext?.stop();
       await core.stop();

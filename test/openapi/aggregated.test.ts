@@ -77,4 +77,35 @@ describe('aggregated OpenAPI', () => {
     assert.equal(after.definitions['io.k8s.api.core.v1.Capabilities_v2'], undefined);
     assert.equal(JSON.parse(p.handle('/openapi/v3')!.body!.toString()).paths['apis/ext.example.com/v1'], undefined);
   });
+
+  it('gives a contested name to the share of the higher APIService, reuses an equal renamed definition, and leaves a share protobuf cannot hold out of that form', () => {
+    const p = new OpenApiPublisher();
+    p.setBuiltins([{ group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true }]);
+    const share = (group: string, description: unknown) =>
+      backendPart(
+        {
+          paths: { [`/apis/${group}/v1/things`]: { get: { responses: { '200': { schema: { $ref: '#/definitions/shared.Thing' } } } } } },
+          definitions: { 'shared.Thing': { type: 'object', description } },
+        },
+        group,
+        'v1',
+      );
+    // Three backends publish shared.Thing: the two lower ones alike. The highest keeps the name.
+    p.setAggregated('v1.a.example.com', { groupVersion: 'apis/a.example.com/v1', v2: share('a.example.com', 'low'), priority: [1000, 10] });
+    p.setAggregated('v1.b.example.com', { groupVersion: 'apis/b.example.com/v1', v2: share('b.example.com', 'high'), priority: [2000, 10] });
+    p.setAggregated('v1.c.example.com', { groupVersion: 'apis/c.example.com/v1', v2: share('c.example.com', 'low'), priority: [1000, 5] });
+    const doc = JSON.parse(p.handle('/openapi/v2', { accept: 'application/json' })!.body!.toString());
+    assert.equal(doc.definitions['shared.Thing'].description, 'high');
+    assert.equal(doc.definitions['shared.Thing_v2'].description, 'low');
+    assert.equal(doc.definitions['shared.Thing_v3'], undefined, 'an equal renamed definition is reused');
+    const ref = (g: string) => doc.paths[`/apis/${g}/v1/things`].get.responses['200'].schema.$ref;
+    assert.deepEqual([ref('a.example.com'), ref('b.example.com'), ref('c.example.com')], ['#/definitions/shared.Thing_v2', '#/definitions/shared.Thing', '#/definitions/shared.Thing_v2']);
+    // A description that is no string: JSON carries it, protobuf leaves that share out but still answers.
+    p.setAggregated('v1.d.example.com', { groupVersion: 'apis/d.example.com/v1', v2: share('d.example.com', 5), priority: [3000, 10] });
+    const proto = p.handle('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })!;
+    assert.equal(proto.status, 200);
+    assert.ok(!Buffer.from(proto.body!).includes('/apis/d.example.com/v1/things'));
+    assert.ok(Buffer.from(proto.body!).includes('/apis/a.example.com/v1/things'));
+    assert.equal(JSON.parse(p.handle('/openapi/v2', { accept: 'application/json' })!.body!.toString()).definitions['shared.Thing'].description, 5);
+  });
 });
