@@ -78,13 +78,7 @@ export function proxy(
   client: ProxyClientCertificate | undefined,
   user: UserInfo | undefined,
 ): Promise<void> {
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      resolve();
-    };
+  return exchange((finish) => {
     // A body of unknown length (HTTP/2 may send none): chunked, which Node does not do by itself for DELETE.
     const headers = proxiedHeaders(req.headers, user);
     if (headers['content-length'] === undefined && req.method !== 'GET' && req.method !== 'HEAD') headers['transfer-encoding'] = 'chunked';
@@ -122,6 +116,18 @@ export function proxy(
 }
 
 type Answerable = Parameters<typeof proxy>[1];
+
+/** An exchange with a backend, over when `finish` is first called (by whichever side ends it). */
+function exchange(run: (finish: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    run(() => {
+      if (done) return;
+      done = true;
+      resolve();
+    });
+  });
+}
 
 /** The options of the request to the backend: TLS as the APIService says, the front proxy's certificate. */
 function backendRequest(req: { method?: string; url?: string }, headers: OutgoingHttpHeaders, target: ProxyTarget, client: ProxyClientCertificate | undefined): https.RequestOptions {
@@ -200,13 +206,7 @@ export function proxyUpgrade(
   cert: ProxyClientCertificate | undefined,
   user: UserInfo | undefined,
 ): Promise<void> {
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      resolve();
-    };
+  return exchange((finish) => {
     // A client that left while it was being authenticated: nothing to join.
     if (client.socket.destroyed) return finish();
     const headers = proxiedHeaders(req.headers, user);
@@ -248,10 +248,8 @@ export function proxyUpgrade(
       unreachable(res, err);
       finish();
     });
-    // The client going before the backend answers ends the attempt.
-    client.socket.once('close', () => {
-      if (!done) upstream.destroy();
-    });
+    // The client going ends the attempt (and, once joined, the backend's side goes with it anyway).
+    client.socket.once('close', () => upstream.destroy());
     upstream.end();
   });
 }
