@@ -276,7 +276,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     ensureServingCertificates(dataDir, { hosts: servingHosts(bindAddress, options.tlsSans ?? [], parseServiceRanges(serviceRangesOf(options)).firstIP) }),
     ensureAdminToken(dataDir),
     options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
-    options.clientCAFile ? readFile(options.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.clientCAFile!)) : [],
+    options.clientCAFile ? readFile(options.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.clientCAFile!)) : ([] as string[]),
     options.requestHeader ? readFile(options.requestHeader.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.requestHeader!.clientCAFile)) : ([] as string[]),
     options.proxyClientCertFile || options.proxyClientKeyFile ? readProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile) : undefined,
     ServiceAccountTokens.load({
@@ -304,8 +304,43 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const authenticationCore = options.authenticationKubeconfig ? connect({ kubeconfig: options.authenticationKubeconfig, userAgent: 'kapi/delegated-authentication' }) : undefined;
   const authorizationCore = options.authorizationKubeconfig ? connect({ kubeconfig: options.authorizationKubeconfig, userAgent: 'kapi/delegated-authorization' }) : undefined;
   const coreClient = options.coreKubeconfig ? connect({ kubeconfig: options.coreKubeconfig, userAgent: 'kapi/core-namespaces' }) : undefined;
-  // The core cluster's namespaces (an aggregated server): a cache of them, read through when it has not seen one yet.
+  let requestHeaderInformer: Informer | undefined;
   let coreNamespaceInformer: Informer | undefined;
+  // A start that fails from here (the core cluster's settings, the store): its clients and watches are closed too.
+  const closeCore = () => {
+    for (const informer of [requestHeaderInformer, coreNamespaceInformer]) informer?.stop();
+    for (const client of [authenticationCore, authorizationCore, coreClient]) client?.close();
+  };
+  // Without --requestheader-client-ca-file: the core cluster's settings (it must answer, as upstream: a missing
+  // ConfigMap is no settings), then followed as its ConfigMap changes.
+  let requestHeaderOptions = options.requestHeader;
+  if (!requestHeaderOptions && authenticationCore) {
+    const configmaps = authenticationCore.resource({ group: '', version: 'v1', resource: 'configmaps' });
+    const initial = await configmaps.get('kube-system', EXTENSION_AUTHENTICATION).catch((err: unknown) => {
+      if (err instanceof StatusError && err.code === 404) return undefined;
+      closeCore();
+      throw new Error(`reading kube-system/${EXTENSION_AUTHENTICATION} of the core cluster: ${(err as Error).message}`);
+    });
+    const fromCore = requestHeaderFromConfigMap(initial);
+    const coreClientCAs = options.clientCAFile ? [] : clientCAsFromConfigMap(initial);
+    if (fromCore === 'invalid' || coreClientCAs === 'invalid') {
+      closeCore();
+      throw new Error(`kube-system/${EXTENSION_AUTHENTICATION} of the core cluster holds settings that do not parse`);
+    }
+    if (fromCore) {
+      requestHeaderOptions = fromCore.options;
+      frontProxyCAs.push(...fromCore.cas);
+    }
+    // Without --client-ca-file, the CAs of the core cluster's users' certificates are its client-ca-file (as upstream).
+    clientCAs.push(...coreClientCAs);
+    requestHeaderInformer = new Informer(configmaps, {}, {
+      namespace: 'kube-system',
+      fieldSelector: `metadata.name=${EXTENSION_AUTHENTICATION}`,
+      onError: (err) => warn(`kapi: ${EXTENSION_AUTHENTICATION}: ${(err as Error).message}`),
+    });
+    await requestHeaderInformer.start();
+  }
+  // The core cluster's namespaces (an aggregated server): a cache of them, read through when it has not seen one yet.
   let coreNamespaces: ((name: string) => Promise<KObject>) | undefined;
   if (coreClient) {
     const nsClient = coreClient.resource({ group: '', version: 'v1', resource: 'namespaces' });
@@ -324,34 +359,6 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       }
     };
   }
-  // Without --requestheader-client-ca-file: the core cluster's settings (it must answer, as upstream: a missing
-  // ConfigMap is no settings), then followed as its ConfigMap changes.
-  let requestHeaderOptions = options.requestHeader;
-  let requestHeaderInformer: Informer | undefined;
-  if (!requestHeaderOptions && authenticationCore) {
-    const configmaps = authenticationCore.resource({ group: '', version: 'v1', resource: 'configmaps' });
-    const initial = await configmaps.get('kube-system', EXTENSION_AUTHENTICATION).catch((err: unknown) => {
-      if (err instanceof StatusError && err.code === 404) return undefined;
-      throw new Error(`reading kube-system/${EXTENSION_AUTHENTICATION} of the core cluster: ${(err as Error).message}`);
-    });
-    const fromCore = requestHeaderFromConfigMap(initial);
-    if (fromCore === 'invalid') throw new Error(`kube-system/${EXTENSION_AUTHENTICATION} of the core cluster holds settings that do not parse`);
-    if (fromCore) {
-      requestHeaderOptions = fromCore.options;
-      frontProxyCAs.push(...fromCore.cas);
-    }
-    requestHeaderInformer = new Informer(configmaps, {}, {
-      namespace: 'kube-system',
-      fieldSelector: `metadata.name=${EXTENSION_AUTHENTICATION}`,
-      onError: (err) => warn(`kapi: ${EXTENSION_AUTHENTICATION}: ${(err as Error).message}`),
-    });
-    await requestHeaderInformer.start();
-  }
-  const closeCore = () => {
-    for (const informer of [requestHeaderInformer, coreNamespaceInformer]) informer?.stop();
-    for (const client of [authenticationCore, authorizationCore, coreClient]) client?.close();
-  };
-  // A store that cannot be opened: the core cluster's clients and watches are closed too (nothing is left running).
   const opened = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 }).catch((err: unknown) => {
     closeCore();
     throw err;
@@ -539,17 +546,23 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     // The core cluster's request-header settings changed: the server authenticates (and asks for certificates) by
     // the new ones. Settings that do not parse, or a ConfigMap deleted, leave the last good ones in force.
     const informer = requestHeaderInformer;
-    const userCAs = [tls.caCertPem, ...clientCAs];
-    let applied = JSON.stringify(requestHeaderOptions ? [requestHeaderOptions, frontProxyCAs] : null);
+    const ownCAs = [tls.caCertPem, ...(options.clientCAFile ? clientCAs : [])];
+    let applied = JSON.stringify([requestHeaderOptions ? [requestHeaderOptions, frontProxyCAs] : null, options.clientCAFile ? [] : clientCAs]);
+    let trusted = requestHeaderOptions !== undefined;
     const follow = () => {
       const cm = informer.get(`kube-system/${EXTENSION_AUTHENTICATION}`);
       if (!cm) return;
       const fromCore = requestHeaderFromConfigMap(cm);
-      if (fromCore === 'invalid') return warn(`kapi: kube-system/${EXTENSION_AUTHENTICATION} holds settings that do not parse: the last good ones stay`);
-      const next = JSON.stringify(fromCore ? [fromCore.options, fromCore.cas] : null);
+      const coreCAs = options.clientCAFile ? [] : clientCAsFromConfigMap(cm);
+      // A front proxy's CA that goes missing is an error (as upstream's CA controller has it), not a door opened.
+      const lost = fromCore === undefined && trusted;
+      if (fromCore === 'invalid' || coreCAs === 'invalid' || lost) return warn(`kapi: kube-system/${EXTENSION_AUTHENTICATION} holds settings that do not parse: the last good ones stay`);
+      const next = JSON.stringify([fromCore ? [fromCore.options, fromCore.cas] : null, coreCAs]);
       if (next === applied) return;
       applied = next;
-      http.setClientAuthentication(fromCore ? requestHeaderAuthentication(fromCore.options, fromCore.cas, userCAs) : undefined, [...userCAs, ...(fromCore?.cas ?? [])]);
+      trusted = fromCore !== undefined;
+      const userCAs = [...ownCAs, ...coreCAs];
+      http.setClientAuthentication(fromCore ? requestHeaderAuthentication(fromCore.options, fromCore.cas, userCAs) : undefined, [...userCAs, ...(fromCore?.cas ?? [])], userCAs);
     };
     informer.addHandlers({ added: follow, updated: follow, deleted: follow });
   }
@@ -745,25 +758,47 @@ async function publishMasterEndpoints(registry: ApiRegistry, bindAddress: string
  * when it says something else.
  */
 async function publishExtensionAuthentication(registry: ApiRegistry, clientCAs: string[], frontProxyCAs: string[], settings: NonNullable<KapiOptions['requestHeader']>): Promise<void> {
-  const bundle = (pems: string[]) => pems.map((p) => (p.endsWith('\n') ? p : `${p}\n`)).join('');
-  const data = {
-    'client-ca-file': bundle(clientCAs),
-    'requestheader-client-ca-file': bundle(frontProxyCAs),
+  const settingsData = {
     'requestheader-allowed-names': JSON.stringify(settings.allowedNames ?? []),
     'requestheader-username-headers': JSON.stringify(settings.usernameHeaders ?? REQUEST_HEADER_DEFAULTS.usernameHeaders),
     'requestheader-uid-headers': JSON.stringify(settings.uidHeaders ?? REQUEST_HEADER_DEFAULTS.uidHeaders),
     'requestheader-group-headers': JSON.stringify(settings.groupHeaders ?? REQUEST_HEADER_DEFAULTS.groupHeaders),
     'requestheader-extra-headers-prefix': JSON.stringify(settings.extraHeaderPrefixes ?? REQUEST_HEADER_DEFAULTS.extraHeaderPrefixes),
   };
+  // The CA bundles are joined with what is there (replicas, each with its own CA, publish into the one ConfigMap).
+  const dataOf = (old: KObject | undefined) => ({
+    'client-ca-file': joinedBundle(old?.data?.['client-ca-file'], clientCAs),
+    'requestheader-client-ca-file': joinedBundle(old?.data?.['requestheader-client-ca-file'], frontProxyCAs),
+    ...settingsData,
+  });
   const store = registry.lookup('', 'v1', 'configmaps')!.store;
   const current = await store.get('kube-system', EXTENSION_AUTHENTICATION).catch(() => undefined);
-  if (current && deepEqual(current.data, data)) return;
+  if (current && deepEqual(current.data, dataOf(current))) return;
   await store.update(
     'kube-system',
     EXTENSION_AUTHENTICATION,
-    (old) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { ...(old?.metadata ?? {}), name: EXTENSION_AUTHENTICATION, namespace: 'kube-system' }, data }),
+    (old) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { ...(old?.metadata ?? {}), name: EXTENSION_AUTHENTICATION, namespace: 'kube-system' }, data: dataOf(old) }),
     { allowCreate: true },
   );
+}
+
+/** A PEM bundle of the certificates already published (those that parse) and these, each once. */
+function joinedBundle(published: unknown, pems: string[]): string {
+  let known: string[] = [];
+  try {
+    known = typeof published === 'string' && published ? parseCertificateBundle(published, EXTENSION_AUTHENTICATION) : [];
+  } catch {
+    known = [];
+  }
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const pem of [...known, ...pems]) {
+    const key = pem.replace(/\s+/g, '');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(pem.endsWith('\n') ? pem : `${pem}\n`);
+  }
+  return out.join('');
 }
 
 function ignoreExists(err: { code?: number }): void {
@@ -818,17 +853,18 @@ function requestHeaderFromConfigMap(cm: KObject | undefined): { options: NonNull
   const ca = data['requestheader-client-ca-file'];
   if (typeof ca !== 'string' || !ca) return undefined;
   let malformed = false;
-  const list = (key: string): string[] | undefined => {
-    if (data[key] === undefined || data[key] === '') return undefined;
+  // A list the core cluster does not give (or gives as null) is empty, as upstream reads it: no header of that kind.
+  const list = (key: string): string[] => {
+    if (data[key] === undefined || data[key] === '') return [];
     try {
       const v: unknown = JSON.parse(String(data[key]));
-      if (v === null) return undefined;
+      if (v === null) return [];
       if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
     } catch {
       // as below
     }
     malformed = true;
-    return undefined;
+    return [];
   };
   let cas: string[];
   try {
@@ -845,6 +881,17 @@ function requestHeaderFromConfigMap(cm: KObject | undefined): { options: NonNull
     extraHeaderPrefixes: list('requestheader-extra-headers-prefix'),
   };
   return malformed ? 'invalid' : { cas, options };
+}
+
+/** The CAs of users' client certificates the core cluster publishes (its client-ca-file; 'invalid': it does not parse). */
+function clientCAsFromConfigMap(cm: KObject | undefined): string[] | 'invalid' {
+  const ca = isRecord(cm?.data) ? cm!.data['client-ca-file'] : undefined;
+  if (typeof ca !== 'string' || !ca) return [];
+  try {
+    return parseCertificateBundle(ca, `kube-system/${EXTENSION_AUTHENTICATION}`);
+  } catch {
+    return 'invalid';
+  }
 }
 
 /** The server's request-header authentication of these settings (the front proxy's CAs, and those of users' own certificates). */

@@ -122,7 +122,10 @@ export class APIServiceAvailability {
     clearTimeout(this.timers.get(name));
     const timer = setTimeout(() => {
       this.timers.delete(name);
-      void this.run(name).finally(() => this.schedule(name, this.opts.intervalMs ?? 30_000));
+      // Checked again later only while it exists (one deleted during its check is forgotten for good).
+      void this.run(name).finally(() => {
+        if (this.informer.get(name)) this.schedule(name, this.opts.intervalMs ?? 30_000);
+      });
     }, delayMs);
     timer.unref();
     this.timers.set(name, timer);

@@ -25,7 +25,7 @@ export interface AggregatedShare {
   v2?: BackendPart;
   /** The backend's serverRelativeURL of its v3 document (requests for it go to the backend). */
   v3URL?: string;
-  /** The APIService's groupPriorityMinimum and versionPriority: the higher share keeps a contested definition name. */
+  /** The APIService's groupPriorityMinimum and versionPriority: the share of the higher group keeps a contested definition name. */
   priority?: [number, number];
 }
 
@@ -288,12 +288,14 @@ export class OpenApiPublisher {
     if (this.aggregatedSources) return this.aggregatedSources;
     const earlier = new Map<string, unknown>();
     const sources: Source[] = [];
-    // In kube-aggregator's order: groupPriorityMinimum, then versionPriority (both highest first), then name.
-    const ordered = [...this.aggregated].sort(([an, a], [bn, b]) => {
-      const [ag, av] = a.priority ?? [0, 0];
-      const [bg, bv] = b.priority ?? [0, 0];
-      return bg - ag || bv - av || (an < bn ? -1 : an > bn ? 1 : 0);
-    });
+    // In kube-aggregator's order: by the highest groupPriorityMinimum of each one's group, then by name.
+    const groupOf = (share: AggregatedShare) => share.groupVersion.split('/')[1] ?? '';
+    const groupPriority = new Map<string, number>();
+    for (const share of this.aggregated.values()) {
+      const g = groupOf(share);
+      groupPriority.set(g, Math.max(groupPriority.get(g) ?? 0, share.priority?.[0] ?? 0));
+    }
+    const ordered = [...this.aggregated].sort(([an, a], [bn, b]) => groupPriority.get(groupOf(b))! - groupPriority.get(groupOf(a))! || (an < bn ? -1 : an > bn ? 1 : 0));
     for (const [, share] of ordered) {
       if (!share.v2) continue;
       const fragment = aggregatedFragment(share.v2, (def) => this.localDefinition(def) ?? earlier.get(def));

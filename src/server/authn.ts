@@ -150,19 +150,31 @@ export const WEBSOCKET_BEARER_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 /**
  * The bearer token a websocket client (a browser cannot set Authorization) sends as the subprotocol
  * `base64url.bearer.authorization.k8s.io.<token, unpadded base64url>`, as upstream's websocket protocol
- * authenticator reads it: only on a request to switch to websocket.
+ * authenticator reads it, only on a request to switch to websocket: 'invalid' (401) when it is given twice, is
+ * not base64url of UTF-8, or is the only subprotocol (the server must have another to answer with).
  */
-export function websocketBearerToken(headers: { connection?: string; upgrade?: string; 'sec-websocket-protocol'?: string | string[] }): string | undefined {
+export function websocketBearerToken(headers: { connection?: string; upgrade?: string; 'sec-websocket-protocol'?: string | string[] }): string | 'invalid' | undefined {
   if (String(headers.upgrade ?? '').toLowerCase() !== 'websocket' || !/(^|,)\s*upgrade\s*(,|$)/i.test(String(headers.connection ?? ''))) return undefined;
+  let token: string | undefined;
+  let others = 0;
   for (const p of String(headers['sec-websocket-protocol'] ?? '').split(',')) {
     const entry = p.trim();
-    if (!entry.startsWith(WEBSOCKET_BEARER_PREFIX)) continue;
+    if (!entry.startsWith(WEBSOCKET_BEARER_PREFIX)) {
+      if (entry) others++;
+      continue;
+    }
+    if (token !== undefined) return 'invalid';
     const encoded = entry.slice(WEBSOCKET_BEARER_PREFIX.length);
-    if (!/^[A-Za-z0-9_-]+$/.test(encoded)) return undefined;
-    const token = Buffer.from(encoded, 'base64url').toString('utf8');
-    return token === '' ? undefined : token;
+    if (!/^[A-Za-z0-9_-]*$/.test(encoded) || encoded.length % 4 === 1) return 'invalid';
+    const bytes = Buffer.from(encoded, 'base64url');
+    try {
+      token = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      return 'invalid';
+    }
   }
-  return undefined;
+  if (!token) return undefined;
+  return others > 0 ? token : 'invalid';
 }
 
 /** Authenticates `Authorization: Bearer <token>` against a fixed set of tokens. */

@@ -150,6 +150,13 @@ function backendRequest(req: { method?: string; url?: string }, headers: Outgoin
 
 /** The backend's answer to the client, at the client's pace; `finish` when it is over, `abort` ends the backend's side. */
 function relay(answer: IncomingMessage, res: Answerable, finish: () => void, abort: () => void): void {
+  // A 101 without the headers that make it one (Node hands it over as a response): no answer to pass on.
+  if (answer.statusCode === 101) {
+    answer.destroy();
+    abort();
+    badGateway(res, 'backend switched protocols unasked');
+    return finish();
+  }
   try {
     res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.headers));
   } catch {
@@ -190,7 +197,9 @@ function unreachable(res: Answerable, err: Error): void {
   if (!res.headersSent) {
     res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
     res.end(`Error trying to reach service: '${err.message}'\n`);
-  } else res.end();
+  } else if (res.destroy) res.destroy();
+  // Cut mid-answer: broken off, so that it never looks whole.
+  else res.end();
 }
 
 /**
@@ -243,7 +252,17 @@ export function proxyUpgrade(
       backend.pipe(client.socket);
       client.socket.pipe(backend);
     });
-    upstream.on('response', (answer) => relay(answer, res, finish, () => upstream.destroy()));
+    // Not switched: an error answer goes back as it is; any other is no answer to a switch (kube-aggregator's 503).
+    upstream.on('response', (answer) => {
+      if ((answer.statusCode ?? 0) >= 400) return relay(answer, res, finish, () => upstream.destroy());
+      answer.destroy();
+      upstream.destroy();
+      if (!res.headersSent) {
+        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+        res.end(`invalid upgrade response: status code ${answer.statusCode}\n`);
+      }
+      finish();
+    });
     upstream.on('error', (err) => {
       unreachable(res, err);
       finish();

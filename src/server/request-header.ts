@@ -32,6 +32,8 @@ export interface PeerCertificate {
   raw?: Buffer;
   fingerprint256?: string;
   subject?: { CN?: string | string[] };
+  /** The next certificate of the chain the peer presented (getPeerCertificate(true)); itself at a root. */
+  issuerCertificate?: PeerCertificate;
 }
 
 /** Which of some CAs signed a certificate, each certificate checked once. */
@@ -61,7 +63,29 @@ export class IssuerCheck {
     this.known.set(key, ok);
     return ok;
   }
+
+  /** Whether one of the CAs signed the certificate, directly or through the intermediates the peer presented. */
+  signedChain(cert: PeerCertificate | undefined): boolean {
+    let c = cert;
+    for (let depth = 0; c?.raw && depth <= MAX_CHAIN; depth++) {
+      if (this.signed(c)) return true;
+      const up = c.issuerCertificate;
+      if (!up?.raw || up === c || up.raw.equals(c.raw)) return false;
+      try {
+        const child = new X509Certificate(c.raw);
+        const parent = new X509Certificate(up.raw);
+        if (!parent.ca || !child.checkIssued(parent) || !child.verify(parent.publicKey)) return false;
+      } catch {
+        return false;
+      }
+      c = up;
+    }
+    return false;
+  }
 }
+
+/** How many intermediates a presented chain may hold. */
+const MAX_CHAIN = 8;
 
 export class RequestHeaderAuthenticator {
   readonly issuer: IssuerCheck;

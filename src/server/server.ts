@@ -12,7 +12,7 @@ import { Discovery } from '../discovery/documents.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
 import { anonymousUser, bearerToken, clientCertificateUser, websocketBearerToken, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
-import { distinctHeaders, type IssuerCheck, type PeerCertificate, type RequestHeaderAuthenticator } from './request-header.js';
+import { distinctHeaders, IssuerCheck, type PeerCertificate, type RequestHeaderAuthenticator } from './request-header.js';
 import { proxy, proxyUpgrade, writeServiceUnavailable, type ProxyClientCertificate, type ProxyTarget } from './proxy.js';
 import type { DelegatedAuthenticator } from './delegated.js';
 import type { ObjectGetter, ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
@@ -106,6 +106,8 @@ const UPLOAD_WINDOW_PER_CONNECTION = 16 * 1024 * 1024;
 
 const EMPTY_QUERY = new URLSearchParams();
 const socketConnections = new WeakMap<Socket, Connection>();
+/** Per connection (its TLS socket, or its HTTP/2 session's socket): the client-CA generation its handshake had. */
+const handshakeGenerations = new WeakMap<object, number>();
 const sessionConnections = new WeakMap<http2.Http2Session, Connection>();
 
 
@@ -114,6 +116,10 @@ export class HttpServer {
   private readonly server: http2.Http2SecureServer;
   private address?: AddressInfo;
   private readonly sockets = new Set<Socket>();
+  /** Bumped when the client CAs change (setClientAuthentication); 0: as the server started. */
+  private caGeneration = 0;
+  /** The CAs of users' own certificates since the last change. */
+  private userIssuers: IssuerCheck | undefined;
   private readonly limits: ServerLimits;
   private readonly serve: Handler;
   private readonly logError: (message: string) => void;
@@ -178,6 +184,8 @@ export class HttpServer {
       // A session's errors (a peer that breaks the protocol) end the session, never the process.
       session.on('error', () => {});
       // Idle: GOAWAY, so that a client about to send knows to use a new connection.
+      // The session's socket as its requests see it (a proxy object), with the CAs its handshake had.
+      handshakeGenerations.set(session.socket, this.caGeneration);
       const conn = this.idle.track(() => session.close());
       sessionConnections.set(session, conn);
       session.once('close', () => this.idle.forget(conn));
@@ -185,6 +193,7 @@ export class HttpServer {
     // Watches are long-lived: connections are closed when idle (no request open), not on socket inactivity.
     this.server.setTimeout(0);
     this.server.on('secureConnection', (socket: TLSSocket) => {
+      handshakeGenerations.set(socket, this.caGeneration);
       if (socket.alpnProtocol === 'h2') return;
       const conn = this.idle.track(() => socket.destroy());
       socketConnections.set(socket, conn);
@@ -194,41 +203,16 @@ export class HttpServer {
     // a response on that connection, which then closes, unless an aggregated backend takes the connection over.
     this.server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
       socket.on('error', () => {});
-      // Its body would come unframed (Node hands over the connection after the headers): refused, never misread.
-      const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
-      // A request pipelined behind one still being answered has no connection of its own to take.
-      const pipelined = (socket as { _httpMessage?: unknown })._httpMessage !== undefined && (socket as { _httpMessage?: unknown })._httpMessage !== null;
-      if (pipelined) {
-        socket.destroy();
+      // Pipelined behind a request still being answered: taken up once that answer is out.
+      const prior = (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+      if (prior) {
+        prior.once('finish', () => setImmediate(() => this.upgrade(req, socket, head)));
+        prior.once('close', () => {
+          if (!prior.writableFinished) socket.destroy();
+        });
         return;
       }
-      if (hasBody) {
-        socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: 15\r\n\r\n400 Bad Request');
-        setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
-        return;
-      }
-      const conn = socketConnections.get(socket as TLSSocket);
-      this.idle.opened(conn);
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        this.idle.closed(conn);
-      };
-      const res = new http.ServerResponse(req);
-      res.assignSocket(socket);
-      res.shouldKeepAlive = false;
-      res.on('error', () => {});
-      // Joined to a backend, the connection is open until either side closes it; answered here, it is over
-      // with the answer: what else the client sends is read and dropped, and the connection closed.
-      res.once('close', release);
-      res.once('finish', () => {
-        release();
-        socket.resume();
-        socket.end();
-        setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
-      });
-      void this.handle(req as Request, res as unknown as Response, undefined, { socket, head });
+      this.upgrade(req, socket, head);
     });
     // CONNECT over HTTP/1.1 comes as its own event (Node closes the socket when nothing listens): no route takes it.
     this.server.on('connect', (_req: http.IncomingMessage, socket: Socket) => {
@@ -254,6 +238,47 @@ export class HttpServer {
     });
   }
 
+  /**
+   * A request to switch protocols, with its connection: answered as any request through a response on that
+   * connection, which then closes, unless an aggregated backend takes the connection over.
+   */
+  private upgrade(req: http.IncomingMessage, socket: Socket, head: Buffer): void {
+    if (socket.destroyed) return;
+    // Its body would come unframed (Node hands over the connection after the headers): refused, never misread.
+    const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody) {
+      socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: 15\r\n\r\n400 Bad Request');
+      setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+      return;
+    }
+    const conn = socketConnections.get(socket as TLSSocket);
+    this.idle.opened(conn);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.idle.closed(conn);
+    };
+    const res = new http.ServerResponse(req);
+    res.assignSocket(socket);
+    res.shouldKeepAlive = false;
+    res.on('error', () => {});
+    // Node left the socket's drain to the parser it took away: the response hears of it here (streamed answers).
+    socket.on('drain', () => {
+      if (!res.writableFinished) res.emit('drain');
+    });
+    // Joined to a backend, the connection is open until either side closes it; answered here, it is over
+    // with the answer: what else the client sends is read and dropped, and the connection closed.
+    res.once('close', release);
+    res.once('finish', () => {
+      release();
+      socket.resume();
+      socket.end();
+      setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+    });
+    void this.handle(req as Request, res as unknown as Response, undefined, { socket, head });
+  }
+
   /** Serve new connections with another certificate (a renewed --tls-cert-file). */
   setServingCertificate(cert: string, key: string): void {
     this.options.tls.cert = cert;
@@ -266,9 +291,11 @@ export class HttpServer {
    * New request-header settings, and the CAs whose client certificates new connections are asked for (the core
    * cluster's extension-apiserver-authentication ConfigMap changed). Connections already open keep theirs.
    */
-  setClientAuthentication(requestHeader: HttpServerOptions['requestHeader'], clientCAs: string[]): void {
+  setClientAuthentication(requestHeader: HttpServerOptions['requestHeader'], clientCAs: string[], userCAs: string[]): void {
     this.options.requestHeader = requestHeader;
     this.options.tls.clientCAs = clientCAs;
+    this.caGeneration++;
+    this.userIssuers = requestHeader?.clientIssuers ?? new IssuerCheck(userCAs);
     this.server.setSecureContext({ cert: this.options.tls.cert, key: this.options.tls.key, ...(clientCAs.length ? { ca: clientCAs } : {}) });
   }
 
@@ -354,14 +381,19 @@ export class HttpServer {
           }
         }
         if (!rh.clientIssuers.signed(peer)) cert = 'proxy';
-      } else if (cert !== 'invalid' && !rh.clientIssuers.signed(peer)) {
-        // Verified at the handshake against CAs that have since changed (a front proxy's CA withdrawn): no user.
-        cert = 'proxy';
       }
+    }
+    // A certificate verified at the handshake against client CAs that have changed since: a user only if the
+    // current ones still sign it (through the intermediates the client presented).
+    if (cert !== undefined && cert !== 'invalid' && cert !== 'proxy' && this.caGeneration > 0 && handshakeGenerations.get(x.req.socket as object) !== this.caGeneration) {
+      const peer = (x.req.socket as PeerSocket).getPeerCertificate?.(true) as PeerCertificate | undefined;
+      if (!this.userIssuers?.signedChain(peer)) cert = 'proxy';
     }
     if (cert !== undefined && cert !== 'invalid' && cert !== 'proxy') x.user = cert;
     else {
-      const token = bearerToken(x.req.headers.authorization) ?? (x.upgrade ? websocketBearerToken(x.req.headers) : undefined);
+      const fromProtocol = x.upgrade ? websocketBearerToken(x.req.headers) : undefined;
+      if (fromProtocol === 'invalid') throw errors.unauthorized();
+      const token = bearerToken(x.req.headers.authorization) ?? fromProtocol;
       if (token !== undefined) {
         x.user = authenticator.authenticateToken(token);
         // Only a token no static entry knows waits for the ServiceAccount check (a JWT's signature).

@@ -295,7 +295,11 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     const seen: string[] = [];
     const backend = https.createServer({ cert: readFileSync(join(dir, 'up.crt')), key: readFileSync(join(dir, 'up.key')), ca: readFileSync(join(dir, 'front-proxy-ca.crt')), requestCert: true, rejectUnauthorized: true });
     backend.on('request', (req, res) => {
-      if (req.url === '/apis/up.example.com/v1') {
+      if (req.url === '/apis/up.example.com/v1/namespaces/default/shells/odd') {
+        // A 101 without the headers of a switch.
+        res.writeHead(101);
+        res.end();
+      } else if (req.url === '/apis/up.example.com/v1') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'up.example.com/v1', resources: [{ name: 'shells', singularName: 'shell', namespaced: true, kind: 'Shell', verbs: ['get'] }, { name: 'shells/exec', singularName: '', namespaced: true, kind: 'Shell', verbs: ['create', 'get'] }] }));
       } else {
@@ -305,6 +309,9 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     });
     backend.on('upgrade', (req, socket: import('node:net').Socket) => {
       seen.push(`${req.method} ${req.url} ${req.headers['x-remote-user']} ${req.headers.upgrade} ${req.headers.authorization ?? 'no-credentials'} ${req.headers['sec-websocket-protocol'] ?? ''}`);
+      // A large refusal instead of a switch, and a plain answer, which is no answer to a switch.
+      if (req.url?.includes('/s3/')) return socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${1 << 20}\r\n\r\n${'x'.repeat(1 << 20)}`);
+      if (req.url?.includes('/s4/')) return socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
       // A backend that switches to another protocol than the one asked for.
       const protocol = req.url?.includes('/s2/') ? 'h2c' : 'websocket';
       socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${protocol}\r\nX-Stream: echo\r\n\r\n`);
@@ -365,26 +372,52 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
       const mismatched = await raw(`GET /apis/up.example.com/v1/namespaces/default/shells/s2/exec HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${agg.kapi.adminToken}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`, /\r\n0\r\n\r\n$/);
       assert.match(mismatched.text(), /^HTTP\/1\.1 502 Bad Gateway\r\n[^]*backend tried to switch protocol "h2c" when "websocket" was requested\n/);
       mismatched.socket.destroy();
+      const upgradeTo = (shell: string) =>
+        `GET /apis/up.example.com/v1/namespaces/default/shells/${shell}/exec HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${agg.kapi.adminToken}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`;
+      // A refusal comes back whole, however large (the connection's pace followed after the switch's hand-over).
+      const refused = await raw(upgradeTo('s3'), /\r\n\r\n/);
+      assert.match(refused.text(), /^HTTP\/1\.1 403 Forbidden\r\n/);
+      await until('the whole refusal', async () => refused.text().endsWith('x'.repeat(64)) && refused.text().split('\r\n\r\n')[1].length === 1 << 20);
+      refused.socket.destroy();
+      // Any other answer that is no switch: kube-aggregator's 503.
+      const plainAnswer = await raw(upgradeTo('s4'), /\r\n0\r\n\r\n$/);
+      assert.match(plainAnswer.text(), /^HTTP\/1\.1 503 Service Unavailable\r\n[^]*invalid upgrade response: status code 200\n/);
+      plainAnswer.socket.destroy();
+      // A 101 on a plain request: no answer to pass on.
+      const odd = await agg.request('GET', '/apis/up.example.com/v1/namespaces/default/shells/odd');
+      assert.deepEqual([odd.status, odd.text], [502, 'backend switched protocols unasked\n']);
+      // Websocket tokens given twice, or with no other subprotocol to answer with: 401, as upstream.
+      for (const protocols of [`${subprotocol}, ${subprotocol}, v5.channel.k8s.io`, subprotocol]) {
+        const bad = await raw(
+          `GET /apis/up.example.com/v1/namespaces/default/shells/s1/exec HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Protocol: ${protocols}\r\n\r\n`,
+          /\r\n\r\n[^]*\}/,
+        );
+        assert.match(bad.text(), /^HTTP\/1\.1 401 Unauthorized\r\n/);
+        bad.socket.destroy();
+      }
       // kapi's own routes answer such a request as any other, then close the connection, whatever else the client sends.
       const plain = await raw(`GET /api/v1/namespaces/default HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${agg.kapi.adminToken}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`, /"kind":"Namespace".*\}/s);
       assert.match(plain.text(), /^HTTP\/1\.1 200 OK\r\n/);
       plain.socket.write('more bytes nobody reads');
       await new Promise<void>((resolve) => (plain.socket.readableEnded ? resolve() : plain.socket.once('end', () => resolve())));
       plain.socket.destroy();
-      // A body would come unframed: refused. A switch pipelined behind another request: the connection closed.
+      // A body would come unframed: refused. A switch pipelined behind another request: taken up after its answer.
       const withBody = await raw(`POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nContent-Length: 2\r\n\r\n{}`, /400 Bad Request$/);
       assert.match(withBody.text(), /^HTTP\/1\.1 400 Bad Request\r\n/);
       withBody.socket.destroy();
       const pipelined = tls.connect({ host: '127.0.0.1', port: agg.kapi.port, ca: agg.kapi.caCertPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] });
       pipelined.on('error', () => {});
+      let both = '';
+      pipelined.on('data', (c: Buffer) => (both += c.toString()));
       pipelined.write('GET /version HTTP/1.1\r\nHost: localhost\r\n\r\nGET /version HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
       await new Promise<void>((resolve) => pipelined.once('close', () => resolve()));
+      assert.equal(both.match(/HTTP\/1\.1 200 OK\r\n/g)?.length, 2, both);
       assert.equal((await agg.request('GET', '/version')).status, 200, 'the server is still up');
       // Without credentials it goes nowhere.
       const anonymous = await raw('GET /apis/up.example.com/v1/namespaces/default/shells/s1/exec HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n', /\r\n\r\n.*\}/s);
       assert.match(anonymous.text(), /^HTTP\/1\.1 403 Forbidden\r\n/);
       anonymous.socket.destroy();
-      assert.equal(seen.length, 3);
+      assert.equal(seen.length, 5, 'the refused requests never reached it');
     } finally {
       await agg.request('DELETE', '/apis/apiregistration.k8s.io/v1/apiservices/v1.up.example.com');
       await new Promise<void>((r) => {
@@ -665,6 +698,29 @@ describe('kapi behind kapi, as an extension server behind kube-apiserver', () =>
       const deleted = await asAlice(['delete', 'gadget', 'g1', '-n', 'team-ns']);
       assert.notEqual(deleted.code, 0, deleted.stdout + deleted.stderr);
       assert.match(deleted.stderr, new RegExp(`gadgets\\.${GROUP.replace(/\./g, '\\.')} "g1" is forbidden: User "alice" cannot delete resource "gadgets" in API group "${GROUP.replace(/\./g, '\\.')}" in the namespace "team-ns"`));
+      // The core cluster's users' certificates (its client-ca-file) are users of the extension too.
+      const kubeconfig = readFileSync(core.kapi.kubeconfigPath, 'utf8');
+      const pem = (field: string) => Buffer.from(new RegExp(`${field}: (\\S+)`).exec(kubeconfig)![1], 'base64');
+      const reviewed = (server: TestServer) =>
+        new Promise<any>((resolve, reject) => {
+          const req = https.request(`${server.kapi.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+            method: 'POST',
+            ca: server.kapi.caCertPem,
+            cert: pem('client-certificate-data'),
+            key: pem('client-key-data'),
+            headers: { 'Content-Type': 'application/json' },
+            agent: false,
+          }, (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode, user: JSON.parse(text).status?.userInfo }));
+          });
+          req.on('error', reject);
+          req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
+        });
+      const atCore = await reviewed(core);
+      assert.equal(atCore.status, 201);
+      assert.deepEqual(await reviewed(ext), atCore);
       // A namespace the core cluster does not have takes nothing, even from its admin.
       const nowhere = await core.kubectl(['create', '-f', '-'], { input: gadget('nowhere') });
       assert.notEqual(nowhere.code, 0);
