@@ -556,7 +556,10 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
       const coreCAs = options.clientCAFile ? [] : clientCAsFromConfigMap(cm);
       // A front proxy's CA that goes missing is an error (as upstream's CA controller has it), not a door opened.
       const lost = fromCore === undefined && trusted;
-      if (fromCore === 'invalid' || coreCAs === 'invalid' || lost) return warn(`kapi: kube-system/${EXTENSION_AUTHENTICATION} holds settings that do not parse: the last good ones stay`);
+      if (fromCore === 'invalid' || coreCAs === 'invalid' || lost) {
+        const what = lost ? 'no longer names the front proxy\'s CA' : 'holds settings that do not parse';
+        return warn(`kapi: kube-system/${EXTENSION_AUTHENTICATION} ${what}: the last good ones stay`);
+      }
       const next = JSON.stringify([fromCore ? [fromCore.options, fromCore.cas] : null, coreCAs]);
       if (next === applied) return;
       applied = next;

@@ -183,9 +183,9 @@ export class HttpServer {
       session.once('localSettings', () => session.setLocalWindowSize(UPLOAD_WINDOW_PER_CONNECTION));
       // A session's errors (a peer that breaks the protocol) end the session, never the process.
       session.on('error', () => {});
-      // Idle: GOAWAY, so that a client about to send knows to use a new connection.
       // The session's socket as its requests see it (a proxy object), with the CAs its handshake had.
       handshakeGenerations.set(session.socket, this.caGeneration);
+      // Idle: GOAWAY, so that a client about to send knows to use a new connection.
       const conn = this.idle.track(() => session.close());
       sessionConnections.set(session, conn);
       session.once('close', () => this.idle.forget(conn));
