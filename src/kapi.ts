@@ -518,6 +518,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     tls: { cert: servingFiles?.certPem ?? tls.certPem, key: servingFiles?.keyPem ?? tls.keyPem, clientCAs: [tls.caCertPem, ...clientCAs, ...frontProxyCAs] },
     proxyClient,
     aggregated: (group, version) => aggregation.availability?.backendOf(group, version),
+    aggregatedGroupVersions: () => aggregation.availability?.groupVersions() ?? [],
     delegatedAuthenticator: authenticationCore ? new DelegatedAuthenticator(authenticationCore, options.apiAudiences ?? []) : undefined,
     requestHeader: requestHeaderOptions ? requestHeaderAuthentication(requestHeaderOptions, frontProxyCAs, [tls.caCertPem, ...clientCAs]) : undefined,
     anonymous: options.anonymousAuth ?? true,

@@ -16,6 +16,7 @@ import type { ApiRegistry, ProxiedEndpoint } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
 import { backendPart, type AggregatedShare } from '../openapi/index.js';
+import type { AggregatedGroupVersion } from '../discovery/documents.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { Informer } from '../sdk/informer.js';
 import type { ProxyClientCertificate, ProxyTarget } from '../server/proxy.js';
@@ -60,12 +61,20 @@ export class APIServiceAvailability {
 
   constructor(client: Client, private readonly registry: ApiRegistry, private readonly opts: AvailabilityOptions) {
     this.apiServices = client.resource({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' });
-    const changed = (obj: KObject) => this.schedule(obj.metadata.name, 0);
+    // Discovery lists every aggregated group-version: a change to the set is a change of discovery.
+    const changed = (obj: KObject) => {
+      if (isRecord(obj.spec?.service)) this.registry.touch();
+      this.schedule(obj.metadata.name, 0);
+    };
     // A status write (this replica's or another's) changes no spec: it is not checked again for it.
     const updated = (obj: KObject, old: KObject) => {
       if (obj.metadata.generation !== old.metadata.generation) changed(obj);
     };
-    this.informer = new Informer(this.apiServices, { added: changed, updated, deleted: (obj) => this.forget(obj.metadata.name) }, { onError: (err) => opts.log(`kapi: apiservice availability: ${(err as Error).message}`) });
+    const deleted = (obj: KObject) => {
+      this.forget(obj.metadata.name);
+      if (isRecord(obj.spec?.service)) this.registry.touch();
+    };
+    this.informer = new Informer(this.apiServices, { added: changed, updated, deleted }, { onError: (err) => opts.log(`kapi: apiservice availability: ${(err as Error).message}`) });
   }
 
   async start(): Promise<void> {
@@ -110,6 +119,19 @@ export class APIServiceAvailability {
     if (!apiService || !isRecord(apiService.spec?.service)) return undefined;
     const state = this.served.get(apiService.metadata.name)?.state;
     return state?.available && state.target ? state.target : null;
+  }
+
+  /** The group-versions of the APIServices with a service, reached or not (discovery lists them all). */
+  groupVersions(): AggregatedGroupVersion[] {
+    return this.informer
+      .list()
+      .filter((a) => isRecord(a.spec?.service) && typeof a.spec.group === 'string' && typeof a.spec.version === 'string')
+      .map((a) => ({
+        group: a.spec.group,
+        version: a.spec.version,
+        groupPriority: typeof a.spec.groupPriorityMinimum === 'number' ? a.spec.groupPriorityMinimum : undefined,
+        versionPriority: typeof a.spec.versionPriority === 'number' ? a.spec.versionPriority : undefined,
+      }));
   }
 
   /** Checks an APIService again now (tests, and a Service or its Endpoints that changed). */

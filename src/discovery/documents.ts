@@ -41,30 +41,48 @@ interface GroupInfo {
   versionPriority: Map<string, number>;
 }
 
+/** An aggregated APIService's group-version and priorities. */
+export interface AggregatedGroupVersion {
+  group: string;
+  version: string;
+  groupPriority?: number;
+  versionPriority?: number;
+}
+
 export class Discovery {
   private cacheGeneration = -1;
   private groupsCache: GroupInfo[] = [];
   private readonly memo = new Map<string, unknown>();
 
-  constructor(private readonly registry: ApiRegistry) {}
+  constructor(
+    private readonly registry: ApiRegistry,
+    /**
+     * The group-versions of APIServices with a service: listed in /apis and /apis/<group> even before their
+     * backend was ever reached (as kube-aggregator lists every APIService; their documents answer 503 then).
+     * A change to them touches the registry.
+     */
+    private readonly aggregatedGroupVersions: () => readonly AggregatedGroupVersion[] = () => [],
+  ) {}
 
   groups(): GroupInfo[] {
     if (this.cacheGeneration !== this.registry.generation) {
       this.cacheGeneration = this.registry.generation;
       this.memo.clear();
       const byGroup = new Map<string, GroupInfo>();
-      for (const ep of this.registry.served()) {
-        let g = byGroup.get(ep.group);
-        if (!g) byGroup.set(ep.group, (g = { name: ep.group, versions: [], endpoints: new Map(), priority: 1000, versionPriority: new Map() }));
-        if (ep.groupPriority !== undefined) g.priority = Math.max(g.priority, ep.groupPriority);
-        if (ep.versionPriority !== undefined) g.versionPriority.set(ep.version, ep.versionPriority);
-        let list = g.endpoints.get(ep.version);
+      const versionOf = (group: string, version: string, groupPriority: number | undefined, versionPriority: number | undefined) => {
+        let g = byGroup.get(group);
+        if (!g) byGroup.set(group, (g = { name: group, versions: [], endpoints: new Map(), priority: 1000, versionPriority: new Map() }));
+        if (groupPriority !== undefined) g.priority = Math.max(g.priority, groupPriority);
+        if (versionPriority !== undefined) g.versionPriority.set(version, versionPriority);
+        let list = g.endpoints.get(version);
         if (!list) {
-          g.endpoints.set(ep.version, (list = []));
-          g.versions.push(ep.version);
+          g.endpoints.set(version, (list = []));
+          g.versions.push(version);
         }
-        list.push(ep);
-      }
+        return list;
+      };
+      for (const ep of this.registry.served()) versionOf(ep.group, ep.version, ep.groupPriority, ep.versionPriority).push(ep);
+      for (const gv of this.aggregatedGroupVersions()) if (gv.group !== '') versionOf(gv.group, gv.version, gv.groupPriority, gv.versionPriority);
       // Highest priority first: an APIService's versionPriority where both versions have one, then the version string.
       for (const g of byGroup.values()) g.versions.sort((a, b) => compareVersions(g, a, b));
       this.groupsCache = [...byGroup.values()].sort(compareGroups);
@@ -118,11 +136,12 @@ export class Discovery {
       kind: 'APIGroupDiscoveryList',
       apiVersion,
       metadata: {},
+      // A version whose backend was never reached has nothing to show here yet (upstream adds it once fetched).
       items: this.groups()
-        .filter((g) => (g.name === '') === core)
+        .filter((g) => (g.name === '') === core && g.versions.some((v) => g.endpoints.get(v)!.length > 0))
         .map((g) => ({
           metadata: { name: g.name, creationTimestamp: null },
-          versions: g.versions.map((v) => ({
+          versions: g.versions.filter((v) => g.endpoints.get(v)!.length > 0).map((v) => ({
             version: v,
             resources: g.endpoints.get(v)!.map(aggregatedResource),
             // An aggregated version whose backend is not available: what it last listed, marked as such.

@@ -8,7 +8,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { Discovery } from '../discovery/documents.js';
+import { Discovery, type AggregatedGroupVersion } from '../discovery/documents.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
 import { anonymousUser, bearerToken, clientCertificateUser, websocketBearerToken, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
@@ -52,6 +52,8 @@ export interface HttpServerOptions {
   requestHeader?: { authenticator: RequestHeaderAuthenticator; clientIssuers: IssuerCheck };
   /** The backend of an aggregated group-version: where it is, null while unavailable, undefined: not aggregated. */
   aggregated?: (group: string, version: string) => ProxyTarget | null | undefined;
+  /** Every aggregated group-version (APIServices with a service), for discovery's group lists. */
+  aggregatedGroupVersions?: () => readonly AggregatedGroupVersion[];
   /** Tokens kapi does not know, reviewed by the core cluster (--authentication-kubeconfig). */
   delegatedAuthenticator?: DelegatedAuthenticator;
   /** The front proxy's client certificate, presented to aggregated servers (--proxy-client-cert-file). */
@@ -126,7 +128,7 @@ export class HttpServer {
   private readonly idle: IdleConnections;
 
   constructor(private readonly options: HttpServerOptions) {
-    this.discovery = new Discovery(options.registry);
+    this.discovery = new Discovery(options.registry, options.aggregatedGroupVersions);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.logError = options.logError ?? ((m) => process.stderr.write(`${m}\n`));
     const limits = this.limits;
@@ -541,6 +543,10 @@ export class HttpServer {
         doc = d.apiGroup(info.group);
         break;
       case 'group-version':
+        // An aggregated group-version whose backend is not available: 503, as its proxied document would be.
+        if (this.options.aggregated?.(info.group, info.version) === null && !this.options.registry.served().some((ep) => !('proxied' in ep && ep.proxied) && ep.group === info.group && ep.version === info.version)) {
+          return writeServiceUnavailable(res);
+        }
         doc = d.resourceList(info.group, info.version);
         break;
     }

@@ -278,11 +278,13 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     assert.equal((await agg.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', { body: { metadata: { name: `v1beta1.${GROUP}` }, spec } })).status, 201);
     try {
       // v1beta1 (20) before v1 (15), though the version strings alone would put v1 first.
-      await until('v1beta1 preferred', async () => (await agg.request('GET', `/apis/${GROUP}`)).json?.preferredVersion?.version === 'v1beta1');
+      const aggregatedVersions = async () => {
+        const aggregated = await agg.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+        return aggregated.json.items.find((g: { metadata: { name: string } }) => g.metadata.name === GROUP).versions.map((v: { version: string }) => v.version).join();
+      };
+      await until('v1beta1 reached', async () => (await aggregatedVersions()) === 'v1beta1,v1');
+      assert.equal((await agg.request('GET', `/apis/${GROUP}`)).json.preferredVersion.version, 'v1beta1');
       assert.deepEqual((await agg.request('GET', `/apis/${GROUP}`)).json.versions.map((v: { version: string }) => v.version), ['v1beta1', 'v1']);
-      const aggregated = await agg.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
-      const entry = aggregated.json.items.find((g: { metadata: { name: string } }) => g.metadata.name === GROUP);
-      assert.deepEqual(entry.versions.map((v: { version: string }) => v.version), ['v1beta1', 'v1']);
     } finally {
       assert.equal((await agg.request('DELETE', `/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.${GROUP}`)).status, 200);
     }
@@ -498,6 +500,21 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     // Never available: its group-version answers 503, as upstream, not 404.
     const never = await agg.request('GET', `/apis/${GROUP}/v2/namespaces/default/widgets`);
     assert.deepEqual([never.status, never.text], [503, 'service unavailable\n']);
+    // Discovery lists it (kubectl then warns that it cannot list its resources), its document is 503, and
+    // aggregated discovery leaves it out until its backend was reached.
+    const group = (await agg.request('GET', '/apis')).json.groups.find((g: { name: string }) => g.name === GROUP);
+    assert.deepEqual(group.versions.map((v: { version: string }) => v.version), ['v1', 'v2']);
+    assert.equal(group.preferredVersion.version, 'v1', 'versionPriority 15 before 10');
+    assert.equal((await agg.request('GET', `/apis/${GROUP}/v2`)).status, 503);
+    const aggregatedDoc = (await agg.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' })).json;
+    const entry = aggregatedDoc.items.find((g: { metadata: { name: string } }) => g.metadata.name === GROUP);
+    assert.deepEqual(entry.versions.map((v: { version: string }) => v.version), ['v1']);
+    const listed = await agg.kubectl(['api-resources', '--api-group', GROUP]);
+    assert.match(listed.stderr, new RegExp(`${GROUP.replace(/\./g, '\\.')}/v2: the server is currently unable to handle the request`));
+    assert.equal((await agg.request('DELETE', '/apis/apiregistration.k8s.io/v1/apiservices/v2.ext.example.com')).status, 200);
+    await until('v2 gone from discovery', async () =>
+      (await agg.request('GET', `/apis/${GROUP}`)).json.versions.every((v: { version: string }) => v.version !== 'v2'),
+    );
   });
 });
 
