@@ -15,7 +15,7 @@ import type { CacheEvent, CacheEventType, CacheWatcher } from '../cache/watch-ca
 import type { ApiRegistry, ProxiedEndpoint } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
-import { backendPart, type AggregatedShare } from '../openapi/index.js';
+import { backendPart, v3FromBackendPart, type AggregatedShare } from '../openapi/index.js';
 import type { AggregatedGroupVersion } from '../discovery/documents.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { Informer } from '../sdk/informer.js';
@@ -269,11 +269,16 @@ export class APIServiceAvailability {
       // Only a URL of this group-version's document, which the aggregator sends to this backend.
       if (typeof url === 'string' && url.length <= 1024 && (url === `/openapi/v3/apis/${group}/${version}` || url.startsWith(`/openapi/v3/apis/${group}/${version}?`))) v3URL = url;
     }
+    // A backend that publishes no v3 at all: its document is made here from its v2 share, as upstream converts it.
+    let v3Converted: Buffer | undefined;
+    if (v3.status === 404 && part) {
+      v3Converted = known?.share.v2 === part && known.share.v3Converted ? known.share.v3Converted : Buffer.from(JSON.stringify(v3FromBackendPart(part)));
+    }
     const priority: [number, number] = [Number(apiService.spec.groupPriorityMinimum) || 0, Number(apiService.spec.versionPriority) || 0];
     // Gone (or stopped) while the documents were fetched: nothing to publish.
     if (this.stopped || this.informer.get(name)?.metadata.uid !== apiService.metadata.uid) return;
-    if (known && known.etag === etag && known.share.v2 === part && known.share.v3URL === v3URL && String(known.share.priority) === String(priority)) return;
-    const share = { groupVersion: `apis/${group}/${version}`, v2: part, v3URL, priority };
+    if (known && known.etag === etag && known.share.v2 === part && known.share.v3URL === v3URL && known.share.v3Converted === v3Converted && String(known.share.priority) === String(priority)) return;
+    const share = { groupVersion: `apis/${group}/${version}`, v2: part, v3URL, v3Converted, priority };
     this.openapi.set(name, { etag, share });
     publisher.setAggregated(name, share);
   }

@@ -18,6 +18,8 @@ const PARAMETER_REF = '#/parameters/';
 export interface BackendPart {
   paths: Map<string, Schema>;
   definitions: Map<string, Schema>;
+  /** The document's title and version (its `info`). */
+  info: { title: string; version: string };
 }
 
 /** Takes a backend's document apart: throws (with a message to log) when it is no OpenAPI v2 document or nests too deep. */
@@ -26,7 +28,9 @@ export function backendPart(doc: unknown, group: string, version: string): Backe
   const definitions = isRecord(doc.definitions) ? doc.definitions : {};
   const parameters = isRecord(doc.parameters) ? doc.parameters : {};
   const prefix = `/apis/${group}/${version}/`;
-  const part: BackendPart = { paths: new Map(), definitions: new Map() };
+  const info = isRecord(doc.info) ? doc.info : {};
+  const text = (v: unknown, fallback: string) => (typeof v === 'string' && v.length <= 256 ? v : fallback);
+  const part: BackendPart = { paths: new Map(), definitions: new Map(), info: { title: text(info.title, 'Kubernetes'), version: text(info.version, 'unversioned') } };
   const wanted: string[] = [];
   const collect = (value: unknown) =>
     walk(value, 0, (ref) => {
@@ -133,4 +137,77 @@ export function sameJson(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
   return ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+}
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch']);
+/** The v2 parameter fields that describe its value: a v3 parameter's schema. */
+const PARAMETER_SCHEMA_FIELDS = ['type', 'format', 'items', 'enum', 'default', 'uniqueItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'multipleOf'];
+
+/**
+ * The OpenAPI v3 document of a backend that publishes only v2, made from its share as kube-aggregator converts it
+ * (kube-openapi's ConvertV2ToV3): definitions become components' schemas, body parameters a request body and
+ * response schemas content, each of the media types the operation consumes or produces.
+ */
+export function v3FromBackendPart(part: BackendPart): Record<string, unknown> {
+  const schema = (value: unknown) => v3Refs(value, 0);
+  const content = (types: unknown, value: unknown) =>
+    Object.fromEntries((Array.isArray(types) && types.length > 0 ? types.map(String) : ['application/json']).map((t) => [t, { schema: schema(value) }]));
+  const parameter = (p: unknown): unknown => {
+    if (!isRecord(p)) return p;
+    const out: Record<string, unknown> = {};
+    const valueSchema: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(p)) {
+      if (k === '__proto__' || k === 'collectionFormat') continue;
+      if (PARAMETER_SCHEMA_FIELDS.includes(k)) valueSchema[k] = schema(v);
+      else out[k] = v;
+    }
+    if (Object.keys(valueSchema).length > 0) out.schema = valueSchema;
+    return out;
+  };
+  const operation = (op: Record<string, unknown>): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(op)) {
+      if (k === '__proto__' || k === 'consumes' || k === 'produces' || k === 'schemes') continue;
+      if (k === 'parameters' && Array.isArray(v)) {
+        const body = v.find((p) => isRecord(p) && p.in === 'body') as Record<string, unknown> | undefined;
+        out.parameters = v.filter((p) => !isRecord(p) || (p.in !== 'body' && p.in !== 'formData')).map(parameter);
+        if (body) out.requestBody = { content: content(op.consumes, body.schema), ...(body.required === true ? { required: true } : {}) };
+      } else if (k === 'responses' && isRecord(v)) {
+        out.responses = Object.fromEntries(
+          Object.entries(v).map(([code, r]) => [
+            code,
+            isRecord(r) ? { description: typeof r.description === 'string' ? r.description : '', ...(r.schema !== undefined ? { content: content(op.produces, r.schema) } : {}) } : r,
+          ]),
+        );
+      } else out[k] = v;
+    }
+    return out;
+  };
+  const paths: Record<string, unknown> = {};
+  for (const [path, item] of part.paths) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(item)) {
+      if (k === '__proto__') continue;
+      if (METHODS.has(k) && isRecord(v)) out[k] = operation(v);
+      else if (k === 'parameters' && Array.isArray(v)) out[k] = v.filter((p) => !isRecord(p) || p.in !== 'body').map(parameter);
+      else out[k] = v;
+    }
+    paths[path] = out;
+  }
+  const schemas: Record<string, unknown> = {};
+  for (const [name, def] of part.definitions) if (name !== '__proto__') schemas[name] = schema(def);
+  return { openapi: '3.0.0', info: part.info, paths, components: { schemas } };
+}
+
+/** A copy with `#/definitions/<name>` references made `#/components/schemas/<name>`. */
+function v3Refs(value: unknown, depth: number): unknown {
+  if (depth > MAX_DEPTH) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
+  if (Array.isArray(value)) return value.map((v) => v3Refs(v, depth + 1));
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === '__proto__') continue;
+    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith(DEFINITION_REF) ? `#/components/schemas/${v.slice(DEFINITION_REF.length)}` : v3Refs(v, depth + 1);
+  }
+  return out;
 }

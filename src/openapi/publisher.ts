@@ -25,6 +25,8 @@ export interface AggregatedShare {
   v2?: BackendPart;
   /** The backend's serverRelativeURL of its v3 document (requests for it go to the backend). */
   v3URL?: string;
+  /** A backend without v3 documents: its group-version's document made here from its v2 share (served here). */
+  v3Converted?: Buffer;
   /** The APIService's groupPriorityMinimum and versionPriority: the share of the higher group keeps a contested definition name. */
   priority?: [number, number];
 }
@@ -55,6 +57,7 @@ export class OpenApiPublisher {
   /** Aggregated APIServices' shares, by APIService name, and the sources made of them (after the local ones). */
   private readonly aggregated = new Map<string, AggregatedShare>();
   private aggregatedSources: Source[] | undefined;
+  private readonly converted = new WeakMap<AggregatedShare, Representation>();
   private v2Json: Representation | undefined;
   private v2Proto: Representation | undefined;
   private v3Discovery: Representation | undefined;
@@ -183,7 +186,11 @@ export class OpenApiPublisher {
       if (e) paths[gv] = { serverRelativeURL: serverRelativeURL(gv, e.etag.slice(1, -1)) };
     }
     // Aggregated group-versions: their backends' documents (fetched through the aggregator), local ones first.
-    for (const share of this.aggregated.values()) if (share.v3URL && !paths[share.groupVersion]) paths[share.groupVersion] = { serverRelativeURL: share.v3URL };
+    for (const share of this.aggregated.values()) {
+      if (paths[share.groupVersion]) continue;
+      if (share.v3URL) paths[share.groupVersion] = { serverRelativeURL: share.v3URL };
+      else if (share.v3Converted) paths[share.groupVersion] = { serverRelativeURL: serverRelativeURL(share.groupVersion, this.convertedV3(share).etag.slice(1, -1)) };
+    }
     const body = Buffer.from(JSON.stringify({ paths }));
     this.v3Discovery = new Representation(body, `"${computeETag(body)}"`, this.now());
     return this.v3Discovery;
@@ -198,10 +205,23 @@ export class OpenApiPublisher {
       return cached;
     }
     const built = this.assembleV3(gv, true);
-    if (!built) return undefined;
+    if (!built) {
+      const share = [...this.aggregated.values()].find((a) => a.groupVersion === gv && a.v3Converted);
+      return share ? this.convertedV3(share) : undefined;
+    }
     const rep = new Representation(built.body as Buffer, built.etag, built.lastModified);
     this.v3Bodies.set(gv, rep);
     while (this.v3Bodies.size > this.v3CacheSize) this.v3Bodies.delete(this.v3Bodies.keys().next().value as string);
+    return rep;
+  }
+
+  /** A converted v3 document as served (made once per share). */
+  private convertedV3(share: AggregatedShare): Representation {
+    let rep = this.converted.get(share);
+    if (!rep) {
+      rep = new Representation(share.v3Converted!, `"${computeETag(share.v3Converted!)}"`, this.now());
+      this.converted.set(share, rep);
+    }
     return rep;
   }
 

@@ -301,6 +301,22 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
         // A 101 without the headers of a switch.
         res.writeHead(101);
         res.end();
+      } else if (req.url === '/openapi/v2') {
+        // An older server: OpenAPI v2 only (its /openapi/v3 is 404).
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            swagger: '2.0',
+            info: { title: 'up', version: 'v9' },
+            paths: {
+              '/apis/up.example.com/v1/namespaces/{namespace}/shells/{name}': {
+                parameters: [{ name: 'name', in: 'path', type: 'string', required: true }],
+                get: { produces: ['application/json', 'application/yaml'], responses: { '200': { description: 'OK', schema: { $ref: '#/definitions/up.Shell' } } } },
+              },
+            },
+            definitions: { 'up.Shell': { type: 'object', properties: { spec: { type: 'object', properties: { shell: { type: 'string' } } } } } },
+          }),
+        );
       } else if (req.url === '/apis/up.example.com/v1') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'up.example.com/v1', resources: [{ name: 'shells', singularName: 'shell', namespaced: true, kind: 'Shell', verbs: ['get'] }, { name: 'shells/exec', singularName: '', namespaced: true, kind: 'Shell', verbs: ['create', 'get'] }] }));
@@ -329,6 +345,17 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
       const caBundle = Buffer.from(readFileSync(join(dir, 'up.crt'))).toString('base64');
       ok(await agg.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', { body: { metadata: { name: 'v1.up.example.com' }, spec: { group: 'up.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15, service: { namespace: 'default', name: 'up', port: 443 }, caBundle } } }));
       await until('up.example.com available', async () => (await agg.request('GET', '/apis/up.example.com/v1')).status === 200);
+      // Its v2 document made v3 here, as upstream converts it.
+      let v3url: string | undefined;
+      await until('the converted v3 document listed', async () => (v3url = (await agg.request('GET', '/openapi/v3')).json.paths['apis/up.example.com/v1']?.serverRelativeURL) !== undefined);
+      const converted = await agg.request('GET', v3url!);
+      assert.equal(converted.status, 200, converted.text);
+      assert.deepEqual(converted.json.info, { title: 'up', version: 'v9' });
+      const item = converted.json.paths['/apis/up.example.com/v1/namespaces/{namespace}/shells/{name}'];
+      assert.deepEqual(item.parameters, [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }]);
+      assert.deepEqual(Object.keys(item.get.responses['200'].content), ['application/json', 'application/yaml']);
+      assert.equal(item.get.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/up.Shell');
+      assert.equal(converted.json.components.schemas['up.Shell'].properties.spec.properties.shell.type, 'string');
       const who = (await agg.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } })).json.status.userInfo.username;
       /** A raw HTTP/1.1 exchange on one TLS connection: what came back before `until` matched, and the socket. */
       const raw = async (request: string, expect: RegExp) => {

@@ -1,7 +1,7 @@
 // An aggregated APIService's share of /openapi/v2 (kube-aggregator's filtering and merge) and of /openapi/v3.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { backendPart, OpenApiPublisher } from '../../src/openapi/index.js';
+import { backendPart, OpenApiPublisher, v3FromBackendPart } from '../../src/openapi/index.js';
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const backend = {
@@ -107,5 +107,43 @@ describe('aggregated OpenAPI', () => {
     assert.ok(!Buffer.from(proto.body!).includes('/apis/d.example.com/v1/things'));
     assert.ok(Buffer.from(proto.body!).includes('/apis/a.example.com/v1/things'));
     assert.equal(JSON.parse(p.handle('/openapi/v2', { accept: 'application/json' })!.body!.toString()).definitions['shared.Thing'].description, 5);
+  });
+
+  it('makes a v3 document of a v2-only backend\'s share: request bodies, response content, parameter schemas, component references', () => {
+    const part = backendPart(
+      {
+        info: { title: 'old', version: 'v1.19.0' },
+        paths: {
+          '/apis/old.example.com/v1/things': {
+            post: {
+              consumes: ['application/json', 'application/yaml'],
+              produces: ['application/json'],
+              parameters: [{ name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/old.Thing' } }, { $ref: '#/parameters/dry' }],
+              responses: { '201': { description: 'Created', schema: { $ref: '#/definitions/old.Thing' } }, '401': { description: 'Unauthorized' } },
+            },
+          },
+        },
+        definitions: { 'old.Thing': { type: 'object', properties: { owner: { $ref: '#/definitions/old.Owner' } } }, 'old.Owner': { type: 'string' } },
+        parameters: { dry: { name: 'dryRun', in: 'query', type: 'string', uniqueItems: true, collectionFormat: 'csv' } },
+      },
+      'old.example.com',
+      'v1',
+    );
+    const doc = v3FromBackendPart(part) as any;
+    assert.deepEqual(doc.info, { title: 'old', version: 'v1.19.0' });
+    const post = doc.paths['/apis/old.example.com/v1/things'].post;
+    assert.deepEqual(post.requestBody, { content: { 'application/json': { schema: { $ref: '#/components/schemas/old.Thing' } }, 'application/yaml': { schema: { $ref: '#/components/schemas/old.Thing' } } }, required: true });
+    assert.deepEqual(post.parameters, [{ name: 'dryRun', in: 'query', schema: { type: 'string', uniqueItems: true } }]);
+    assert.deepEqual(post.responses, { '201': { description: 'Created', content: { 'application/json': { schema: { $ref: '#/components/schemas/old.Thing' } } } }, '401': { description: 'Unauthorized' } });
+    assert.equal(post.consumes, undefined);
+    assert.deepEqual(doc.components.schemas['old.Thing'].properties.owner, { $ref: '#/components/schemas/old.Owner' });
+    // Served by the publisher under its hash, listed in /openapi/v3.
+    const p = new OpenApiPublisher();
+    p.setAggregated('v1.old.example.com', { groupVersion: 'apis/old.example.com/v1', v2: part, v3Converted: Buffer.from(JSON.stringify(doc)) });
+    const url = JSON.parse(p.handle('/openapi/v3')!.body!.toString()).paths['apis/old.example.com/v1'].serverRelativeURL;
+    assert.match(url, /^\/openapi\/v3\/apis\/old\.example\.com\/v1\?hash=[0-9A-F]{128}$/);
+    const served = p.handle(url, { accept: 'application/json' })!;
+    assert.equal(served.status, 200);
+    assert.deepEqual(JSON.parse(served.body!.toString()), doc);
   });
 });
