@@ -54,6 +54,8 @@ export class APIServiceAvailability {
   private readonly served = new Map<string, { keys: string[]; signature?: string; state: { available: boolean; target?: ProxyTarget } }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<string>();
+  /** Names asked to be checked while their check was running. */
+  private readonly again = new Set<string>();
   /** Per APIService name: the OpenAPI share published, and the ETag of the v2 document it was taken from. */
   private readonly openapi = new Map<string, { etag?: string; share: AggregatedShare }>();
   private readonly watchers: CacheWatcher[] = [];
@@ -62,13 +64,13 @@ export class APIServiceAvailability {
   constructor(client: Client, private readonly registry: ApiRegistry, private readonly opts: AvailabilityOptions) {
     this.apiServices = client.resource({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' });
     // Discovery lists every aggregated group-version: a change to the set is a change of discovery.
-    const changed = (obj: KObject) => {
-      if (isRecord(obj.spec?.service)) this.registry.touch();
+    const changed = (obj: KObject, old?: KObject) => {
+      if (isRecord(obj.spec?.service) || isRecord(old?.spec?.service)) this.registry.touch();
       this.schedule(obj.metadata.name, 0);
     };
     // A status write (this replica's or another's) changes no spec: it is not checked again for it.
     const updated = (obj: KObject, old: KObject) => {
-      if (obj.metadata.generation !== old.metadata.generation) changed(obj);
+      if (obj.metadata.generation !== old.metadata.generation) changed(obj, old);
     };
     const deleted = (obj: KObject) => {
       this.forget(obj.metadata.name);
@@ -131,6 +133,7 @@ export class APIServiceAvailability {
         version: a.spec.version,
         groupPriority: typeof a.spec.groupPriorityMinimum === 'number' ? a.spec.groupPriorityMinimum : undefined,
         versionPriority: typeof a.spec.versionPriority === 'number' ? a.spec.versionPriority : undefined,
+        available: this.served.get(a.metadata.name)?.state.available === true,
       }));
   }
 
@@ -167,14 +170,16 @@ export class APIServiceAvailability {
   }
 
   private async run(name: string): Promise<void> {
-    if (this.stopped || this.running.has(name)) return;
+    if (this.stopped) return;
+    // Asked for while a check runs (its spec changed meanwhile): checked again as soon as that one is over.
+    if (this.running.has(name)) return void this.again.add(name);
     this.running.add(name);
     try {
       const apiService = this.informer.get(name);
       if (!apiService || !isRecord(apiService.spec?.service)) return this.forget(name);
       const result = await this.check(apiService);
-      // Deleted while it was checked: its routes are gone and stay gone.
-      if (this.stopped || this.informer.get(name)?.metadata.uid !== apiService.metadata.uid) return;
+      // Deleted (its routes are gone and stay gone) or changed while it was checked: this result is not its.
+      if (this.stopped || !this.current(apiService)) return;
       this.route(apiService, result);
       await this.writeStatus(apiService, result);
       if (result.status !== 'True' || !result.target) this.withdrawOpenApi(name);
@@ -183,7 +188,14 @@ export class APIServiceAvailability {
       this.opts.log(`kapi: apiservice availability: ${name}: ${(err as Error).message}`);
     } finally {
       this.running.delete(name);
+      if (this.again.delete(name)) this.schedule(name, 0);
     }
+  }
+
+  /** Whether the APIService is still as it was when its check began (same object, same spec). */
+  private current(apiService: KObject): boolean {
+    const now = this.informer.get(apiService.metadata.name);
+    return now?.metadata.uid === apiService.metadata.uid && now?.metadata.generation === apiService.metadata.generation;
   }
 
   private async check(apiService: KObject): Promise<Check> {
@@ -275,8 +287,8 @@ export class APIServiceAvailability {
       v3Converted = known?.share.v2 === part && known.share.v3Converted ? known.share.v3Converted : Buffer.from(JSON.stringify(v3FromBackendPart(part)));
     }
     const priority: [number, number] = [Number(apiService.spec.groupPriorityMinimum) || 0, Number(apiService.spec.versionPriority) || 0];
-    // Gone (or stopped) while the documents were fetched: nothing to publish.
-    if (this.stopped || this.informer.get(name)?.metadata.uid !== apiService.metadata.uid) return;
+    // Gone, changed or stopped while the documents were fetched: nothing to publish.
+    if (this.stopped || !this.current(apiService)) return;
     if (known && known.etag === etag && known.share.v2 === part && known.share.v3URL === v3URL && known.share.v3Converted === v3Converted && String(known.share.priority) === String(priority)) return;
     const share = { groupVersion: `apis/${group}/${version}`, v2: part, v3URL, v3Converted, priority };
     this.openapi.set(name, { etag, share });

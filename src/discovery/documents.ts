@@ -39,6 +39,8 @@ interface GroupInfo {
   priority: number;
   /** Per version, its APIService's versionPriority (aggregated versions only). */
   versionPriority: Map<string, number>;
+  /** Per aggregated version, whether its backend is available now. */
+  available: Map<string, boolean>;
 }
 
 /** An aggregated APIService's group-version and priorities. */
@@ -47,12 +49,16 @@ export interface AggregatedGroupVersion {
   version: string;
   groupPriority?: number;
   versionPriority?: number;
+  /** Whether its backend is available now. */
+  available: boolean;
 }
 
 export class Discovery {
   private cacheGeneration = -1;
   private groupsCache: GroupInfo[] = [];
   private readonly memo = new Map<string, unknown>();
+  /** `<group>/<version>` of the group-versions with local endpoints, as of the cached generation. */
+  private readonly local = new Set<string>();
 
   constructor(
     private readonly registry: ApiRegistry,
@@ -69,10 +75,12 @@ export class Discovery {
       this.cacheGeneration = this.registry.generation;
       this.memo.clear();
       const byGroup = new Map<string, GroupInfo>();
+      this.local.clear();
+      // A group's priority: the highest of its sources' (an APIService's groupPriorityMinimum; a local one's 1000).
       const versionOf = (group: string, version: string, groupPriority: number | undefined, versionPriority: number | undefined) => {
         let g = byGroup.get(group);
-        if (!g) byGroup.set(group, (g = { name: group, versions: [], endpoints: new Map(), priority: 1000, versionPriority: new Map() }));
-        if (groupPriority !== undefined) g.priority = Math.max(g.priority, groupPriority);
+        if (!g) byGroup.set(group, (g = { name: group, versions: [], endpoints: new Map(), priority: -Infinity, versionPriority: new Map(), available: new Map() }));
+        g.priority = Math.max(g.priority, groupPriority ?? 1000);
         if (versionPriority !== undefined) g.versionPriority.set(version, versionPriority);
         let list = g.endpoints.get(version);
         if (!list) {
@@ -81,13 +89,26 @@ export class Discovery {
         }
         return list;
       };
-      for (const ep of this.registry.served()) versionOf(ep.group, ep.version, ep.groupPriority, ep.versionPriority).push(ep);
-      for (const gv of this.aggregatedGroupVersions()) if (gv.group !== '') versionOf(gv.group, gv.version, gv.groupPriority, gv.versionPriority);
+      for (const ep of this.registry.served()) {
+        versionOf(ep.group, ep.version, ep.groupPriority, ep.versionPriority).push(ep);
+        if (!(ep as { proxied?: boolean }).proxied) this.local.add(`${ep.group}/${ep.version}`);
+      }
+      for (const gv of this.aggregatedGroupVersions()) {
+        if (gv.group === '') continue;
+        versionOf(gv.group, gv.version, gv.groupPriority, gv.versionPriority);
+        byGroup.get(gv.group)!.available.set(gv.version, gv.available);
+      }
       // Highest priority first: an APIService's versionPriority where both versions have one, then the version string.
       for (const g of byGroup.values()) g.versions.sort((a, b) => compareVersions(g, a, b));
       this.groupsCache = [...byGroup.values()].sort(compareGroups);
     }
     return this.groupsCache;
+  }
+
+  /** Whether kapi serves resources of its own in the group-version (which no APIService takes over). */
+  servesLocally(group: string, version: string): boolean {
+    this.groups();
+    return this.local.has(`${group}/${version}`);
   }
 
   private memoized<T>(key: string, build: () => T): T {
@@ -136,12 +157,14 @@ export class Discovery {
       kind: 'APIGroupDiscoveryList',
       apiVersion,
       metadata: {},
-      // A version whose backend was never reached has nothing to show here yet (upstream adds it once fetched).
       items: this.groups()
-        .filter((g) => (g.name === '') === core && g.versions.some((v) => g.endpoints.get(v)!.length > 0))
+        .filter((g) => (g.name === '') === core)
         .map((g) => ({
           metadata: { name: g.name, creationTimestamp: null },
-          versions: g.versions.filter((v) => g.endpoints.get(v)!.length > 0).map((v) => ({
+          versions: g.versions.map((v) => g.endpoints.get(v)!.length === 0
+            // An aggregated version whose backend never answered: listed without resources, as upstream does.
+            ? { version: v, freshness: g.available.get(v) ? 'Current' : 'Stale' }
+            : ({
             version: v,
             resources: g.endpoints.get(v)!.map(aggregatedResource),
             // An aggregated version whose backend is not available: what it last listed, marked as such.

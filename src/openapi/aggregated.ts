@@ -11,6 +11,10 @@ import { isRecord } from '../util/json-object.js';
 
 /** How deep a backend's document may nest: deeper ones are refused rather than risk the stack. */
 const MAX_DEPTH = 128;
+/** What copies of shared parts may add to a share, in bytes of JSON. */
+const MAX_COPIED_BYTES = 16 * 1024 * 1024;
+/** Media types a converted operation lists its schemas under (Kubernetes' own use five). */
+const MAX_MEDIA_TYPES = 8;
 const DEFINITION_REF = '#/definitions/';
 const PARAMETER_REF = '#/parameters/';
 
@@ -36,9 +40,10 @@ export function backendPart(doc: unknown, group: string, version: string): Backe
     walk(value, 0, (ref) => {
       if (ref.startsWith(DEFINITION_REF)) wanted.push(ref.slice(DEFINITION_REF.length));
     });
+  const budget = new OutputBudget();
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!path.startsWith(prefix) || !isRecord(item)) continue;
-    const inlined = inlineParameters(item, parameters);
+    const inlined = inlineParameters(item, parameters, budget);
     collect(inlined);
     part.paths.set(path, inlined);
   }
@@ -82,15 +87,34 @@ export function aggregatedFragment(part: BackendPart, published: (name: string) 
   return fragment;
 }
 
+/**
+ * What copying may add to a backend's share (inlined parameters, a converted document's media types): past it the
+ * share is refused, so that a small document cannot make a large one.
+ */
+class OutputBudget {
+  private left = MAX_COPIED_BYTES;
+  private readonly sizes = new Map<unknown, number>();
+
+  /** Counts one more copy of a value; throws when the budget is spent. */
+  copy(value: unknown, times = 1): void {
+    let size = this.sizes.get(value);
+    if (size === undefined) this.sizes.set(value, (size = JSON.stringify(value)?.length ?? 0));
+    this.left -= size * times;
+    if (this.left < 0) throw new Error(`copies of shared parts would exceed ${MAX_COPIED_BYTES} bytes`);
+  }
+}
+
 /** A path item with each `$ref` to a shared parameter (path-wide and per operation) replaced by that parameter. */
-function inlineParameters(item: Record<string, unknown>, parameters: Record<string, unknown>): Schema {
+function inlineParameters(item: Record<string, unknown>, parameters: Record<string, unknown>, budget: OutputBudget): Schema {
   const inline = (list: unknown) =>
     Array.isArray(list)
       ? list.flatMap((p) => {
           if (!isRecord(p) || typeof p.$ref !== 'string') return [p];
           const name = p.$ref.slice(PARAMETER_REF.length);
           const shared = p.$ref.startsWith(PARAMETER_REF) && Object.hasOwn(parameters, name) ? parameters[name] : undefined;
-          return isRecord(shared) ? [shared] : [];
+          if (!isRecord(shared)) return [];
+          budget.copy(shared);
+          return [shared];
         })
       : list;
   const out: Record<string, unknown> = {};
@@ -149,9 +173,15 @@ const PARAMETER_SCHEMA_FIELDS = ['type', 'format', 'items', 'enum', 'default', '
  * response schemas content, each of the media types the operation consumes or produces.
  */
 export function v3FromBackendPart(part: BackendPart): Record<string, unknown> {
+  const budget = new OutputBudget();
   const schema = (value: unknown) => v3Refs(value, 0);
-  const content = (types: unknown, value: unknown) =>
-    Object.fromEntries((Array.isArray(types) && types.length > 0 ? types.map(String) : ['application/json']).map((t) => [t, { schema: schema(value) }]));
+  // Each schema converted once, listed under each media type (distinct, and a bounded number of them).
+  const content = (types: unknown, value: unknown) => {
+    const listed = Array.isArray(types) && types.length > 0 ? [...new Set(types.map(String))].slice(0, MAX_MEDIA_TYPES) : ['application/json'];
+    budget.copy(value, listed.length);
+    const converted = { schema: schema(value) };
+    return Object.fromEntries(listed.map((t) => [t, converted]));
+  };
   const parameter = (p: unknown): unknown => {
     if (!isRecord(p)) return p;
     const out: Record<string, unknown> = {};
@@ -170,7 +200,8 @@ export function v3FromBackendPart(part: BackendPart): Record<string, unknown> {
       if (k === '__proto__' || k === 'consumes' || k === 'produces' || k === 'schemes') continue;
       if (k === 'parameters' && Array.isArray(v)) {
         const body = v.find((p) => isRecord(p) && p.in === 'body') as Record<string, unknown> | undefined;
-        out.parameters = v.filter((p) => !isRecord(p) || (p.in !== 'body' && p.in !== 'formData')).map(parameter);
+        const others = v.filter((p) => !isRecord(p) || (p.in !== 'body' && p.in !== 'formData')).map(parameter);
+        if (others.length > 0) out.parameters = others;
         if (body) out.requestBody = { content: content(op.consumes, body.schema), ...(body.required === true ? { required: true } : {}) };
       } else if (k === 'responses' && isRecord(v)) {
         out.responses = Object.fromEntries(
@@ -189,7 +220,10 @@ export function v3FromBackendPart(part: BackendPart): Record<string, unknown> {
     for (const [k, v] of Object.entries(item)) {
       if (k === '__proto__') continue;
       if (METHODS.has(k) && isRecord(v)) out[k] = operation(v);
-      else if (k === 'parameters' && Array.isArray(v)) out[k] = v.filter((p) => !isRecord(p) || p.in !== 'body').map(parameter);
+      else if (k === 'parameters' && Array.isArray(v)) {
+        const kept = v.filter((p) => !isRecord(p) || p.in !== 'body').map(parameter);
+        if (kept.length > 0) out[k] = kept;
+      }
       else out[k] = v;
     }
     paths[path] = out;
@@ -199,15 +233,23 @@ export function v3FromBackendPart(part: BackendPart): Record<string, unknown> {
   return { openapi: '3.0.0', info: part.info, paths, components: { schemas } };
 }
 
-/** A copy with `#/definitions/<name>` references made `#/components/schemas/<name>`. */
+/**
+ * A copy with `#/definitions/<name>` references made `#/components/schemas/<name>`; a reference with fields
+ * beside it (which OpenAPI 3.0 ignores) wrapped as `allOf: [{$ref}]` beside them, as kube-openapi's WrapRefs.
+ */
 function v3Refs(value: unknown, depth: number): unknown {
   if (depth > MAX_DEPTH) throw new Error(`nested more than ${MAX_DEPTH} levels deep`);
   if (Array.isArray(value)) return value.map((v) => v3Refs(v, depth + 1));
   if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};
+  let ref: string | undefined;
   for (const [k, v] of Object.entries(value)) {
     if (k === '__proto__') continue;
-    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith(DEFINITION_REF) ? `#/components/schemas/${v.slice(DEFINITION_REF.length)}` : v3Refs(v, depth + 1);
+    if (k === '$ref' && typeof v === 'string') ref = v.startsWith(DEFINITION_REF) ? `#/components/schemas/${v.slice(DEFINITION_REF.length)}` : v;
+    else out[k] = v3Refs(v, depth + 1);
   }
-  return out;
+  if (ref === undefined) return out;
+  if (Object.keys(out).length === 0) return { $ref: ref };
+  const { allOf, ...rest } = out;
+  return { allOf: [{ $ref: ref }, ...(Array.isArray(allOf) ? allOf : [])], ...rest };
 }

@@ -544,7 +544,7 @@ export class HttpServer {
         break;
       case 'group-version':
         // An aggregated group-version whose backend is not available: 503, as its proxied document would be.
-        if (this.options.aggregated?.(info.group, info.version) === null && !this.options.registry.served().some((ep) => !('proxied' in ep && ep.proxied) && ep.group === info.group && ep.version === info.version)) {
+        if (this.options.aggregated?.(info.group, info.version) === null && !d.servesLocally(info.group, info.version)) {
           return writeServiceUnavailable(res);
         }
         doc = d.resourceList(info.group, info.version);

@@ -528,14 +528,14 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
     const never = await agg.request('GET', `/apis/${GROUP}/v2/namespaces/default/widgets`);
     assert.deepEqual([never.status, never.text], [503, 'service unavailable\n']);
     // Discovery lists it (kubectl then warns that it cannot list its resources), its document is 503, and
-    // aggregated discovery leaves it out until its backend was reached.
+    // aggregated discovery lists it Stale, without resources, until its backend was reached.
     const group = (await agg.request('GET', '/apis')).json.groups.find((g: { name: string }) => g.name === GROUP);
     assert.deepEqual(group.versions.map((v: { version: string }) => v.version), ['v1', 'v2']);
     assert.equal(group.preferredVersion.version, 'v1', 'versionPriority 15 before 10');
     assert.equal((await agg.request('GET', `/apis/${GROUP}/v2`)).status, 503);
     const aggregatedDoc = (await agg.request('GET', '/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' })).json;
     const entry = aggregatedDoc.items.find((g: { metadata: { name: string } }) => g.metadata.name === GROUP);
-    assert.deepEqual(entry.versions.map((v: { version: string }) => v.version), ['v1']);
+    assert.deepEqual(entry.versions.map((v: { version: string; freshness: string; resources?: unknown[] }) => [v.version, v.freshness, v.resources?.length]), [['v1', 'Current', 1], ['v2', 'Stale', undefined]]);
     const listed = await agg.kubectl(['api-resources', '--api-group', GROUP]);
     assert.match(listed.stderr, new RegExp(`${GROUP.replace(/\./g, '\\.')}/v2: the server is currently unable to handle the request`));
     assert.equal((await agg.request('DELETE', '/apis/apiregistration.k8s.io/v1/apiservices/v2.ext.example.com')).status, 200);

@@ -123,7 +123,10 @@ describe('aggregated OpenAPI', () => {
             },
           },
         },
-        definitions: { 'old.Thing': { type: 'object', properties: { owner: { $ref: '#/definitions/old.Owner' } } }, 'old.Owner': { type: 'string' } },
+        definitions: {
+          'old.Thing': { type: 'object', properties: { owner: { $ref: '#/definitions/old.Owner' }, described: { $ref: '#/definitions/old.Owner', description: 'who' } } },
+          'old.Owner': { type: 'string' },
+        },
         parameters: { dry: { name: 'dryRun', in: 'query', type: 'string', uniqueItems: true, collectionFormat: 'csv' } },
       },
       'old.example.com',
@@ -137,6 +140,8 @@ describe('aggregated OpenAPI', () => {
     assert.deepEqual(post.responses, { '201': { description: 'Created', content: { 'application/json': { schema: { $ref: '#/components/schemas/old.Thing' } } } }, '401': { description: 'Unauthorized' } });
     assert.equal(post.consumes, undefined);
     assert.deepEqual(doc.components.schemas['old.Thing'].properties.owner, { $ref: '#/components/schemas/old.Owner' });
+    // A reference with fields beside it keeps them (OpenAPI 3.0 would ignore them beside a $ref).
+    assert.deepEqual(doc.components.schemas['old.Thing'].properties.described, { allOf: [{ $ref: '#/components/schemas/old.Owner' }], description: 'who' });
     // Served by the publisher under its hash, listed in /openapi/v3.
     const p = new OpenApiPublisher();
     p.setAggregated('v1.old.example.com', { groupVersion: 'apis/old.example.com/v1', v2: part, v3Converted: Buffer.from(JSON.stringify(doc)) });
@@ -145,5 +150,17 @@ describe('aggregated OpenAPI', () => {
     const served = p.handle(url, { accept: 'application/json' })!;
     assert.equal(served.status, 200);
     assert.deepEqual(JSON.parse(served.body!.toString()), doc);
+  });
+
+  it('refuses shares that copying would blow up: a large parameter referenced many times, and lists media types once', () => {
+    const big = { name: 'big', in: 'query', type: 'string', enum: Array.from({ length: 20_000 }, (_, i) => `value-${i}`) };
+    const paths = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`/apis/amp.example.com/v1/p${i}`, { get: { parameters: [{ $ref: '#/parameters/big' }] } }]));
+    assert.throws(() => backendPart({ paths, parameters: { big } }, 'amp.example.com', 'v1'), /copies of shared parts would exceed 16777216 bytes/);
+    const many = backendPart(
+      { paths: { '/apis/amp.example.com/v1/x': { get: { produces: Array.from({ length: 100_000 }, () => 'application/json'), responses: { '200': { schema: { type: 'object' } } } } } } },
+      'amp.example.com',
+      'v1',
+    );
+    assert.deepEqual(Object.keys((v3FromBackendPart(many) as any).paths['/apis/amp.example.com/v1/x'].get.responses['200'].content), ['application/json']);
   });
 });
