@@ -9,39 +9,31 @@ import { typeCheckPolicy } from '../apis/admissionregistration/type-checking.js'
 import type { ApiRegistry } from '../registry/registry.js';
 import type { KObject } from '../registry/types.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
-import { Informer } from '../sdk/informer.js';
-import { WorkQueue } from '../sdk/workqueue.js';
+import { informerQueue, type InformerQueue } from './informer-queue.js';
 import { isRecord } from '../util/json-object.js';
 
 export class AdmissionPolicyStatus {
-  private readonly queue: WorkQueue;
-  private readonly informer: Informer;
+  private readonly loop: InformerQueue;
   private readonly policies: ResourceClient;
 
   constructor(client: Client, private readonly registry: ApiRegistry, log: (message: string) => void) {
     this.policies = client.resource({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies' });
-    this.queue = new WorkQueue((name) => this.reconcile(name), {
-      onError: (name, err, retries) => {
-        if (retries === 0 || retries % 10 === 0) log(`kapi: validatingadmissionpolicy status: ${name} (retry ${retries + 1}): ${(err as Error).message}`);
-      },
-    });
-    const changed = (policy: KObject) => this.queue.add(policy.metadata.name);
-    this.informer = new Informer(this.policies, { added: changed, updated: changed }, {
-      onError: (err) => log(`kapi: validatingadmissionpolicy status: watching policies: ${(err as Error).message}`),
+    this.loop = informerQueue(this.policies, 'validatingadmissionpolicy status', log, (name) => this.reconcile(name), (enqueue) => {
+      const changed = (policy: KObject) => enqueue(policy.metadata.name);
+      return { added: changed, updated: changed };
     });
   }
 
   start(): Promise<void> {
-    return this.informer.start();
+    return this.loop.start();
   }
 
   stop(): void {
-    this.informer.stop();
-    this.queue.shutdown();
+    this.loop.stop();
   }
 
   private async reconcile(name: string): Promise<void> {
-    const policy = this.informer.get(name);
+    const policy = this.loop.informer.get(name);
     if (!policy || !isRecord(policy.spec)) return;
     const generation = Number(policy.metadata.generation ?? 0);
     const status = isRecord(policy.status) ? policy.status : {};

@@ -8,8 +8,7 @@ import { AUTOMANAGED, localAPIService, localAvailable } from '../apis/apiregistr
 import type { ApiRegistry } from '../registry/registry.js';
 import type { KObject } from '../registry/types.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
-import { Informer } from '../sdk/informer.js';
-import { WorkQueue } from '../sdk/workqueue.js';
+import { informerQueue, type InformerQueue } from './informer-queue.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { isRecord } from '../util/json-object.js';
 
@@ -17,35 +16,30 @@ const KEY = 'local';
 const SETTLE_MS = 200;
 
 export class APIServiceRegistration {
-  private readonly queue: WorkQueue;
-  private readonly informer: Informer;
+  private readonly loop: InformerQueue;
   private readonly apiServices: ResourceClient;
   private unwatch = () => {};
 
   constructor(client: Client, private readonly registry: ApiRegistry, log: (message: string) => void) {
     this.apiServices = client.resource({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' });
-    this.queue = new WorkQueue(() => this.sync(), {
-      workers: 1,
-      onError: (_key, err, retries) => {
-        if (retries === 0 || retries % 10 === 0) log(`kapi: apiservice registration (retry ${retries + 1}): ${(err as Error).message}`);
-      },
+    // One key for the whole set (a key is never synced twice at once).
+    this.loop = informerQueue(this.apiServices, 'apiservice registration', log, () => this.sync(), () => {
+      const changed = () => this.loop.queue.addAfter(KEY, SETTLE_MS);
+      return { added: changed, updated: changed, deleted: changed };
     });
-    const changed = () => this.queue.addAfter(KEY, SETTLE_MS);
-    this.informer = new Informer(this.apiServices, { added: changed, updated: changed, deleted: changed }, { onError: (err) => log(`kapi: apiservice registration: watching APIServices: ${(err as Error).message}`) });
   }
 
   async start(): Promise<void> {
     // Changes to what is served come in bursts (a CRD's versions, several CRDs): synced once after them.
-    this.unwatch = this.registry.onChange(() => this.queue.addAfter(KEY, SETTLE_MS));
-    await this.informer.start();
+    this.unwatch = this.registry.onChange(() => this.loop.queue.addAfter(KEY, SETTLE_MS));
+    await this.loop.start();
     // Shortly after start, in the background: the first requests do not wait for some twenty APIServices to be written.
-    this.queue.addAfter(KEY, SETTLE_MS);
+    this.loop.queue.addAfter(KEY, SETTLE_MS);
   }
 
   stop(): void {
     this.unwatch();
-    this.informer.stop();
-    this.queue.shutdown();
+    this.loop.stop();
   }
 
   /** The local group-versions, each once (a CRD's if any of its resources is custom). */
@@ -64,7 +58,7 @@ export class APIServiceRegistration {
     const desired = this.desired();
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     for (const [name, want] of desired) {
-      let have = this.informer.get(name);
+      let have = this.loop.informer.get(name);
       if (have && isRecord(have.spec?.service)) continue; // an aggregated server's: not ours to change
       if (!have) have = await this.apiServices.create(undefined, want);
       else if (!deepEqual(have.spec, want.spec) || have.metadata.labels?.[AUTOMANAGED] !== want.metadata.labels[AUTOMANAGED]) {
@@ -75,7 +69,7 @@ export class APIServiceRegistration {
         await this.apiServices.update(undefined, name, { ...have, status: { conditions: [localAvailable(now)] } }, 'status');
       }
     }
-    for (const have of this.informer.list()) {
+    for (const have of this.loop.informer.list()) {
       if (have.metadata.labels?.[AUTOMANAGED] && !isRecord(have.spec?.service) && !desired.has(have.metadata.name)) {
         await this.apiServices.delete(undefined, have.metadata.name).catch((err: { code?: number }) => {
           if (err.code !== 404) throw err;

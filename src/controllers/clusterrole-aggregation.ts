@@ -8,40 +8,34 @@
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../machinery/labels.js';
 import type { KObject } from '../registry/types.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
-import { Informer } from '../sdk/informer.js';
-import { WorkQueue } from '../sdk/workqueue.js';
+import { informerQueue, type InformerQueue } from './informer-queue.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { isRecord, records } from '../util/json-object.js';
 
 export class ClusterRoleAggregation {
-  private readonly queue: WorkQueue;
-  private readonly informer: Informer;
+  private readonly loop: InformerQueue;
   private readonly roles: ResourceClient;
 
   constructor(client: Client, log: (message: string) => void) {
     this.roles = client.resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' });
-    this.queue = new WorkQueue((name) => this.reconcile(name), {
-      onError: (name, err, retries) => {
-        if (retries === 0 || retries % 10 === 0) log(`kapi: clusterrole aggregation: ${name} (retry ${retries + 1}): ${(err as Error).message}`);
-      },
+    this.loop = informerQueue(this.roles, 'clusterrole aggregation', log, (name) => this.reconcile(name), (enqueue) => {
+      const changed = () => {
+        for (const role of this.loop.informer.list()) if (isRecord(role.aggregationRule)) enqueue(role.metadata.name);
+      };
+      return { added: changed, updated: changed, deleted: changed };
     });
-    const changed = () => {
-      for (const role of this.informer.list()) if (isRecord(role.aggregationRule)) this.queue.add(role.metadata.name);
-    };
-    this.informer = new Informer(this.roles, { added: changed, updated: changed, deleted: changed }, { onError: (err) => log(`kapi: clusterrole aggregation: watching clusterroles: ${(err as Error).message}`) });
   }
 
   start(): Promise<void> {
-    return this.informer.start();
+    return this.loop.start();
   }
 
   stop(): void {
-    this.informer.stop();
-    this.queue.shutdown();
+    this.loop.stop();
   }
 
   private async reconcile(name: string): Promise<void> {
-    const role = this.informer.get(name);
+    const role = this.loop.informer.get(name);
     if (!role || !isRecord(role.aggregationRule)) return;
     const selectors = records(role.aggregationRule.clusterRoleSelectors).flatMap((s) => {
       try {
@@ -50,7 +44,7 @@ export class ClusterRoleAggregation {
         return [];
       }
     });
-    const sources = this.informer
+    const sources = this.loop.informer
       .list()
       .filter((r) => r.metadata.name !== name && selectors.some((s) => s.matches((r.metadata.labels ?? {}) as Record<string, string>)))
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));

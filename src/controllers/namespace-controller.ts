@@ -13,8 +13,7 @@ import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../apis/core/namespace
 import { toRfc3339 } from '../machinery/time.js';
 import type { KObject } from '../registry/types.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
-import { Informer } from '../sdk/informer.js';
-import { WorkQueue } from '../sdk/workqueue.js';
+import { informerQueue, type InformerQueue } from './informer-queue.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { preferredResources } from './discovery-client.js';
 import type { ObjectEventHub } from './object-events.js';
@@ -31,8 +30,7 @@ const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.
 const REMAINING_RECHECK_MS = 15_000;
 
 export class NamespaceController {
-  private readonly queue: WorkQueue;
-  private readonly informer: Informer;
+  private readonly loop: InformerQueue;
   private readonly namespaces: ResourceClient;
 
   constructor(
@@ -41,28 +39,24 @@ export class NamespaceController {
     log: (message: string) => void,
   ) {
     this.namespaces = client.resource({ group: '', version: 'v1', resource: 'namespaces' });
-    this.queue = new WorkQueue((name) => this.reconcile(name), {
-      onError: (name, err, retries) => {
-        if (retries === 0 || retries % 10 === 0) log(`kapi: namespace controller: deleting namespace ${name} (retry ${retries + 1}): ${(err as Error).message}`);
-      },
+    this.loop = informerQueue(this.namespaces, 'namespace controller', log, (name) => this.reconcile(name), (enqueue) => {
+      const consider = (ns: KObject) => {
+        if (ns.metadata?.deletionTimestamp) enqueue(ns.metadata.name);
+      };
+      return { added: consider, updated: consider };
     });
-    const consider = (ns: KObject) => {
-      if (ns.metadata?.deletionTimestamp) this.queue.add(ns.metadata.name);
-    };
-    this.informer = new Informer(this.namespaces, { added: consider, updated: consider }, { onError: (err) => log(`kapi: namespace controller: watching namespaces: ${(err as Error).message}`) });
     hub.on((_store, type, obj) => {
       const ns = obj.metadata?.namespace;
-      if (type === 'DELETED' && ns && this.informer.get(ns)?.metadata.deletionTimestamp) this.queue.add(ns);
+      if (type === 'DELETED' && ns && this.loop.informer.get(ns)?.metadata.deletionTimestamp) this.loop.queue.add(ns);
     });
   }
 
   start(): Promise<void> {
-    return this.informer.start();
+    return this.loop.start();
   }
 
   stop(): void {
-    this.informer.stop();
-    this.queue.shutdown();
+    this.loop.stop();
   }
 
   private async reconcile(name: string): Promise<void> {
@@ -96,7 +90,7 @@ export class NamespaceController {
       await this.writeConditions(ns, conditions);
       if (failure) throw new Error(failure);
       // The remaining objects' DELETED events bring this namespace back; so does the estimate.
-      this.queue.addAfter(name, REMAINING_RECHECK_MS);
+      this.loop.queue.addAfter(name, REMAINING_RECHECK_MS);
       return;
     }
     const spec = { ...ns.spec, finalizers: namespaceFinalizers(ns).filter((f) => f !== NAMESPACE_FINALIZER) };

@@ -6,14 +6,12 @@
  */
 import type { KObject } from '../registry/types.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
-import { Informer } from '../sdk/informer.js';
-import { WorkQueue } from '../sdk/workqueue.js';
+import { informerQueue, type InformerQueue } from './informer-queue.js';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 
 export class NamespaceDefaults {
-  private readonly queue: WorkQueue;
-  private readonly informer: Informer;
+  private readonly loop: InformerQueue;
   private readonly serviceAccounts: Writer;
   private readonly configMaps: Writer;
 
@@ -35,28 +33,24 @@ export class NamespaceDefaults {
     });
     this.serviceAccounts = writer(serviceAccountClient, 'serviceaccounts');
     this.configMaps = writer(rootCaClient, 'configmaps');
-    this.queue = new WorkQueue((name) => this.reconcile(name), {
-      onError: (name, err, retries) => {
-        if (retries === 0 || retries % 10 === 0) log(`kapi: namespace defaults: namespace ${name} (retry ${retries + 1}): ${(err as Error).message}`);
-      },
+    this.loop = informerQueue(namespaces, 'namespace defaults', log, (name) => this.reconcile(name), (enqueue) => {
+      const consider = (ns: KObject) => {
+        if (!ns.metadata?.deletionTimestamp) enqueue(ns.metadata.name);
+      };
+      return { added: consider, updated: consider };
     });
-    const consider = (ns: KObject) => {
-      if (!ns.metadata?.deletionTimestamp) this.queue.add(ns.metadata.name);
-    };
-    this.informer = new Informer(namespaces, { added: consider, updated: consider }, { onError: (err) => log(`kapi: namespace defaults: watching namespaces: ${(err as Error).message}`) });
   }
 
   start(): Promise<void> {
-    return this.informer.start();
+    return this.loop.start();
   }
 
   stop(): void {
-    this.informer.stop();
-    this.queue.shutdown();
+    this.loop.stop();
   }
 
   private async reconcile(name: string): Promise<void> {
-    if (this.informer.get(name)?.metadata.deletionTimestamp) return;
+    if (this.loop.informer.get(name)?.metadata.deletionTimestamp) return;
     await ensure(this.serviceAccounts, name, { kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name: 'default', namespace: name } });
     await ensure(this.configMaps, name, {
       kind: 'ConfigMap',
