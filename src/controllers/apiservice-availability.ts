@@ -19,6 +19,7 @@ import { backendPart, v3FromBackendPart, type AggregatedShare } from '../openapi
 import type { AggregatedGroupVersion } from '../discovery/documents.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { Informer } from '../sdk/informer.js';
+import { logQuote } from '../server/filters.js';
 import type { ProxyClientCertificate, ProxyTarget } from '../server/proxy.js';
 import { isRecord, records } from '../util/json-object.js';
 
@@ -183,9 +184,10 @@ export class APIServiceAvailability {
       this.route(apiService, result);
       await this.writeStatus(apiService, result);
       if (result.status !== 'True' || !result.target) this.withdrawOpenApi(name);
-      else await this.publishOpenApi(apiService, result.target).catch((err: Error) => this.opts.log(`kapi: apiservice openapi: ${name}: ${err.message}`));
+      // The backend's documents may make the message (a parse error quotes them): quoted and bounded in the log.
+      else await this.publishOpenApi(apiService, result.target).catch((err: Error) => this.opts.log(`kapi: apiservice openapi: ${name}: ${logQuote(err.message)}`));
     } catch (err) {
-      this.opts.log(`kapi: apiservice availability: ${name}: ${(err as Error).message}`);
+      this.opts.log(`kapi: apiservice availability: ${name}: ${logQuote((err as Error).message)}`);
     } finally {
       this.running.delete(name);
       if (this.again.delete(name)) this.schedule(name, 0);
