@@ -15,37 +15,53 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from './harness.js';
 
+const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+const openssl = (dir: string, args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+
+/** In `dir`: a CA of its own, `<name>.crt` and `<name>.key`. */
+function makeCA(dir: string, name: string): void {
+  openssl(dir, ['req', '-x509', '-new', ...EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.crt`, '-subj', `/CN=${name}`, '-days', '2']);
+}
+
+/** In `dir`: a client certificate of the CA `ca` for the name `cn`, `<file>.crt` and `<file>.key`; returned as PEM. */
+function makeClient(dir: string, ca: string, cn: string, file = cn): { cert: string; key: string } {
+  openssl(dir, ['req', '-new', ...EC_KEY, '-keyout', `${file}.key`, '-out', `${file}.csr`, '-subj', `/CN=${cn}`]);
+  writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
+  openssl(dir, ['x509', '-req', '-in', `${file}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', `${file}.crt`]);
+  return { cert: readFileSync(join(dir, `${file}.crt`), 'utf8'), key: readFileSync(join(dir, `${file}.key`), 'utf8') };
+}
+
+/** A request with a client certificate, over a connection of its own (as a front proxy sends them). */
+function requestWithCertificate(server: TestServer, client: { cert: string | Buffer; key: string | Buffer }, method: string, path: string, headers: Record<string, string | string[]> = {}, body?: unknown) {
+  return new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = https.request(`${server.kapi.url}${path}`, { method, ca: server.kapi.caCertPem, cert: client.cert, key: client.key, headers: { 'Content-Type': 'application/json', ...headers }, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+/** Who the server takes the holder of a client certificate (and the headers) for: a SelfSubjectReview. */
+const reviewWithCertificate = (server: TestServer, client: { cert: string | Buffer; key: string | Buffer }, headers: Record<string, string | string[]> = {}) =>
+  requestWithCertificate(server, client, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', headers, { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+
 describe('request-header authentication (kapi as an extension API server)', () => {
   let dir: string;
   let s: TestServer;
   let proxy: { cert: string; key: string };
   let stranger: { cert: string; key: string };
-  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  const issue = (cn: string) => {
-    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${cn}.key`, '-out', `${cn}.csr`, '-subj', `/CN=${cn}`]);
-    writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
-    openssl(['x509', '-req', '-in', `${cn}.csr`, '-CA', 'front-proxy-ca.crt', '-CAkey', 'front-proxy-ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', `${cn}.crt`]);
-    return { cert: readFileSync(join(dir, `${cn}.crt`), 'utf8'), key: readFileSync(join(dir, `${cn}.key`), 'utf8') };
-  };
   /** A request as the front proxy would send it: its certificate, and the headers it sets. */
-  const proxied = (client: { cert: string; key: string }, method: string, path: string, headers: Record<string, string | string[]>, body?: unknown) =>
-    new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const req = https.request(`${s.kapi.url}${path}`, { method, ca: s.kapi.caCertPem, cert: client.cert, key: client.key, headers: { 'Content-Type': 'application/json', ...headers } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-      });
-      req.on('error', reject);
-      req.end(body === undefined ? undefined : JSON.stringify(body));
-    });
-  const whoami = (client: { cert: string; key: string }, headers: Record<string, string | string[]>) =>
-    proxied(client, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', headers, { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+  const proxied = (client: { cert: string; key: string }, method: string, path: string, headers: Record<string, string | string[]>) => requestWithCertificate(s, client, method, path, headers);
+  const whoami = (client: { cert: string; key: string }, headers: Record<string, string | string[]>) => reviewWithCertificate(s, client, headers);
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kapi-requestheader-'));
-    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'front-proxy-ca.key', '-out', 'front-proxy-ca.crt', '-subj', '/CN=front-proxy-ca', '-days', '2']);
-    proxy = issue('front-proxy-client');
-    stranger = issue('someone-else');
+    makeCA(dir, 'front-proxy-ca');
+    proxy = makeClient(dir, 'front-proxy-ca', 'front-proxy-client');
+    stranger = makeClient(dir, 'front-proxy-ca', 'someone-else');
     s = await startTestServer({ requestHeader: { clientCAFile: join(dir, 'front-proxy-ca.crt'), allowedNames: ['front-proxy-client'] } });
   });
   after(async () => {
@@ -130,7 +146,6 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
   const ALICE = 'alice-aggregated-token-0123456789';
   const GROUP = 'ext.example.com';
   const APISERVICE = `/apis/apiregistration.k8s.io/v1/apiservices/v1.${GROUP}`;
-  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const widgetCrd = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -162,10 +177,8 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kapi-aggregator-'));
-    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'front-proxy-ca.key', '-out', 'front-proxy-ca.crt', '-subj', '/CN=front-proxy-ca', '-days', '2']);
-    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'proxy.key', '-out', 'proxy.csr', '-subj', '/CN=front-proxy-client']);
-    writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
-    openssl(['x509', '-req', '-in', 'proxy.csr', '-CA', 'front-proxy-ca.crt', '-CAkey', 'front-proxy-ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', 'proxy.crt']);
+    makeCA(dir, 'front-proxy-ca');
+    makeClient(dir, 'front-proxy-ca', 'front-proxy-client', 'proxy');
     writeFileSync(join(dir, 'tokens.csv'), `${ALICE},alice,uid-alice,"devs"\n`);
     ext = await startExtension();
     extPort = ext.kapi.port;
@@ -293,7 +306,7 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
 
   it('joins a request to switch protocols (exec, websockets) to its backend, and answers others on that connection as usual', async () => {
     // An extension server of its own making, as apiserver-builder's would serve an exec-like subresource.
-    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'up.key', '-out', 'up.crt', '-subj', '/CN=up', '-addext', 'subjectAltName=DNS:up.default.svc', '-days', '2']);
+    openssl(dir, ['req', '-x509', '-new', ...EC_KEY, '-keyout', 'up.key', '-out', 'up.crt', '-subj', '/CN=up', '-addext', 'subjectAltName=DNS:up.default.svc', '-days', '2']);
     const seen: string[] = [];
     const backend = https.createServer({ cert: readFileSync(join(dir, 'up.crt')), key: readFileSync(join(dir, 'up.key')), ca: readFileSync(join(dir, 'front-proxy-ca.crt')), requestCert: true, rejectUnauthorized: true });
     backend.on('request', (req, res) => {
@@ -550,11 +563,8 @@ describe('delegated authentication and authorization (kapi behind a core cluster
     const dir = mkdtempSync(join(tmpdir(), 'kapi-delegated-'));
     const BOB = 'bob-core-token-0123456789';
     writeFileSync(join(dir, 'tokens.csv'), `${BOB},bob,uid-bob,"team"\n`);
-    const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp-ca.key', '-out', 'fp-ca.crt', '-subj', '/CN=fp-ca', '-days', '2']);
-    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp.key', '-out', 'fp.csr', '-subj', '/CN=aggregator']);
-    writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
-    openssl(['x509', '-req', '-in', 'fp.csr', '-CA', 'fp-ca.crt', '-CAkey', 'fp-ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', 'fp.crt']);
+    makeCA(dir, 'fp-ca');
+    makeClient(dir, 'fp-ca', 'aggregator', 'fp');
     const core = await startTestServer({ tokenAuthFile: join(dir, 'tokens.csv') });
     let ext: TestServer | undefined;
     try {
@@ -603,29 +613,13 @@ describe('delegated authentication and authorization (kapi behind a core cluster
       assert.equal((await ext.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'nobody-knows-this-token' })).status, 401);
       // The front proxy the core cluster names authenticates its users here too.
       const whoami = (name: string) =>
-        new Promise<{ status: number; body: any }>((resolve, reject) => {
-          const req = https.request(`${ext!.kapi.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
-            method: 'POST',
-            ca: ext!.kapi.caCertPem,
-            cert: readFileSync(join(dir, `${name}.crt`)),
-            key: readFileSync(join(dir, `${name}.key`)),
-            headers: { 'Content-Type': 'application/json', 'X-Remote-User': 'carol', 'X-Remote-Group': 'team' },
-            agent: false,
-          }, (res) => {
-            let text = '';
-            res.on('data', (c) => (text += c));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-          });
-          req.on('error', reject);
-          req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
-        });
+        reviewWithCertificate(ext!, { cert: readFileSync(join(dir, `${name}.crt`)), key: readFileSync(join(dir, `${name}.key`)) }, { 'X-Remote-User': 'carol', 'X-Remote-Group': 'team' });
       const first = await whoami('fp');
       assert.equal(first.status, 201, JSON.stringify(first.body));
       assert.deepEqual(first.body.status.userInfo, { username: 'carol', groups: ['team', 'system:authenticated'] });
       // The core cluster's settings change (another front proxy, of another CA): followed without a restart.
-      openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp2-ca.key', '-out', 'fp2-ca.crt', '-subj', '/CN=fp2-ca', '-days', '2']);
-      openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp2.key', '-out', 'fp2.csr', '-subj', '/CN=aggregator2']);
-      openssl(['x509', '-req', '-in', 'fp2.csr', '-CA', 'fp2-ca.crt', '-CAkey', 'fp2-ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', 'fp2.crt']);
+      makeCA(dir, 'fp2-ca');
+      makeClient(dir, 'fp2-ca', 'aggregator2', 'fp2');
       const cmPath = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
       const settings = (await core.request('GET', cmPath)).json;
       settings.data['requestheader-client-ca-file'] = readFileSync(join(dir, 'fp2-ca.crt'), 'utf8');
@@ -661,11 +655,8 @@ describe('kapi behind kapi, as an extension server behind kube-apiserver', () =>
     const ALICE = 'alice-core-token-0123456789';
     const GROUP = 'combined.example.com';
     writeFileSync(join(dir, 'tokens.csv'), `${ALICE},alice,uid-alice,"team"\n`);
-    const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    openssl(['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp-ca.key', '-out', 'fp-ca.crt', '-subj', '/CN=fp-ca', '-days', '2']);
-    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'fp.key', '-out', 'fp.csr', '-subj', '/CN=front-proxy-client']);
-    writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
-    openssl(['x509', '-req', '-in', 'fp.csr', '-CA', 'fp-ca.crt', '-CAkey', 'fp-ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', 'fp.crt']);
+    makeCA(dir, 'fp-ca');
+    makeClient(dir, 'fp-ca', 'front-proxy-client', 'fp');
     // The core: its front proxy's CA and names (which it publishes), and the certificate it proxies with.
     const core = await startTestServer({
       dataDir: join(dir, 'core'),
@@ -745,23 +736,10 @@ describe('kapi behind kapi, as an extension server behind kube-apiserver', () =>
       // The core cluster's users' certificates (its client-ca-file) are users of the extension too.
       const kubeconfig = readFileSync(core.kapi.kubeconfigPath, 'utf8');
       const pem = (field: string) => Buffer.from(new RegExp(`${field}: (\\S+)`).exec(kubeconfig)![1], 'base64');
-      const reviewed = (server: TestServer) =>
-        new Promise<any>((resolve, reject) => {
-          const req = https.request(`${server.kapi.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
-            method: 'POST',
-            ca: server.kapi.caCertPem,
-            cert: pem('client-certificate-data'),
-            key: pem('client-key-data'),
-            headers: { 'Content-Type': 'application/json' },
-            agent: false,
-          }, (res) => {
-            let text = '';
-            res.on('data', (c) => (text += c));
-            res.on('end', () => resolve({ status: res.statusCode, user: JSON.parse(text).status?.userInfo }));
-          });
-          req.on('error', reject);
-          req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
-        });
+      const reviewed = async (server: TestServer) => {
+        const { status, body } = await reviewWithCertificate(server, { cert: pem('client-certificate-data'), key: pem('client-key-data') });
+        return { status, user: body.status?.userInfo };
+      };
       const atCore = await reviewed(core);
       assert.equal(atCore.status, 201);
       assert.deepEqual(await reviewed(ext), atCore);
