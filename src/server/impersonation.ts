@@ -5,13 +5,16 @@
  * authorizer allows the requester the `impersonate` verb on each: `users` (or
  * `serviceaccounts` for `system:serviceaccount:<ns>:<name>`) and `groups` in
  * the core group, `userextras/<key>` and `uids` in authentication.k8s.io.
- * Headers are read as sent (a repeated header is several values).
+ * Headers are read as sent, as Go's http.Header has them: the user and the uid are the first value of their
+ * header (an empty one asks for nothing, as a missing one), every `Impersonate-Group` and extra value counts
+ * (empty ones too). A request whose headers ask for nothing is served as its own user.
  */
 import { errors } from '../machinery/status.js';
 import type { UserInfo } from './authn.js';
 import { forbidden, type Attributes, type Authorizer } from './authz.js';
 import type { Request } from './exchange.js';
 import type { Exchange, Filter } from './filters.js';
+import { unescapeExtraKey } from './request-header.js';
 
 const SA_PREFIX = 'system:serviceaccount:';
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -51,20 +54,15 @@ function splitServiceAccount(user: string): { namespace: string; name: string } 
 /** What the request asks to impersonate; a 400 for groups, extras or a uid without a user. */
 function wanted(req: Request): Wanted[] {
   const out: Wanted[] = [];
-  let user = '';
-  let uid = '';
+  let user: string | undefined;
+  let uid: string | undefined;
   const rest: Wanted[] = [];
   for (const [name, value] of rawHeaders(req)) {
-    if (name === 'impersonate-user') user ||= value;
+    if (name === 'impersonate-user') user ??= value;
     else if (name === 'impersonate-group') rest.push({ kind: 'Group', name: value });
-    else if (name === 'impersonate-uid') uid ||= value;
+    else if (name === 'impersonate-uid') uid ??= value;
     else if (name.startsWith(EXTRA_PREFIX)) {
-      let key = name.slice(EXTRA_PREFIX.length);
-      try {
-        key = decodeURIComponent(key);
-      } catch {
-        // Recorded as sent, as upstream does with a malformed escape.
-      }
+      const key = unescapeExtraKey(name.slice(EXTRA_PREFIX.length));
       rest.push({ kind: 'UserExtra', name: value, fieldPath: key });
     }
   }
@@ -103,6 +101,8 @@ export function impersonation(authorizer: Authorizer): Filter {
     if (!any) for (const name in h) if (name.startsWith(EXTRA_PREFIX)) any = true;
     if (!any) return next(x);
     const requests = wanted(x.req);
+    // Empty user and uid headers alone ask for nothing (upstream's len(requests) == 0): the requester stays who it is.
+    if (requests.length === 0) return next(x);
     const groupsSpecified = requests.some((w) => w.kind === 'Group');
     let name = '';
     let uid = '';

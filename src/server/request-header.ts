@@ -8,8 +8,9 @@
  * the key unescaped and in lower case). Without a username header the authenticator has no opinion; a proxy
  * certificate whose name is not allowed is refused. The headers are removed once read.
  *
- * A certificate of the front proxy's CA is that authenticator's alone: it never authenticates as its own
- * Common Name (kapi's client-certificate authentication checks the issuer).
+ * A certificate of the front proxy's CA (directly or through intermediates the client presents) is that
+ * authenticator's alone: it never authenticates as its own Common Name, unless a chain of it also leads to a
+ * users' CA (each authenticator verifies against its own CAs, as upstream's x509 verifiers do).
  */
 import { X509Certificate } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -104,37 +105,52 @@ export class RequestHeaderAuthenticator {
   }
 
   /**
-   * The user the headers name (undefined: not a front-proxy request, or no username header: no opinion;
-   * 'invalid': a proxy certificate whose name is not allowed).
+   * The user the headers name, for a certificate a chain to the front proxy's CAs verified (`issuer.signedChain`)
+   * (undefined: no username header: no opinion; 'invalid': a proxy certificate whose name is not allowed).
    */
   authenticate(cert: PeerCertificate | undefined, headers: IncomingHttpHeaders, distinct: Record<string, string[] | undefined>): UserInfo | 'invalid' | undefined {
-    if (!cert?.raw || !this.issuer.signed(cert)) return undefined;
+    if (!cert?.raw) return undefined;
     const cn = Array.isArray(cert.subject?.CN) ? cert.subject.CN[0] : cert.subject?.CN;
     if (this.config.allowedNames.length > 0 && !this.config.allowedNames.includes(cn ?? '')) return 'invalid';
     const values = (name: string): string[] => distinct[name] ?? [];
     const name = this.usernames.map((h) => values(h)[0]).find((v) => v !== undefined && v !== '');
     if (name === undefined) return undefined;
     const uid = this.uids.map((h) => values(h)[0]).find((v) => v !== undefined && v !== '') ?? '';
-    const groups = this.groups.flatMap(values);
-    const extra: Record<string, string[]> = {};
+    // Empty group values are no groups; extra values are kept as sent (upstream's allHeaderValues and newExtra).
+    const groups = this.groups.flatMap(values).filter((g) => g !== '');
+    // Keys come from header names: no prototype to write into (`X-Remote-Extra-__proto__`).
+    const extra = Object.create(null) as Record<string, string[]>;
     for (const header of Object.keys(distinct)) {
       const prefix = this.prefixes.find((p) => header.startsWith(p));
       if (!prefix) continue;
-      let key = header.slice(prefix.length);
-      try {
-        key = decodeURIComponent(key);
-      } catch {
-        // kept as sent
-      }
-      key = key.toLowerCase();
-      if (!key) continue;
-      (extra[key] ??= []).push(...values(header));
+      (extra[unescapeExtraKey(header.slice(prefix.length))] ??= []).push(...values(header));
     }
     // The headers said what they had to say: nothing after authentication sees them.
     for (const h of [...this.usernames, ...this.uids, ...this.groups]) delete headers[h];
     for (const header of Object.keys(headers)) if (this.prefixes.some((p) => header.startsWith(p))) delete headers[header];
     return { name, uid, groups, ...(Object.keys(extra).length > 0 ? { extra } : {}) };
   }
+}
+
+/**
+ * An extra key from a header name (already lower case), as Go's url.PathUnescape reads it: `%XX` escapes are
+ * bytes of UTF-8; a malformed escape leaves the key as sent.
+ */
+export function unescapeExtraKey(encoded: string): string {
+  if (!encoded.includes('%')) return encoded;
+  const bytes: number[] = [];
+  for (let i = 0; i < encoded.length; i++) {
+    const c = encoded.charCodeAt(i);
+    if (c !== 0x25) {
+      bytes.push(c & 0xff);
+      continue;
+    }
+    const hex = encoded.slice(i + 1, i + 3);
+    if (!/^[0-9a-fA-F]{2}$/.test(hex)) return encoded;
+    bytes.push(parseInt(hex, 16));
+    i += 2;
+  }
+  return Buffer.from(bytes).toString('utf8');
 }
 
 /** Each header's values apart (repeated X-Remote-Group lines), from what the request kept of them. */
