@@ -111,6 +111,8 @@ const socketConnections = new WeakMap<Socket, Connection>();
 /** Per connection (its TLS socket, or its HTTP/2 session's socket): the client-CA generation its handshake had. */
 const handshakeGenerations = new WeakMap<object, number>();
 const sessionConnections = new WeakMap<http2.Http2Session, Connection>();
+/** Per connection: what its client certificate is to the authenticators (HttpServer.certificateRoles). */
+const certificateRoles = new WeakMap<object, { generation: number; rh: HttpServerOptions['requestHeader']; proxy: boolean; user: boolean }>();
 
 
 export class HttpServer {
@@ -369,27 +371,22 @@ export class HttpServer {
     if (!authenticator) return next(x);
     let cert: UserInfo | 'invalid' | 'proxy' | undefined = x.loopback ? undefined : clientCertificateUser(x.req.socket as PeerSocket | undefined);
     const rh = this.options.requestHeader;
-    if (rh && cert !== undefined) {
-      // The front proxy's certificate: the user is the one its headers name, and never the certificate's own.
-      const peer = (x.req.socket as PeerSocket).getPeerCertificate?.() as PeerCertificate | undefined;
-      if (rh.authenticator.issuer.signed(peer)) {
-        // A name it does not allow: not the proxy's user, and the other authenticators may still accept the
-        // request (upstream's union: a bearer token, or the certificate's own user when a client CA signed it).
-        if (cert !== 'invalid') {
-          const proxied = rh.authenticator.authenticate(peer, x.req.headers, distinctHeaders(x.req as never));
-          if (proxied && proxied !== 'invalid') {
-            x.user = withAuthenticatedGroup(proxied);
-            return next(x);
-          }
+    // The handshake verified the certificate against every CA asked for (users' and the front proxy's together);
+    // each authenticator takes it only through a chain to CAs of its own, as upstream's verifiers have separate pools.
+    if (cert !== undefined && cert !== 'invalid' && (rh || this.caGeneration > 0)) {
+      const roles = this.certificateRoles(x.req.socket as object, rh);
+      if (roles.proxy) {
+        // The front proxy's certificate: the user is the one its headers name, and never the certificate's own
+        // (unless a users' CA signs it too). A name it does not allow: not the proxy's user, and the other
+        // authenticators may still accept the request (upstream's union: a bearer token).
+        const peer = (x.req.socket as PeerSocket).getPeerCertificate?.() as PeerCertificate | undefined;
+        const proxied = rh!.authenticator.authenticate(peer, x.req.headers, distinctHeaders(x.req as never));
+        if (proxied && proxied !== 'invalid') {
+          x.user = withAuthenticatedGroup(proxied);
+          return next(x);
         }
-        if (!rh.clientIssuers.signed(peer)) cert = 'proxy';
       }
-    }
-    // A certificate verified at the handshake against client CAs that have changed since: a user only if the
-    // current ones still sign it (through the intermediates the client presented).
-    if (cert !== undefined && cert !== 'invalid' && cert !== 'proxy' && this.caGeneration > 0 && handshakeGenerations.get(x.req.socket as object) !== this.caGeneration) {
-      const peer = (x.req.socket as PeerSocket).getPeerCertificate?.(true) as PeerCertificate | undefined;
-      if (!this.userIssuers?.signedChain(peer)) cert = 'proxy';
+      if (!roles.user) cert = 'proxy';
     }
     if (cert !== undefined && cert !== 'invalid' && cert !== 'proxy') x.user = cert;
     else {
@@ -410,6 +407,24 @@ export class HttpServer {
       if (!x.user) throw errors.unauthorized();
     }
     return next(x);
+  }
+
+  /**
+   * What a connection's verified certificate is to each authenticator (read once per connection and CA change):
+   * the front proxy's when a chain of the certificates it presented leads to a front-proxy CA, and a user's when
+   * one leads to a users' CA (the handshake's own verdict while the CAs are those it had).
+   */
+  private certificateRoles(socket: object, rh: HttpServerOptions['requestHeader']): { proxy: boolean; user: boolean } {
+    const known = certificateRoles.get(socket);
+    if (known && known.generation === this.caGeneration && known.rh === rh) return known;
+    const peer = (socket as PeerSocket).getPeerCertificate?.(true) as PeerCertificate | undefined;
+    const proxy = rh ? rh.authenticator.issuer.signedChain(peer) : false;
+    const stale = this.caGeneration > 0 && handshakeGenerations.get(socket) !== this.caGeneration;
+    const users = rh?.clientIssuers ?? (stale ? this.userIssuers : undefined);
+    const user = users ? users.signedChain(peer) : true;
+    const roles = { generation: this.caGeneration, rh, proxy, user };
+    certificateRoles.set(socket, roles);
+    return roles;
   }
 
   /** The account of a ServiceAccount token meant for this server (undefined: not one, or not valid). */

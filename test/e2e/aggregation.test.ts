@@ -31,6 +31,13 @@ function makeClient(dir: string, ca: string, cn: string, file = cn): { cert: str
   return { cert: readFileSync(join(dir, `${file}.crt`), 'utf8'), key: readFileSync(join(dir, `${file}.key`), 'utf8') };
 }
 
+/** In `dir`: an intermediate CA `<name>` signed by the CA `ca` (basicConstraints CA:TRUE). */
+function makeIntermediate(dir: string, ca: string, name: string): void {
+  openssl(dir, ['req', '-new', ...EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
+  writeFileSync(join(dir, 'ca.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign,digitalSignature\n');
+  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-extfile', 'ca.ext', '-out', `${name}.crt`]);
+}
+
 /** A request with a client certificate, over a connection of its own (as a front proxy sends them). */
 function requestWithCertificate(server: TestServer, client: { cert: string | Buffer; key: string | Buffer }, method: string, path: string, headers: Record<string, string | string[]> = {}, body?: unknown) {
   return new Promise<{ status: number; body: any }>((resolve, reject) => {
@@ -89,6 +96,30 @@ describe('request-header authentication (kapi as an extension API server)', () =
     assert.notEqual(withToken.body.status.userInfo.username, 'alice');
     const nobody = await whoami(proxy, {});
     assert.equal(nobody.status, 401, 'the front proxy is no user of its own');
+  });
+
+  it('takes a certificate through an intermediate of the front proxy CA only as the front proxy\'s, never as a user', async () => {
+    makeIntermediate(dir, 'front-proxy-ca', 'fp-intermediate');
+    const chain = (c: { cert: string; key: string }) => ({ cert: c.cert + readFileSync(join(dir, 'fp-intermediate.crt'), 'utf8'), key: c.key });
+    // An admin's name and group on a certificate chained through the front proxy's CA: not kapi's client CA.
+    const forged = makeClient(dir, 'fp-intermediate', 'kapi-admin', 'forged');
+    execFileSync('openssl', ['req', '-new', ...EC_KEY, '-keyout', 'masters.key', '-out', 'masters.csr', '-subj', '/O=system:masters/CN=kapi-admin'], { cwd: dir, stdio: 'pipe' });
+    execFileSync('openssl', ['x509', '-req', '-in', 'masters.csr', '-CA', 'fp-intermediate.crt', '-CAkey', 'fp-intermediate.key', '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', 'masters.crt'], { cwd: dir, stdio: 'pipe' });
+    const masters = { cert: readFileSync(join(dir, 'masters.crt'), 'utf8'), key: readFileSync(join(dir, 'masters.key'), 'utf8') };
+    for (const [what, client] of [['CN=kapi-admin', forged], ['CN=kapi-admin, O=system:masters', masters]] as const) {
+      const alone = await whoami(chain(client), {});
+      assert.equal(alone.status, 401, `${what} with its intermediate: ${JSON.stringify(alone.body)}`);
+      const asked = await proxied(chain(client), 'GET', '/api/v1/namespaces/kube-system/secrets', {});
+      assert.equal(asked.status, 401, `${what} reading secrets`);
+      const named = await whoami(chain(client), { 'X-Remote-User': 'alice' });
+      assert.equal(named.status, 401, `${what} is not an allowed front-proxy name`);
+    }
+    // The front proxy's own certificate through the intermediate is the front proxy's (upstream verifies with the
+    // intermediates presented).
+    const viaIntermediate = makeClient(dir, 'fp-intermediate', 'front-proxy-client', 'proxy-via-intermediate');
+    const res = await whoami(chain(viaIntermediate), { 'X-Remote-User': 'bob', 'X-Remote-Group': ['', 'devs'] });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(res.body.status.userInfo, { username: 'bob', groups: ['devs', 'system:authenticated'] }, 'empty group values are no groups');
   });
 });
 
