@@ -6,6 +6,7 @@
  * found (paths as strict decoding names them, `spec.containers[0].foo`) and removed.
  */
 import { goJsonType } from '../../machinery/json.js';
+import { quantityError, QUANTITY_FORMAT_ERROR } from '../../machinery/quantity-syntax.js';
 import { parseRfc3339 } from '../../machinery/time.js';
 import { parseGoDuration } from '../formats.js';
 import { fieldOf, type Type } from './go-type-expr.js';
@@ -21,7 +22,6 @@ export interface TypedCheck {
   unknown: string[];
 }
 
-const QUANTITY = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
 const INT32 = 2 ** 31;
 
 class Checker {
@@ -110,7 +110,11 @@ class Checker {
         return;
       case 'Quantity':
         if (typeof v === 'number' || typeof v === 'bigint') return;
-        if (typeof v !== 'string' || !QUANTITY.test(v.trim())) set("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+        if (typeof v !== 'string') return void set(QUANTITY_FORMAT_ERROR);
+        {
+          const error = quantityError(v);
+          if (error) set(error);
+        }
         return;
       case 'IntOrString':
         if (typeof v === 'string') return;

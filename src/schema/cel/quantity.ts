@@ -3,9 +3,8 @@
  * (decimal SI, binary SI and exponent suffixes) into an exact rational, so that
  * comparisons and sums are exact.
  */
+import { scanQuantity } from '../../machinery/quantity-syntax.js';
 
-const BINARY: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
-const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const MAX_INT64 = 2n ** 63n - 1n;
 const MIN_INT64 = -(2n ** 63n);
 
@@ -60,25 +59,17 @@ export class Quantity {
   }
 }
 
-/** ParseQuantity; undefined when s is not a quantity. */
+/** ParseQuantity; undefined when s is not a quantity. One linear scan (quantity-syntax.ts), then exact arithmetic. */
 export function parseQuantity(s: string): Quantity | undefined {
-  const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$/.exec(s);
-  if (!m || (m[2] === '' && (m[3] ?? '') === '')) return undefined;
-  const [, sign, int, frac = '', suffix] = m;
-  let num = BigInt((int || '0') + frac);
+  const parts = scanQuantity(s);
+  if ('error' in parts) return undefined;
+  const { negative, int, frac, base, exponent } = parts;
+  // Decimal exponents as upstream's int32; beyond a thousand digits of scale no resource means anything.
+  if (Math.abs(exponent) > 1000) return undefined;
+  let num = BigInt(int + frac);
   let den = 10n ** BigInt(frac.length);
-  if (Object.prototype.hasOwnProperty.call(BINARY, suffix)) num *= BINARY[suffix];
-  else if (Object.prototype.hasOwnProperty.call(DECIMAL, suffix)) {
-    const e = DECIMAL[suffix];
-    if (e >= 0) num *= 10n ** BigInt(e);
-    else den *= 10n ** BigInt(-e);
-  } else {
-    const em = /^[eE]([-+]?[0-9]+)$/.exec(suffix);
-    if (!em) return undefined;
-    const e = Number(em[1]);
-    if (Math.abs(e) > 1000) return undefined;
-    if (e >= 0) num *= 10n ** BigInt(e);
-    else den *= 10n ** BigInt(-e);
-  }
-  return new Quantity(sign === '-' ? -num : num, den);
+  if (base === 2) num *= 1n << BigInt(exponent);
+  else if (exponent >= 0) num *= 10n ** BigInt(exponent);
+  else den *= 10n ** BigInt(-exponent);
+  return new Quantity(negative ? -num : num, den);
 }
