@@ -54,14 +54,19 @@ export function applyStrategicMergePatch(target: Json, patch: Json, structId?: s
 
 /** Past this depth without type metadata (fields the Go types lack), a subtree merges as a merge patch does, iteratively. */
 const UNTYPED_DEPTH = 64;
+/**
+ * Past this depth a subtree merges as a merge patch does whatever its type: only recursive types reach it
+ * (JSONSchemaProps in a CRD), whose fields there carry no list strategies, and nothing recurses deeper.
+ */
+const TYPED_DEPTH = 256;
 
 function mergeMap(target: Json, patch: Json, node: Node, depth = 0): Json {
   if (!isObj(patch)) return patch;
-  if (node === undefined && depth > UNTYPED_DEPTH) return applyMergePatch(target, patch);
+  if ((node === undefined && depth > UNTYPED_DEPTH) || depth > TYPED_DEPTH) return applyMergePatch(target, patch);
   const directive = patch.$patch;
   if (directive === 'delete') return undefined;
   if (directive === 'replace') return withoutDirectives(patch, node, depth);
-  if (directive !== undefined && directive !== 'merge') throw new StrategicMergePatchError(`Unknown patch type: ${String(directive)} in map: ${goMap(patch)}`);
+  if (directive !== undefined && directive !== 'merge') throw new StrategicMergePatchError(`unknown patch type: ${String(directive)} in map: ${goMap(patch)}`);
   const base: Obj = isObj(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith('$')) continue;
@@ -99,7 +104,10 @@ function mergeMap(target: Json, patch: Json, node: Node, depth = 0): Json {
     } else if (key.startsWith('$deleteFromPrimitiveList/')) {
       if (!Array.isArray(value)) throw new StrategicMergePatchError('invalid patch format for primitive list: $deleteFromPrimitiveList must be followed by a list');
       const field = key.slice('$deleteFromPrimitiveList/'.length);
-      if (Array.isArray(base[field])) base[field] = (base[field] as Json[]).filter((v) => !value.some((d) => d === v));
+      if (Array.isArray(base[field])) {
+        const drop = new Set(value);
+        base[field] = (base[field] as Json[]).filter((v) => !drop.has(v));
+      }
     }
   }
   if ('$retainKeys' in patch) {
@@ -123,13 +131,21 @@ function withoutDirectives(patch: Obj, node: Node, depth: number): Obj {
   return mergeMap({}, { ...patch, $patch: undefined }, node, depth + 1) as Obj;
 }
 
-/** Merge a list: objects by their merge key (`$patch: delete` removes one, `$patch: replace` the whole list), primitives as a set. */
+/**
+ * Merge a list: objects by their merge key (`$patch: delete` removes one, `$patch: replace` the whole list),
+ * primitives as a set. Linear: entries are found by their key through a map, never by a scan of the list.
+ */
 function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | undefined, order: Json[] | undefined, depth: number): Json[] {
   const replace = patch.findIndex((p) => isObj(p) && p.$patch === 'replace' && Object.keys(p).length === 1);
   if (replace >= 0) return patch.filter((_, i) => i !== replace).map((v) => stripped(v, elem, depth));
   if (!patch.some(isObj) && !(order ?? []).some(isObj)) {
     const out = [...live];
-    for (const v of patch) if (!out.some((x) => x === v)) out.push(v);
+    const present = new Set(live);
+    for (const v of patch) {
+      if (present.has(v)) continue;
+      present.add(v);
+      out.push(v);
+    }
     return order ? sortBy(out, order, (v) => v) : out;
   }
   if (!mergeKey) {
@@ -137,16 +153,38 @@ function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | u
     return patch.map((v) => stripped(v, elem, depth));
   }
   const keyOf = keyFn(mergeKey);
-  const out = [...live];
+  // As upstream's mergeSliceWithSpecialElements: `$patch: delete` entries remove every live entry of their key
+  // first, then the others merge into the first entry of theirs or are added.
+  const doomed = new Set<unknown>();
+  const merging: Obj[] = [];
   for (const p of patch) {
     if (!isObj(p)) throw new StrategicMergePatchError(`invalid value ${JSON.stringify(p)} in a list merged by ${mergeKey}`);
-    if (!(mergeKey in p)) throw new StrategicMergePatchError(`map: ${goMap(p)} does not contain declared merge key: ${mergeKey}`);
-    const i = out.findIndex((x) => keyOf(x) === keyOf(p));
-    if (p.$patch === 'delete') {
-      if (i >= 0) out.splice(i, 1);
-    } else if (i >= 0) {
-      out[i] = mergeMap(out[i], p, elem, depth + 1);
+    const directive = p.$patch;
+    if (directive === undefined) {
+      if (!(mergeKey in p)) throw new StrategicMergePatchError(`map: ${goMap(p)} does not contain declared merge key: ${mergeKey}`);
+      merging.push(p);
+    } else if (directive === 'delete') {
+      if (!(mergeKey in p)) throw new StrategicMergePatchError(`map: ${goMap(p)} does not contain declared merge key: ${mergeKey}`);
+      doomed.add(keyOf(p));
+    } else if (directive === 'merge') {
+      throw new StrategicMergePatchError('merging lists cannot yet be specified in the patch');
     } else {
+      throw new StrategicMergePatchError(`unknown patch type: ${String(directive)} in map: ${goMap(p)}`);
+    }
+  }
+  const out = doomed.size === 0 ? [...live] : live.filter((x) => !doomed.has(keyOf(x)));
+  // By key, the first entry of it: found through a map, never by a scan of the list.
+  const slot = new Map<unknown, number>();
+  out.forEach((x, i) => {
+    const k = keyOf(x);
+    if (!slot.has(k)) slot.set(k, i);
+  });
+  for (const p of merging) {
+    const k = keyOf(p);
+    const i = slot.get(k);
+    if (i !== undefined) out[i] = mergeMap(out[i], p, elem, depth + 1);
+    else {
+      slot.set(k, out.length);
       out.push(mergeMap({}, p, elem, depth + 1));
     }
   }
@@ -161,15 +199,24 @@ function guessKey(patch: Json[], order: Json): string | undefined {
   return sample ? Object.keys(sample).find((k) => !k.startsWith('$')) : undefined;
 }
 
-/** Elements named in `order` first, in that order; the rest after, as they were. */
+/** Elements named in `order` first, in that order; the rest after, as they were. Each key is computed once. */
 function sortBy(items: Json[], order: Json[], key: (v: Json) => unknown): Json[] {
-  const rank = new Map(order.map((o, i) => [key(o), i]));
-  const ranked = items.filter((v) => rank.has(key(v))).sort((a, b) => rank.get(key(a))! - rank.get(key(b))!);
-  return [...ranked, ...items.filter((v) => !rank.has(key(v)))];
+  const rank = new Map<unknown, number>();
+  order.forEach((o, i) => rank.set(key(o), i));
+  const ranked: Array<{ v: Json; r: number }> = [];
+  const rest: Json[] = [];
+  for (const v of items) {
+    const r = rank.get(key(v));
+    if (r === undefined) rest.push(v);
+    else ranked.push({ v, r });
+  }
+  ranked.sort((a, b) => a.r - b.r);
+  return [...ranked.map((e) => e.v), ...rest];
 }
 
-/** A map as Go's %v prints it: `map[k1:v1 k2:v2]`, keys sorted. */
-function goMap(m: Obj): string {
+/** A map as Go's %v prints it: `map[k1:v1 k2:v2]`, keys sorted (nested maps past a few levels as `map[...]`). */
+function goMap(m: Obj, depth = 0): string {
+  if (depth > 8) return 'map[...]';
   const keys = Object.keys(m).sort();
-  return `map[${keys.map((k) => `${k}:${isObj(m[k]) ? goMap(m[k] as Obj) : Array.isArray(m[k]) ? `[${(m[k] as Json[]).join(' ')}]` : String(m[k])}`).join(' ')}]`;
+  return `map[${keys.map((k) => `${k}:${isObj(m[k]) ? goMap(m[k] as Obj, depth + 1) : Array.isArray(m[k]) ? `[${(m[k] as Json[]).join(' ')}]` : String(m[k])}`).join(' ')}]`;
 }

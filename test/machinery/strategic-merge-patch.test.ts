@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { applyStrategicMergePatch, StrategicMergePatchError } from '../../src/machinery/strategic-merge-patch.js';
 
@@ -122,11 +123,47 @@ it('merges deeply nested fields the Go types lack without exhausting the stack',
   const listRoot = lists;
   for (let i = 0; i < 3000; i++) {
     const next = {};
-    lists.x = [{ $patch: 'merge', k: i, y: next }];
+    lists.x = [{ k: i, y: next }];
     lists['$setElementOrder/x'] = [{ k: i }];
     lists = next;
   }
   const out = applyStrategicMergePatch({ data: { a: 'b' } }, { x: root, z: listRoot }, 'core/v1.ConfigMap') as any;
   assert.deepEqual(out.data, { a: 'b' });
   assert.ok(out.x.a.a.a);
+});
+
+describe('strategic merge patch of long lists', () => {
+  const deployment = (volumes: unknown[]) => ({ apiVersion: 'apps/v1', kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'a', image: 'x' }], volumes } } } });
+  it('removes every entry of a deleted key first, then merges the others into the first of theirs (strategicpatch)', () => {
+    const live = deployment([{ name: 'a', emptyDir: {} }, { name: 'b' }, { name: 'a', hostPath: { path: '/x' } }, { name: 'c' }]);
+    const out = applyStrategicMergePatch(live, { spec: { template: { spec: { volumes: [{ name: 'c', emptyDir: {} }, { name: 'a', $patch: 'delete' }, { name: 'd' }] } } } }, 'apps/v1.Deployment') as any;
+    assert.deepEqual(out.spec.template.spec.volumes, [{ name: 'b' }, { name: 'c', emptyDir: {} }, { name: 'd' }]);
+    assert.throws(() => applyStrategicMergePatch(live, { spec: { template: { spec: { volumes: [{ name: 'a', $patch: 'merge' }] } } } }, 'apps/v1.Deployment'), /merging lists cannot yet be specified in the patch/);
+    assert.throws(() => applyStrategicMergePatch(live, { spec: { template: { spec: { volumes: [{ $patch: 'delete' }] } } } }, 'apps/v1.Deployment'), /does not contain declared merge key: name/);
+  });
+
+  it('merges, orders and deletes from lists in linear time', () => {
+    const time = (n: number) => {
+      const live = deployment(Array.from({ length: n }, (_, i) => ({ name: `v${i}`, emptyDir: {} })));
+      (live as any).metadata = { finalizers: Array.from({ length: n }, (_, i) => `f${i}`) };
+      const patch = {
+        metadata: { '$deleteFromPrimitiveList/finalizers': Array.from({ length: n }, (_, i) => `f${i}`) },
+        spec: { template: { spec: { '$setElementOrder/volumes': Array.from({ length: n }, (_, i) => ({ name: `v${n - 1 - i}` })), volumes: Array.from({ length: n }, (_, i) => ({ name: `v${i}`, emptyDir: { medium: 'Memory' } })) } } },
+      };
+      let best = Infinity;
+      let out: any;
+      for (let i = 0; i < 3; i++) {
+        const t = performance.now();
+        out = applyStrategicMergePatch(live, patch, 'apps/v1.Deployment');
+        best = Math.min(best, performance.now() - t);
+      }
+      assert.equal(out.spec.template.spec.volumes[0].name, `v${n - 1}`);
+      assert.deepEqual(out.metadata.finalizers, []);
+      return best;
+    };
+    time(500);
+    const small = Math.max(time(4000), 0.5);
+    const big = time(32_000);
+    assert.ok(big / small < 24, `4,000 entries: ${small.toFixed(1)} ms, 32,000: ${big.toFixed(1)} ms`);
+  });
 });
