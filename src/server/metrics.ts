@@ -89,6 +89,18 @@ export class ApiMetrics {
     return () => this.longRunning.dec(l);
   }
 
+  private readonly eventLoopDelay = new Histogram({
+    name: 'kapi_event_loop_delay_seconds',
+    help: 'How late the event loop ran a timer due every 20 ms: the time one step of some request (or of the server) held every other request.',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  /** One measurement of the event loop's delay (loop-monitor.ts). */
+  loopDelay(seconds: number): void {
+    this.eventLoopDelay.observe(seconds);
+  }
+
   private admissionDuration?: Histogram;
   private admissionRequests?: Counter;
   private admissionRejections?: Counter;

@@ -12,6 +12,8 @@ import { Discovery, type AggregatedGroupVersion } from '../discovery/documents.j
 import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
 import { anonymousUser, bearerToken, clientCertificateUser, websocketBearerToken, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
+import { performance } from 'node:perf_hooks';
+import { LoopMonitor, ServedRequests, type LoopStall, type Served } from './loop-monitor.js';
 import { distinctHeaders, IssuerCheck, type PeerCertificate, type RequestHeaderAuthenticator } from './request-header.js';
 import { proxy, proxyUpgrade, writeServiceUnavailable, type ProxyClientCertificate, type ProxyTarget } from './proxy.js';
 import type { DelegatedAuthenticator } from './delegated.js';
@@ -128,6 +130,9 @@ export class HttpServer {
   private readonly serve: Handler;
   private readonly logError: (message: string) => void;
   private readonly idle: IdleConnections;
+  /** The event loop's delay (a histogram on /metrics) and its stalls (logged with the requests served meanwhile). */
+  private readonly loop: LoopMonitor;
+  private readonly served = new ServedRequests();
 
   constructor(private readonly options: HttpServerOptions) {
     this.discovery = new Discovery(options.registry, options.aggregatedGroupVersions);
@@ -166,6 +171,8 @@ export class HttpServer {
     filters.push(inFlightLimits(limits), requestTimeout(limits.requestTimeoutMs, endExchange));
     if (options.metrics) filters.push(requestMetrics(options.metrics, options.registry));
     this.serve = compose(filters, (x) => this.route(x));
+    const metrics = options.metrics;
+    this.loop = new LoopMonitor({ onDelay: metrics ? (seconds) => metrics.loopDelay(seconds) : undefined, onStall: (stall) => this.logStall(stall) });
     // HTTP/2 streams are served as they are: drop the hook that would wrap each in
     // Node's compatibility request/response once a 'request' listener (HTTP/1.1) is added.
     this.server.removeAllListeners('newListener');
@@ -237,6 +244,7 @@ export class HttpServer {
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
         this.address = this.server.address() as AddressInfo;
+        this.loop.start();
         resolve(this.address);
       });
     });
@@ -314,6 +322,7 @@ export class HttpServer {
 
   /** Stop listening and end every open connection (watches included). */
   close(): Promise<void> {
+    this.loop.stop();
     return new Promise((resolve) => {
       this.server.close(() => resolve());
       for (const socket of this.sockets) socket.destroy();
@@ -327,6 +336,7 @@ export class HttpServer {
    */
   private async handle(req: Request, res: Response, loopback?: 'internal' | 'client', upgrade?: Exchange['upgrade']): Promise<void> {
     const x: Exchange = { req, res, auditId: auditIdOf(req), started: process.hrtime.bigint(), path: '/', query: EMPTY_QUERY, loopback: loopback !== undefined, internal: loopback === 'internal', upgrade };
+    let served: Served | undefined;
     try {
       res.setHeader('Cache-Control', 'no-cache, private');
       res.setHeader('Audit-Id', x.auditId);
@@ -335,10 +345,24 @@ export class HttpServer {
       x.path = target.path;
       x.query = target.query;
       x.info = x.path.startsWith('/api') ? parseRequestInfo(req.method ?? 'GET', x.path, x.query) : undefined;
+      // Watches are open for long and mostly idle: a stall is never put down to them.
+      if (x.info?.kind === 'resource' && x.info.verb === 'watch') return await this.serve(x);
+      served = { start: performance.now(), describe: () => `${logQuote(req.method ?? '')} ${logQuote(req.url ?? '')} for ${logQuote(x.user?.name ?? '')} (audit-ID ${x.auditId})` };
+      this.served.begin(served);
       await this.serve(x);
     } catch (err) {
       this.lastResort(x, err);
+    } finally {
+      if (served) this.served.end(served);
     }
+  }
+
+  /** A stall of the event loop: logged with the requests being served while it lasted (a few, and how many). */
+  private logStall(stall: LoopStall): void {
+    const during = this.served.during(stall);
+    const named = during.slice(0, 5).map((s) => s.describe());
+    const more = during.length > named.length ? ` and ${during.length - named.length} more` : '';
+    this.logError(`kapi: the event loop was held ${stall.ms.toFixed(0)} ms${named.length ? `, serving ${named.join(', ')}${more}` : ''}`);
   }
 
   /** An exception no handler turned into a Status: logged with its request, answered 500; the process stays up. */
