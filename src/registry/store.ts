@@ -21,6 +21,7 @@ import { decodeFromStorage, encodeObject, type EncodedObject } from './object-co
 import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
 import type { DeleteOptions, KObject, ResourceNames, Strategy, WriteOptions } from './types.js';
 import { DEFAULT_SUBRESOURCE_STRATEGIES, type SubresourceStrategy } from './subresources.js';
+import { isLarge, nextTurn } from '../util/turns.js';
 
 const MAX_ATTEMPTS = 32;
 /** etcd's default --max-request-bytes (1.5 MiB): the largest write of one object. */
@@ -218,16 +219,20 @@ export class RestStore {
       throw errors.badRequest('resourceVersion should not be set on objects to be created');
     }
     const admission = opts.admission;
+    const large = isLarge(opts.bodyBytes);
     if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, name: sent.name ?? '', operation: 'CREATE', object: obj });
+    if (large) await nextTurn();
     this.beforeCreate(namespace, obj, opts);
     const meta = obj.metadata; // the hooks may have replaced it
     const generated = !meta.name && meta.generateName;
     for (let attempt = 0; ; attempt++) {
       if (generated) meta.name = generateName(meta.generateName);
+      if (large) await nextTurn();
       this.validateCreate(obj, opts);
       if (admission?.chain.validating.length && attempt === 0) await admission.chain.validate({ ...admission.request, name: meta.name ?? '', operation: 'CREATE', object: obj });
       const key = this.key(namespace, meta.name);
       try {
+        if (large) await nextTurn();
         const stored = await this.toStorage(obj, opts);
         if (opts.dryRun) {
           if (await this.storage.get(key)) throw new KeyExistsError(key);
@@ -276,7 +281,10 @@ export class RestStore {
       if (codec?.prepare) await codec.prepare([old]);
       const base = codec ? codec.toVersion(old) : old;
       const prior = deepClone(base);
+      const large = isLarge(opts.bodyBytes);
+      if (large) await nextTurn();
       let obj = await tryUpdate(prior);
+      if (large) await nextTurn();
       const sub = opts.subresource === undefined ? undefined : this.subresourceStrategy(opts.subresource);
       if (sub) obj = sub.prepareForUpdate(obj, prior);
       const clientRV = (obj.metadata ??= {}).resourceVersion;
@@ -294,8 +302,10 @@ export class RestStore {
         // A write through a subresource keeps only its part, whatever admission changed (upstream resets after it too).
         if (sub) obj = sub.prepareForUpdate(obj, prior);
       }
+      if (large) await nextTurn();
       this.beforeUpdate(namespace, obj, base, opts);
       if (admission?.chain.validating.length) await admission.chain.validate({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
+      if (large) await nextTurn();
       obj = await this.toStorage(obj, opts);
       const meta = obj.metadata;
       meta.resourceVersion = old.metadata.resourceVersion;

@@ -91,6 +91,8 @@ export interface WriteOptions {
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   /** The request body as sent (JSON), for duplicate-field detection. */
   rawBody?: string;
+  /** The request body's size: a large one is worked through in slices, the loop serving others between (util/turns.ts). */
+  bodyBytes?: number;
   /** Warnings for the response (Warning headers), appended by strategies. */
   warnings?: string[];
   /** The admission chain, run by the store at upstream's points (absent: in-process writes). */

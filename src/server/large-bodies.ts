@@ -12,7 +12,7 @@
  */
 import type { Response } from './exchange.js';
 
-export const LARGE_BODY_BYTES = 256 * 1024;
+export { LARGE_BODY_BYTES } from '../util/turns.js';
 const HOLD_MS = 50;
 
 let busy = false;

@@ -30,6 +30,8 @@ export interface HandlerContext<E extends ServedResource = Endpoint> {
   loopback?: boolean;
   /** The request body as JSON text, once read (duplicate-field detection). */
   rawBody?: string;
+  /** The request body's size, once read: a large one is worked through in slices (util/turns.ts). */
+  bodyBytes?: number;
   /** Issues ServiceAccount tokens (TokenRequest). */
   serviceAccountTokens?: ServiceAccountTokens;
   /** The endpoints of other resources (a pod's eviction reads PodDisruptionBudgets). */

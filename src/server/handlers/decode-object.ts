@@ -19,6 +19,7 @@ export async function readObjectBody(ctx: HandlerContext<ServedResource>): Promi
   const { endpoint } = ctx;
   const bodyFormat = objectBodyFormat(ctx.req.headers['content-type'], servesProtobuf(endpoint));
   const raw = await readBody(ctx.req, ctx.res);
+  ctx.bodyBytes = raw.length;
   if (bodyFormat === 'protobuf') {
     return checkTypeMeta(ctx, decodeProtobufBody(raw, { apiVersion: groupVersion(endpoint.group, endpoint.version), kind: endpoint.names.kind }), () => '');
   }

@@ -12,6 +12,7 @@ import type { KObject } from '../../registry/types.js';
 import { readBody } from '../body.js';
 import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
 import { writeStoredObject } from '../output.js';
+import { isLarge, nextTurn } from '../../util/turns.js';
 import { builtinStruct, type HandlerContext } from './context.js';
 import { checkPatchedTypeMeta, typedOrder } from './decode-object.js';
 import { dryRunOf, fromInternal, storeOptions, toInternal } from './write.js';
@@ -44,7 +45,9 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   const mediaType = bodyMediaType(ctx.req.headers['content-type']);
   const patchType = PATCH_TYPES[mediaType];
   if (!patchType || !accepted.includes(mediaType)) throw errors.unsupportedMediaType(accepted);
-  const raw = (await readBody(ctx.req, ctx.res)).toString('utf8');
+  const body = await readBody(ctx.req, ctx.res);
+  ctx.bodyBytes = body.length;
+  const raw = body.toString('utf8');
   if (patchType === 'apply-yaml') {
     const applied = checkApplyBody(await parseYamlBody(raw, ctx.res).catch((e: unknown) => Promise.reject(applyBodyError(e, raw))));
     return { raw, kind: 'apply', applied, apply: () => applied, applySharing: () => applied };
@@ -120,6 +123,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     storeOptions(ctx, dryRun),
   );
   await endpoint.prepare?.([result.object]);
+  if (isLarge(ctx.bodyBytes)) await nextTurn();
   writeStoredObject(ctx.res, 200, result.object, ctx);
 }
 
@@ -152,6 +156,7 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
     { ...storeOptions(ctx, dryRun, 'PatchOptions'), allowCreate: info.subresource === undefined },
   );
   await endpoint.prepare?.([result.object]);
+  if (isLarge(ctx.bodyBytes)) await nextTurn();
   writeStoredObject(ctx.res, result.created ? 201 : 200, result.object, ctx);
 }
 

@@ -10,6 +10,7 @@ import type { Admission } from '../../registry/admission.js';
 import { readObjectBody } from './decode-object.js';
 import { trackUpdate } from './field-manager.js';
 import { validateWriteOptions } from '../../apply/index.js';
+import { isLarge, nextTurn } from '../../util/turns.js';
 
 export function dryRunOf(ctx: Pick<HandlerContext, 'query'>, optionsKind: string): boolean {
   const values = ctx.query.getAll('dryRun');
@@ -36,6 +37,7 @@ export function storeOptions(ctx: HandlerContext, dryRun: boolean, optionsKind =
     subresource: ctx.info.subresource,
     fieldValidation: (fv || undefined) as WriteOptions['fieldValidation'],
     rawBody: ctx.rawBody,
+    bodyBytes: ctx.bodyBytes,
     warnings: ctx.warnings,
     admission: admissionOf(ctx, dryRun),
     codec: ctx.endpoint.custom ? ctx.endpoint : undefined,
@@ -82,6 +84,8 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const dryRun = dryRunOf(ctx, 'CreateOptions');
   validateWriteOptions('CreateOptions', ctx.query.get('fieldManager') ?? undefined);
   const obj = await readObjectBody(ctx);
+  const large = isLarge(ctx.bodyBytes);
+  if (large) await nextTurn();
   if (endpoint.terminating) {
     throw errors.forbidden({ group: endpoint.group, resource: endpoint.names.resource }, obj.metadata.name ?? '', 'create not allowed while custom resource definition is terminating');
   }
@@ -92,6 +96,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
   trackUpdate(ctx, undefined, obj);
   const created = await endpoint.store.create(info.namespace, await toInternal(ctx, obj), storeOptions(ctx, dryRun));
   await endpoint.prepare?.([created]);
+  if (large) await nextTurn();
   writeStoredObject(ctx.res, 201, created, ctx);
 }
 
@@ -100,6 +105,8 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const dryRun = dryRunOf(ctx, 'UpdateOptions');
   validateWriteOptions('UpdateOptions', ctx.query.get('fieldManager') ?? undefined);
   const obj = await readObjectBody(ctx);
+  const large = isLarge(ctx.bodyBytes);
+  if (large) await nextTurn();
   const name = info.name!;
   if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
     throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
@@ -120,6 +127,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
     storeOptions(ctx, dryRun),
   );
   await endpoint.prepare?.([result.object]);
+  if (large) await nextTurn();
   writeStoredObject(ctx.res, result.created ? 201 : 200, result.object, ctx);
 }
 
