@@ -8,6 +8,7 @@
  */
 import { deref, fieldOf, type Type } from '../schema/builtin/go-type-expr.js';
 import { GO_STRUCTS } from '../schema/builtin/go-types.js';
+import { stringifyJson } from './json.js';
 import { applyMergePatch } from './merge-patch.js';
 
 type Json = unknown;
@@ -158,7 +159,7 @@ function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | u
   const doomed = new Set<unknown>();
   const merging: Obj[] = [];
   for (const p of patch) {
-    if (!isObj(p)) throw new StrategicMergePatchError(`invalid value ${JSON.stringify(p)} in a list merged by ${mergeKey}`);
+    if (!isObj(p)) throw new StrategicMergePatchError(`invalid value ${stringifyJson(p)} in a list merged by ${mergeKey}`);
     const directive = p.$patch;
     if (directive === undefined) {
       if (!(mergeKey in p)) throw new StrategicMergePatchError(`map: ${goMap(p)} does not contain declared merge key: ${mergeKey}`);
@@ -191,7 +192,8 @@ function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | u
   return order ? sortBy(out, order, keyOf) : out;
 }
 
-const keyFn = (mergeKey: string | undefined) => (v: Json) => (isObj(v) && mergeKey ? JSON.stringify(v[mergeKey]) : v);
+/** A merge key's value as one comparable string (a key that is itself an object compares by its JSON, nested as deep as it may). */
+const keyFn = (mergeKey: string | undefined) => (v: Json) => (isObj(v) && mergeKey ? stringifyJson(v[mergeKey]) : v);
 
 /** Without metadata: the key the entries of an order directive (or the patch) share, as kubectl writes them. */
 function guessKey(patch: Json[], order: Json): string | undefined {
@@ -218,5 +220,6 @@ function sortBy(items: Json[], order: Json[], key: (v: Json) => unknown): Json[]
 function goMap(m: Obj, depth = 0): string {
   if (depth > 8) return 'map[...]';
   const keys = Object.keys(m).sort();
-  return `map[${keys.map((k) => `${k}:${isObj(m[k]) ? goMap(m[k] as Obj, depth + 1) : Array.isArray(m[k]) ? `[${(m[k] as Json[]).join(' ')}]` : String(m[k])}`).join(' ')}]`;
+  const scalar = (v: Json) => (isObj(v) ? 'map[...]' : Array.isArray(v) ? '[...]' : String(v));
+  return `map[${keys.map((k) => `${k}:${isObj(m[k]) ? goMap(m[k] as Obj, depth + 1) : Array.isArray(m[k]) ? `[${(m[k] as Json[]).map(scalar).join(' ')}]` : String(m[k])}`).join(' ')}]`;
 }

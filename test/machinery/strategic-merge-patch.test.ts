@@ -167,3 +167,14 @@ describe('strategic merge patch of long lists', () => {
     assert.ok(big / small < 24, `4,000 entries: ${small.toFixed(1)} ms, 32,000: ${big.toFixed(1)} ms`);
   });
 });
+
+it('compares and reports merge keys nested as deep as a request may nest them', () => {
+  let deepKey: unknown = 'x';
+  for (let i = 0; i < 9990; i++) deepKey = { a: deepKey };
+  const live = { spec: { template: { spec: { containers: [{ name: 'a', image: 'x' }] } } } };
+  const out = applyStrategicMergePatch(live, { spec: { template: { spec: { containers: [{ name: deepKey, image: 'y' }] } } } }, 'apps/v1.Deployment') as any;
+  assert.equal(out.spec.template.spec.containers.length, 2);
+  let deepList: unknown = 1;
+  for (let i = 0; i < 9990; i++) deepList = [deepList];
+  assert.throws(() => applyStrategicMergePatch(live, { spec: { template: { spec: { containers: [{ name: 'b' }, deepList] } } } }, 'apps/v1.Deployment'), (e: unknown) => e instanceof StrategicMergePatchError && e.message.startsWith('invalid value [[[['));
+});
