@@ -8,9 +8,14 @@
  *
  * Sets are immutable once built: operations return new sets that may share
  * subtrees with their inputs. Only `insert` mutates, for building a new set.
+ *
+ * Sets nest as deep as the fields they name (and fieldsV1 written by clients
+ * as deep as a request may nest, 10,000 levels): no operation recurses past
+ * tree-operation.ts's limit, and none is quadratic in the depth.
  */
 import { compareElements, parseElement, PathElementError, UNKNOWN_ELEMENT, type Path, type PathElement } from './path-element.js';
 import { hasOwn, isMap, type JsonMap } from './value.js';
+import { treeOperation } from '../util/tree-operation.js';
 
 export interface ChildSet {
   readonly pe: PathElement;
@@ -32,10 +37,21 @@ const decoded = new WeakMap<object, FieldSet>();
 const interned = new Map<string, JsonMap>();
 const MAX_INTERNED = 4096;
 
-function deepFreeze(m: JsonMap): JsonMap {
-  for (const k in m) if (isMap(m[k])) deepFreeze(m[k]);
-  return Object.freeze(m);
+function deepFreeze(root: JsonMap): JsonMap {
+  const stack: JsonMap[] = [root];
+  while (stack.length > 0) {
+    const m = stack.pop() as JsonMap;
+    for (const k in m) {
+      const v = m[k];
+      if (isMap(v)) stack.push(v);
+    }
+    Object.freeze(m);
+  }
+  return root;
 }
+
+/** fieldpath's reader (json-iterator) refuses fieldsV1 nested deeper than this. */
+export const MAX_FIELDS_V1_DEPTH = 10000;
 
 // Shared by every set without members (or children) until it gets some: most sets lack one
 // of the two, and a write builds dozens of sets. Never changed (only read through ReadonlyMap).
@@ -47,6 +63,8 @@ export class FieldSet {
   private ownChildren: Map<string, ChildSet>;
   /** This set's fieldsV1 object, once made (sets are not changed after they are built). */
   private encoded?: JsonMap;
+  /** Whether the set has no member at any depth, once asked (building a set forgets it). */
+  private empty?: boolean;
 
   /** The maps become the set's own: the caller does not change them afterwards. */
   constructor(members?: Map<string, PathElement>, children?: Map<string, ChildSet>) {
@@ -65,6 +83,7 @@ export class FieldSet {
   /** Adds a member element (building only). */
   addMember(pe: PathElement): void {
     this.encoded = undefined;
+    this.empty = false;
     if (this.ownMembers === NO_MEMBERS) this.ownMembers = new Map();
     this.ownMembers.set(pe.key, pe);
   }
@@ -72,6 +91,7 @@ export class FieldSet {
   /** Sets the child set below `pe` (building only). */
   setChild(pe: PathElement, set: FieldSet): void {
     this.encoded = undefined;
+    this.empty = undefined;
     if (this.ownChildren === NO_CHILDREN) this.ownChildren = new Map();
     this.ownChildren.set(pe.key, { pe, set });
   }
@@ -85,10 +105,14 @@ export class FieldSet {
   /** Adds a path (not its parents). The empty path (the whole object) is never owned. */
   insert(path: Path, length = path.length): void {
     if (length === 0) return;
-    this.encoded = undefined;
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     let node: FieldSet = this;
-    for (let i = 0; i < length - 1; i++) node = node.descend(path[i]);
+    for (let i = 0; i < length - 1; i++) {
+      // A member goes in below each set on the way.
+      node.encoded = undefined;
+      node.empty = false;
+      node = node.descend(path[i]);
+    }
     node.addMember(path[length - 1]);
   }
 
@@ -119,15 +143,36 @@ export class FieldSet {
   }
 
   isEmpty(): boolean {
-    if (this.members.size > 0) return false;
-    for (const c of this.children.values()) if (!c.set.isEmpty()) return false;
-    return true;
+    if (this.ownMembers.size > 0) return false;
+    if (this.ownChildren.size === 0) return true;
+    if (this.empty === undefined) {
+      // Subsets asked before answer at once: operations ask it of every result they build.
+      let empty = true;
+      const stack: FieldSet[] = [];
+      for (const c of this.ownChildren.values()) stack.push(c.set);
+      while (stack.length > 0) {
+        const s = stack.pop() as FieldSet;
+        if (s.ownMembers.size > 0 || s.empty === false) {
+          empty = false;
+          break;
+        }
+        if (s.empty) continue;
+        for (const c of s.ownChildren.values()) stack.push(c.set);
+      }
+      this.empty = empty;
+    }
+    return this.empty;
   }
 
   /** The number of member paths. */
   size(): number {
-    let n = this.members.size;
-    for (const c of this.children.values()) n += c.set.size();
+    let n = 0;
+    const stack: FieldSet[] = [this];
+    while (stack.length > 0) {
+      const s = stack.pop() as FieldSet;
+      n += s.ownMembers.size;
+      for (const c of s.ownChildren.values()) stack.push(c.set);
+    }
     return n;
   }
 
@@ -135,79 +180,94 @@ export class FieldSet {
   // its fieldsV1 encoding, and an update that changes no ownership allocates nothing.
 
   union(o: FieldSet): FieldSet {
-    if (o === this || o.isEmptyStructure()) return this;
-    if (this.isEmptyStructure()) return o;
-    let members: Map<string, PathElement> | undefined;
-    for (const [k, pe] of o.members) if (!this.members.has(k)) (members ??= new Map(this.members)).set(k, pe);
-    let children: Map<string, ChildSet> | undefined;
-    for (const [k, c] of o.children) {
-      const mine = this.children.get(k);
-      if (!mine) (children ??= new Map(this.children)).set(k, c);
-      else {
-        const u = mine.set.union(c.set);
-        if (u !== mine.set) (children ??= new Map(this.children)).set(k, { pe: mine.pe, set: u });
-      }
-    }
-    return members || children ? new FieldSet(members ?? this.ownMembers, children ?? this.ownChildren) : this;
+    return FieldSet.unionOf(this, o, undefined);
   }
 
-  intersection(o: FieldSet): FieldSet {
-    if (o === this) return this;
+  private static readonly unionOf = treeOperation<FieldSet, FieldSet, undefined, FieldSet>((a, o, _, sub, depth) => {
+    if (o === a || o.isEmptyStructure()) return a;
+    if (a.isEmptyStructure()) return o;
     let members: Map<string, PathElement> | undefined;
-    for (const [k, pe] of this.members) if (o.members.has(k)) (members ??= new Map()).set(k, pe);
+    for (const [k, pe] of o.members) if (!a.members.has(k)) (members ??= new Map(a.members)).set(k, pe);
     let children: Map<string, ChildSet> | undefined;
-    let same = (members?.size ?? 0) === this.members.size;
-    for (const [k, c] of this.children) {
+    for (const [k, c] of o.children) {
+      const mine = a.children.get(k);
+      if (!mine) (children ??= new Map(a.children)).set(k, c);
+      else {
+        const u = sub(mine.set, c.set, undefined, depth + 1);
+        if (u !== mine.set) (children ??= new Map(a.children)).set(k, { pe: mine.pe, set: u });
+      }
+    }
+    return members || children ? new FieldSet(members ?? a.ownMembers, children ?? a.ownChildren) : a;
+  }, new FieldSet());
+
+  intersection(o: FieldSet): FieldSet {
+    return FieldSet.intersectionOf(this, o, undefined);
+  }
+
+  private static readonly intersectionOf = treeOperation<FieldSet, FieldSet, undefined, FieldSet>((a, o, _, sub, depth) => {
+    if (o === a) return a;
+    let members: Map<string, PathElement> | undefined;
+    for (const [k, pe] of a.members) if (o.members.has(k)) (members ??= new Map()).set(k, pe);
+    let children: Map<string, ChildSet> | undefined;
+    let same = (members?.size ?? 0) === a.members.size;
+    for (const [k, c] of a.children) {
       const other = o.children.get(k);
       if (!other) {
         same = false;
         continue;
       }
-      const s = c.set.intersection(other.set);
+      const s = sub(c.set, other.set, undefined, depth + 1);
       if (s !== c.set) same = false;
       if (!s.isEmpty()) (children ??= new Map()).set(k, s === c.set ? c : { pe: c.pe, set: s });
     }
-    if (same) return this;
+    if (same) return a;
     return !members && !children ? EMPTY : new FieldSet(members, children);
-  }
+  }, new FieldSet());
 
   /** Members not in `o`; children minus `o`'s children (a member of `o` does not remove a subtree). */
   difference(o: FieldSet): FieldSet {
-    return this.minus(o, false);
+    return FieldSet.minus(this, o, false);
   }
 
   /** Like difference, but a member of `o` also removes everything below it. */
   recursiveDifference(o: FieldSet): FieldSet {
-    return this.minus(o, true);
+    return FieldSet.minus(this, o, true);
   }
 
-  private minus(o: FieldSet, recursive: boolean): FieldSet {
-    if (o.isEmptyStructure()) return this;
+  private static readonly minus = treeOperation<FieldSet, FieldSet, boolean, FieldSet>((a, o, recursive, sub, depth) => {
+    if (o.isEmptyStructure()) return a;
     let members: Map<string, PathElement> | undefined;
-    for (const k of this.members.keys()) if (o.members.has(k)) (members ??= new Map(this.members)).delete(k);
+    for (const k of a.members.keys()) if (o.members.has(k)) (members ??= new Map(a.members)).delete(k);
     let children: Map<string, ChildSet> | undefined;
-    for (const [k, c] of this.children) {
+    for (const [k, c] of a.children) {
       if (recursive && o.members.has(k)) {
-        (children ??= new Map(this.children)).delete(k);
+        (children ??= new Map(a.children)).delete(k);
         continue;
       }
       const other = o.children.get(k);
       if (!other) continue;
-      const s = c.set.minus(other.set, recursive);
+      const s = sub(c.set, other.set, recursive, depth + 1);
       if (s === c.set) continue;
-      children ??= new Map(this.children);
+      children ??= new Map(a.children);
       if (s.isEmpty()) children.delete(k);
       else children.set(k, { pe: c.pe, set: s });
     }
-    return members || children ? new FieldSet(members ?? this.ownMembers, children ?? this.ownChildren) : this;
-  }
+    return members || children ? new FieldSet(members ?? a.ownMembers, children ?? a.ownChildren) : a;
+  }, new FieldSet());
 
   equals(o: FieldSet): boolean {
-    if (this.members.size !== o.members.size || this.children.size !== o.children.size) return false;
-    for (const k of this.members.keys()) if (!o.members.has(k)) return false;
-    for (const [k, c] of this.children) {
-      const other = o.children.get(k);
-      if (!other || !c.set.equals(other.set)) return false;
+    const stack: FieldSet[] = [this, o];
+    while (stack.length > 0) {
+      const b = stack.pop() as FieldSet;
+      const a = stack.pop() as FieldSet;
+      if (a === b) continue;
+      if (a.members.size !== b.members.size || a.children.size !== b.children.size) return false;
+      for (const k of a.members.keys()) if (!b.members.has(k)) return false;
+      for (const [k, c] of a.children) {
+        const other = b.children.get(k);
+        if (!other) return false;
+        stack.push(c.set, other.set);
+      }
     }
     return true;
   }
@@ -215,11 +275,18 @@ export class FieldSet {
   /** Member paths in upstream's order (pre-order: an element's members, then its children, each sorted). */
   paths(): Path[] {
     const out: Path[] = [];
-    const walk = (s: FieldSet, prefix: PathElement[]) => {
-      for (const pe of sortedElements(s.members.values())) out.push([...prefix, pe]);
-      for (const c of sortedChildren(s.children.values())) walk(c.set, [...prefix, c.pe]);
-    };
-    walk(this, []);
+    // Pre-order, children pushed in reverse; `prefix` holds the elements leading to the set
+    // being visited (each entry knows its depth and the element that leads to it).
+    const prefix: PathElement[] = [];
+    const stack: { set: FieldSet; depth: number; pe?: PathElement }[] = [{ set: this, depth: 0 }];
+    while (stack.length > 0) {
+      const { set, depth, pe } = stack.pop() as (typeof stack)[number];
+      while (prefix.length > depth) prefix.pop();
+      if (pe) prefix[depth - 1] = pe;
+      for (const m of sortedElements(set.members.values())) out.push([...prefix, m]);
+      const children = sortedChildren(set.children.values());
+      for (let i = children.length - 1; i >= 0; i--) stack.push({ set: children[i].set, depth: depth + 1, pe: children[i].pe });
+    }
     return out;
   }
 
@@ -247,7 +314,7 @@ export class FieldSet {
     if (!isMap(v)) throw new FieldsV1Error(`expected a JSON object, got ${v === null ? 'null' : typeof v}`);
     let set = decoded.get(v);
     if (!set) {
-      set = read(v).children ?? new FieldSet();
+      set = read(v, 1, undefined).children ?? new FieldSet();
       // A frozen object is one toFieldsV1 made, or a copy that shares it: the set's encoding.
       if (Object.isFrozen(v)) set.encoded = v;
       decoded.set(v, set);
@@ -274,27 +341,46 @@ function sortedChildren(it: Iterable<ChildSet>): ChildSet[] {
 
 // emitContentsV1, as JSON text: "." first when the element is also a member, then members
 // and children merged in order. (No key is an array index, so JSON.parse keeps this order.)
-function emitText(s: FieldSet, includeSelf: boolean): string {
-  let out = includeSelf && (s.members.size > 0 || s.children.size > 0) ? '{".":{}' : '{';
-  const members = sortedElements(s.members.values());
-  const children = sortedChildren(s.children.values());
-  let mi = 0;
-  let ci = 0;
-  while (mi < members.length || ci < children.length) {
-    if (out.length > 1) out += ',';
-    const m = members[mi];
-    const c = children[ci];
-    const cmp = !m ? 1 : !c ? -1 : compareElements(m, c.pe);
-    if (cmp < 0) {
-      out += quotedKey(m.key) + '{}';
-      mi++;
-    } else {
-      out += quotedKey(c.pe.key) + emitText(c.set, cmp === 0);
-      if (cmp === 0) mi++;
-      ci++;
+// An explicit stack holds what is still to write: text, or a set.
+function emitText(root: FieldSet, rootIncludeSelf: boolean): string {
+  type Item = string | { s: FieldSet; includeSelf: boolean };
+  const out: string[] = [];
+  const stack: Item[] = [{ s: root, includeSelf: rootIncludeSelf }];
+  while (stack.length > 0) {
+    const item = stack.pop() as Item;
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
     }
+    const { s, includeSelf } = item;
+    // The set's contents in order (text runs between its child sets), pushed in reverse below.
+    const parts: Item[] = [];
+    let text = includeSelf && (s.members.size > 0 || s.children.size > 0) ? '{".":{}' : '{';
+    let written = text.length > 1;
+    const members = sortedElements(s.members.values());
+    const children = sortedChildren(s.children.values());
+    let mi = 0;
+    let ci = 0;
+    while (mi < members.length || ci < children.length) {
+      if (written) text += ',';
+      written = true;
+      const m = members[mi];
+      const c = children[ci];
+      const cmp = !m ? 1 : !c ? -1 : compareElements(m, c.pe);
+      if (cmp < 0) {
+        text += quotedKey(m.key) + '{}';
+        mi++;
+      } else {
+        parts.push(text + quotedKey(c.pe.key), { s: c.set, includeSelf: cmp === 0 });
+        text = '';
+        if (cmp === 0) mi++;
+        ci++;
+      }
+    }
+    parts.push(text + '}');
+    for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i]);
   }
-  return out + '}';
+  return out.join('');
 }
 
 /** `"key":` for a path element key (they repeat: the common ones are kept). */
@@ -310,34 +396,83 @@ function quotedKey(k: string): string {
   return q;
 }
 
-// readIterV1: returns the child set (undefined when the node has no children) and whether the node is a member.
-function read(obj: JsonMap): { children?: FieldSet; member: boolean } {
-  let children: FieldSet | undefined;
-  let member = false;
-  for (const key of Object.keys(obj)) {
-    if (!hasOwn(obj, key)) continue;
-    const value = obj[key];
-    if (key === '.') {
-      member = true;
-      continue;
+interface ReadResult {
+  children?: FieldSet;
+  member: boolean;
+}
+
+// readIterV1: returns the child set (undefined when the node has no children) and whether the node
+// is a member. `level` is the object's depth in the fieldsV1 value (the value itself is 1), which
+// json-iterator caps: a deeper fieldsV1 does not decode.
+const read = treeOperation<JsonMap, number, undefined, ReadResult>(
+  (obj, level, _, sub, depth) => {
+    if (level > MAX_FIELDS_V1_DEPTH) throw new FieldsV1Error(TOO_DEEP);
+    let children: FieldSet | undefined;
+    let member = false;
+    for (const key of Object.keys(obj)) {
+      if (!hasOwn(obj, key)) continue;
+      const value = obj[key];
+      if (key === '.') {
+        if (skipsTooDeep(value, level)) throw new FieldsV1Error(TOO_DEEP);
+        member = true;
+        continue;
+      }
+      let pe: PathElement | typeof UNKNOWN_ELEMENT;
+      try {
+        pe = parseElement(key);
+      } catch (e) {
+        if (e instanceof PathElementError) throw new FieldsV1Error(`parsing key as path element: ${e.message}`);
+        throw e;
+      }
+      if (pe === UNKNOWN_ELEMENT) {
+        if (skipsTooDeep(value, level)) throw new FieldsV1Error(TOO_DEEP);
+        continue;
+      }
+      if (!isMap(value)) throw new FieldsV1Error(`expected a JSON object for ${JSON.stringify(key)}`);
+      const child = sub(value, level + 1, undefined, depth + 1);
+      if (child.member) (children ??= new FieldSet()).addMember(pe);
+      if (child.children) {
+        children ??= new FieldSet();
+        const existing = children.children.get(pe.key);
+        children.setChild(pe, existing ? existing.set.union(child.children) : child.children);
+      }
     }
-    let pe: PathElement | typeof UNKNOWN_ELEMENT;
-    try {
-      pe = parseElement(key);
-    } catch (e) {
-      if (e instanceof PathElementError) throw new FieldsV1Error(`parsing key as path element: ${e.message}`);
-      throw e;
-    }
-    if (pe === UNKNOWN_ELEMENT) continue;
-    if (!isMap(value)) throw new FieldsV1Error(`expected a JSON object for ${JSON.stringify(key)}`);
-    const sub = read(value);
-    if (sub.member) (children ??= new FieldSet()).addMember(pe);
-    if (sub.children) {
-      children ??= new FieldSet();
-      const existing = children.children.get(pe.key);
-      children.setChild(pe, existing ? existing.set.union(sub.children) : sub.children);
+    if (!children) member = true;
+    return { children, member };
+  },
+  { member: false },
+);
+
+/** json-iterator's error for a value nested deeper than it reads (its text, without the input it quotes). */
+const TOO_DEEP = 'incrementDepth: exceeded max depth';
+
+/** Whether a value json-iterator skips below `level` (a "." or an unknown element's) nests past its limit. */
+function skipsTooDeep(value: unknown, level: number): boolean {
+  if (level < MAX_FIELDS_V1_DEPTH && typeof value === 'object' && value !== null && isEmptyObject(value)) return false; // `{}`, one level
+  return level + nestingDepth(value) > MAX_FIELDS_V1_DEPTH;
+}
+
+function isEmptyObject(v: object): boolean {
+  for (const _ in v) return false;
+  return true;
+}
+
+/** How many levels of objects and arrays a JSON value nests (a scalar: 0). */
+function nestingDepth(v: unknown): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  let max = 0;
+  const values: object[] = [v];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const x = values.pop() as object;
+    const d = depths.pop() as number;
+    if (d > max) max = d;
+    for (const y of Object.values(x)) {
+      if (typeof y === 'object' && y !== null) {
+        values.push(y);
+        depths.push(d + 1);
+      }
     }
   }
-  if (!children) member = true;
-  return { children, member };
+  return max;
 }

@@ -5,41 +5,46 @@
  * maps merge key by key; associative lists merge item by item (by key or
  * value) and take the applied order for the items it names, as upstream's
  * list merge orders them. Subtrees only one side has are returned as they are.
+ * Values nest as deep as requests may: the merge is a tree operation.
  */
 import { listItemElement, isAssociative } from './typed.js';
-import { ATOMIC_ANY, atomOf, memberType, type Atom, type ListType, type MapType, type TypeInfo } from './types.js';
+import { ATOMIC_ANY, atomOf, memberType, type ListType, type MapType, type TypeInfo } from './types.js';
 import { getOwn, isMap, mapKeys, setOwn, type JsonMap } from './value.js';
 import type { PathElement } from './path-element.js';
+import { treeOperation } from '../util/tree-operation.js';
 
 /** The merged value, or undefined when the merge leaves nothing there. */
 export function merge(lhs: unknown, rhs: unknown, type: TypeInfo): unknown {
-  if (rhs === undefined) return lhs;
-  if (lhs === undefined) return rhs;
-  // When the value changes form (map to string, ...) upstream also merges under the old form, but keeps only this result.
-  return handle(atomOf(type, rhs), lhs, rhs);
+  return mergeValues(lhs, rhs, type);
 }
 
-function handle(a: Atom, l: unknown, r: unknown): unknown {
+type Merge = (l: unknown, r: unknown, t: TypeInfo, depth: number) => unknown;
+
+const mergeValues = treeOperation<unknown, unknown, TypeInfo, unknown>((l, r, type, sub, depth) => {
+  if (r === undefined) return l;
+  if (l === undefined) return r;
+  // When the value changes form (map to string, ...) upstream also merges under the old form, but keeps only this result.
+  const a = atomOf(type, r);
   if (a.kind === 'scalar') return r;
   if (a.kind === 'list') {
     const ll = Array.isArray(l) ? l : undefined;
     const rl = Array.isArray(r) ? r : undefined;
     if (!isAssociative(a) || (!ll?.length && !rl?.length)) return r;
-    return listItems(a, ll ?? [], rl ?? []);
+    return listItems(a, ll ?? [], rl ?? [], sub, depth + 1);
   }
   const lm = isMap(l) ? l : undefined;
   const rm = isMap(r) ? r : undefined;
   const lk = lm ? mapKeys(lm) : [];
   const rk = rm ? mapKeys(rm) : [];
   if (a.atomic || (lk.length === 0 && rk.length === 0)) return r;
-  return mapItems(a, lm, lk, rm, rk);
-}
+  return mapItems(a, lm, lk, rm, rk, sub, depth + 1);
+}, undefined);
 
-function mapItems(t: MapType, lm: JsonMap | undefined, lk: string[], rm: JsonMap | undefined, rk: string[]): JsonMap | undefined {
+function mapItems(t: MapType, lm: JsonMap | undefined, lk: string[], rm: JsonMap | undefined, rk: string[], sub: Merge, depth: number): JsonMap | undefined {
   const out: JsonMap = {};
   let n = 0;
   const put = (key: string) => {
-    const v = merge(lm ? getOwn(lm, key) : undefined, rm ? getOwn(rm, key) : undefined, memberType(t, key) ?? ATOMIC_ANY);
+    const v = sub(lm ? getOwn(lm, key) : undefined, rm ? getOwn(rm, key) : undefined, memberType(t, key) ?? ATOMIC_ANY, depth);
     if (v !== undefined) {
       setOwn(out, key, v);
       n++;
@@ -75,7 +80,7 @@ export class MergeError extends Error {}
 
 // mergingWalker.visitListItems: live items keep their place unless the applied list names
 // them, in which case they move to the applied list's order.
-function listItems(t: ListType, ll: unknown[], rl: unknown[]): unknown[] | undefined {
+function listItems(t: ListType, ll: unknown[], rl: unknown[], sub: Merge, depth: number): unknown[] | undefined {
   const rhs = index(t, rl, false);
   const lhs = index(t, ll, true);
   const out: unknown[] = [];
@@ -84,7 +89,7 @@ function listItems(t: ListType, ll: unknown[], rl: unknown[]): unknown[] | undef
   let nextShared: PathElement | undefined = shared[sharedAt++];
   const mergedRHS = new Set<string>();
   const item = (l: unknown, r: unknown) => {
-    const v = merge(l, r, t.elements);
+    const v = sub(l, r, t.elements, depth);
     if (v !== undefined) out.push(v);
   };
   const lLen = lhs.pes.length;

@@ -7,7 +7,8 @@
  */
 import { compareGoStrings, formatGoFloat, goQuote } from '../machinery/go-text.js';
 import { parseJson } from '../machinery/json.js';
-import { compareValues, goJson, goJsonString, isMap, mapKeys, type JsonMap } from './value.js';
+import { compareValues, goJson, goJsonString, isMap, mapKeys } from './value.js';
+import { renderTree, type TreeFormat } from '../util/tree-operation.js';
 
 export interface KeyField {
   readonly name: string;
@@ -118,18 +119,28 @@ export function pathString(path: Path): string {
 
 /** value.ToString. */
 function valueString(v: unknown, floats?: boolean): string {
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'number') return floats || !Number.isInteger(v) ? formatGoFloat(v) : String(v);
-  if (typeof v === 'bigint') return floats ? formatGoFloat(Number(v)) : String(v);
-  if (typeof v === 'string') return goQuote(v);
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return '[' + v.map((x) => valueString(x, floats)).join(',') + ']';
-  const m = v as JsonMap;
-  return mapKeys(m)
-    .sort(compareGoStrings)
-    .map((k) => `${k}=${valueString(m[k], floats)}`)
-    .join('');
+  const format = floats ? FLOAT_STRINGS : STRINGS;
+  return typeof v === 'object' && v !== null ? renderTree(v, format) : format.leaf(v);
 }
+
+function valueFormat(floats: boolean): TreeFormat {
+  return {
+    leaf: (v) => {
+      if (v === null || v === undefined) return 'null';
+      if (typeof v === 'number') return floats || !Number.isInteger(v) ? formatGoFloat(v) : String(v);
+      if (typeof v === 'bigint') return floats ? formatGoFloat(Number(v)) : String(v);
+      if (typeof v === 'string') return goQuote(v);
+      return String(v);
+    },
+    list: { open: '[', separator: ',', close: ']' },
+    map: { open: '', separator: '', close: '' },
+    keys: (m) => mapKeys(m).sort(compareGoStrings),
+    key: (k) => `${k}=`,
+  };
+}
+
+const STRINGS = valueFormat(false);
+const FLOAT_STRINGS = valueFormat(true);
 
 /** Raised for a fieldsV1 key that is not a path element. */
 export class PathElementError extends Error {}

@@ -3,16 +3,22 @@
  * fields: RemoveItems (take the set's map members and list items out of a
  * value), EnsureNamedFieldsAreMembers (a declared field with owned children
  * counts as owned itself), and ReconcileFieldSetWithSchema (ownership of a
- * field that became atomic collapses to the field itself).
+ * field that became atomic collapses to the field itself). Values and sets
+ * nest as deep as requests may: nothing here recurses.
  */
 import { FieldSet, type ChildSet } from './field-set.js';
 import { fieldElement, type PathElement } from './path-element.js';
 import { isAssociative, listItemElement } from './typed.js';
 import { ATOMIC_ANY, DEDUCED, atomOf, isDeclared, memberType, type ListType, type MapType, type TypeInfo } from './types.js';
 import { isMap, mapKeys, setOwn, type JsonMap } from './value.js';
+import { treeOperation } from '../util/tree-operation.js';
 
 /** The value without the set's members; undefined stands for Go's nil (null inside a container). */
 export function removeItems(value: unknown, toRemove: FieldSet, type: TypeInfo): unknown {
+  return removeFrom(value, toRemove, type);
+}
+
+const removeFrom = treeOperation<unknown, FieldSet, TypeInfo, unknown>((value, toRemove, type, sub, depth) => {
   const a = atomOf(type, value);
   if (a.kind === 'scalar') return value;
   if (a.kind === 'list') {
@@ -25,8 +31,8 @@ export function removeItems(value: unknown, toRemove: FieldSet, type: TypeInfo):
         continue;
       }
       if (toRemove.hasMember(pe)) continue;
-      const sub = toRemove.withPrefix(pe);
-      out.push(sub.isEmpty() ? item : (removeItems(item, sub, a.elements) ?? null));
+      const below = toRemove.withPrefix(pe);
+      out.push(below.isEmpty() ? item : (sub(item, below, a.elements, depth + 1) ?? null));
     }
     return out.length > 0 ? out : undefined;
   }
@@ -38,12 +44,12 @@ export function removeItems(value: unknown, toRemove: FieldSet, type: TypeInfo):
   for (const key of keys) {
     const pe = fieldElement(key);
     if (toRemove.hasMember(pe)) continue;
-    const sub = toRemove.withPrefix(pe);
-    setOwn(out, key, sub.isEmpty() ? value[key] : (removeItems(value[key], sub, memberType(a, key) ?? ATOMIC_ANY) ?? null));
+    const below = toRemove.withPrefix(pe);
+    setOwn(out, key, below.isEmpty() ? value[key] : (sub(value[key], below, memberType(a, key) ?? ATOMIC_ANY, depth + 1) ?? null));
     n++;
   }
   return n > 0 ? out : undefined;
-}
+}, undefined);
 
 function mapPart(t: TypeInfo | undefined): MapType | undefined {
   return t?.kind === 'map' ? t : t?.kind === 'any' ? t.map : undefined;
@@ -55,6 +61,10 @@ function listPart(t: TypeInfo | undefined): ListType | undefined {
 
 /** Set.EnsureNamedFieldsAreMembers: declared fields that have owned children become members too. */
 export function ensureNamedFieldsAreMembers(set: FieldSet, type: TypeInfo | undefined): FieldSet {
+  return ensureNamed(set, type, undefined);
+}
+
+const ensureNamed = treeOperation<FieldSet, TypeInfo | undefined, undefined, FieldSet>((set, type, _, sub, depth) => {
   if (!type || set.children.size === 0) return set;
   const m = mapPart(type);
   const l = listPart(type);
@@ -66,10 +76,10 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, type: TypeInfo | unde
       if (isDeclared(m, c.pe.name)) members.set(c.pe.key, c.pe);
       childType = memberType(m, c.pe.name);
     } else if (c.pe.type === 'k' && l) childType = l.elements;
-    children.set(k, { pe: c.pe, set: ensureNamedFieldsAreMembers(c.set, childType) });
+    children.set(k, { pe: c.pe, set: sub(c.set, childType, undefined, depth + 1) });
   }
   return new FieldSet(members, children);
-}
+}, new FieldSet());
 
 /**
  * ReconcileFieldSetWithSchema: a manager that owned the contents of a map or list that
@@ -89,7 +99,7 @@ const reconciled = new WeakMap<FieldSet, { type: TypeInfo; result: FieldSet | un
 
 function reconcile(set: FieldSet, type: TypeInfo): FieldSet | undefined {
   const r = new Reconciler();
-  r.node(set, type, false);
+  r.run(set, type);
   if (!r.toRemove && !r.toAdd) return undefined;
   let out = set;
   if (r.toRemove) out = out.recursiveDifference(r.toRemove);
@@ -97,41 +107,54 @@ function reconcile(set: FieldSet, type: TypeInfo): FieldSet | undefined {
   return out;
 }
 
+/**
+ * A depth-first walk over a set with its type (types of CRDs' own schemas nest as deep as the
+ * schemas do), with its own stack: each entry is a set (or none, for a member), its type,
+ * whether it is atomic, and its path's length and last element.
+ */
 class Reconciler {
   toRemove?: FieldSet;
   toAdd?: FieldSet;
   private readonly path: PathElement[] = [];
 
-  node(set: FieldSet | undefined, t: TypeInfo, isAtomic: boolean): void {
-    const m = mapPart(t);
-    if (m) {
-      if (isUntypedDeducedMap(m)) return;
-      if (!isAtomic && m.atomic) {
-        if (set && set.size() > 0) this.collapse();
-        return;
+  run(root: FieldSet, type: TypeInfo): void {
+    const stack: { set: FieldSet | undefined; t: TypeInfo; isAtomic: boolean; depth: number; pe?: PathElement }[] = [
+      { set: root, t: type, isAtomic: false, depth: 0 },
+    ];
+    while (stack.length > 0) {
+      const { set, t, isAtomic, depth, pe } = stack.pop() as (typeof stack)[number];
+      while (this.path.length > depth) this.path.pop();
+      if (pe) this.path[depth - 1] = pe;
+      let typeOf: ((pe: PathElement) => TypeInfo | undefined) | undefined;
+      const m = mapPart(t);
+      if (m) {
+        if (isUntypedDeducedMap(m)) continue;
+        if (!isAtomic && m.atomic) {
+          if (set && set.size() > 0) this.collapse();
+          continue;
+        }
+        typeOf = (e) => (e.type === 'f' ? memberType(m, e.name) : m.elements);
+      } else {
+        if (t.kind !== 'list') continue;
+        if (!isAtomic && t.listType === 'atomic') {
+          this.collapse();
+          continue;
+        }
+        typeOf = () => t.elements;
       }
-      if (set) this.items(set, (pe) => (pe.type === 'f' ? memberType(m, pe.name) : m.elements));
-      return;
+      if (!set) continue;
+      // Children that are not members, then members; pushed in reverse, the first on top.
+      const items: { pe: PathElement; isMember: boolean }[] = [];
+      for (const c of set.children.values()) if (!set.members.has(c.pe.key)) items.push({ pe: c.pe, isMember: false });
+      for (const e of set.members.values()) items.push({ pe: e, isMember: true });
+      for (let i = items.length - 1; i >= 0; i--) {
+        const item = items[i];
+        const it = typeOf(item.pe);
+        if (!it) continue;
+        const child = set.children.get(item.pe.key)?.set;
+        stack.push({ set: child, t: it, isAtomic: item.isMember && !child, depth: depth + 1, pe: item.pe });
+      }
     }
-    if (t.kind !== 'list') return;
-    if (!isAtomic && t.listType === 'atomic') {
-      this.collapse();
-      return;
-    }
-    if (set) this.items(set, () => t.elements);
-  }
-
-  private items(set: FieldSet, typeOf: (pe: PathElement) => TypeInfo | undefined): void {
-    const visit = (pe: PathElement, isMember: boolean) => {
-      const t = typeOf(pe);
-      if (!t) return;
-      const child = set.children.get(pe.key)?.set;
-      this.path.push(pe);
-      this.node(child, t, isMember && !child);
-      this.path.pop();
-    };
-    for (const c of set.children.values()) if (!set.members.has(c.pe.key)) visit(c.pe, false);
-    for (const pe of set.members.values()) visit(pe, true);
   }
 
   private collapse(): void {

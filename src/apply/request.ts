@@ -10,6 +10,7 @@ import { byteLength, isGoPrint } from '../machinery/go-text.js';
 import { validateFieldManager } from '../machinery/object-meta.js';
 import { errors } from '../machinery/status.js';
 import { parseYaml, YamlSyntaxError } from '../machinery/yaml.js';
+import { JsonSyntaxError } from '../machinery/json.js';
 import { isMap, type JsonMap } from './value.js';
 
 export const FIELD_MANAGER_MAX_LENGTH = 128;
@@ -117,6 +118,11 @@ export function parseApplyBody(text: string): JsonMap {
  * body that starts with `{` on as it is, to fail in sigs.k8s.io/yaml.Unmarshal ("error decoding patch").
  */
 export function applyBodyError(e: unknown, text: string): unknown {
+  // YAML that turns into JSON nested deeper than JSON may: its JSON, read as YAML again
+  // (sigs.k8s.io/yaml.Unmarshal), has too many flow levels.
+  if (e instanceof JsonSyntaxError && /exceeded max depth/.test(e.message)) {
+    return errors.badRequest('error decoding patch: error converting YAML to JSON: yaml: exceeded max depth of 10000');
+  }
   if (!(e instanceof YamlSyntaxError)) return e;
   const jsonPrefix = text.trimStart().startsWith('{');
   return errors.badRequest(jsonPrefix ? `error decoding patch: error converting YAML to JSON: ${e.message}` : `error encoding patch: ${e.message}`);

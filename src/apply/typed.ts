@@ -4,12 +4,14 @@
  * against its type (with upstream's messages, e.g. `.spec.foo: field not
  * declared in schema`), and the field set a value sets (ToFieldSet): leaves,
  * atomic lists and maps whole, list items by key or value, null and empty
- * maps, and undeclared map keys as members of their own.
+ * maps, and undeclared map keys as members of their own. Values nest as deep
+ * as requests may (10,000 levels): the walks keep their own stacks.
  */
 import { FieldSet } from './field-set.js';
 import { elementString, fieldElement, indexElement, keyElement, valueElement, type KeyField, type PathElement } from './path-element.js';
 import { ATOMIC_ANY, DEDUCED, atomOf, memberType, isDeclared, type ListType, type MapType, type ScalarKind, type TypeInfo } from './types.js';
-import { getOwn, goFormatV, goTypeName, hasOwn, isMap, isScalar, mapKeys, type JsonMap } from './value.js';
+import { getOwn, goFormatV, goTypeName, isMap, isScalar, mapKeys, type JsonMap } from './value.js';
+import { treeOperation } from '../util/tree-operation.js';
 
 /** The path element of a set or map-list item, or the reason it has none. */
 export function listItemElement(t: ListType, item: unknown): PathElement | string {
@@ -63,14 +65,24 @@ export function validationMessage(errs: ValidationError[]): string {
 /** TypedValue.Validate: the value conforms to its type; duplicates in associative lists are errors unless allowed. */
 export function validate(value: unknown, type: TypeInfo, allowDuplicates: boolean): ValidationError[] {
   const v = new Validator(allowDuplicates);
-  v.node(value, type);
+  v.run(value, type);
   return v.errs;
 }
 
-/** A walk that keeps the path as a stack of elements, made into text only for an error. */
+/** A list or map being validated: its items are checked one at a time, in order, below `depth` elements of path. */
+type Container =
+  | { depth: number; list: unknown[]; type: ListType; i: number; seen?: Set<string> }
+  | { depth: number; list?: undefined; map: JsonMap; type: MapType; keys: string[]; i: number };
+
+/**
+ * A depth-first walk with its own stack of the containers it is in, so that errors come in
+ * the order a recursive walk finds them. The path is kept as a stack of elements, made into
+ * text only for an error.
+ */
 class Validator {
   readonly errs: ValidationError[] = [];
   private readonly path: (string | PathElement)[] = [];
+  private readonly containers: Container[] = [];
 
   constructor(private readonly dups: boolean) {}
 
@@ -81,7 +93,56 @@ class Validator {
     this.errs.push({ path, message });
   }
 
-  node(v: unknown, t: TypeInfo): void {
+  run(value: unknown, type: TypeInfo): void {
+    this.node(value, type, 0);
+    const containers = this.containers;
+    while (containers.length > 0) {
+      const c = containers[containers.length - 1];
+      // (Popping is cheaper than setting the length.)
+      while (this.path.length > c.depth) this.path.pop();
+      if (c.list) {
+        if (c.i >= c.list.length) {
+          containers.pop();
+          continue;
+        }
+        const i = c.i++;
+        let pe: PathElement;
+        if (!c.seen) pe = indexElement(i);
+        else {
+          const r = listItemElement(c.type, c.list[i]);
+          if (typeof r === 'string') {
+            this.error(`element ${i}: ${r}`);
+            containers.pop();
+            continue;
+          }
+          pe = r;
+          if (c.seen.has(pe.key) && !this.dups) this.error(`duplicate entries for key ${elementString(pe)}`);
+          c.seen.add(pe.key);
+        }
+        this.path.push(pe);
+        this.node(c.list[i], c.type.elements, c.depth + 1);
+        continue;
+      }
+      if (c.i >= c.keys.length) {
+        containers.pop();
+        continue;
+      }
+      const key = c.keys[c.i++];
+      const member = c.map[key];
+      if (member === undefined) continue;
+      const ft = memberType(c.type, key);
+      if (!ft) {
+        this.error('field not declared in schema', key);
+        containers.pop();
+        continue;
+      }
+      this.path.push(key);
+      this.node(member, ft, c.depth + 1);
+    }
+  }
+
+  /** Checks a value whose path is `depth` elements long (this.path); lists and maps go on the stack. */
+  private node(v: unknown, t: TypeInfo, depth: number): void {
     // Untyped values take any JSON (managedFields' fieldsV1, preserved unknown fields).
     if (t === ATOMIC_ANY || t === DEDUCED) return;
     const a = atomOf(t, v);
@@ -91,52 +152,11 @@ class Validator {
       return;
     }
     if (v === null || v === undefined) return;
-    if (a.kind === 'list') this.list(v, a);
-    else this.map(v, a);
-  }
-
-  private list(v: unknown, a: ListType): void {
-    if (!Array.isArray(v)) {
-      this.error(`expected list, got &{${goFormatV(v)}}`);
-      return;
-    }
-    const seen = isAssociative(a) ? new Set<string>() : undefined;
-    for (let i = 0; i < v.length; i++) {
-      let pe: PathElement;
-      if (!seen) pe = indexElement(i);
-      else {
-        const r = listItemElement(a, v[i]);
-        if (typeof r === 'string') {
-          this.error(`element ${i}: ${r}`);
-          return;
-        }
-        pe = r;
-        if (seen.has(pe.key) && !this.dups) this.error(`duplicate entries for key ${elementString(pe)}`);
-        seen.add(pe.key);
-      }
-      this.path.push(pe);
-      this.node(v[i], a.elements);
-      this.path.pop();
-    }
-  }
-
-  private map(v: unknown, a: MapType): void {
-    if (!isMap(v)) {
-      this.error(`expected map, got &{${goFormatV(v)}}`);
-      return;
-    }
-    for (const key in v) {
-      const member = v[key];
-      if (member === undefined || !hasOwn(v, key)) continue;
-      const ft = memberType(a, key);
-      if (!ft) {
-        this.error('field not declared in schema', key);
-        return;
-      }
-      this.path.push(key);
-      this.node(member, ft);
-      this.path.pop();
-    }
+    if (a.kind === 'list') {
+      if (!Array.isArray(v)) this.error(`expected list, got &{${goFormatV(v)}}`);
+      else this.containers.push({ depth, list: v, type: a, i: 0, seen: isAssociative(a) ? new Set<string>() : undefined });
+    } else if (!isMap(v)) this.error(`expected map, got &{${goFormatV(v)}}`);
+    else this.containers.push({ depth, map: v, type: a, keys: Object.keys(v), i: 0 });
   }
 }
 
@@ -158,58 +178,60 @@ function scalarError(kind: ScalarKind, v: unknown): string | undefined {
 
 /** TypedValue.ToFieldSet: every leaf field and list or map item the value mentions. */
 export function toFieldSet(value: unknown, type: TypeInfo): FieldSet {
-  const root = new FieldSet();
   const a = atomOf(type, value);
-  if (a.kind === 'map' && !a.atomic && isMap(value)) mapItems(value, a, root);
-  else if (a.kind === 'list' && isAssociative(a) && Array.isArray(value)) listItems(value, a, root);
-  return root;
+  if (a.kind === 'map' && !a.atomic && isMap(value)) return itemsOf(value, a, undefined);
+  if (a.kind === 'list' && isAssociative(a) && Array.isArray(value)) return itemsOf(value, a, undefined);
+  return new FieldSet();
 }
 
-/** Adds what the value at `pe` sets to `parent`, the set of its container. */
-function visit(v: unknown, t: TypeInfo, parent: FieldSet, pe: PathElement): void {
-  const a = atomOf(t, v);
-  if (a.kind === 'scalar' || (a.kind === 'list' ? !isAssociative(a) : a.atomic)) {
-    parent.addMember(pe);
-    return;
-  }
-  if (a.kind === 'list') {
-    if (Array.isArray(v) && v.length > 0) attach(parent, pe, (node) => listItems(v, a, node));
-  } else if (isMap(v)) attach(parent, pe, (node) => mapItems(v, a, node));
-}
-
-function attach(parent: FieldSet, pe: PathElement, fill: (node: FieldSet) => void): void {
+/**
+ * The set of what a granular map or associative list sets, relative to it. Lists and maps in it
+ * come from `sub` (a tree operation: values nest as deep as requests may) and are attached when
+ * they set something.
+ */
+const itemsOf = treeOperation<unknown, MapType | ListType, undefined, FieldSet>((v, t, _, sub, depth) => {
   const node = new FieldSet();
-  fill(node);
-  if (node.members.size > 0 || node.children.size > 0) parent.setChild(pe, node);
-}
-
-function listItems(list: unknown[], t: ListType, node: FieldSet): void {
-  const pes: (PathElement | undefined)[] = new Array(list.length);
-  const seen = new Set<string>();
-  let duplicates: Set<string> | undefined;
-  for (let i = 0; i < list.length; i++) {
-    const r = listItemElement(t, list[i]);
-    if (typeof r === 'string') continue;
-    pes[i] = r;
-    if (seen.has(r.key)) {
-      (duplicates ??= new Set()).add(r.key);
-      node.addMember(r);
-    } else seen.add(r.key);
+  // What the value at `pe` sets: itself (a leaf), or the items of a granular list or map.
+  const visit = (item: unknown, it: TypeInfo, pe: PathElement) => {
+    const a = atomOf(it, item);
+    if (a.kind === 'scalar' || (a.kind === 'list' ? !isAssociative(a) : a.atomic)) {
+      node.addMember(pe);
+      return;
+    }
+    if (a.kind === 'list' ? Array.isArray(item) && item.length > 0 : isMap(item)) {
+      const child = sub(item, a, undefined, depth + 1);
+      if (child.members.size > 0 || child.children.size > 0) node.setChild(pe, child);
+    }
+  };
+  if (t.kind === 'list') {
+    const list = v as unknown[];
+    const pes: (PathElement | undefined)[] = new Array(list.length);
+    const seen = new Set<string>();
+    let duplicates: Set<string> | undefined;
+    for (let i = 0; i < list.length; i++) {
+      const r = listItemElement(t, list[i]);
+      if (typeof r === 'string') continue;
+      pes[i] = r;
+      if (seen.has(r.key)) {
+        (duplicates ??= new Set()).add(r.key);
+        node.addMember(r);
+      } else seen.add(r.key);
+    }
+    for (let i = 0; i < list.length; i++) {
+      const pe = pes[i];
+      if (!pe || duplicates?.has(pe.key)) continue;
+      visit(list[i], t.elements, pe);
+      node.addMember(pe);
+    }
+    return node;
   }
-  for (let i = 0; i < list.length; i++) {
-    const pe = pes[i];
-    if (!pe || duplicates?.has(pe.key)) continue;
-    visit(list[i], t.elements, node, pe);
-    node.addMember(pe);
-  }
-}
-
-function mapItems(m: JsonMap, t: MapType, node: FieldSet): void {
+  const m = v as JsonMap;
   for (const key of mapKeys(m)) {
-    const v = m[key];
+    const value = m[key];
     const pe = fieldElement(key);
     const ft = memberType(t, key);
-    if (ft) visit(v, ft, node, pe);
-    if (v === null || (isMap(v) && mapKeys(v).length === 0) || !isDeclared(t, key)) node.addMember(pe);
+    if (ft) visit(value, ft, pe);
+    if (value === null || (isMap(value) && mapKeys(value).length === 0) || !isDeclared(t, key)) node.addMember(pe);
   }
-}
+  return node;
+}, new FieldSet());

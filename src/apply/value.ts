@@ -3,9 +3,11 @@
  * total order (numbers < strings < booleans < lists < maps < null), equality
  * (integers and floats compare numerically), Go's JSON encoding of key values
  * (sorted keys, HTML-safe escapes) and Go's %v rendering for messages.
- * Numbers may be `number` or `bigint` (int64 beyond 2^53).
+ * Numbers may be `number` or `bigint` (int64 beyond 2^53). Values may nest
+ * 10,000 levels deep: nothing here recurses.
  */
 import { compareGoStrings, formatGoFloat } from '../machinery/go-text.js';
+import { renderTree, type TreeFormat } from '../util/tree-operation.js';
 
 export type JsonMap = Record<string, unknown>;
 
@@ -56,78 +58,105 @@ function rank(v: unknown): number {
 
 /** value.Compare: a total order over JSON values. */
 export function compareValues(a: unknown, b: unknown): number {
-  const ra = rank(a);
-  const rb = rank(b);
-  if (ra !== rb) return ra < rb ? -1 : 1;
-  switch (ra) {
-    case 0:
-      return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
-    case 1:
-      return Math.sign(compareGoStrings(a as string, b as string));
-    case 2:
-      return a === b ? 0 : a ? 1 : -1;
-    case 3: {
-      const x = a as unknown[];
-      const y = b as unknown[];
-      for (let i = 0; ; i++) {
-        if (i >= x.length && i >= y.length) return 0;
-        if (i >= x.length) return -1;
-        if (i >= y.length) return 1;
-        const c = compareValues(x[i], y[i]);
-        if (c !== 0) return c;
-      }
+  // Pairs still to compare, in order (the next on top), and where a list or map decides by its
+  // shape (lengths, missing keys) once the pairs before that point are equal: a number instead.
+  const stack: unknown[] = [a, b];
+  while (stack.length > 0) {
+    const y = stack.pop();
+    const x = stack.pop();
+    if (x === DECIDED) {
+      const c = y as number;
+      if (c !== 0) return c;
+      continue;
     }
-    case 4:
-      return compareMaps(a as JsonMap, b as JsonMap);
-    default:
-      return 0;
-  }
-}
-
-// MapCompareUsing: zip the keys in lexical order, the shorter map first.
-function compareMaps(a: JsonMap, b: JsonMap): number {
-  const ka = mapKeys(a);
-  const kb = mapKeys(b);
-  if (ka.length === 0 && kb.length === 0) return 0;
-  const keys = [...new Set([...ka, ...kb])].sort(compareGoStrings);
-  let i = 0;
-  for (const k of keys) {
-    let c: number;
-    if (i === ka.length) c = -1;
-    else if (i === kb.length) c = 1;
-    else if (!hasOwn(a, k) || a[k] === undefined) c = 1;
-    else if (!hasOwn(b, k) || b[k] === undefined) c = -1;
-    else c = compareValues(a[k], b[k]);
-    i++;
+    const rx = rank(x);
+    const ry = rank(y);
+    if (rx !== ry) return rx < ry ? -1 : 1;
+    let c = 0;
+    switch (rx) {
+      case 0:
+        c = (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0;
+        break;
+      case 1:
+        c = Math.sign(compareGoStrings(x as string, y as string));
+        break;
+      case 2:
+        c = x === y ? 0 : x ? 1 : -1;
+        break;
+      case 3: {
+        const l = x as unknown[];
+        const r = y as unknown[];
+        const n = Math.min(l.length, r.length);
+        if (l.length !== r.length) stack.push(DECIDED, l.length < r.length ? -1 : 1);
+        for (let i = n - 1; i >= 0; i--) stack.push(l[i], r[i]);
+        break;
+      }
+      case 4:
+        pushMapComparison(x as JsonMap, y as JsonMap, stack);
+        break;
+    }
     if (c !== 0) return c;
   }
   return 0;
 }
 
+/** A stack entry of compareValues standing for a decided comparison (the number that follows it). */
+const DECIDED = Symbol('decided');
+
+// MapCompareUsing: zip the keys in lexical order, the shorter map first. Pushes the member pairs
+// to compare up to the first key that decides by itself, in reverse (the first on top).
+function pushMapComparison(a: JsonMap, b: JsonMap, stack: unknown[]): void {
+  const ka = mapKeys(a);
+  const kb = mapKeys(b);
+  if (ka.length === 0 && kb.length === 0) return;
+  const keys = [...new Set([...ka, ...kb])].sort(compareGoStrings);
+  const entries: unknown[] = [];
+  let i = 0;
+  for (const k of keys) {
+    let c = 0;
+    if (i === ka.length) c = -1;
+    else if (i === kb.length) c = 1;
+    else if (!hasOwn(a, k) || a[k] === undefined) c = 1;
+    else if (!hasOwn(b, k) || b[k] === undefined) c = -1;
+    i++;
+    if (c !== 0) {
+      entries.push(DECIDED, c);
+      break;
+    }
+    entries.push(a[k], b[k]);
+  }
+  for (let j = entries.length - 2; j >= 0; j -= 2) stack.push(entries[j], entries[j + 1]);
+}
+
 /** value.Equals: deep equality, numbers compared by value whatever their representation. */
 export function equalValues(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (isNumber(a) && isNumber(b)) {
-    if (typeof a === typeof b) return false;
-    const [big, num] = typeof a === 'bigint' ? [a, b as number] : [b as bigint, a as number];
-    return Number.isInteger(num) && BigInt(num) === big;
-  }
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!equalValues(a[i], b[i])) return false;
-    return true;
-  }
-  if (isMap(a)) {
-    if (!isMap(b)) return false;
-    const ka = mapKeys(a);
-    if (ka.length !== mapKeys(b).length) return false;
-    for (const k of ka) {
-      const bv = getOwn(b, k);
-      if (bv === undefined || !equalValues(a[k], bv)) return false;
+  const stack: unknown[] = [a, b];
+  while (stack.length > 0) {
+    const y = stack.pop();
+    const x = stack.pop();
+    if (x === y) continue;
+    if (isNumber(x) && isNumber(y)) {
+      if (typeof x === typeof y) return false;
+      const [big, num] = typeof x === 'bigint' ? [x, y as number] : [y as bigint, x as number];
+      if (!Number.isInteger(num) || BigInt(num) !== big) return false;
+      continue;
     }
-    return true;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = x.length - 1; i >= 0; i--) stack.push(x[i], y[i]);
+      continue;
+    }
+    if (!isMap(x) || !isMap(y)) return false;
+    const kx = mapKeys(x);
+    if (kx.length !== mapKeys(y).length) return false;
+    for (let i = kx.length - 1; i >= 0; i--) {
+      const k = kx[i];
+      const w = getOwn(y, k);
+      if (w === undefined) return false;
+      stack.push(x[k], w);
+    }
   }
-  return false;
+  return true;
 }
 
 /** encoding/json's string escaping: JSON.stringify plus the HTML-safe and line-separator escapes. */
@@ -140,15 +169,23 @@ export function goJsonString(s: string): string {
 
 /** encoding/json's rendering of a value: map keys sorted, HTML-safe strings, Go's float format. */
 export function goJson(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string') return goJsonString(v);
-  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-  if (typeof v === 'number') return goJsonNumber(v);
-  if (Array.isArray(v)) return '[' + v.map(goJson).join(',') + ']';
-  const m = v as JsonMap;
-  const keys = mapKeys(m).sort(compareGoStrings);
-  return '{' + keys.map((k) => goJsonString(k) + ':' + goJson(m[k])).join(',') + '}';
+  return typeof v === 'object' && v !== null ? renderTree(v, GO_JSON) : GO_JSON.leaf(v);
 }
+
+const sortedKeys = (m: JsonMap): string[] => mapKeys(m).sort(compareGoStrings);
+
+const GO_JSON: TreeFormat = {
+  leaf: (v) => {
+    if (v === null || v === undefined) return 'null';
+    if (typeof v === 'string') return goJsonString(v);
+    if (typeof v === 'number') return goJsonNumber(v);
+    return String(v);
+  },
+  list: { open: '[', separator: ',', close: ']' },
+  map: { open: '{', separator: ',', close: '}' },
+  keys: sortedKeys,
+  key: (k) => goJsonString(k) + ':',
+};
 
 function goJsonNumber(n: number): string {
   if (!Number.isFinite(n)) return 'null';
@@ -158,14 +195,20 @@ function goJsonNumber(n: number): string {
 
 /** fmt's %v of an unstructured value: `[a b]`, `map[k:v]`, floats as %g. */
 export function goFormatV(v: unknown): string {
-  if (v === null || v === undefined) return '<nil>';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : formatGoFloat(v);
-  if (Array.isArray(v)) return '[' + v.map(goFormatV).join(' ') + ']';
-  const m = v as JsonMap;
-  return 'map[' + mapKeys(m).sort(compareGoStrings).map((k) => `${k}:${goFormatV(m[k])}`).join(' ') + ']';
+  return typeof v === 'object' && v !== null ? renderTree(v, GO_FORMAT_V) : GO_FORMAT_V.leaf(v);
 }
+
+const GO_FORMAT_V: TreeFormat = {
+  leaf: (v) => {
+    if (v === null || v === undefined) return '<nil>';
+    if (typeof v === 'number') return Number.isInteger(v) ? String(v) : formatGoFloat(v);
+    return String(v);
+  },
+  list: { open: '[', separator: ' ', close: ']' },
+  map: { open: 'map[', separator: ' ', close: ']' },
+  keys: sortedKeys,
+  key: (k) => `${k}:`,
+};
 
 /** fmt's %T of an unstructured value. */
 export function goTypeName(v: unknown): string {

@@ -22,6 +22,7 @@ import type { CacheEventType } from '../cache/watch-cache.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
+import { deepCloneMutable } from '../machinery/json.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { WorkQueue } from '../sdk/workqueue.js';
 import type { ObjectEventHub } from './object-events.js';
@@ -316,7 +317,7 @@ export class GarbageCollector {
       // A state already read is tried first; a failed test op reads it again.
       const obj = attempt === 0 && known ? known : await this.current(ref);
       if (!obj) return;
-      const meta = structuredClone(obj.metadata) as KObject;
+      const meta = deepCloneMutable(obj.metadata) as KObject;
       change(meta);
       const ops: KObject[] = [
         { op: 'test', path: '/metadata/uid', value: ref.uid },

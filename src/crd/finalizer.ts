@@ -10,6 +10,7 @@
 import type { CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
 import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../registry/types.js';
+import { deepCloneMutable } from '../machinery/json.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { WorkQueue } from '../sdk/workqueue.js';
 import { CLEANUP_FINALIZER, setCondition } from './naming.js';
@@ -71,7 +72,7 @@ export class CrdFinalizer {
     const done = store
       ? { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }
       : { type: 'Terminating', status: 'False', reason: 'NeverEstablished', message: 'resource was never established' };
-    const next = structuredClone(crd);
+    const next = deepCloneMutable(crd);
     setCondition(next as never, done as never);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f: string) => f !== CLEANUP_FINALIZER);
     try {

@@ -63,6 +63,8 @@ export class Decoder {
   constructor(
     private readonly s: string,
     private readonly literals = false,
+    /** The deepest nesting accepted: encoding/json's, unless kapi reads back JSON it wrote itself. */
+    private readonly maxDepth = MAX_JSON_DEPTH,
   ) {}
 
   decode(): unknown {
@@ -74,7 +76,7 @@ export class Decoder {
       // Expecting a value.
       const c = s.charCodeAt(this.i);
       if (c === 123 /* { */ || c === 91 /* [ */) {
-        if (stack.length + 1 > MAX_JSON_DEPTH) this.fail('exceeded max depth');
+        if (stack.length + 1 > this.maxDepth) this.fail('exceeded max depth');
         this.i++;
         this.skipSpace();
         const close = c === 123 ? 125 : 93;

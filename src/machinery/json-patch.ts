@@ -124,7 +124,8 @@ function valueOf(op: JsonPatchOperation): Json {
 /** A deep copy of a JSON value and the size of its JSON text (what json-patch counts against the copy limit). */
 function copyValue(v: Json): { copy: Json; size: number } {
   const text = stringifyJson(v === undefined ? null : v);
-  return { copy: parseJson(text), size: Buffer.byteLength(text) };
+  // The value is in the document already: no cap on its nesting (managedFields nest past a request's).
+  return { copy: parseJson(text, Infinity), size: Buffer.byteLength(text) };
 }
 
 /** Apply the operations to `doc` (an object), in place. */

@@ -6,6 +6,7 @@
  * JSON input`). Stringifying and cloning are stack-safe for such values too.
  */
 import { Decoder, MAX_JSON_DEPTH, NumberLiteral, setOwn } from './json-decoder.js';
+import { renderTree, type TreeFormat } from '../util/tree-operation.js';
 
 export { JsonSyntaxError, MAX_INT64, MAX_JSON_DEPTH, MIN_INT64, NumberLiteral, jsonNumber } from './json-decoder.js';
 
@@ -14,15 +15,43 @@ export { JsonSyntaxError, MAX_INT64, MAX_JSON_DEPTH, MIN_INT64, NumberLiteral, j
 const LONG_DIGITS = /\d{16}/;
 const NEEDS_CARE = /[eE][+-]?\d{3}|\\u[dD][89a-fA-F]/;
 
-export function parseJson(text: string): unknown {
-  if (!LONG_DIGITS.test(text) && !NEEDS_CARE.test(text) && !(text.length > MAX_JSON_DEPTH && nestsTooDeep(text))) {
+export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  if (!LONG_DIGITS.test(text) && !NEEDS_CARE.test(text) && !(text.length > maxDepth && nestsTooDeep(text, maxDepth))) {
     try {
       return JSON.parse(text);
     } catch {
       // Reparse below for Go's error text.
     }
   }
-  return new Decoder(text).decode();
+  return new Decoder(text, false, maxDepth).decode();
+}
+
+/**
+ * parseJson for JSON kapi wrote itself (stored objects): no limit on nesting. An object may
+ * nest as deep as a request may (10,000 levels), and its managedFields a few levels deeper.
+ */
+export function parseStoredJson(text: string): unknown {
+  return parseJson(text, Infinity);
+}
+
+/** Whether a value nests objects and arrays more than `limit` levels deep (iterative, stops early). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const v = values.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > limit) return true;
+    const items = Array.isArray(v) ? v : Object.values(v);
+    for (const x of items) {
+      if (typeof x === 'object' && x !== null) {
+        values.push(x);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
 }
 
 /**
@@ -61,10 +90,29 @@ export function goMarshalJson(value: unknown): string {
   try {
     text = JSON.stringify(value, sort);
   } catch {
-    text = stringifyJson(value); // BigInt or deep nesting: keys as they are
+    // BigInt, or nesting deeper than JSON.stringify goes: the same text, from an explicit stack.
+    text = renderTree(value, SORTED_JSON);
   }
   return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** JSON.stringify's text with object keys sorted (toJSON applied, undefined members left out). */
+const SORTED_JSON: TreeFormat = {
+  leaf: (v) => {
+    if (typeof v === 'bigint') return String(v);
+    if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+    return JSON.stringify(v) ?? 'null';
+  },
+  // An object with toJSON: JSON.stringify writes what it returns (here: its text, a leaf).
+  isLeaf: (v) => typeof (v as { toJSON?: unknown }).toJSON === 'function',
+  list: { open: '[', separator: ',', close: ']' },
+  map: { open: '{', separator: ',', close: '}' },
+  keys: (m) =>
+    Object.keys(m)
+      .filter((k) => m[k] !== undefined && typeof m[k] !== 'function' && typeof m[k] !== 'symbol')
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+  key: (k) => JSON.stringify(k) + ':',
+};
 
 /** The JSON type name encoding/json's errors use for a value (`array`, `bool`, `number`, `string`, `object`). */
 export function goJsonType(v: unknown): string {
@@ -253,7 +301,7 @@ function prepare(v: unknown, key: string): unknown {
   return v;
 }
 
-function nestsTooDeep(s: string): boolean {
+function nestsTooDeep(s: string, maxDepth: number): boolean {
   let depth = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -264,7 +312,7 @@ function nestsTooDeep(s: string): boolean {
         else if (d === 34) break;
       }
     } else if (c === 91 || c === 123) {
-      if (++depth > MAX_JSON_DEPTH) return true;
+      if (++depth > maxDepth) return true;
     } else if (c === 93 || c === 125) depth--;
   }
   return false;

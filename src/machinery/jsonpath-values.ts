@@ -6,6 +6,7 @@
  * Marshal (sorted keys, HTML-safe escapes) for maps and slices.
  */
 import { compareGoStrings, formatGoFloat } from './go-text.js';
+import { renderTree, type TreeFormat } from '../util/tree-operation.js';
 
 /** A float literal from a template (`{1.5}`), kept apart from integers as Go keeps float64 apart from int. */
 export class FloatLiteral {
@@ -141,51 +142,29 @@ export function goPrintScalar(v: unknown): string {
  * `<`, `>`, `&`, U+2028 and U+2029 escaped as \u sequences.
  */
 export function goJsonMarshal(v: unknown): string {
-  const parts: string[] = [];
-  write(v, parts);
-  return parts.join('');
+  return renderTree(v, GO_JSON);
 }
 
-function write(v: unknown, out: string[]): void {
-  if (v === null || v === undefined) {
-    out.push('null');
-    return;
-  }
-  if (v instanceof FloatLiteral || v instanceof ByteValue) {
-    out.push(JSON.stringify(v.value));
-    return;
-  }
-  switch (typeof v) {
-    case 'string':
-      out.push(jsonString(v));
-      return;
-    case 'boolean':
-    case 'bigint':
-      out.push(String(v));
-      return;
-    case 'number':
-      out.push(Number.isFinite(v) ? JSON.stringify(v) : 'null');
-      return;
-  }
-  if (Array.isArray(v)) {
-    out.push('[');
-    v.forEach((item, i) => {
-      if (i > 0) out.push(',');
-      write(item, out);
-    });
-    out.push(']');
-    return;
-  }
-  const obj = v as Record<string, unknown>;
-  const keys = Object.keys(obj).sort(compareGoStrings);
-  out.push('{');
-  keys.forEach((k, i) => {
-    if (i > 0) out.push(',');
-    out.push(jsonString(k), ':');
-    write(obj[k], out);
-  });
-  out.push('}');
-}
+// Values nest as deep as objects may (10,000 levels): written from an explicit stack.
+const GO_JSON: TreeFormat = {
+  leaf: (v) => {
+    if (v === null || v === undefined) return 'null';
+    if (v instanceof FloatLiteral || v instanceof ByteValue) return JSON.stringify(v.value);
+    switch (typeof v) {
+      case 'string':
+        return jsonString(v);
+      case 'number':
+        return Number.isFinite(v) ? JSON.stringify(v) : 'null';
+      default:
+        return String(v);
+    }
+  },
+  isLeaf: (v) => v instanceof FloatLiteral || v instanceof ByteValue,
+  list: { open: '[', separator: ',', close: ']' },
+  map: { open: '{', separator: ',', close: '}' },
+  keys: (m) => Object.keys(m).sort(compareGoStrings),
+  key: (k) => jsonString(k) + ':',
+};
 
 const HTML_UNSAFE = /[<>&\u2028\u2029]/g;
 
@@ -195,11 +174,14 @@ function jsonString(s: string): string {
 
 /** fmt's %v of a value inside an error text (`map[a:1 b:2]`, `[1 2]`, `<nil>`). */
 export function goFormatValue(v: unknown): string {
-  if (v === null || v === undefined) return '<nil>';
-  if (Array.isArray(v)) return '[' + v.map(goFormatValue).join(' ') + ']';
-  if (goKind(v) === 'map') {
-    const obj = v as Record<string, unknown>;
-    return 'map[' + Object.keys(obj).sort(compareGoStrings).map((k) => `${k}:${goFormatValue(obj[k])}`).join(' ') + ']';
-  }
-  return goPrintScalar(v);
+  return renderTree(v, GO_FORMAT);
 }
+
+const GO_FORMAT: TreeFormat = {
+  leaf: (v) => (v === null || v === undefined ? '<nil>' : goPrintScalar(v)),
+  isLeaf: (v) => goKind(v) !== 'map' && !Array.isArray(v),
+  list: { open: '[', separator: ' ', close: ']' },
+  map: { open: 'map[', separator: ' ', close: ']' },
+  keys: (m) => Object.keys(m).sort(compareGoStrings),
+  key: (k) => `${k}:`,
+};

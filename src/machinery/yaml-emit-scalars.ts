@@ -25,6 +25,69 @@ export function numberText(n: number | bigint): string {
 
 /** go-yaml's key order: digit runs compare as numbers, and other characters sort before letters. */
 export function compareYamlKeys(a: string, b: string): number {
+  // Keys are mostly ASCII: where they first differ in ASCII characters, the order is found
+  // in place (the code point index of that spot may differ, but nothing below depends on it).
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i < n) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x < 0x80 && y < 0x80) return compareAsciiAt(a, b, i, x, y);
+  } else if (n === 0 || !isHighSurrogate(a.charCodeAt(n - 1))) {
+    // One is a prefix of the other.
+    return a.length === b.length ? 0 : codePointCount(a) - codePointCount(b);
+  }
+  return compareCodePoints(a, b);
+}
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isAsciiLetter = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const isAsciiDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+function codePointCount(s: string): number {
+  let n = s.length;
+  for (let i = 0; i + 1 < s.length; i++) {
+    if (isHighSurrogate(s.charCodeAt(i)) && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
+      n--;
+      i++;
+    }
+  }
+  return n;
+}
+
+/** compareCodePoints at the first difference, `x` and `y` (both ASCII) at index i of a and b. */
+function compareAsciiAt(a: string, b: string, i: number, x: number, y: number): number {
+  const al = isAsciiLetter(x);
+  const bl = isAsciiLetter(y);
+  if (al && bl) return x < y ? -1 : 1;
+  if (al || bl) return bl ? -1 : 1;
+  if (!isAsciiDigit(x) && !isAsciiDigit(y)) return x < y ? -1 : 1;
+  let an = 0n;
+  let bn = 0n;
+  if (x === 0x30 || y === 0x30) {
+    for (let j = i - 1; j >= 0; j--) {
+      const c = a.charCodeAt(j);
+      if (c >= 0x80) return compareCodePoints(a, b); // maybe a digit of another script
+      if (!isAsciiDigit(c)) break;
+      if (c !== 0x30) {
+        an = bn = 1n;
+        break;
+      }
+    }
+  }
+  let ai = i;
+  let bi = i;
+  for (; ai < a.length && isAsciiDigit(a.charCodeAt(ai)); ai++) an = an * 10n + BigInt(a.charCodeAt(ai) - 48);
+  for (; bi < b.length && isAsciiDigit(b.charCodeAt(bi)); bi++) bn = bn * 10n + BigInt(b.charCodeAt(bi) - 48);
+  // A digit run may go on in other decimal digits (\p{Nd}): the general order decides then.
+  if ((ai < a.length && a.charCodeAt(ai) >= 0x80) || (bi < b.length && b.charCodeAt(bi) >= 0x80)) return compareCodePoints(a, b);
+  if (an !== bn) return an < bn ? -1 : 1;
+  if (ai !== bi) return ai < bi ? -1 : 1;
+  return x < y ? -1 : 1;
+}
+
+function compareCodePoints(a: string, b: string): number {
   const ar = [...a];
   const br = [...b];
   const isLetter = (c: string) => /\p{L}/u.test(c);
@@ -71,6 +134,16 @@ interface Analysis {
   block: boolean;
 }
 
+/** ASCII characters by code: an indicator as a scalar's first character, and flow indicators anywhere. */
+const FIRST_INDICATORS = asciiSet('#,[]{}&*!|>\'"%@`');
+const FLOW_INDICATORS = asciiSet(',?[]{}');
+
+function asciiSet(chars: string): boolean[] {
+  const set = new Array<boolean>(128).fill(false);
+  for (const c of chars) set[c.charCodeAt(0)] = true;
+  return set;
+}
+
 /** yaml_emitter_analyze_scalar: which styles can carry this text. */
 export function analyze(value: string): Analysis {
   if (value.length === 0) return { multiline: false, flowPlain: false, blockPlain: true, singleQuoted: true, block: false };
@@ -93,18 +166,19 @@ export function analyze(value: string): Analysis {
     const c = chars[i];
     const next = chars[i + 1];
     const followedByWhitespace = next === undefined || next === 0x20 || next === 0x09;
-    const ch = String.fromCodePoint(c);
-    if (i === 0) {
-      if ('#,[]{}&*!|>\'"%@`'.includes(ch)) flowIndicators = blockIndicators = true;
-      else if (ch === '?' || ch === ':') {
+    if (c < 0x80) {
+      if (i === 0) {
+        if (FIRST_INDICATORS[c]) flowIndicators = blockIndicators = true;
+        else if (c === 0x3f /* ? */ || c === 0x3a /* : */) {
+          flowIndicators = true;
+          if (followedByWhitespace) blockIndicators = true;
+        } else if (c === 0x2d /* - */ && followedByWhitespace) flowIndicators = blockIndicators = true;
+      } else if (FLOW_INDICATORS[c]) flowIndicators = true;
+      else if (c === 0x3a /* : */) {
         flowIndicators = true;
         if (followedByWhitespace) blockIndicators = true;
-      } else if (ch === '-' && followedByWhitespace) flowIndicators = blockIndicators = true;
-    } else if (',?[]{}'.includes(ch)) flowIndicators = true;
-    else if (ch === ':') {
-      flowIndicators = true;
-      if (followedByWhitespace) blockIndicators = true;
-    } else if (ch === '#' && precededByWhitespace) flowIndicators = blockIndicators = true;
+      } else if (c === 0x23 /* # */ && precededByWhitespace) flowIndicators = blockIndicators = true;
+    }
 
     if (!isPrintable(c)) special = true;
     if (c === 0x20) {

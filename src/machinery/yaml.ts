@@ -36,9 +36,22 @@ export function parseYamlDocuments(text: string): unknown[] {
 
 /** The first document (as sigs.k8s.io/yaml.YAMLToJSON reads only that); null when there is none. */
 export function parseYaml(text: string): unknown {
-  const [doc] = parseDocs(text, 1);
-  return doc ? new Converter(doc).document() : null;
+  try {
+    const [doc] = parseDocs(text, 1);
+    return doc ? new Converter(doc).document() : null;
+  } catch (e) {
+    // The parser and the conversion recurse: a document can nest deeper than the stack goes.
+    if (e instanceof RangeError && /call stack/.test(e.message)) throw new YamlSyntaxError(NESTED_TOO_DEEPLY);
+    throw e;
+  }
 }
+
+/**
+ * The error of a document nested deeper than the parser (which recurses) can go on this
+ * thread's stack; go-yaml reads up to 10000 levels. yaml-bodies.ts parses such a body again on
+ * its parser thread, whose stack is larger.
+ */
+export const NESTED_TOO_DEEPLY = 'yaml: document nested too deeply';
 
 function parseDocs(text: string, limit: number): Document.Parsed[] {
   checkDepth(text);
@@ -57,7 +70,7 @@ function parseDocs(text: string, limit: number): Document.Parsed[] {
     const err = doc.errors[0];
     if (err) {
       // The parser recurses; nesting far below go-yaml's limit of 10000 can exhaust the stack.
-      if (/call stack/.test(err.message)) throw new YamlSyntaxError('yaml: document nested too deeply');
+      if (/call stack/.test(err.message)) throw new YamlSyntaxError(NESTED_TOO_DEEPLY);
       const go = goYamlProblem(text, err.code, err.message, err.pos[0]);
       if (go) throw goYamlError(go, lineCounter);
       const line = lineCounter.linePos(err.pos[0]).line || 1;

@@ -2,7 +2,7 @@
  * How objects are kept in storage: JSON without `metadata.resourceVersion`,
  * which is the key's mod revision and is put back on every read.
  */
-import { parseJson, stringifyJson } from '../machinery/json.js';
+import { parseStoredJson, stringifyJson } from '../machinery/json.js';
 import type { KeyValue } from '../storage/types.js';
 import type { KObject } from './types.js';
 
@@ -106,7 +106,8 @@ function member(key: string, value: unknown): string | undefined {
 export function decodeFromStorage(kv: KeyValue): KObject {
   let obj: KObject;
   try {
-    const parsed = parseJson(kv.value);
+    // Not capped at a request's 10,000 levels: managedFields nest a few levels deeper than the fields they own.
+    const parsed = parseStoredJson(kv.value);
     obj = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as KObject) : {};
   } catch {
     obj = {};

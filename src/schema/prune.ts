@@ -58,6 +58,36 @@ export function pruneObject(obj: unknown, s: Structural | undefined, isResourceR
 }
 
 /**
+ * prune of a list's items where there is no schema (and nothing is kept): every object in it,
+ * in lists nested at any depth, loses all its fields. An explicit stack of the lists being walked.
+ */
+function pruneUnknownItems(list: unknown[], t: Tracker): void {
+  const frames: { list: unknown[]; i: number }[] = [{ list, i: 0 }];
+  while (frames.length > 0) {
+    const f = frames[frames.length - 1];
+    if (f.i >= f.list.length) {
+      frames.pop();
+      if (frames.length > 0) t.leave(); // the list's own index in its parent list
+      continue;
+    }
+    const i = f.i++;
+    const item = f.list[i];
+    t.enterIndex(i);
+    if (Array.isArray(item)) {
+      frames.push({ list: item, i: 0 });
+      continue;
+    }
+    if (isObject(item)) {
+      for (const k in item) {
+        if (t.track) t.record(k);
+        delete item[k];
+      }
+    }
+    t.leave();
+  }
+}
+
+/**
  * keepUnknown (a schema with x-kubernetes-preserve-unknown-fields, and the items of its
  * arrays): fields the schema does not name stay, the ones it names are still pruned.
  */
@@ -65,9 +95,15 @@ function prune(x: unknown, s: Structural | undefined, t: Tracker, keepUnknown = 
   keepUnknown ||= s?.preserveUnknownFields === true;
   if (!s && keepUnknown) return;
   if (Array.isArray(x)) {
+    const items = s?.items;
+    if (!items) {
+      // Items without a schema: the schema bounds no more how deep lists nest in lists.
+      if (!keepUnknown) pruneUnknownItems(x, t);
+      return;
+    }
     for (let i = 0; i < x.length; i++) {
       t.enterIndex(i);
-      prune(x[i], s?.items, t, keepUnknown);
+      prune(x[i], items, t, keepUnknown);
       t.leave();
     }
     return;

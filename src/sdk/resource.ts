@@ -13,6 +13,7 @@
  * discovery, OpenAPI, tables, watch, apply and conversion, on every store.
  */
 import { field, type FieldError } from '../machinery/field-errors.js';
+import { deepCloneMutable } from '../machinery/json.js';
 import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
 import type { JSONSchemaProps } from '../schema/types.js';
 import type { Infer, Schema } from './schema.js';
@@ -195,8 +196,8 @@ function versionOf<I>(def: ResourceDefinition<I>, apiVersion: unknown): Resource
   return def.versions.find((v) => v.name === name);
 }
 
-/** A plain copy (hooks may change what they are given). */
-const copy = <T>(v: T): T => structuredClone(v);
+/** A plain copy (hooks may change what they are given); objects nest deeper than structuredClone goes. */
+const copy = <T>(v: T): T => deepCloneMutable(v);
 
 function toInternal<I>(def: ResourceDefinition<I>, obj: KObject): I {
   const v = versionOf(def, obj.apiVersion);

@@ -193,11 +193,16 @@ function parsedBody(body: Buffer | undefined, contentType: string | undefined, o
   }
 }
 
-function stripManagedFields(obj: unknown): void {
-  if (!obj || typeof obj !== 'object') return;
-  const o = obj as Record<string, any>;
-  if (o.metadata && typeof o.metadata === 'object') delete o.metadata.managedFields;
-  if (Array.isArray(o.items)) for (const item of o.items) stripManagedFields(item);
+/** Drops metadata.managedFields of an object and of the items of lists in it (as deep as lists nest). */
+function stripManagedFields(root: unknown): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const obj = stack.pop();
+    if (!obj || typeof obj !== 'object') continue;
+    const o = obj as Record<string, any>;
+    if (o.metadata && typeof o.metadata === 'object') delete o.metadata.managedFields;
+    if (Array.isArray(o.items)) for (const item of o.items) stack.push(item);
+  }
 }
 
 /** The request body a handler read (body.ts keeps it for the audit). */

@@ -9,7 +9,7 @@
  */
 import { stringifyJson } from '../machinery/json.js';
 import { encodeObject, encodeWatchEvent } from '../machinery/protobuf/objects.js';
-import { stringifyYaml } from '../machinery/yaml.js';
+import { encodeYaml } from '../machinery/yaml-emit.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -46,7 +46,8 @@ export const json: Serializer = {
 export const yaml: Serializer = {
   name: 'yaml',
   mediaType: 'application/yaml',
-  encode: (obj) => stringifyYaml(obj),
+  // Bytes, not a string: deeply nested values print far more text than V8 strings may hold.
+  encode: (obj) => encodeYaml(obj),
 };
 
 /**

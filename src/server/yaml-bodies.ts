@@ -1,15 +1,18 @@
 /**
  * YAML request bodies, read without stalling the event loop: a body that is
  * JSON (kubectl sends JSON as application/apply-patch+yaml) is parsed as JSON;
- * a small one is parsed in place; a large one on a thread of its own
- * (`yaml-worker.ts`), one at a time, while the server goes on serving; one
- * whose request is gone by its turn is not parsed.
- * The answers are those of parseYaml: the value, or a YamlSyntaxError.
+ * a small one is parsed in place; a large one, or one nested deeper than the
+ * parser can go on the event loop's stack, on a thread of its own
+ * (`yaml-worker.ts`, with a larger stack), one at a time, while the server goes
+ * on serving; one whose request is gone by its turn is not parsed.
+ * The answers are those of parseYaml: the value, or a YamlSyntaxError; or, for a
+ * value nested deeper than JSON may be (10,000 levels), encoding/json's
+ * JsonSyntaxError, as the apiserver decodes the JSON the YAML turns into.
  */
 import { Worker } from 'node:worker_threads';
-import { parseJson } from '../machinery/json.js';
+import { goMarshalJson, MAX_JSON_DEPTH, nestsDeeperThan, parseJson } from '../machinery/json.js';
 import { StatusError } from '../machinery/status.js';
-import { parseYaml, YamlSyntaxError } from '../machinery/yaml.js';
+import { NESTED_TOO_DEEPLY, parseYaml, YamlSyntaxError } from '../machinery/yaml.js';
 import type { YamlReply, YamlRequest } from './yaml-worker.js';
 import type { Response } from './exchange.js';
 import { RequestAbortedError } from './request-aborted.js';
@@ -22,6 +25,11 @@ const IN_PLACE_BYTES = 64 * 1024;
  * go-yaml reads in far less. Such a body is refused (413) rather than let grow the process.
  */
 const HEAP_MB = 256;
+/**
+ * The thread's stack: the `yaml` parser recurses, and a document may nest 10000 levels (go-yaml's
+ * limit), which takes some 16 MiB. Bodies that nest too deep for the event loop's stack come here.
+ */
+const STACK_MB = 32;
 /** An idle thread is ended after this long, giving its heap back. */
 const IDLE_MS = 2000;
 const WORKER = new URL('./yaml-worker.js', import.meta.url);
@@ -43,12 +51,12 @@ const queue: Job[] = [];
 
 function thread(): Worker {
   if (worker) return worker;
-  const w = new Worker(WORKER, { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 16 } });
+  const w = new Worker(WORKER, { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: STACK_MB } });
   w.on('message', (reply: YamlReply) => {
     const job = running;
     if (!job || job.id !== reply.id) return;
     running = undefined;
-    if ('json' in reply) job.resolve(parseJson(reply.json));
+    if ('json' in reply) settle(job, reply.json);
     else if ('syntaxError' in reply) job.reject(new YamlSyntaxError(reply.syntaxError, reply.line));
     else job.reject(new Error(reply.failure));
     runNext();
@@ -69,6 +77,18 @@ function thread(): Worker {
   w.unref();
   worker = w;
   return w;
+}
+
+/** A job's value from the thread's JSON (any depth: decodableAsJson checks it). */
+function settle(job: Job, json: string): void {
+  let value: unknown;
+  try {
+    value = decodableAsJson(parseJson(json, Infinity));
+  } catch (err) {
+    job.reject(err as Error); // encoding/json's "exceeded max depth"
+    return;
+  }
+  job.resolve(value);
 }
 
 let idleTimer: NodeJS.Timeout | undefined;
@@ -114,7 +134,31 @@ function asJson(text: string): unknown {
 export async function parseYamlBody(text: string, res: Response): Promise<unknown> {
   const json = asJson(text);
   if (json !== undefined) return json;
-  if (text.length < IN_PLACE_BYTES) return parseYaml(text);
+  if (text.length < IN_PLACE_BYTES) {
+    let value: unknown;
+    try {
+      value = parseYaml(text);
+    } catch (e) {
+      // Nested deeper than this thread's stack lets the parser go: the parser thread's stack is larger.
+      if (!(e instanceof YamlSyntaxError && e.message === NESTED_TOO_DEEPLY)) throw e;
+      return onThread(text, res);
+    }
+    return decodableAsJson(value);
+  }
+  return onThread(text, res);
+}
+
+/**
+ * The value, if it nests no deeper than encoding/json decodes (YAML may nest block and flow levels
+ * 10000 deep each, and the apiserver decodes the JSON it turns into); else encoding/json's error.
+ */
+function decodableAsJson(value: unknown): unknown {
+  // The error names the first bracket too deep in the JSON go-yaml's value marshals to (keys sorted).
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) parseJson(goMarshalJson(value)); // throws JsonSyntaxError
+  return value;
+}
+
+function onThread(text: string, res: Response): Promise<unknown> {
   return new Promise((resolve, reject) => {
     queue.push({ id: nextId++, text, res, resolve, reject });
     runNext();

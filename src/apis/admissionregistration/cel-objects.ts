@@ -10,6 +10,7 @@
  * that cannot be rewritten is copied as it is for the compiler to report.
  */
 import { isRecord } from '../../util/json-object.js';
+import { treeOperation } from '../../util/tree-operation.js';
 
 /** cel-go's limit on an expression's length (code points). */
 export const MAX_EXPRESSION_CODE_POINTS = 100_000;
@@ -209,29 +210,46 @@ export function constructedType(v: unknown): string | undefined {
 /**
  * A CEL result as JSON: ints as numbers, constructed objects as plain maps. With `path`, every constructed
  * object's type name must be its field path from the root (`Object.spec.template`), as upstream checks.
+ * Results hold what the object held, nested as deep (10,000 levels): no recursion.
  */
 export function jsonOf(v: unknown, path?: string[], mismatches?: string[]): unknown {
-  if (typeof v === 'bigint') return Number(v);
-  if (Array.isArray(v)) return v.map((x) => jsonOf(x, path, mismatches));
-  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
-  if (v instanceof Date) return v.toISOString().replace('.000Z', 'Z');
-  if (v instanceof Map) return jsonOf(Object.fromEntries(v), path, mismatches);
-  if (v instanceof ConstructedObject) {
-    if (path && mismatches && v.typeName !== path.join('.')) {
-      mismatches.push(`unexpected type name ${JSON.stringify(v.typeName)}, expected ${JSON.stringify(path.join('.'))}, which matches field name path from root Object type`);
-    }
-    return fieldsOf(v.fields, (k) => (path ? [...path, k] : undefined), mismatches);
-  }
-  if (!isRecord(v)) return typeof v === 'object' && v !== null ? String(v) : v;
-  // Intermediate maps (and lists) are unnamed: their members keep the path they are under.
-  return fieldsOf(v, () => path, mismatches);
+  if (path && mismatches) typeNameMismatches(v, path, mismatches);
+  return jsonValue(v, undefined, undefined);
 }
 
-function fieldsOf(v: Record<string, unknown>, pathOf: (key: string) => string[] | undefined, mismatches?: string[]): Record<string, unknown> {
+const jsonValue = treeOperation<unknown, undefined, undefined, unknown>((v, _y, _z, sub, depth) => {
+  if (typeof v === 'bigint') return Number(v);
+  if (Array.isArray(v)) return v.map((x) => sub(x, undefined, undefined, depth + 1));
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
+  if (v instanceof Date) return v.toISOString().replace('.000Z', 'Z');
+  const fields = v instanceof Map ? Object.fromEntries(v) : v instanceof ConstructedObject ? v.fields : v;
+  if (!isRecord(fields)) return typeof fields === 'object' && fields !== null ? String(fields) : fields;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
+  for (const [k, x] of Object.entries(fields)) {
     if (x === undefined) continue;
-    Object.defineProperty(out, k, { value: jsonOf(x, pathOf(k), mismatches), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, { value: sub(x, undefined, undefined, depth + 1), enumerable: true, writable: true, configurable: true });
   }
   return out;
+}, undefined);
+
+/** jsonOf's check of type names, in the order it meets constructed objects (depth first). */
+function typeNameMismatches(root: unknown, rootPath: string[], mismatches: string[]): void {
+  const stack: { v: unknown; path: string[] }[] = [{ v: root, path: rootPath }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop() as (typeof stack)[number];
+    // The values below, in order, and the path each is under; pushed in reverse.
+    const below: { v: unknown; path: string[] }[] = [];
+    if (Array.isArray(v)) for (const x of v) below.push({ v: x, path });
+    else if (v instanceof ConstructedObject) {
+      if (v.typeName !== path.join('.')) {
+        mismatches.push(`unexpected type name ${JSON.stringify(v.typeName)}, expected ${JSON.stringify(path.join('.'))}, which matches field name path from root Object type`);
+      }
+      for (const [k, x] of Object.entries(v.fields)) if (x !== undefined) below.push({ v: x, path: [...path, k] });
+    } else if (!(v instanceof Uint8Array) && !(v instanceof Date)) {
+      // Intermediate maps (and lists) are unnamed: their members keep the path they are under.
+      const fields = v instanceof Map ? Object.fromEntries(v) : v;
+      if (isRecord(fields)) for (const x of Object.values(fields)) if (x !== undefined) below.push({ v: x, path });
+    }
+    for (let i = below.length - 1; i >= 0; i--) stack.push(below[i]);
+  }
 }

@@ -11,6 +11,7 @@ import type { ApiRegistry, Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../registry/types.js';
 import { baseEnvironment, formatIssue, metered, PER_CALL_LIMIT, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
 import { isRecord, type JsonRecord } from '../../util/json-object.js';
+import { treeOperation } from '../../util/tree-operation.js';
 import { CONSTRUCT_FUNCTION, ConstructedObject, ESCAPE_KEY_FUNCTION, escapeKey, lengthError, OPTIONAL_FIELD_FUNCTION, OptionalField, rewriteConstructions } from './cel-objects.js';
 import { registerAuthorizerLibrary } from './cel-authorizer.js';
 
@@ -104,15 +105,20 @@ export function evaluateExpression(expression: string, ctx: Record<string, unkno
 
 /** JSON as CEL sees it: whole numbers are ints. */
 export function celValue(v: unknown): unknown {
+  return celValueOf(v, undefined, undefined);
+}
+
+// Objects nest as deep as a request may: a tree operation, not recursion.
+const celValueOf = treeOperation<unknown, undefined, undefined, unknown>((v, _y, _z, sub, depth) => {
   if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
-  if (Array.isArray(v)) return v.map(celValue);
+  if (Array.isArray(v)) return v.map((x) => sub(x, undefined, undefined, depth + 1));
   if (isRecord(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = celValue(x);
+    for (const [k, x] of Object.entries(v)) out[k] = sub(x, undefined, undefined, depth + 1);
     return out;
   }
   return v;
-}
+}, undefined);
 
 /** A mutated object's members as the target's own (defined, never assigned: no key reaches a setter). */
 export function replaceContents(target: KObject, source: KObject): void {

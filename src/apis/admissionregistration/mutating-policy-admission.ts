@@ -14,6 +14,7 @@
  */
 import { atomOf, merge, MergeError, type TypeInfo } from '../../apply/index.js';
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError } from '../../machinery/json-patch.js';
+import { deepCloneMutable } from '../../machinery/json.js';
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { KObject } from '../../registry/types.js';
@@ -101,7 +102,7 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
       if (changed && va?.object && a.object && va.object !== a.object) replaceContents(a.object, await va.toWrite(va.object));
     }
     // Recorded on the first pass only: a reinvocation is the last.
-    if (!only && (invoked.size > 0 || changedAfter.size > 0) && a.object) reinvocable.set(a, { output: structuredClone(a.object), changedAfter, invoked });
+    if (!only && (invoked.size > 0 || changedAfter.size > 0) && a.object) reinvocable.set(a, { output: deepCloneMutable(a.object), changedAfter, invoked });
     if (failures.length > 0) {
       const forbidden = errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, writeName(a), 'admission request denied by policy');
       throw new StatusError(403, failures[0].reason || 'Forbidden', failures[0].message, { ...(forbidden.details ?? {}), causes: failures.map((f) => ({ message: f.message })) } as never);
@@ -123,7 +124,7 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
         if (mismatches.length > 0) throw new MutationError(`type mismatch: ${mismatches.join('\n')}`);
         return { op: kind, path, ...(typeof from === 'string' && from ? { from } : {}), ...(value !== undefined ? { value: json } : {}) };
       });
-      const patched = structuredClone(object);
+      const patched = deepCloneMutable(object);
       try {
         applyJsonPatch(patched as never, decodeJsonPatch(ops));
       } catch (err) {
@@ -169,18 +170,27 @@ function sameKind(patched: KObject, object: KObject): KObject {
   return patched;
 }
 
-/** structured-merge-diff's findAtomics: where an apply configuration sets an atomic list, map or struct. */
-function findAtomics(path: string, type: TypeInfo, value: unknown, out: string[]): void {
-  const atom = atomOf(type, value);
-  if (isRecord(value) && atom.kind === 'map') {
-    if (atom.atomic) out.push(path);
-    for (const [key, v] of Object.entries(value)) {
-      const field = atom.fields?.get(key);
-      if (field) findAtomics(`${path}.${key}`, field, v, out);
+/**
+ * structured-merge-diff's findAtomics: where an apply configuration sets an atomic list, map or struct.
+ * Depth first, in order, with a stack of its own (lists nest in lists as deep as values may).
+ */
+function findAtomics(rootPath: string, rootType: TypeInfo, root: unknown, out: string[]): void {
+  const stack: { path: string; type: TypeInfo; value: unknown }[] = [{ path: rootPath, type: rootType, value: root }];
+  while (stack.length > 0) {
+    const { path, type, value } = stack.pop() as (typeof stack)[number];
+    const atom = atomOf(type, value);
+    const below: (typeof stack)[number][] = [];
+    if (isRecord(value) && atom.kind === 'map') {
+      if (atom.atomic) out.push(path);
+      for (const [key, v] of Object.entries(value)) {
+        const field = atom.fields?.get(key);
+        if (field) below.push({ path: `${path}.${key}`, type: field, value: v });
+      }
+    } else if (Array.isArray(value) && atom.kind === 'list') {
+      if (atom.listType === 'atomic') out.push(path);
+      value.forEach((v, i) => below.push({ path: `${path}[${i}]`, type: atom.elements, value: v }));
     }
-  } else if (Array.isArray(value) && atom.kind === 'list') {
-    if (atom.listType === 'atomic') out.push(path);
-    value.forEach((v, i) => findAtomics(`${path}[${i}]`, atom.elements, v, out));
+    for (let i = below.length - 1; i >= 0; i--) stack.push(below[i]);
   }
 }
 

@@ -21,7 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
 import { applyJsonPatch, decodeJsonPatch } from '../../machinery/json-patch.js';
-import { parseJson, stringifyJson } from '../../machinery/json.js';
+import { deepCloneMutable, parseJson, stringifyJson } from '../../machinery/json.js';
 import type { LabelSelectorSpec } from '../../machinery/labels.js';
 import { postJson, webhookTarget, type ServiceResolver } from '../../machinery/webhook-client.js';
 import { matchConditionsHold } from './match-conditions.js';
@@ -210,7 +210,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
     let patched: KObject;
     try {
       const ops = decodeJsonPatch(Array.isArray(response.patch) ? response.patch : parseJson(Buffer.from(String(response.patch), 'base64').toString('utf8')));
-      patched = structuredClone(a.object) as KObject;
+      patched = deepCloneMutable(a.object) as KObject;
       applyJsonPatch(patched as never, ops);
     } catch (err) {
       throw new PatchError(`failed to apply the webhook's patch: ${(err as Error).message}`);
@@ -290,7 +290,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
         }
         const invoked = hooks.filter((h) => h.hook.webhook.reinvocationPolicy === 'IfNeeded');
         const changedAfter = invoked.filter((h) => hooks.indexOf(h) < lastChange);
-        if (invoked.length > 0 && a.object) reinvocable.set(a, { output: structuredClone(a.object), changedAfter, invoked });
+        if (invoked.length > 0 && a.object) reinvocable.set(a, { output: deepCloneMutable(a.object), changedAfter, invoked });
       })();
     },
     reinvoke(a) {
@@ -356,7 +356,7 @@ async function askInProcess(review: NonNullable<Hook['review']>, request: JsonRe
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutSeconds}s`)), timeoutSeconds * 1000);
     });
-    answer = await Promise.race([Promise.resolve().then(() => review(structuredClone(request))), deadline]);
+    answer = await Promise.race([Promise.resolve().then(() => review(deepCloneMutable(request))), deadline]);
   } catch (err) {
     throw new CallError(`admission hook failed: ${(err as Error)?.message ?? String(err)}`);
   } finally {

@@ -3,6 +3,8 @@
  * and a typed "is this a JSON object" guard.
  */
 
+import { deepCloneMutable } from '../../machinery/json.js';
+
 export type JSONObject = Record<string, unknown>;
 
 /** A non-null, non-array object; keeps the static type of typed values, JSONObject for unknown ones. */
@@ -10,14 +12,9 @@ export function isObject<T>(v: T): v is unknown extends T ? T & JSONObject : Ext
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A deep copy that shares nothing (CRDs nest as deep as a request may: no recursion). */
 export function clone<T>(v: T): T {
-  if (Array.isArray(v)) return v.map((x) => clone(x)) as T;
-  if (isObject(v)) {
-    const out: JSONObject = {};
-    for (const [k, x] of Object.entries(v)) out[k] = clone(x);
-    return out as T;
-  }
-  return v;
+  return deepCloneMutable(v);
 }
 
 export { deepEqual } from '../../util/deep-equal.js';

@@ -9,18 +9,30 @@ import { validateMapListKeysMapSet } from './validation-schema.js';
 
 type Pred = (s: JSONSchemaProps) => boolean;
 
-/** Whether `pred` holds anywhere in the schema tree (upstream's schemaHas). */
-export function schemaHas(s: unknown, pred: Pred): boolean {
-  if (!isObject(s)) return false;
-  const schema = s as JSONSchemaProps;
-  if (pred(schema)) return true;
-  const children: unknown[] = [];
-  if (Array.isArray(schema.items)) children.push(...schema.items);
-  else children.push(schema.items);
-  children.push(...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), schema.not);
-  children.push(...Object.values(schema.properties ?? {}), schema.additionalProperties, ...Object.values(schema.patternProperties ?? {}));
-  children.push(schema.additionalItems, ...Object.values(schema.definitions ?? {}), ...Object.values(schema.dependencies ?? {}));
-  return children.some((c) => schemaHas(c, pred));
+/**
+ * Whether `pred` holds anywhere in the schema tree (upstream's schemaHas). Schemas nest as
+ * deep as a request may before validation refuses them: an explicit stack, not recursion.
+ */
+export function schemaHas(root: unknown, pred: Pred): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const s = stack.pop();
+    if (!isObject(s)) continue;
+    const schema = s as JSONSchemaProps;
+    if (pred(schema)) return true;
+    // (Not push(...list): lists may be longer than a call takes arguments.)
+    const push = (list: readonly unknown[] | undefined) => {
+      for (const x of list ?? []) stack.push(x);
+    };
+    if (Array.isArray(schema.items)) push(schema.items);
+    else stack.push(schema.items);
+    push(schema.allOf);
+    push(schema.anyOf);
+    push(schema.oneOf);
+    stack.push(schema.not, schema.additionalProperties, schema.additionalItems);
+    for (const m of [schema.properties, schema.patternProperties, schema.definitions, schema.dependencies]) if (isObject(m)) push(Object.values(m));
+  }
+  return false;
 }
 
 export function hasSchemaWith(spec: CRDSpecV1beta1, pred: Pred): boolean {
@@ -45,10 +57,12 @@ export const specHasKubernetesExtensions = (spec: CRDSpecV1beta1): boolean =>
 
 const OPENAPI_V3_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'];
 
-export const schemaHasInvalidTypes = (s: JSONSchemaProps | undefined): boolean =>
-  schemaHas(s, (x) => typeof x.type === 'string' && x.type !== '' && !OPENAPI_V3_TYPES.includes(x.type));
+const hasInvalidType = (x: JSONSchemaProps): boolean => typeof x.type === 'string' && x.type !== '' && !OPENAPI_V3_TYPES.includes(x.type);
 
-export const specHasInvalidTypes = (spec: CRDSpecV1beta1): boolean => hasSchemaWith(spec, (s) => schemaHasInvalidTypes(s));
+export const schemaHasInvalidTypes = (s: JSONSchemaProps | undefined): boolean => schemaHas(s, hasInvalidType);
+
+// (Upstream asks schemaHasInvalidTypes of every schema in the tree: the same as asking each schema's own type.)
+export const specHasInvalidTypes = (spec: CRDSpecV1beta1): boolean => hasSchemaWith(spec, hasInvalidType);
 
 /** A set list whose items are non-atomic lists or maps (allowed only on data persisted before the check existed). */
 export const specHasNonAtomicSetType = (spec: CRDSpecV1beta1): boolean =>

@@ -15,6 +15,10 @@ export interface StructuralSchemaContext {
   /** Whether other errors were already found for this schema (upstream hides NewStructural errors then). */
   hasOtherErrors: boolean;
   requirePrunedDefaults: boolean;
+  /** The version's schema is unchanged by an update: CEL expressions are not held to the per-expression cost limit. */
+  suppressPerExpressionCost?: boolean;
+  /** Leave out the CEL cost limits (the NonStructuralSchema condition is computed without them). */
+  skipCelCost?: boolean;
 }
 
 export type StructuralSchemaValidator = (schema: JSONSchemaProps, path: string, ctx: StructuralSchemaContext) => FieldError[];
@@ -37,6 +41,10 @@ export interface SchemaOptions {
   selectableField?: SelectableFieldResolver;
   /** Selectable field sets (by version name; '' top-level) that were over the limit before, and may stay so unchanged. */
   allowTooManySelectableFields?: Map<string, unknown>;
+  /** On update: the versions whose schema (GetSchemaForVersion) is unchanged. */
+  versionsWithUnchangedSchemas?: Set<string>;
+  /** Set per version from versionsWithUnchangedSchemas: skip the per-expression CEL cost limit. */
+  suppressPerExpressionCost?: boolean;
 }
 
 /** specStandardValidatorV3's state. */
@@ -172,7 +180,9 @@ export function validateCustomResourceValidation(
   const schemaPath = childPath(path, 'openAPIV3Schema');
   errs.push(...validateOpenAPISchema(schema, schemaPath, ssv, true, opts));
   if (opts.requireStructuralSchema && opts.validateStructural) {
-    errs.push(...opts.validateStructural(schema, schemaPath, { hasOtherErrors: errs.length > 0, requirePrunedDefaults: opts.requirePrunedDefaults }));
+    const ctx: StructuralSchemaContext = { hasOtherErrors: errs.length > 0, requirePrunedDefaults: opts.requirePrunedDefaults };
+    if (opts.suppressPerExpressionCost) ctx.suppressPerExpressionCost = true;
+    errs.push(...opts.validateStructural(schema, schemaPath, ctx));
   }
   return errs;
 }
@@ -204,44 +214,65 @@ function sortedEntries<T>(m: Record<string, T> | undefined): [string, T][] {
   return isObject(m) ? Object.keys(m).sort().map((k) => [k, m[k] as T]) : [];
 }
 
-function validateOpenAPISchema(schema: JSONSchemaProps | undefined, path: string, ssv: StandardValidator, isRoot: boolean, opts: SchemaOptions): FieldError[] {
-  if (!isObject(schema)) return [];
-  const errs = standardChecks(schema, path, ssv);
-  const recurse = (s: unknown, p: string, v: StandardValidator): void => {
-    errs.push(...validateOpenAPISchema(s as JSONSchemaProps | undefined, p, v, false, opts));
-  };
-  if (schema.uniqueItems === true) {
-    errs.push(field.forbidden(childPath(path, 'uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
-  }
-  const properties = sortedEntries(schema.properties);
-  const additional = schema.additionalProperties;
-  if (additional !== undefined && additional !== null) {
-    if (properties.length && (additional === false || isObject(additional))) {
-      errs.push(field.forbidden(childPath(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
+/**
+ * The checks of each schema in the tree, in upstream's (recursive) order: a schema's own checks,
+ * then each subschema's, then its extensions. Schemas nest as deep as a request may before
+ * the structural checks refuse them, so the walk keeps its own stack: a schema to check, or
+ * the extensions of one whose subschemas are done.
+ */
+function validateOpenAPISchema(root: JSONSchemaProps | undefined, rootPath: string, rootSsv: StandardValidator, rootIsRoot: boolean, opts: SchemaOptions): FieldError[] {
+  const errs: FieldError[] = [];
+  type Task = { schema: unknown; path: string; ssv: StandardValidator; isRoot: boolean; extensionsOf?: undefined } | { extensionsOf: JSONSchemaProps; path: string };
+  const stack: Task[] = [{ schema: root, path: rootPath, ssv: rootSsv, isRoot: rootIsRoot }];
+  while (stack.length > 0) {
+    const task = stack.pop() as Task;
+    if (task.extensionsOf) {
+      for (const e of validateExtensions(task.extensionsOf, task.path, opts)) errs.push(e);
+      continue;
     }
-    const sub = ssv.insideResourceMeta ? withForbiddenDefaults(ssv, 'inside additionalProperties applying to object metadata') : ssv;
-    if (isObject(additional)) recurse(additional, childPath(path, 'additionalProperties'), sub);
-  }
-  for (const [name, prop] of properties) {
-    let sub = ssv;
-    if ((isRoot || schema['x-kubernetes-embedded-resource'] === true) && META_FIELDS.includes(name)) {
-      sub = withInsideResourceMeta(ssv);
-      if (isRoot) sub = withForbiddenDefaults(sub, `in top-level ${name}`);
+    const { path, ssv, isRoot } = task;
+    const schema = task.schema as JSONSchemaProps | undefined;
+    if (!isObject(schema)) continue;
+    for (const e of standardChecks(schema, path, ssv)) errs.push(e);
+    // The subschemas to check, in order; pushed in reverse below, after the extensions (checked last).
+    const subs: Task[] = [];
+    const recurse = (s: unknown, p: string, v: StandardValidator): void => {
+      subs.push({ schema: s, path: p, ssv: v, isRoot: false });
+    };
+    if (schema.uniqueItems === true) {
+      errs.push(field.forbidden(childPath(path, 'uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
     }
-    recurse(prop, `${childPath(path, 'properties')}[${name}]`, sub);
+    const properties = sortedEntries(schema.properties);
+    const additional = schema.additionalProperties;
+    if (additional !== undefined && additional !== null) {
+      if (properties.length && (additional === false || isObject(additional))) {
+        errs.push(field.forbidden(childPath(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
+      }
+      const sub = ssv.insideResourceMeta ? withForbiddenDefaults(ssv, 'inside additionalProperties applying to object metadata') : ssv;
+      if (isObject(additional)) recurse(additional, childPath(path, 'additionalProperties'), sub);
+    }
+    for (const [name, prop] of properties) {
+      let sub = ssv;
+      if ((isRoot || schema['x-kubernetes-embedded-resource'] === true) && META_FIELDS.includes(name)) {
+        sub = withInsideResourceMeta(ssv);
+        if (isRoot) sub = withForbiddenDefaults(sub, `in top-level ${name}`);
+      }
+      recurse(prop, `${childPath(path, 'properties')}[${name}]`, sub);
+    }
+    recurse(schema.not, childPath(path, 'not'), ssv);
+    for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
+      const list = schema[key];
+      if (Array.isArray(list)) list.forEach((s, i) => recurse(s, indexPath(childPath(path, key), i), ssv));
+    }
+    for (const [name, def] of sortedEntries(schema.definitions)) recurse(def, `${childPath(path, 'definitions')}[${name}]`, ssv);
+    if (Array.isArray(schema.items)) schema.items.forEach((s, i) => recurse(s, indexPath(childPath(path, 'items'), i), ssv));
+    else recurse(schema.items, childPath(path, 'items'), ssv);
+    for (const [name, dep] of sortedEntries(schema.dependencies)) {
+      if (isObject(dep)) recurse(dep, `${childPath(path, 'dependencies')}[${name}]`, ssv);
+    }
+    stack.push({ extensionsOf: schema, path });
+    for (let i = subs.length - 1; i >= 0; i--) stack.push(subs[i]);
   }
-  recurse(schema.not, childPath(path, 'not'), ssv);
-  for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
-    const list = schema[key];
-    if (Array.isArray(list)) list.forEach((s, i) => recurse(s, indexPath(childPath(path, key), i), ssv));
-  }
-  for (const [name, def] of sortedEntries(schema.definitions)) recurse(def, `${childPath(path, 'definitions')}[${name}]`, ssv);
-  if (Array.isArray(schema.items)) schema.items.forEach((s, i) => recurse(s, indexPath(childPath(path, 'items'), i), ssv));
-  else recurse(schema.items, childPath(path, 'items'), ssv);
-  for (const [name, dep] of sortedEntries(schema.dependencies)) {
-    if (isObject(dep)) recurse(dep, `${childPath(path, 'dependencies')}[${name}]`, ssv);
-  }
-  errs.push(...validateExtensions(schema, path, opts));
   return errs;
 }
 

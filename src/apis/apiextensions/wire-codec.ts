@@ -4,7 +4,9 @@
  * unknown fields are dropped, `omitempty` zero values disappear, non-omitempty ones
  * appear as Go's zero values (`"plural": ""`, `"conditions": null`), map keys are sorted.
  * Comparing canonical forms gives apimachinery's Semantic.DeepEqual for these types.
+ * Schemas nest as deep as a request may (10,000 levels): encoding is a tree operation.
  */
+import { treeOperation } from '../../util/tree-operation.js';
 import { clone, isObject, type JSONObject } from './json-util.js';
 
 type Desc =
@@ -17,7 +19,12 @@ type Desc =
   | { k: 'map'; of: Desc }
   | { k: 'struct'; fields: Field[] }
   | { k: 'lazy'; get: () => Desc }
-  | { k: 'custom'; enc: (v: unknown) => unknown };
+  /** A type that depends on the value (a schema or a bool, a schema or a list): `pick` tells which, for non-null values. */
+  | { k: 'choice'; pick: (v: unknown) => Desc }
+  /** The value as it is. */
+  | { k: 'same' }
+  /** Always nil. */
+  | { k: 'nil' };
 
 interface Field {
   key: string;
@@ -43,6 +50,12 @@ function struct(entries: [string, Desc][]): Desc {
 }
 
 const schemaRef = lazy(() => SCHEMA);
+const SCHEMA_PTR = ptr(schemaRef);
+const SCHEMA_LIST = slice(schemaRef);
+const STRINGS = slice(S);
+const SAME: Desc = { k: 'same' };
+const NIL: Desc = { k: 'nil' };
+const SCHEMA_OR_BOOL: Desc = { k: 'choice', pick: (v) => (typeof v === 'boolean' ? SAME : SCHEMA_PTR) };
 
 const SCHEMA: Desc = struct([
   ['id?', S],
@@ -68,16 +81,16 @@ const SCHEMA: Desc = struct([
   ['maxProperties?', ptr(N)],
   ['minProperties?', ptr(N)],
   ['required?', slice(S)],
-  ['items?', { k: 'custom', enc: (v) => (Array.isArray(v) ? (v.length ? v.map((x) => encode(x, schemaRef)) : undefined) : encode(v, ptr(schemaRef))) }],
+  ['items?', { k: 'choice', pick: (v) => (Array.isArray(v) ? (v.length ? SCHEMA_LIST : NIL) : SCHEMA_PTR) }],
   ['allOf?', slice(schemaRef)],
   ['oneOf?', slice(schemaRef)],
   ['anyOf?', slice(schemaRef)],
   ['not?', ptr(schemaRef)],
   ['properties?', map(schemaRef)],
-  ['additionalProperties?', { k: 'custom', enc: schemaOrBool }],
+  ['additionalProperties?', SCHEMA_OR_BOOL],
   ['patternProperties?', map(schemaRef)],
-  ['dependencies?', map({ k: 'custom', enc: (v) => (Array.isArray(v) ? encode(v, slice(S)) : encode(v, ptr(schemaRef))) })],
-  ['additionalItems?', { k: 'custom', enc: schemaOrBool }],
+  ['dependencies?', map({ k: 'choice', pick: (v) => (Array.isArray(v) ? STRINGS : SCHEMA_PTR) })],
+  ['additionalItems?', SCHEMA_OR_BOOL],
   ['definitions?', map(schemaRef)],
   ['externalDocs?', ptr(struct([['description?', S], ['url?', S]]))],
   ['example?', ptr(RAW)],
@@ -94,9 +107,6 @@ const SCHEMA: Desc = struct([
   ],
 ]);
 
-function schemaOrBool(v: unknown): unknown {
-  return typeof v === 'boolean' ? v : encode(v, ptr(schemaRef));
-}
 
 const VALIDATION = struct([['openAPIV3Schema?', ptr(SCHEMA)]]);
 const SUBRESOURCES = struct([
@@ -186,11 +196,27 @@ export const DESCRIPTORS = {
  * everything downstream can rely on the declared types.
  */
 function encode(v: unknown, d: Desc): unknown {
+  return encodeValue(v, d, undefined);
+}
+
+const encodeValue = treeOperation<unknown, Desc, undefined, unknown>((v, desc, _, sub, depth) => {
+  let d = desc;
+  // Descriptors that stand for another one for this value.
+  for (;;) {
+    if (d.k === 'lazy') d = d.get();
+    else if (d.k === 'ptr') {
+      if (v === undefined || v === null || !hasType(v, d.of)) return undefined;
+      d = d.of;
+    } else if (d.k === 'choice') {
+      if (v === undefined || v === null) return undefined;
+      d = d.pick(v);
+    } else break;
+  }
   switch (d.k) {
-    case 'lazy':
-      return encode(v, d.get());
-    case 'custom':
-      return v === undefined || v === null ? undefined : d.enc(v);
+    case 'same':
+      return v;
+    case 'nil':
+      return undefined;
     case 'string':
       return typeof v === 'string' ? v : '';
     case 'bool':
@@ -199,29 +225,30 @@ function encode(v: unknown, d: Desc): unknown {
       return typeof v === 'number' || typeof v === 'bigint' ? v : 0;
     case 'raw':
       return v === undefined ? undefined : clone(v);
-    case 'ptr':
-      return v === undefined || v === null || !hasType(v, d.of) ? undefined : encode(v, d.of);
-    case 'slice':
-      return Array.isArray(v) ? v.map((x) => nilToNull(encode(x, d.of))) : undefined;
+    case 'slice': {
+      const of = d.of;
+      return Array.isArray(v) ? v.map((x) => nilToNull(sub(x, of, undefined, depth + 1))) : undefined;
+    }
     case 'map': {
       if (!isObject(v)) return undefined;
       const o = v as JSONObject;
       const out: JSONObject = {};
-      for (const k of Object.keys(o).sort()) out[k] = nilToNull(encode(o[k], d.of));
+      for (const k of Object.keys(o).sort()) out[k] = nilToNull(sub(o[k], d.of, undefined, depth + 1));
       return out;
     }
     case 'struct': {
       const src: JSONObject = isObject(v) ? (v as JSONObject) : {};
       const out: JSONObject = {};
       for (const f of d.fields) {
-        const x = encode(src[f.key], f.d);
+        const x = sub(src[f.key], f.d, undefined, depth + 1);
         if (f.omit && (x === undefined || isEmpty(x, f.d))) continue;
         out[f.key] = nilToNull(x);
       }
       return out;
     }
   }
-}
+  return undefined;
+}, undefined);
 
 /** Whether a non-null JSON value can decode into `d`. */
 function hasType(v: unknown, d: Desc): boolean {

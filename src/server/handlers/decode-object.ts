@@ -5,7 +5,7 @@
 import { field } from '../../machinery/field-errors.js';
 import { checkMetadataTypes, OBJECT_META_FIELDS } from '../../machinery/object-meta.js';
 import { errors } from '../../machinery/status.js';
-import { goMarshalJson } from '../../machinery/json.js';
+import { goMarshalJson, MAX_JSON_DEPTH, nestsDeeperThan, parseJson } from '../../machinery/json.js';
 import { structOfKind } from '../../schema/builtin/go-type-expr.js';
 import type { KObject } from '../../registry/types.js';
 import type { ServedResource } from '../../registry/registry.js';
@@ -85,7 +85,7 @@ function internalPackage(group: string): string {
  * (the strategy's ValidateTypeMeta, 422); a built-in's must name a kind its scheme knows, which
  * for kapi is the endpoint's (jsonPatcher's decoding error, 422 on the field `patch`).
  */
-export function checkPatchedTypeMeta(ctx: HandlerContext<ServedResource>, obj: KObject): KObject {
+export function checkPatchedTypeMeta(ctx: HandlerContext<ServedResource>, obj: KObject, checkDepth = false): KObject {
   const { endpoint } = ctx;
   const kind = endpoint.names.kind;
   const expected = groupVersion(endpoint.group, endpoint.version);
@@ -99,6 +99,8 @@ export function checkPatchedTypeMeta(ctx: HandlerContext<ServedResource>, obj: K
     const patched = goMarshalJson(obj);
     return errors.invalid({ group: '', resource: '' }, '', [field.invalid('patch', patched, why(patched))]);
   };
+  // The decoder reads the whole text first: nesting past encoding/json's limit fails before anything else.
+  if (checkDepth && nestsTooDeep(obj)) throw patchError((patched) => `couldn't get version/kind; json parse error: ${syntaxError(patched)}`);
   const notAnObject = interpretError(obj);
   if (notAnObject) throw patchError(() => notAnObject);
   if (obj === null) throw patchError(() => `Object 'Kind' is missing in 'null'`);
@@ -112,6 +114,27 @@ export function checkPatchedTypeMeta(ctx: HandlerContext<ServedResource>, obj: K
     throw patchError(() => `no kind "${String(obj.kind)}" is registered for version "${String(obj.apiVersion)}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`);
   }
   return checkMetadata(ctx, obj);
+}
+
+/**
+ * Whether a patched object nests deeper than a request may (only a JSON patch's copy or move can
+ * make it so). Its managedFields do not count: they nest a few levels below the fields they own,
+ * and an object as deep as a request may be must stay patchable.
+ */
+function nestsTooDeep(obj: KObject): boolean {
+  const meta = obj !== null && typeof obj === 'object' ? obj.metadata : undefined;
+  const content = meta !== null && typeof meta === 'object' && meta.managedFields !== undefined ? { ...obj, metadata: { ...meta, managedFields: undefined } } : obj;
+  return nestsDeeperThan(content, MAX_JSON_DEPTH);
+}
+
+/** encoding/json's error for a text (one nesting too deep: `invalid character '{' exceeded max depth`). */
+function syntaxError(text: string): string {
+  try {
+    parseJson(text);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return 'exceeded max depth';
 }
 
 /** Metadata well typed (else the decoder's 400), with unknown and null fields dropped. */

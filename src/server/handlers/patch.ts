@@ -171,7 +171,8 @@ function patchedObject(ctx: HandlerContext, patch: ParsedPatch, live: KObject): 
     obj.apiVersion = live.apiVersion;
     obj.kind = live.kind;
   }
-  return checkPatchedTypeMeta(ctx, obj);
+  // Only a JSON patch can nest the object deeper than the patch and the object were (copy, move).
+  return checkPatchedTypeMeta(ctx, obj, patch.kind === 'json');
 }
 
 /** The object after a JSON patch; any failure of the patch is upstream's generic 422. */
