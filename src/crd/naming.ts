@@ -8,6 +8,7 @@ import { aggregateMessage, field, type FieldError } from '../machinery/field-err
 import { validateStructuralSchema } from '../schema/crd-hook.js';
 import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
 import type { KObject } from '../registry/types.js';
+import { deepCloneMutable } from '../machinery/json.js';
 
 export { isConditionTrue, setCondition } from '../apis/apiextensions/names.js';
 
@@ -25,7 +26,7 @@ function structuralViolations(crd: KObject): FieldError[] {
   versions.forEach((v, i) => {
     const schema = v?.schema?.openAPIV3Schema;
     if (!schema) return;
-    errs.push(...validateStructuralSchema(schema, `spec.versions[${i}].schema.openAPIV3Schema`, { hasOtherErrors: false, requirePrunedDefaults: false }));
+    errs.push(...validateStructuralSchema(schema, `spec.versions[${i}].schema.openAPIV3Schema`, { hasOtherErrors: false, requirePrunedDefaults: false, skipCelCost: true }));
   });
   return errs;
 }
@@ -33,7 +34,7 @@ function structuralViolations(crd: KObject): FieldError[] {
 /** The CRD with the status its controllers would give it (a copy; the input is not changed). */
 export function desiredState(crd: KObject, others: KObject[]): KObject {
   const siblings = others as CustomResourceDefinitionV1[];
-  let cur = structuredClone(crd) as CustomResourceDefinitionV1;
+  let cur = deepCloneMutable(crd) as CustomResourceDefinitionV1;
   cur = reconcileNames(cur, siblings) ?? cur;
   cur = establish(cur) ?? cur;
   cur = reconcileAPIApproval(cur) ?? cur;

@@ -51,7 +51,8 @@ export function validateStructuralSchema(schema: JSONSchemaProps, path: string, 
   const staticErrs = ruleChecks(ss, path);
   append(errs, staticErrs);
   if (celOK && staticErrs.length === 0 && !ctx.hasOtherErrors) {
-    for (const e of compileRules(ss).errors) errs.push(e.error(e.relPath ? `${path}.${e.relPath}` : path));
+    const opts = { estimateCost: ctx.skipCelCost !== true, suppressPerExpressionCost: ctx.suppressPerExpressionCost === true };
+    for (const e of compileRules(ss, true, opts).errors) errs.push(e.error(e.relPath ? `${path}.${e.relPath}` : path));
   }
   return errs;
 }

@@ -119,7 +119,7 @@ test('x-kubernetes-validations: static checks and CEL compilation (B-14)', () =>
     `${P}.x-kubernetes-validations[2].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
   ]);
   assert.deepEqual(
-    check({ type: 'object', properties: { l: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self.a == oldSelf.a' }] } } } }),
+    check({ type: 'object', properties: { l: { type: 'array', items: { type: 'object', properties: { a: { type: 'string', maxLength: 10 } }, 'x-kubernetes-validations': [{ rule: 'self.a == oldSelf.a' }] } } } }),
     [`${P}.properties[l].items.x-kubernetes-validations[0].rule: Invalid value: "self.a == oldSelf.a": oldSelf cannot be used on the uncorrelatable portion of the schema within ${P}.properties[l]`],
   );
   assert.deepEqual(check({ type: 'object', 'x-kubernetes-validations': [{ rule: 'true', optionalOldSelf: true }] }), [

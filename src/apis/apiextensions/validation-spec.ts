@@ -36,7 +36,13 @@ function hasAnyStatusEnabled(spec: CRDSpecV1beta1): boolean {
   return hasStatus(spec.subresources) || versionsOf(spec).some((v) => hasStatus(v.subresources));
 }
 
-function validateVersion(version: InternalVersion, path: string, statusEnabled: boolean, opts: SchemaOptions): FieldError[] {
+/** suppressExpressionCostForUnchangedSchema */
+function forVersion(opts: SchemaOptions, version: unknown): SchemaOptions {
+  return opts.versionsWithUnchangedSchemas?.has(str(version)) ? { ...opts, suppressPerExpressionCost: true } : opts;
+}
+
+function validateVersion(version: InternalVersion, path: string, statusEnabled: boolean, optsIn: SchemaOptions): FieldError[] {
+  const opts = forVersion(optsIn, version.name);
   const errs: FieldError[] = [];
   const warning = typeof version.deprecationWarning === 'string' ? version.deprecationWarning : undefined;
   for (const e of deprecationWarningErrors(version.deprecated === true, warning)) {
@@ -217,7 +223,7 @@ export function validateSpec(spec: CRDSpecV1beta1, optsIn: SchemaOptions, path: 
     if (!str(spec.names?.[key])) errs.push(field.required(p('names', key)));
   }
   errs.push(...validateNames(spec.names, p('names')));
-  errs.push(...validateCustomResourceValidation(spec.validation, hasAnyStatusEnabled(spec), opts, p('validation')));
+  errs.push(...validateCustomResourceValidation(spec.validation, hasAnyStatusEnabled(spec), forVersion(opts, spec.version), p('validation')));
   errs.push(...validateSubresources(spec.subresources, p('subresources')));
   (spec.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validateColumn(c, indexPath(p('additionalPrinterColumns'), i))));
   if ((spec.selectableFields?.length ?? 0) > 0) {

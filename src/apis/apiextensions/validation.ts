@@ -10,7 +10,7 @@
 import { field, indexPath, type FieldError } from '../../machinery/field-errors.js';
 import { apiApprovalState, isProtectedCommunityGroup } from './api-approval.js';
 import { toInternal } from './internal.js';
-import { isObject, str } from './json-util.js';
+import { deepEqual, isObject, str } from './json-util.js';
 import { nameIsDNSSubdomain } from './names-validation.js';
 import { allVersionsSpecifyOpenAPISchema, hasSchemaWith, specHasDefaults, specHasInvalidMapListKeysMapSet, specHasInvalidTypes, specHasNonAtomicSetType } from './schema-predicates.js';
 import {
@@ -69,8 +69,32 @@ function createOptions(requestVersion: RequestVersion, hooks: CRDValidationOptio
   };
 }
 
+/** GetSchemaForVersion: the top-level schema, or the version's; undefined when malformed or not found. */
+function schemaForVersion(spec: InternalCRD['spec'], version: string): { schema: unknown } | undefined {
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  if (!versions.some((v) => isObject(v.schema))) return { schema: spec.validation };
+  if (isObject(spec.validation)) return undefined;
+  const v = versions.find((x) => x.name === version);
+  return v ? { schema: v.schema } : undefined;
+}
+
+/**
+ * findVersionsWithUnchangedSchemas: versions whose schema an update leaves as it was; their CEL
+ * expressions were accepted before and are not held to a per-expression cost limit again.
+ */
+function versionsWithUnchangedSchemas(crd: InternalCRD, old: InternalCRD): Set<string> {
+  const unchanged = new Set<string>();
+  for (const v of Array.isArray(crd.spec.versions) ? crd.spec.versions : []) {
+    const name = str(v.name);
+    const now = schemaForVersion(crd.spec, name);
+    const before = schemaForVersion(old.spec, name);
+    if (now && before && deepEqual(now.schema, before.schema)) unchanged.add(name);
+  }
+  return unchanged;
+}
+
 /** Checks are never tightened on data that is already persisted. */
-function updateOptions(requestVersion: RequestVersion, old: InternalCRD, hooks: CRDValidationOptions): SchemaOptions {
+function updateOptions(requestVersion: RequestVersion, crd: InternalCRD, old: InternalCRD, hooks: CRDValidationOptions): SchemaOptions {
   const v1beta1 = requestVersion === 'v1beta1';
   const oldSpec = old.spec;
   const oldDefaults = specHasDefaults(oldSpec);
@@ -90,6 +114,7 @@ function updateOptions(requestVersion: RequestVersion, old: InternalCRD, hooks: 
     validateStructural: hooks.validateStructuralSchema,
     selectableField: hooks.selectableField,
     allowTooManySelectableFields: tooManySelectableFieldsAllowed(oldSpec),
+    versionsWithUnchangedSchemas: versionsWithUnchangedSchemas(crd, old),
   };
 }
 
@@ -206,7 +231,7 @@ export function validateCRDUpdate(newCrd: AnyCRD, oldCrd: AnyCRD, requestVersion
   const meta = hooks.validateObjectMetaUpdate ? hooks.validateObjectMetaUpdate(internal.metadata ?? {}, old.metadata ?? {}, 'metadata') : [];
   return [
     ...meta,
-    ...validateSpecUpdate(internal.spec, old.spec, updateOptions(requestVersion, old, hooks), 'spec'),
+    ...validateSpecUpdate(internal.spec, old.spec, updateOptions(requestVersion, internal, old, hooks), 'spec'),
     ...validateStatus(internal.status),
     ...validateStoredVersions(internal.status?.storedVersions, internal.spec.versions),
     ...validateAPIApproval(internal, old, requestVersion),
