@@ -1,7 +1,9 @@
 /**
  * The server under attack: a plain GET's latency while kapi holds 10,000 idle
  * TLS connections, 20,000 watches and a stream of slow uploads (and stalled
- * ones), all from an unprivileged user; the server's RSS at each stage.
+ * ones), all from an unprivileged user; the server's RSS at each stage. Then
+ * the single-request attacks of issue #39 (bench/lib/shapes.ts, those marked
+ * `attack`), each sent over and over by a namespace editor while the GETs run.
  *
  *   node dist/bench/soak.js [--quick]      (--quick: 1,000 connections, 2,000 watches)
  *
@@ -16,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import { BenchClient, line, pct } from './lib/client.js';
 import { startServer, type ServerProcess } from './lib/server-process.js';
+import { NAMESPACE as SHAPES_NAMESPACE, prepare, SHAPES, type Shape, type ShapeClient } from './lib/shapes.js';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -168,6 +171,31 @@ function slowUploads(t: Target, n: number, stalled: number): { stop(): void; don
   return { stop: () => void (stopped = true), done: () => done, refused: () => refused };
 }
 
+/** The attacks among the shapes, at the size the issue reproduced them (or 8 times the suite's n). */
+const ATTACKS = SHAPES.filter((shape) => shape.attack);
+const attackSize = (shape: Shape) => shape.attackN ?? 8 * shape.n;
+
+/** One shape's request sent again and again as the attacking user, one at a time, for `ms`: how many, and their statuses. */
+async function repeat(t: Target, shape: Shape, n: number, ms: number): Promise<string> {
+  const c = new BenchClient(t.url, USER_TOKEN, t.ca, 1);
+  const statuses = new Map<number, number>();
+  const latencies: number[] = [];
+  const until = performance.now() + ms;
+  try {
+    while (performance.now() < until) {
+      const req = shape.request(n);
+      const started = performance.now();
+      const r = await c.requestBytes(req.method, req.path, req.body, req.headers).catch(() => ({ status: 0 }));
+      latencies.push(performance.now() - started);
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+    }
+  } finally {
+    c.close();
+  }
+  latencies.sort((a, b) => a - b);
+  return `${latencies.length} sent, answered ${[...statuses].map(([k, v]) => `${k} ×${v}`).join(', ')}, each in ${pct(latencies, 0.5).toFixed(0)} ms (p50)`;
+}
+
 interface Target {
   url: string;
   host: string;
@@ -197,17 +225,41 @@ async function attacker(): Promise<void> {
       case 'yaml':
         process.send!({ text: await largeYaml(t, YAML_AT_ONCE, 1) });
         break;
+      case 'shape': {
+        const { index, n, ms } = m as unknown as { index: number; n: number; ms: number };
+        process.send!({ text: await repeat(t, ATTACKS[index], n, ms) });
+        break;
+      }
       case 'uploads':
         uploads = slowUploads(t, SLOW_UPLOADS, STALLED_UPLOADS);
         process.send!({ text: 'started' });
         break;
-      default:
+      case 'stop':
         uploads?.stop();
         process.send!({ text: `${uploads?.done() ?? 0} slow uploads completed, ${uploads?.refused() ?? 0} refused` });
         for (const c of cleanups) c();
+        break;
+      default:
         setTimeout(() => process.exit(0), 100);
     }
   });
+}
+
+/** Issue #39's single-request attacks by a namespace editor, each while plain GETs are measured on another connection. */
+async function attacks(server: ServerProcess, admin: BenchClient, send: (index: number, n: number) => Promise<string>, rss: () => string): Promise<void> {
+  const shapes: ShapeClient = { request: (method, path, body, headers) => admin.requestBytes(method, path, body, headers) };
+  await prepare(shapes);
+  // mallory edits everything in the shapes' namespace, and nothing else.
+  const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${SHAPES_NAMESPACE}`;
+  await admin.expect('POST', `${rbac}/roles`, 201, { metadata: { name: 'editor' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] });
+  await admin.expect('POST', `${rbac}/rolebindings`, 201, { metadata: { name: 'mallory' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'editor' }, subjects: [{ kind: 'User', name: 'mallory', apiGroup: 'rbac.authorization.k8s.io' }] });
+  for (const [index, shape] of ATTACKS.entries()) {
+    const n = attackSize(shape);
+    await shape.setup?.(shapes, n);
+    const sent = send(index, n);
+    line(`GET, while: ${shape.name}, n=${n}`, await measureGets(server, MEASURE_MS));
+    line('attacker', `${await sent}, ${rss()}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -220,15 +272,23 @@ async function main(): Promise<void> {
   const child = fork(fileURLToPath(import.meta.url), ['attacker', ...process.argv.slice(2)], {
     env: { ...process.env, KAPI_SOAK_TARGET: JSON.stringify({ url: server.url, host: hostname, port: Number(port), ca: server.ca } satisfies Target) },
   });
-  const stage = (name: string) =>
+  /** One stage of the attacker's: its report once done. */
+  const stageWith = (message: Record<string, unknown>) =>
     new Promise<string>((resolve, reject) => {
-      child.once('message', (m: { text: string }) => resolve(m.text));
-      child.once('exit', () => reject(new Error('the attacker process exited')));
-      child.send({ stage: name });
+      const exited = () => reject(new Error('the attacker process exited'));
+      child.once('exit', exited);
+      child.once('message', (m: { text: string }) => {
+        child.off('exit', exited);
+        resolve(m.text);
+      });
+      child.send(message);
     });
+  const stage = (name: string) => stageWith({ stage: name });
   const rss = () => `RSS ${server.rssMb().toFixed(0)} MB`;
   try {
     await admin.expect('POST', '/api/v1/namespaces', 201, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'soak' } });
+    // mallory may edit the namespace (RBAC is on): the watches and uploads are an editor's.
+    await admin.expect('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/soak/rolebindings', 201, { metadata: { name: 'mallory-edit' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' }, subjects: [{ kind: 'User', name: 'mallory', apiGroup: 'rbac.authorization.k8s.io' }] });
     await admin.expect('POST', '/api/v1/namespaces/soak/configmaps', 201, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'target' }, data: { a: 'b' } });
     await measureGets(server, 1000); // warm-up
     line('GET, idle server', await measureGets(server, MEASURE_MS));
@@ -243,6 +303,7 @@ async function main(): Promise<void> {
     await sleep(2000);
     line(`GET, also ${SLOW_UPLOADS} slow uploads (1 MiB over ${UPLOAD_SECONDS} s) and ${STALLED_UPLOADS} stalled`, await measureGets(server, MEASURE_MS));
     line('attacker', `${await stage('stop')}, ${rss()}`);
+    await attacks(server, admin, (index, n) => stageWith({ stage: 'shape', index, n, ms: MEASURE_MS }), rss);
     await sleep(1000);
     line('GET, after the attack', await measureGets(server, quick ? 1000 : 3000));
   } finally {

@@ -39,7 +39,12 @@ export class BenchClient {
   }
 
   request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-    const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+    return this.requestBytes(method, path, body, headers).then((r) => ({ status: r.status, body: r.body.toString() }));
+  }
+
+  /** A request whose answer is kept as bytes (protobuf, or too large to be worth decoding). */
+  requestBytes(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Buffer }> {
+    const payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
     const h: http2.OutgoingHttpHeaders = { ':method': method, ':path': path, authorization: `Bearer ${this.token}` };
     for (const [k, v] of Object.entries(headers)) h[k.toLowerCase()] = v;
     if (payload) h['content-type'] ??= 'application/json';
@@ -50,7 +55,7 @@ export class BenchClient {
       const chunks: Buffer[] = [];
       stream.on('response', (headers) => (status = Number(headers[':status'])));
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => resolve({ status, body: Buffer.concat(chunks).toString() }));
+      stream.on('end', () => resolve({ status, body: Buffer.concat(chunks) }));
       stream.on('error', reject);
       stream.setTimeout(60_000, () => stream.close(http2.constants.NGHTTP2_CANCEL));
       if (payload) stream.end(payload);
