@@ -124,3 +124,16 @@ test('object equality compares values', () => {
   assert.deepEqual(cs.validateUpdate(obj({ spec: { o: { a: 1 } } }), obj({ spec: { o: { a: 1 } } })), []);
   assert.deepEqual(strings(cs.validateUpdate(obj({ spec: { o: { a: 2 } } }), obj({ spec: { o: { a: 1 } } }))), ['spec: Invalid value: immutable']);
 });
+
+test('list functions compare items nested deeper than the native JSON encoder goes', () => {
+  const cs = compileSchema({
+    type: 'object',
+    properties: { l: { type: 'array', maxItems: 4, items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, 'x-kubernetes-validations': [{ rule: 'self.indexOf(self[1]) == 0', message: 'items differ' }] } },
+  } as JSONSchemaProps);
+  let deep: unknown = 1;
+  for (let i = 0; i < 9000; i++) deep = { a: deep };
+  assert.deepEqual(cs.validate(obj({ l: [deep, deep] })), []);
+  const differ = strings(cs.validate(obj({ l: [deep, { a: 2 }] })));
+  assert.equal(differ.length, 1);
+  assert.match(differ[0], /^l: Invalid value: .*items differ$/);
+});

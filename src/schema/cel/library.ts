@@ -5,6 +5,7 @@
  * regex (find, findAll; matches() is rerouted to the RE2 engine), urls, quantity,
  * ip/cidr, sets, math.greatest/least and friends, base64.
  */
+import { stringifyJson } from '../../machinery/json.js';
 import type { Environment } from '@marcbachmann/cel-js';
 import { Budget, compileRegex } from '../regex/index.js';
 import { cidrOf, ipOf, IPValue, CIDRValue } from './net.js';
@@ -75,7 +76,17 @@ function sorted(l: unknown[]): boolean {
   return true;
 }
 
-const listKey = (v: unknown): string => (typeof v === 'bigint' ? `i${v}` : typeof v === 'number' ? `f${v}` : typeof v === 'string' ? `s${v}` : `o${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x))}`);
+const listKey = (v: unknown): string => (typeof v === 'bigint' ? `i${v}` : typeof v === 'number' ? `f${v}` : typeof v === 'string' ? `s${v}` : `o${objectKey(v)}`);
+
+/** An object's key as JSON (integers as strings); nested deeper than the native encoder's stack, without recursion. */
+function objectKey(v: unknown): string {
+  try {
+    return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x));
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return stringifyJson(v);
+  }
+}
 
 export function registerLibrary(env: Environment): void {
   const fn = (sig: string, handler: (...args: any[]) => unknown): void => {
@@ -130,9 +141,13 @@ export function registerLibrary(env: Environment): void {
     });
     fn(`list<${t}>.sort(): list<${t}>`, (l: unknown[]) => [...l].sort(compare));
   }
-  fn('list<T>.indexOf(T): int', (l: unknown[], v: unknown) => BigInt(l.findIndex((x) => listKey(x) === listKey(v))));
+  fn('list<T>.indexOf(T): int', (l: unknown[], v: unknown) => {
+    const key = listKey(v);
+    return BigInt(l.findIndex((x) => listKey(x) === key));
+  });
   fn('list<T>.lastIndexOf(T): int', (l: unknown[], v: unknown) => {
-    for (let i = l.length - 1; i >= 0; i--) if (listKey(l[i]) === listKey(v)) return BigInt(i);
+    const key = listKey(v);
+    for (let i = l.length - 1; i >= 0; i--) if (listKey(l[i]) === key) return BigInt(i);
     return -1n;
   });
   fn('list<T>.distinct(): list<T>', (l: unknown[]) => {
