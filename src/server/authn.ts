@@ -232,12 +232,16 @@ function readClientCertificate(socket: PeerSocket): UserInfo | 'invalid' | undef
   if (!cert || !cert.subject || Object.keys(cert).length === 0) return undefined;
   if (!socket.authorized) return 'invalid';
   if (cert.ext_key_usage && !cert.ext_key_usage.includes(CLIENT_AUTH_USAGE)) return 'invalid';
-  const cn = cert.subject.CN;
-  const name = Array.isArray(cn) ? cn[0] : cn;
+  const name = commonName(cert.subject.CN);
   if (!name) return undefined;
   const o = cert.subject.O;
   const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
   return withAuthenticatedGroup({ name, uid: '', groups });
+}
+
+/** A certificate's Common Name as Go reads a subject (pkix.Name): of several CN attributes, the last. */
+export function commonName(cn: string | string[] | undefined): string | undefined {
+  return Array.isArray(cn) ? cn[cn.length - 1] : cn;
 }
 
 /** A copy of user with system:authenticated added, as upstream's AuthenticatedGroupAdder does. */

@@ -14,7 +14,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { UserInfo } from './authn.js';
+import { commonName, type UserInfo } from './authn.js';
 
 export interface RequestHeaderConfig {
   /** The front proxy's CA certificates (PEM). */
@@ -110,7 +110,7 @@ export class RequestHeaderAuthenticator {
    */
   authenticate(cert: PeerCertificate | undefined, headers: IncomingHttpHeaders, distinct: Record<string, string[] | undefined>): UserInfo | 'invalid' | undefined {
     if (!cert?.raw) return undefined;
-    const cn = Array.isArray(cert.subject?.CN) ? cert.subject.CN[0] : cert.subject?.CN;
+    const cn = commonName(cert.subject?.CN);
     if (this.config.allowedNames.length > 0 && !this.config.allowedNames.includes(cn ?? '')) return 'invalid';
     const values = (name: string): string[] => distinct[name] ?? [];
     const name = this.usernames.map((h) => values(h)[0]).find((v) => v !== undefined && v !== '');

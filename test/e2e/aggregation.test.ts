@@ -114,6 +114,23 @@ describe('request-header authentication (kapi as an extension API server)', () =
       const named = await whoami(chain(client), { 'X-Remote-User': 'alice' });
       assert.equal(named.status, 401, `${what} is not an allowed front-proxy name`);
     }
+    // Several Common Names: Go's subject reading keeps the last, for the allowed names as for users.
+    const twoNames = (subject: string, file: string, ca = 'front-proxy-ca') => {
+      execFileSync('openssl', ['req', '-new', ...EC_KEY, '-keyout', `${file}.key`, '-out', `${file}.csr`, '-subj', subject], { cwd: dir, stdio: 'pipe' });
+      execFileSync('openssl', ['x509', '-req', '-in', `${file}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-extfile', 'client.ext', '-out', `${file}.crt`], { cwd: dir, stdio: 'pipe' });
+      return { cert: readFileSync(join(dir, `${file}.crt`), 'utf8'), key: readFileSync(join(dir, `${file}.key`), 'utf8') };
+    };
+    const allowedFirst = await whoami(twoNames('/CN=front-proxy-client/CN=someone-else', 'cn-allowed-first'), { 'X-Remote-User': 'eve' });
+    assert.equal(allowedFirst.status, 401, 'the last Common Name is not an allowed name');
+    const allowedLast = await whoami(twoNames('/CN=someone-else/CN=front-proxy-client', 'cn-allowed-last'), { 'X-Remote-User': 'eve' });
+    assert.equal(allowedLast.status, 201, JSON.stringify(allowedLast.body));
+    assert.equal(allowedLast.body.status.userInfo.username, 'eve');
+    writeFileSync(join(dir, 'kapi-ca.crt'), readFileSync(join(s.dir, 'data', 'pki', 'ca.crt')));
+    writeFileSync(join(dir, 'kapi-ca.key'), readFileSync(join(s.dir, 'data', 'pki', 'ca.key')));
+    const user = await whoami(twoNames('/O=system:nodes/CN=victim-admin/CN=system:node:n1', 'cn-user', 'kapi-ca'), {});
+    assert.equal(user.status, 201, JSON.stringify(user.body));
+    assert.equal(user.body.status.userInfo.username, 'system:node:n1');
+
     // The front proxy's own certificate through the intermediate is the front proxy's (upstream verifies with the
     // intermediates presented).
     const viaIntermediate = makeClient(dir, 'fp-intermediate', 'front-proxy-client', 'proxy-via-intermediate');
