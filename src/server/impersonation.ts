@@ -21,11 +21,21 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const EXTRA_PREFIX = 'impersonate-extra-';
 
-/** The raw header lines of a request, name lower-cased (Node joins repeated headers with ", "). */
+/**
+ * The header lines of a request, name lower-cased: as sent (a repeated header is several lines), or for a
+ * request made in the process (loopback.ts: headers only) one line per value of each header.
+ */
 function rawHeaders(req: Request): Array<[string, string]> {
-  const raw = (req as { rawHeaders?: string[] }).rawHeaders ?? [];
+  const raw = (req as { rawHeaders?: string[] }).rawHeaders;
   const out: Array<[string, string]> = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i].toLowerCase(), raw[i + 1]]);
+  if (raw && raw.length > 0) {
+    for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i].toLowerCase(), raw[i + 1]]);
+    return out;
+  }
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) out.push([name.toLowerCase(), String(v)]);
+  }
   return out;
 }
 

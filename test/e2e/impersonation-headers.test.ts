@@ -94,6 +94,25 @@ describe('impersonation headers: empty, repeated and mixed', () => {
     assert.deepEqual(whoami.json.status.userInfo, { username: 'alice', groups: ['', 'system:authenticated'] });
   });
 
+  it('impersonates in a request made in the process (headers without raw lines), as over the network', async () => {
+    const answer = await new Promise<{ status: number; json: any }>((resolve) => {
+      let status = 0;
+      const chunks: Buffer[] = [];
+      s.kapi.loopback(
+        {
+          method: 'POST',
+          path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+          headers: { authorization: `Bearer ${s.kapi.adminToken}`, 'content-type': 'application/json', 'Impersonate-User': 'bob', 'Impersonate-Group': 'devs' },
+          body: Buffer.from(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' })),
+        },
+        { head: (code) => (status = code), data: (c) => chunks.push(c), end: () => resolve({ status, json: JSON.parse(Buffer.concat(chunks).toString()) }) },
+        false,
+      );
+    });
+    assert.equal(answer.status, 201, JSON.stringify(answer.json));
+    assert.deepEqual(answer.json.status.userInfo, { username: 'bob', groups: ['devs', 'system:authenticated'] });
+  });
+
   it('an authenticated caller with an empty Impersonate-User stays itself', async () => {
     const r = await h1(CONFIGMAPS, { 'Impersonate-User': '' }, s.kapi.adminToken);
     assert.equal(r.status, 200, JSON.stringify(r.json));
