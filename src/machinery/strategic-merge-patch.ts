@@ -67,7 +67,7 @@ function mergeMap(target: Json, patch: Json, node: Node, depth = 0): Json {
   const directive = patch.$patch;
   if (directive === 'delete') return undefined;
   if (directive === 'replace') return withoutDirectives(patch, node, depth);
-  if (directive !== undefined && directive !== 'merge') throw new StrategicMergePatchError(`unknown patch type: ${String(directive)} in map: ${goMap(patch)}`);
+  if (directive !== undefined && directive !== 'merge') throw new StrategicMergePatchError(`unknown patch type: ${directiveText(directive)} in map: ${goMap(patch)}`);
   const base: Obj = isObj(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith('$')) continue;
@@ -113,12 +113,19 @@ function mergeMap(target: Json, patch: Json, node: Node, depth = 0): Json {
   }
   if ('$retainKeys' in patch) {
     const retain = patch.$retainKeys;
-    if (!Array.isArray(retain)) throw new StrategicMergePatchError('invalid patch format for retainKeys: $retainKeys must be followed by a list');
-    const keep = new Set(retain.map(String));
+    // mergepatch's errors: a list of names, and every field the patch sets among them.
+    if (!Array.isArray(retain) || !retain.every((k) => typeof k === 'string')) throw new StrategicMergePatchError('invalid patch format of retainKeys');
+    const keep = new Set<string>(retain as string[]);
+    for (const [k, v] of Object.entries(patch)) {
+      if (v !== null && !k.startsWith('$') && !keep.has(k)) throw new StrategicMergePatchError("patch content doesn't match retainKeys list");
+    }
     for (const k of Object.keys(base)) if (!keep.has(k)) delete base[k];
   }
   return base;
 }
+
+/** A directive's value in an error (any JSON, nested as deep as a request may: never through String()). */
+const directiveText = (v: Json): string => (typeof v === 'string' ? v : stringifyJson(v));
 
 const asList = (v: Json): Json[] => (Array.isArray(v) ? v : []);
 const asOrder = (v: Json): Json[] | undefined => (Array.isArray(v) ? v : undefined);
@@ -170,7 +177,7 @@ function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | u
     } else if (directive === 'merge') {
       throw new StrategicMergePatchError('merging lists cannot yet be specified in the patch');
     } else {
-      throw new StrategicMergePatchError(`unknown patch type: ${String(directive)} in map: ${goMap(p)}`);
+      throw new StrategicMergePatchError(`unknown patch type: ${directiveText(directive)} in map: ${goMap(p)}`);
     }
   }
   const out = doomed.size === 0 ? [...live] : live.filter((x) => !doomed.has(keyOf(x)));

@@ -177,4 +177,11 @@ it('compares and reports merge keys nested as deep as a request may nest them', 
   let deepList: unknown = 1;
   for (let i = 0; i < 9990; i++) deepList = [deepList];
   assert.throws(() => applyStrategicMergePatch(live, { spec: { template: { spec: { containers: [{ name: 'b' }, deepList] } } } }, 'apps/v1.Deployment'), (e: unknown) => e instanceof StrategicMergePatchError && e.message.startsWith('invalid value [[[['));
+  // Directives whose values nest deep: refused with mergepatch's errors, never a stack overflow.
+  const refused = (patch: unknown, message: RegExp) => assert.throws(() => applyStrategicMergePatch(live, patch, 'apps/v1.Deployment'), (e: unknown) => e instanceof StrategicMergePatchError && message.test(e.message));
+  refused({ $retainKeys: deepList }, /^invalid patch format of retainKeys$/);
+  refused({ $patch: deepList }, /^unknown patch type: \[\[\[/);
+  refused({ spec: { $patch: deepList } }, /^unknown patch type: \[\[\[/);
+  refused({ spec: { template: { spec: { containers: [{ name: 'c', $patch: deepList }] } } } }, /^unknown patch type: \[\[\[/);
+  refused({ spec: { $retainKeys: ['replicas'], paused: true } }, /^patch content doesn't match retainKeys list$/);
 });
