@@ -57,7 +57,20 @@ export function proxiedHeaders(incoming: IncomingHttpHeaders, user: UserInfo | u
     out['x-remote-user'] = user.name;
     if (user.uid) out['x-remote-uid'] = user.uid;
     if (user.groups.length > 0) out['x-remote-group'] = [...user.groups];
-    for (const [k, values] of Object.entries(user.extra ?? {})) out[`x-remote-extra-${encodeURIComponent(k)}`] = [...values];
+    for (const [k, values] of Object.entries(user.extra ?? {})) out[`x-remote-extra-${escapeExtraKey(k)}`] = [...values];
+  }
+  return out;
+}
+
+/**
+ * An extra key in a header name, as upstream's url.PathEscape writes it, but escaping every byte outside
+ * letters, digits and `-._~` so that the name is a valid HTTP token whatever the key (`(`, `:`, `@`...).
+ */
+export function escapeExtraKey(key: string): string {
+  let out = '';
+  for (const byte of Buffer.from(key, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9._~-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }
