@@ -87,69 +87,50 @@ function deployment(name: string, extra: { volumes?: number; containers?: number
   };
 }
 
-const CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `deeps.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural: 'deeps', singular: 'deep', kind: 'Deep' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-  },
-};
+/** A namespaced CRD of the shapes' group, one version served and stored, with this schema. */
+function crd(plural: string, kind: string, openAPIV3Schema: Record<string, unknown>) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${GROUP}` },
+    spec: { group: GROUP, scope: 'Namespaced', names: { plural, singular: kind.toLowerCase(), kind }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }] },
+  };
+}
 
-const CHECKED_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `checkeds.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural: 'checkeds', singular: 'checked', kind: 'Checked' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
+const CRD = crd('deeps', 'Deep', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+
+const CHECKED_CRD = crd('checkeds', 'Checked', {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        items: {
+          type: 'array',
+          maxItems: 1_000_000,
+          items: {
             type: 'object',
             properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  items: {
-                    type: 'array',
-                    maxItems: 1_000_000,
-                    items: {
-                      type: 'object',
-                      properties: {
-                        name: { type: 'string', maxLength: 64, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
-                        size: { type: 'integer', minimum: 0, maximum: 1000, default: 1 },
-                        when: { type: 'string', format: 'date-time' },
-                        mode: { type: 'string', enum: ['a', 'b', 'c'] },
-                        port: { 'x-kubernetes-int-or-string': true },
-                      },
-                    },
-                  },
-                  names: { type: 'array', maxItems: 1_000_000, items: { type: 'string', maxLength: 16 }, 'x-kubernetes-validations': [{ rule: 'self.all(x, x.size() <= 16)', message: 'names are short' }] },
-                  text: { type: 'string', pattern: '^(a+)+$' },
-                },
-              },
+              name: { type: 'string', maxLength: 64, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+              size: { type: 'integer', minimum: 0, maximum: 1000, default: 1 },
+              when: { type: 'string', format: 'date-time' },
+              mode: { type: 'string', enum: ['a', 'b', 'c'] },
+              port: { 'x-kubernetes-int-or-string': true },
             },
           },
         },
+        names: { type: 'array', maxItems: 1_000_000, items: { type: 'string', maxLength: 16 }, 'x-kubernetes-validations': [{ rule: 'self.all(x, x.size() <= 16)', message: 'names are short' }] },
+        text: { type: 'string', pattern: '^(a+)+$' },
       },
-    ],
+    },
   },
-};
+});
 
 async function crds(c: ShapeClient): Promise<void> {
-  for (const crd of [CRD, CHECKED_CRD]) {
-    const r = await c.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
+  for (const definition of [CRD, CHECKED_CRD]) {
+    const r = await c.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${definition.metadata.name}`);
     if (r.status === 200) continue;
-    await must(c, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    await must(c, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', definition);
   }
   // Served once established: wait for the resources to answer.
   for (const path of [DEEP, CHECKED]) {
