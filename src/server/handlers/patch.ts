@@ -6,7 +6,7 @@
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError, type JsonPatchOperation } from '../../machinery/json-patch.js';
 import { applyMergePatch, applyMergePatchSharing } from '../../machinery/merge-patch.js';
 import { applyStrategicMergePatch, StrategicMergePatchError } from '../../machinery/strategic-merge-patch.js';
-import { deepCloneMutable, goJsonType, JsonSyntaxError, parseJson } from '../../machinery/json.js';
+import { deepCloneMutable, goJsonType, JsonSyntaxError, parseJson, MAX_JSON_DEPTH } from '../../machinery/json.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import type { KObject } from '../../registry/types.js';
 import { readBody } from '../body.js';
@@ -34,6 +34,11 @@ export interface ParsedPatch {
   kind: 'json' | 'merge' | 'strategic' | 'apply';
   /** For server-side apply: the applied configuration. */
   applied?: KObject;
+  /**
+   * A JSON patch that may nest the object past encoding/json's 10,000 levels: a copy or move (a subtree put
+   * deeper), or a patch long enough to spell such a path or value. Only these have their result's depth checked.
+   */
+  mayNestTooDeep?: boolean;
 }
 
 /** Read and check a PATCH body: media type, syntax, operation count. */
@@ -71,7 +76,9 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
       throw new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`);
     }
     const apply = (obj: KObject) => jsonPatched(obj, ops);
-    return { raw, kind: 'json', apply, applySharing: apply };
+    // A new branch nests as deep as its path and value: two characters a level at least.
+    const mayNestTooDeep = raw.length >= MAX_JSON_DEPTH || ops.some((o) => o.op === 'copy' || o.op === 'move');
+    return { raw, kind: 'json', apply, applySharing: apply, mayNestTooDeep };
   }
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
     // encoding/json's UnmarshalTypeError; a merge patch's decoding error carries upstream's prefix.
@@ -171,8 +178,8 @@ function patchedObject(ctx: HandlerContext, patch: ParsedPatch, live: KObject): 
     obj.apiVersion = live.apiVersion;
     obj.kind = live.kind;
   }
-  // Only a JSON patch can nest the object deeper than the patch and the object were (copy, move).
-  return checkPatchedTypeMeta(ctx, obj, patch.kind === 'json');
+  // Only a JSON patch can nest the object deeper than the patch and the object were.
+  return checkPatchedTypeMeta(ctx, obj, patch.mayNestTooDeep === true);
 }
 
 /** The object after a JSON patch; any failure of the patch is upstream's generic 422. */
