@@ -83,7 +83,7 @@ function thread(): Worker {
 function settle(job: Job, json: string): void {
   let value: unknown;
   try {
-    value = decodableAsJson(parseJson(json, Infinity));
+    value = decodableAsJson(parseJson(json, Infinity), job.text.length);
   } catch (err) {
     job.reject(err as Error); // encoding/json's "exceeded max depth"
     return;
@@ -143,7 +143,7 @@ export async function parseYamlBody(text: string, res: Response): Promise<unknow
       if (!(e instanceof YamlSyntaxError && e.message === NESTED_TOO_DEEPLY)) throw e;
       return onThread(text, res);
     }
-    return decodableAsJson(value);
+    return decodableAsJson(value, text.length);
   }
   return onThread(text, res);
 }
@@ -152,9 +152,10 @@ export async function parseYamlBody(text: string, res: Response): Promise<unknow
  * The value, if it nests no deeper than encoding/json decodes (YAML may nest block and flow levels
  * 10000 deep each, and the apiserver decodes the JSON it turns into); else encoding/json's error.
  */
-function decodableAsJson(value: unknown): unknown {
+function decodableAsJson(value: unknown, textLength: number): unknown {
+  // Each level takes a character of the text at least: only a long text can nest that deep.
   // The error names the first bracket too deep in the JSON go-yaml's value marshals to (keys sorted).
-  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) parseJson(goMarshalJson(value)); // throws JsonSyntaxError
+  if (textLength > MAX_JSON_DEPTH && nestsDeeperThan(value, MAX_JSON_DEPTH)) parseJson(goMarshalJson(value)); // throws JsonSyntaxError
   return value;
 }
 
