@@ -77,7 +77,7 @@ export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
     }
     const apply = (obj: KObject) => jsonPatched(obj, ops);
     // A new branch nests as deep as its path and value: two characters a level at least.
-    const mayNestTooDeep = raw.length >= MAX_JSON_DEPTH || ops.some((o) => o.op === 'copy' || o.op === 'move');
+    const mayNestTooDeep = raw.length >= MAX_JSON_DEPTH || ops.some((o) => o !== null && typeof o === 'object' && (o.op === 'copy' || o.op === 'move'));
     return { raw, kind: 'json', apply, applySharing: apply, mayNestTooDeep };
   }
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
