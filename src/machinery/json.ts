@@ -16,7 +16,7 @@ const LONG_DIGITS = /\d{16}/;
 const NEEDS_CARE = /[eE][+-]?\d{3}|\\u[dD][89a-fA-F]/;
 
 export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
-  if (!LONG_DIGITS.test(text) && !NEEDS_CARE.test(text) && !(text.length > maxDepth && nestsTooDeep(text, maxDepth))) {
+  if (parsesNatively(text) && !(text.length > maxDepth && nestsTooDeep(text, maxDepth))) {
     try {
       return JSON.parse(text);
     } catch {
@@ -24,6 +24,11 @@ export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
     }
   }
   return new Decoder(text, false, maxDepth).decode();
+}
+
+/** Whether JSON.parse reads this (valid) JSON text as encoding/json does, nesting aside. */
+export function parsesNatively(text: string): boolean {
+  return !LONG_DIGITS.test(text) && !NEEDS_CARE.test(text);
 }
 
 /**

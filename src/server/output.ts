@@ -18,6 +18,7 @@ import { parseIncludeObject, partialObjectMetadata, tableForList, tableForObject
 import type { Negotiated } from './negotiation.js';
 import type { Response } from './exchange.js';
 import { reportMismatch, type WatchEventType } from './serializers.js';
+import { writeSerialized } from './respond.js';
 import { groupVersion } from './handlers/context.js';
 
 /** What an output conversion needs of the request. */
@@ -97,9 +98,7 @@ export function convertList(target: OutputTarget, items: readonly KObject[], met
 
 /** Write a value in the negotiated serializer. */
 export function writeEncoded(res: Response, code: number, value: unknown, output: Negotiated): void {
-  const body = output.serializer.encode(value, output.pretty);
-  res.writeHead(code, { 'Content-Type': output.serializer.mediaType, 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
+  writeSerialized(res, code, value, output.serializer, output.pretty);
 }
 
 /**

@@ -3,14 +3,31 @@ import { errors, StatusError, type Status } from '../machinery/status.js';
 import type { Response } from './exchange.js';
 import { json, yaml, type Serializer } from './serializers.js';
 import { warningHeaderValues } from './warnings.js';
+import { encodeYamlAnswer } from './yaml-bodies.js';
+import { RequestAbortedError } from './request-aborted.js';
 
 /** A value as JSON (pretty: indented) or YAML. */
 export function writeObject(res: Response, code: number, obj: unknown, format: 'json' | 'yaml' = 'json', pretty = false): void {
   writeSerialized(res, code, obj, format === 'yaml' ? yaml : json, pretty);
 }
 
+/** A value in a serializer; a large YAML document is written on the YAML thread, and sent when it is done. */
 export function writeSerialized(res: Response, code: number, obj: unknown, serializer: Serializer, pretty = false): void {
-  const body = serializer.encode(obj, pretty);
+  const body = serializer.name === 'yaml' ? encodeYamlAnswer(obj, res) : serializer.encode(obj, pretty);
+  if (!(body instanceof Promise)) {
+    writeBody(res, code, serializer, body);
+    return;
+  }
+  body.then(
+    (bytes) => writeBody(res, code, serializer, bytes),
+    (err: unknown) => {
+      if (!(err instanceof RequestAbortedError)) writeError(res, err);
+    },
+  );
+}
+
+function writeBody(res: Response, code: number, serializer: Serializer, body: string | Buffer): void {
+  if (res.destroyed) return;
   res.writeHead(code, { 'Content-Type': serializer.mediaType, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

@@ -1,24 +1,32 @@
 /**
- * YAML request bodies, read without stalling the event loop: a body that is
- * JSON (kubectl sends JSON as application/apply-patch+yaml) is parsed as JSON;
- * a small one is parsed in place; a large one, or one nested deeper than the
- * parser can go on the event loop's stack, on a thread of its own
- * (`yaml-worker.ts`, with a larger stack), one at a time, while the server goes
- * on serving; one whose request is gone by its turn is not parsed.
+ * YAML request bodies and answers, without stalling the event loop.
+ *
+ * A body that is JSON (kubectl sends JSON as application/apply-patch+yaml) is
+ * parsed as JSON; a small one is parsed in place; a large one, or one nested
+ * deeper than the parser can go on the event loop's stack, on a thread of its
+ * own (`yaml-worker.ts`, with a larger stack), one at a time, while the server
+ * goes on serving; one whose request is gone by its turn is not parsed.
  * The answers are those of parseYaml: the value, or a YamlSyntaxError; or, for a
  * value nested deeper than JSON may be (10,000 levels), encoding/json's
  * JsonSyntaxError, as the apiserver decodes the JSON the YAML turns into.
+ *
+ * An answer is written in place while it stays under a megabyte (a few
+ * milliseconds); a larger one (a deeply nested object prints its indentation on
+ * every line: 190 KB of JSON can be 70 MB of YAML) is written on the same thread.
  */
 import { Worker } from 'node:worker_threads';
-import { goMarshalJson, MAX_JSON_DEPTH, nestsDeeperThan, parseJson } from '../machinery/json.js';
+import { goMarshalJson, JsonSyntaxError, MAX_JSON_DEPTH, nestsDeeperThan, parseJson, stringifyJson } from '../machinery/json.js';
 import { StatusError } from '../machinery/status.js';
 import { NESTED_TOO_DEEPLY, parseYaml, YamlSyntaxError } from '../machinery/yaml.js';
+import { encodeYaml, MAX_YAML_BYTES, YamlTooLargeError } from '../machinery/yaml-emit.js';
 import type { YamlReply, YamlRequest } from './yaml-worker.js';
 import type { Response } from './exchange.js';
 import { RequestAbortedError } from './request-aborted.js';
 
 /** Below this, parsing in place costs less than the trip to the thread (about a millisecond). */
 const IN_PLACE_BYTES = 64 * 1024;
+/** YAML answers up to this size are written in place (a few milliseconds); larger ones on the thread. */
+const IN_PLACE_ANSWER_BYTES = 1024 * 1024;
 /**
  * The thread's heap: 3 MiB of ordinary YAML (60,000 lines of a ConfigMap) parses in less than
  * 256 MiB, but the `yaml` package needs gigabytes for a flow list of a million items, which
@@ -36,8 +44,9 @@ const WORKER = new URL('./yaml-worker.js', import.meta.url);
 
 interface Job {
   id: number;
-  text: string;
-  /** The response the value is for: a job whose response is gone (timed out, client left) is dropped unparsed. */
+  /** A body's text, or an answer's value as JSON. */
+  request: { text: string } | { encode: string };
+  /** The response the job is for: a job whose response is gone (timed out, client left) is dropped undone. */
   res: Response;
   resolve(v: unknown): void;
   reject(e: Error): void;
@@ -56,18 +65,24 @@ function thread(): Worker {
     const job = running;
     if (!job || job.id !== reply.id) return;
     running = undefined;
-    if ('json' in reply) settle(job, reply.json);
+    if ('json' in reply) settle(job, reply.json, reply.native);
+    else if ('yaml' in reply) job.resolve(Buffer.from(reply.yaml.buffer, reply.yaml.byteOffset, reply.yaml.byteLength));
     else if ('syntaxError' in reply) job.reject(new YamlSyntaxError(reply.syntaxError, reply.line));
-    else job.reject(new Error(reply.failure));
+    else if ('jsonError' in reply) job.reject(new JsonSyntaxError(reply.jsonError, reply.offset));
+    else job.reject(reply.name === 'YamlTooLargeError' ? new YamlTooLargeError(MAX_YAML_BYTES) : new Error(reply.failure));
     runNext();
   });
   const gone = (err: Error & { code?: string }) => {
     if (worker !== w) return;
     worker = undefined;
+    const outOfMemory = err.code === 'ERR_WORKER_OUT_OF_MEMORY';
+    const parsing = running !== undefined && 'text' in running.request;
     running?.reject(
-      err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+      outOfMemory && parsing
         ? new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: the YAML document needs more than ${HEAP_MB} MiB to parse; send it as JSON`)
-        : err,
+        : outOfMemory
+          ? new Error(`the YAML encoding of the object needs more than ${HEAP_MB} MiB`)
+          : err,
     );
     running = undefined;
     runNext();
@@ -79,13 +94,13 @@ function thread(): Worker {
   return w;
 }
 
-/** A job's value from the thread's JSON (any depth: decodableAsJson checks it). */
-function settle(job: Job, json: string): void {
+/** A body's value from the thread's JSON (whose depth the thread checked). */
+function settle(job: Job, json: string, native: boolean): void {
   let value: unknown;
   try {
-    value = decodableAsJson(parseJson(json, Infinity), job.text.length);
+    value = native ? JSON.parse(json) : parseJson(json, Infinity);
   } catch (err) {
-    job.reject(err as Error); // encoding/json's "exceeded max depth"
+    job.reject(err as Error);
     return;
   }
   job.resolve(value);
@@ -104,7 +119,7 @@ function runNext(): void {
     running = job;
     const w = thread();
     w.ref();
-    w.postMessage({ id: job.id, text: job.text } satisfies YamlRequest);
+    w.postMessage({ id: job.id, ...job.request } satisfies YamlRequest);
   }
   if (!running && worker) {
     const w = worker;
@@ -141,11 +156,11 @@ export async function parseYamlBody(text: string, res: Response): Promise<unknow
     } catch (e) {
       // Nested deeper than this thread's stack lets the parser go: the parser thread's stack is larger.
       if (!(e instanceof YamlSyntaxError && e.message === NESTED_TOO_DEEPLY)) throw e;
-      return onThread(text, res);
+      return onThread({ text }, res);
     }
     return decodableAsJson(value, text.length);
   }
-  return onThread(text, res);
+  return onThread({ text }, res);
 }
 
 /**
@@ -159,9 +174,22 @@ function decodableAsJson(value: unknown, textLength: number): unknown {
   return value;
 }
 
-function onThread(text: string, res: Response): Promise<unknown> {
+function onThread(request: Job['request'], res: Response): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    queue.push({ id: nextId++, text, res, resolve, reject });
+    queue.push({ id: nextId++, request, res, resolve, reject });
     runNext();
   });
+}
+
+/**
+ * The YAML document of a value answered on `res`: in place when it is small (a Buffer), else a
+ * promise of it from the thread (rejected with RequestAbortedError if the response is gone by then).
+ */
+export function encodeYamlAnswer(value: unknown, res: Response): Buffer | Promise<Buffer> {
+  try {
+    return encodeYaml(value, IN_PLACE_ANSWER_BYTES);
+  } catch (e) {
+    if (!(e instanceof YamlTooLargeError)) throw e;
+  }
+  return onThread({ encode: stringifyJson(value) }, res) as Promise<Buffer>;
 }

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, until, type TestServer } from './harness.js';
+import { stringifyYaml } from '../../src/machinery/yaml-emit.js';
 
 const N = 10_000;
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -266,6 +267,14 @@ describe('objects nested 10,000 levels deep', () => {
     assert.equal(yaml.status, 200);
     assert.ok(yaml.bytes > 8 * 3_000 * 3_000, `${yaml.bytes} bytes`);
     assert.ok(yaml.tail.endsWith('  resourceVersion: "' + res.json.metadata.resourceVersion + '"\n  uid: ' + res.json.metadata.uid + '\n'), yaml.tail.slice(-300));
+    // Over a megabyte, the YAML is written on the YAML thread: the same document as in place.
+    const entries400 = Array.from({ length: 8 }, (_, i) => `{"manager":"m${i}","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":${nestText(400, '{}', `f:k${i}`)}}`);
+    const made = await s.request('POST', configMaps, { body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"eight-400","managedFields":[${entries400.join(',')}]},"data":{"a":"b"}}` });
+    assert.equal(made.status, 201, made.text.slice(0, 300));
+    const threaded = await s.request('GET', `${configMaps}/eight-400`, { accept: 'application/yaml' });
+    assert.equal(threaded.headers['content-type'], 'application/yaml');
+    assert.ok(threaded.text.length > 1024 * 1024, `${threaded.text.length} characters`);
+    assert.equal(threaded.text, stringifyYaml(made.json));
     // Some 70 MB of YAML (from 200 KB of JSON), at the cost of its bytes.
     const perByte = yaml.ms / yaml.bytes / byteCost();
     assert.ok(perByte < YAML_COST, `${yaml.bytes} bytes of YAML in ${yaml.ms.toFixed(0)} ms: ${perByte.toFixed(1)} times the cost of writing them`);
