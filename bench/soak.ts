@@ -5,7 +5,9 @@
  * the single-request attacks of issue #39 (bench/lib/shapes.ts, those marked
  * `attack`), each sent over and over by a namespace editor while the GETs run.
  *
- *   node dist/bench/soak.js [--quick]      (--quick: 1,000 connections, 2,000 watches)
+ *   node dist/bench/soak.js [--quick] [--only <text>]
+ *     --quick: 1,000 connections, 2,000 watches
+ *     --only: just the single-request attacks whose names hold <text> (no connections, watches or uploads)
  *
  * The client needs a file descriptor per idle connection: `ulimit -n` must
  * exceed the count (it is 20,000 on the CI machine).
@@ -35,6 +37,8 @@ const UPLOAD_SECONDS = 5;
 const MEASURE_MS = quick ? 4000 : 15_000;
 const USER_TOKEN = 'soak-token';
 const YAML_AT_ONCE = quick ? 2 : 6;
+const onlyAt = process.argv.indexOf('--only');
+const ONLY = onlyAt > 0 ? process.argv[onlyAt + 1] : undefined;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -254,6 +258,7 @@ async function attacks(server: ServerProcess, admin: BenchClient, send: (index: 
   await admin.expect('POST', `${rbac}/roles`, 201, { metadata: { name: 'editor' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] });
   await admin.expect('POST', `${rbac}/rolebindings`, 201, { metadata: { name: 'mallory' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'editor' }, subjects: [{ kind: 'User', name: 'mallory', apiGroup: 'rbac.authorization.k8s.io' }] });
   for (const [index, shape] of ATTACKS.entries()) {
+    if (ONLY !== undefined && !shape.name.includes(ONLY)) continue;
     const n = attackSize(shape);
     await shape.setup?.(shapes, n);
     const sent = send(index, n);
@@ -292,6 +297,20 @@ async function main(): Promise<void> {
     await admin.expect('POST', '/api/v1/namespaces/soak/configmaps', 201, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'target' }, data: { a: 'b' } });
     await measureGets(server, 1000); // warm-up
     line('GET, idle server', await measureGets(server, MEASURE_MS));
+    if (ONLY === undefined) await crowd();
+    await attacks(server, admin, (index, n) => stageWith({ stage: 'shape', index, n, ms: MEASURE_MS }), rss);
+    await sleep(1000);
+    line('GET, after the attack', await measureGets(server, quick ? 1000 : 3000));
+  } finally {
+    child.kill();
+    admin.close();
+    await server.stop();
+    server.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  /** Many connections and watches, large YAML bodies, slow uploads. */
+  async function crowd(): Promise<void> {
     line('attacker', `${await stage('idle')}, ${rss()}`);
     line('attacker', `${await stage('watches')}, ${rss()}`);
     line('GET, with the connections and watches open', await measureGets(server, MEASURE_MS));
@@ -303,15 +322,6 @@ async function main(): Promise<void> {
     await sleep(2000);
     line(`GET, also ${SLOW_UPLOADS} slow uploads (1 MiB over ${UPLOAD_SECONDS} s) and ${STALLED_UPLOADS} stalled`, await measureGets(server, MEASURE_MS));
     line('attacker', `${await stage('stop')}, ${rss()}`);
-    await attacks(server, admin, (index, n) => stageWith({ stage: 'shape', index, n, ms: MEASURE_MS }), rss);
-    await sleep(1000);
-    line('GET, after the attack', await measureGets(server, quick ? 1000 : 3000));
-  } finally {
-    child.kill();
-    admin.close();
-    await server.stop();
-    server.cleanup();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -118,12 +118,14 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
-    (old) => {
+    async (old) => {
       const live = fromInternal(ctx, old!);
       const obj = patchedObject(ctx, patch, live);
       if (obj.metadata.name !== info.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
       }
+      // Patching and field tracking are two steps of a large request.
+      if (isLarge(ctx.bodyBytes)) await nextTurn();
       trackUpdate(ctx, live, obj);
       return toInternal(ctx, obj);
     },
