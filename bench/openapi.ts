@@ -8,7 +8,7 @@
  *   node --expose-gc dist/bench/openapi.js [--crds N]
  */
 import { performance } from 'node:perf_hooks';
-import type { CustomResourceDefinitionV1 } from '../src/apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1 } from '../src/api/apiextensions.js';
 import { OpenApiPublisher, type BuiltinResource } from '../src/openapi/index.js';
 
 const arg = process.argv.indexOf('--crds');

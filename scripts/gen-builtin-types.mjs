@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Generates src/schema/builtin/go-types.ts, kapi's one source of the built-in API types: for each Go
+ * Generates src/api/go-types.ts, kapi's one source of the built-in API types: for each Go
  * struct of upstream's API packages, its fields with their JSON name, omitempty, Go type (pointer, slice,
  * map), protobuf field number, patch strategy and merge key, and list/map/struct markers. Read from the
  * types.go files of kubernetes/api, kubernetes/apimachinery, kubernetes/apiextensions-apiserver and
@@ -380,7 +380,7 @@ const body =
   header +
   `export const GO_PACKAGES: Record<string, GoPackage> = ${JSON.stringify(groups)};\n\n` +
   `export const GO_STRUCTS: Record<string, GoStruct> = JSON.parse(String.raw\`${jsonText.replace(/`/g, '\\u0060').replace(/\$\{/g, '\\u0024{')}\`);\n`;
-const target = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'schema', 'builtin', 'go-types.ts');
+const target = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'api', 'go-types.ts');
 writeFileSync(target, body);
 console.log(`${Object.keys(out).length} structs written to ${target} (${body.length} bytes)`);
 

@@ -7,7 +7,7 @@ import { startKapi, type KapiOptions } from './kapi.js';
 import { Client } from './sdk/client.js';
 
 export type { AdmissionHook, AdmissionHookResponse } from './apis/admissionregistration/webhook-admission.js';
-export type { Attributes as AuthorizationAttributes, Authorizer, Decision as AuthorizationDecision } from './server/authz.js';
+export type { Attributes as AuthorizationAttributes, Authorizer, Decision as AuthorizationDecision } from './api/authorization.js';
 export type { ConvertFunction } from './crd/conversion/index.js';
 export type { StorageConfig } from './storage/index.js';
 

@@ -5,8 +5,9 @@
  */
 import { goQuote } from '../machinery/go-text.js';
 import { errors } from '../machinery/status.js';
-import type { ScaleConfig } from '../crd/scale.js';
-import type { KObject, ResourceNames, Strategy } from '../registry/types.js';
+import type { ScaleConfig } from '../api/serving.js';
+import type { ResourceNames, Strategy } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { SubresourceInfo } from '../registry/registry.js';
 import { eventsV1ToCore, eventToEventsV1 } from './events/convert.js';
 import { eventStrategy } from './events/validation.js';

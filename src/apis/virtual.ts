@@ -1,6 +1,6 @@
 /** A create-only resource with no store (the reviews), cluster-scoped unless said otherwise. */
 import type { VirtualEndpoint, VirtualRequest } from '../registry/registry.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 
 export function virtualEndpoint(
   group: string,

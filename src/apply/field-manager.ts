@@ -35,7 +35,7 @@ import { fieldElement } from './path-element.js';
 import { applyConfig, ConflictsError, updateOwnership, type UpdaterOptions } from './updater.js';
 import { validate, validationMessage } from './typed.js';
 import type { TypeInfo } from './types.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { isMap, type JsonMap } from './value.js';
 
 export const MAX_UPDATE_MANAGERS = 10;

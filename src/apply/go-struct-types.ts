@@ -5,9 +5,9 @@
  * a list takes `+listType`/`+listMapKey`, else its patch strategy (merge by a key: an associative
  * list; merge without one: a set), else it is atomic. Cached per struct; recursive types resolve.
  */
-import { GO_STRUCTS } from '../schema/builtin/go-types.js';
-import type { GoField } from '../schema/builtin/go-types-model.js';
-import { parseType, type Type } from '../schema/builtin/go-type-expr.js';
+import { GO_STRUCTS } from '../api/go-types.js';
+import type { GoField } from '../api/go-types-model.js';
+import { parseType, type Type } from '../api/go-type-expr.js';
 import { ATOMIC_ANY, BOOLEAN, DEDUCED, NUMERIC, OBJECT_META, STRING, UNTYPED_SCALAR, type ListType, type MapType, type TypeInfo } from './types.js';
 
 const structs = new Map<string, TypeInfo>();

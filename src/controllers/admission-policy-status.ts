@@ -7,7 +7,7 @@
  */
 import { typeCheckPolicy } from '../apis/admissionregistration/type-checking.js';
 import type { ApiRegistry } from '../registry/registry.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { informerQueue, type InformerQueue } from './informer-queue.js';
 import { isRecord } from '../util/json-object.js';

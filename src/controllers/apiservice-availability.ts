@@ -14,13 +14,14 @@ import { isIP } from 'node:net';
 import type { CacheEvent, CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
 import type { ApiRegistry, ProxiedEndpoint } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { backendPart, v3FromBackendPart, type AggregatedShare } from '../openapi/index.js';
 import type { AggregatedGroupVersion } from '../discovery/documents.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { Informer } from '../sdk/informer.js';
 import { logQuote } from '../server/filters.js';
-import type { ProxyClientCertificate, ProxyTarget } from '../server/proxy.js';
+import type { ProxyClientCertificate } from '../server/proxy.js';
+import type { ProxyTarget } from '../api/serving.js';
 import { isRecord, records } from '../util/json-object.js';
 
 const DISCOVERY_TIMEOUT_MS = 5000;

@@ -6,7 +6,7 @@
  */
 import { AUTOMANAGED, localAPIService, localAvailable } from '../apis/apiregistration/apiservice.js';
 import type { ApiRegistry } from '../registry/registry.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { informerQueue, type InformerQueue } from './informer-queue.js';
 import { deepEqual } from '../util/deep-equal.js';

@@ -6,7 +6,7 @@
  * (`system:serviceaccount:kube-system:clusterrole-aggregation-controller`).
  */
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../machinery/labels.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { informerQueue, type InformerQueue } from './informer-queue.js';
 import { deepEqual } from '../util/deep-equal.js';

@@ -3,7 +3,7 @@
  * version of every resource the server serves (aggregated discovery of /api
  * and /apis), as client-go's ServerPreferredResources gives it.
  */
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { Client, GroupVersionResource } from '../sdk/client.js';
 
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';

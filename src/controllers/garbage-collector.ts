@@ -21,7 +21,7 @@
 import type { CacheEventType } from '../cache/watch-cache.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type RestStore } from '../registry/store.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { deepCloneMutable } from '../machinery/json.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { WorkQueue } from '../sdk/workqueue.js';

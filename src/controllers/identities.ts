@@ -7,7 +7,7 @@
  * managedFields.
  */
 import { randomBytes } from 'node:crypto';
-import type { UserInfo } from '../server/authn.js';
+import type { UserInfo } from '../api/authentication.js';
 import { versionInfo } from '../server/health.js';
 
 export interface ControllerIdentity {

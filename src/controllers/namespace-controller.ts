@@ -11,7 +11,7 @@
  */
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../apis/core/namespaces.js';
 import { toRfc3339 } from '../machinery/time.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { informerQueue, type InformerQueue } from './informer-queue.js';
 import { deepEqual } from '../util/deep-equal.js';

@@ -4,7 +4,7 @@
  * ConfigMap holding the cluster's CA certificate (the root CA certificate publisher). Namespaces come
  * from an informer; a namespace being deleted is left alone; failures are retried with backoff.
  */
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { informerQueue, type InformerQueue } from './informer-queue.js';
 

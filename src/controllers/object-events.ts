@@ -8,7 +8,7 @@
 import type { CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 
 export type ObjectListener = (store: RestStore, type: CacheEventType, obj: KObject) => void;
 

@@ -7,7 +7,7 @@
  * kube-controller-manager's identity, reading through informers.
  */
 import type { ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { Informer, objectKey } from '../sdk/informer.js';
 import { WorkQueue } from '../sdk/workqueue.js';

@@ -4,7 +4,8 @@
  * served (or no longer served) when the request returns.
  */
 import { RestStore, type DeleteResult, type UpdateResult } from '../registry/store.js';
-import type { DeleteOptions, KObject, WriteOptions } from '../registry/types.js';
+import type { DeleteOptions, WriteOptions } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 
 export interface CrdWriteOptions extends WriteOptions {
   /** A write by the CRD runtime itself, which must not wait for itself. */

@@ -10,7 +10,8 @@ import { validateCRD, validateCRDStatusUpdate, validateCRDUpdate } from '../apis
 import { hasUnprunedDefaults, isNonStructural, selectableFieldTarget, validateStructuralSchema } from '../schema/crd-hook.js';
 import { field, type FieldError } from '../machinery/field-errors.js';
 import { validatePrinterColumnJSONPath } from '../machinery/jsonpath-columns.js';
-import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
+import type { Strategy, WriteOptions } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { CLEANUP_FINALIZER, setCondition } from './naming.js';
 
 /** The structural-schema checks of the schema engine, where CRD validation asks for them. */

@@ -10,9 +10,11 @@
  */
 import { errors } from '../machinery/status.js';
 import { goQuote } from '../machinery/go-text.js';
-import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
+import type { Strategy, WriteOptions } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { compileSchema, findDuplicateFields, type CompiledSchema } from '../schema/index.js';
-import { validateScaleFields, type ScaleConfig } from './scale.js';
+import { validateScaleFields } from './scale.js';
+import type { ScaleConfig } from '../api/serving.js';
 
 export interface CustomResourceOptions {
   statusSubresource: boolean;

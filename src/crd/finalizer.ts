@@ -9,7 +9,7 @@
  */
 import type { CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
 import type { RestStore } from '../registry/store.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { deepCloneMutable } from '../machinery/json.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
 import { WorkQueue } from '../sdk/workqueue.js';

@@ -6,8 +6,8 @@
 import { establish, reconcileAPIApproval, reconcileNames, removeCondition, setCondition } from '../apis/apiextensions/names.js';
 import { aggregateMessage, field, type FieldError } from '../machinery/field-errors.js';
 import { validateStructuralSchema } from '../schema/crd-hook.js';
-import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
-import type { KObject } from '../registry/types.js';
+import type { CustomResourceDefinitionV1 } from '../api/apiextensions.js';
+import type { KObject } from '../api/object.js';
 import { deepCloneMutable } from '../machinery/json.js';
 
 export { isConditionTrue, setCondition } from '../apis/apiextensions/names.js';

@@ -4,15 +4,11 @@
  * labelSelectorPath, and the replica checks every write of such an object gets.
  */
 import { field, type FieldError } from '../machinery/field-errors.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../machinery/labels.js';
+import type { ScaleConfig } from '../api/serving.js';
 
-export interface ScaleConfig {
-  specReplicasPath: string;
-  statusReplicasPath: string;
-  labelSelectorPath?: string;
-}
 
 type Segment = string | number;
 

@@ -6,10 +6,11 @@
 import { createHash } from 'node:crypto';
 import type { Endpoint } from '../registry/registry.js';
 import { RestStore } from '../registry/store.js';
-import type { KObject, ResourceNames, Strategy } from '../registry/types.js';
+import type { ResourceNames, Strategy } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { Storage } from '../storage/types.js';
-import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-priority.js';
-import { selectableFieldLabels } from '../apis/apiextensions/helpers.js';
+import { compareKubeAwareVersionStrings } from '../machinery/version-priority.js';
+import { selectableFieldLabels } from '../api/apiextensions.js';
 import { ConversionCache, type CrConverter } from './conversion/index.js';
 import { setApiVersion } from './conversion/none.js';
 import { customResourceTableConvertor } from '../printing/index.js';

@@ -5,7 +5,7 @@
  * Documents are memoized per registry generation, so a CRD change shows at once.
  */
 import type { ApiRegistry, ProxiedEndpoint, ServedResource, SubresourceInfo } from '../registry/registry.js';
-import { compareKubeAwareVersionStrings } from '../apis/apiextensions/version-priority.js';
+import { compareKubeAwareVersionStrings } from '../machinery/version-priority.js';
 
 /** Built-in groups in the order kube-apiserver lists them; other groups follow, sorted. */
 const BUILTIN_GROUP_ORDER = [

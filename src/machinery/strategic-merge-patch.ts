@@ -6,8 +6,8 @@
  * `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>`. Where no type is known (a field
  * the Go types lack), lists are merged only when a directive asks for it, by the key its entries share.
  */
-import { deref, fieldOf, type Type } from '../schema/builtin/go-type-expr.js';
-import { GO_STRUCTS } from '../schema/builtin/go-types.js';
+import { deref, fieldOf, type Type } from '../api/go-type-expr.js';
+import { GO_STRUCTS } from '../api/go-types.js';
 import { stringifyJson } from './json.js';
 import { applyMergePatch } from './merge-patch.js';
 

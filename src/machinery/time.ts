@@ -158,3 +158,29 @@ function goTimeQuote(s: string): string {
   }
   return out + '"';
 }
+
+const GO_UNITS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+/** time.ParseDuration, accepting the same texts (overflow beyond int64 nanoseconds fails). */
+export function parseGoDuration(s: string): number | undefined {
+  let i = 0;
+  let neg = false;
+  if (s[0] === '-' || s[0] === '+') {
+    neg = s[0] === '-';
+    i++;
+  }
+  if (s.slice(i) === '0') return 0;
+  if (i >= s.length) return undefined;
+  let total = 0;
+  while (i < s.length) {
+    const num = /^(\d*)(\.(\d*))?/.exec(s.slice(i)) as RegExpExecArray;
+    if (num[0] === '' || num[0] === '.') return undefined;
+    i += num[0].length;
+    const unit = /^[^\d.]+/.exec(s.slice(i));
+    if (!unit || !Object.prototype.hasOwnProperty.call(GO_UNITS, unit[0])) return undefined;
+    i += unit[0].length;
+    total += Number(`${num[1] || '0'}.${num[3] ?? ''}`) * GO_UNITS[unit[0]];
+  }
+  if (total > 9223372036854775807) return undefined;
+  return neg ? -total : total;
+}

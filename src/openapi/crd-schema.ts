@@ -6,7 +6,7 @@
  * metadata added at the root and in embedded resources, and the
  * x-kubernetes-group-version-kind extension; plus the `<Kind>List` schema.
  */
-import type { JSONSchemaProps, ValidationRule } from '../apis/apiextensions/types.js';
+import type { JSONSchemaProps, ValidationRule } from '../api/apiextensions.js';
 import { GVK_EXTENSION, gvkExtension, LIST_META, OBJECT_META, orderKeys, ref, type GroupVersionKind, type Schema } from './schema-types.js';
 
 const TYPE_META_API_VERSION =

@@ -5,9 +5,9 @@
  * holds the v2 definitions and paths and, per group-version, the v3 schemas and
  * paths; the publisher assembles documents from fragments.
  */
-import { selectableFieldLabels } from '../apis/apiextensions/helpers.js';
-import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
-import { structOfKind } from '../schema/builtin/go-type-expr.js';
+import { selectableFieldLabels } from '../api/apiextensions.js';
+import type { CustomResourceDefinitionV1 } from '../api/apiextensions.js';
+import { structOfKind } from '../api/go-type-expr.js';
 import { META_DEFINITIONS } from './builtin-definitions.js';
 import { goDefinition, goDefinitionName, SPECIAL_DEFINITIONS } from './go-definitions.js';
 import { definitionName, kindSchema, listSchema } from './crd-schema.js';

@@ -1,15 +1,15 @@
 /**
  * The OpenAPI definitions of the built-in types, made from kapi's one source of them
- * (schema/builtin/go-types.ts and its documentation, go-type-docs.ts) as kube-openapi makes them
+ * (api/go-types.ts and its documentation, go-type-docs.ts) as kube-openapi makes them
  * from the Go structs: definition names by Go package, descriptions, types and formats, `required`
  * (fields without omitempty that are not optional), list, map and patch extensions, and the
  * group-version-kind of kinds. The v3 form adds the zero defaults upstream publishes there
  * (non-pointer structs `{}`, required scalars their zero value).
  */
-import { goTypeDocs } from '../schema/builtin/go-type-docs.js';
-import { deref, parseType, type Type } from '../schema/builtin/go-type-expr.js';
-import { GO_PACKAGES, GO_STRUCTS } from '../schema/builtin/go-types.js';
-import type { GoField } from '../schema/builtin/go-types-model.js';
+import { goTypeDocs } from '../api/go-type-docs.js';
+import { deref, parseType, type Type } from '../api/go-type-expr.js';
+import { GO_PACKAGES, GO_STRUCTS } from '../api/go-types.js';
+import type { GoField } from '../api/go-types-model.js';
 import { GVK_EXTENSION, orderKeys, ref, type Schema } from './schema-types.js';
 
 /** Package id prefixes (`core/v1`) → definition name prefixes. */

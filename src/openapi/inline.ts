@@ -3,7 +3,7 @@
  * admission policies declares `object` as (upstream resolves the same definitions through its schema
  * resolver). Recursive definitions (JSONSchemaProps) stop at a depth, as any value.
  */
-import { structOfKind } from '../schema/builtin/go-type-expr.js';
+import { structOfKind } from '../api/go-type-expr.js';
 import { toStructural } from '../schema/structural.js';
 import type { JSONSchemaProps, Structural } from '../schema/types.js';
 import { builtinDefinition } from './fragments.js';

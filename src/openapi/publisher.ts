@@ -6,7 +6,7 @@
  * discovery document, each group-version's URL carrying its ETag as hash) and
  * `/openapi/v3/<api|apis/group>/<version>`.
  */
-import type { CustomResourceDefinitionV1 } from '../apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1 } from '../api/apiextensions.js';
 import { aggregatedFragment, type BackendPart } from './aggregated.js';
 import { builtinFragment, crdFragment, crdSupportSchemas, type BuiltinResource } from './fragments.js';
 import { computeETag, negotiate, notAcceptable, notFound, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';

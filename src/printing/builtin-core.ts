@@ -5,7 +5,7 @@
  * (core/v1 and events.k8s.io/v1), Lease; and rest.NewDefaultTableConvertor
  * (Name, Created At) for resources without a printer.
  */
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { doc } from './descriptions.js';
 import { createdAtCell, timestampMillis, translateTimestampSince } from './duration.js';
 import { age, ageColumn, column, docColumn, formatLabels, int, list, nameColumn, nameOf, printer, record, str } from './printer-helpers.js';

@@ -5,8 +5,8 @@
  * HorizontalPodAutoscaler (v1), PersistentVolume, PersistentVolumeClaim, CertificateSigningRequest.
  * Column descriptions are the Go types' documentation (go-type-docs.ts).
  */
-import { goTypeDocs } from '../schema/builtin/go-type-docs.js';
-import type { KObject } from '../registry/types.js';
+import { goTypeDocs } from '../api/go-type-docs.js';
+import type { KObject } from '../api/object.js';
 import { humanDuration, timestampMillis, translateTimestampSince } from './duration.js';
 import { age, ageColumn, column, containerCells, formatLabelSelector, int, list, nameColumn, nameOf, printer, record, str } from './printer-helpers.js';
 import type { TableColumnDefinition, TableConvertor } from './types.js';

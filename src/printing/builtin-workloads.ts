@@ -5,7 +5,7 @@
  * their v1 JSON form; unset replica counts read as the defaulted 1.
  */
 import { compareGoStrings } from '../machinery/go-text.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { timestampMillis, translateTimestampSince } from './duration.js';
 import {
   age,

@@ -8,7 +8,7 @@
 import { columnText, compileColumnPath, findColumnValue } from '../machinery/jsonpath-columns.js';
 import type { JsonPath } from '../machinery/jsonpath.js';
 import { goKind } from '../machinery/jsonpath-values.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { doc } from './descriptions.js';
 import { dateCell } from './duration.js';
 import { tableForList, tableForObject } from './table.js';

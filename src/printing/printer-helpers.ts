@@ -5,7 +5,7 @@
  */
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../machinery/labels.js';
 import { compareGoStrings } from '../machinery/go-text.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { doc, type DocKey } from './descriptions.js';
 import { translateTimestampSince } from './duration.js';
 import type { RowCells, TableColumnDefinition, TableConvertor } from './types.js';

@@ -5,7 +5,7 @@
  * (the object, its PartialObjectMetadata, or null).
  */
 import { errors } from '../machinery/status.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { OBJECT_META_FIELDS } from '../machinery/object-meta.js';
 import type {
   IncludeObject,

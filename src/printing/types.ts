@@ -3,7 +3,7 @@
  * a table convertor: the column definitions of a resource and the cells of one
  * object's row.
  */
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 
 export type TableVersion = 'v1' | 'v1beta1';
 

@@ -10,7 +10,7 @@
  * - delete: with the object being deleted, before anything is written.
  * Objects are handed over in the storage version (webhooks, later, convert).
  */
-import type { KObject } from './types.js';
+import type { KObject } from '../api/object.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 

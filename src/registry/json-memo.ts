@@ -6,7 +6,7 @@
  * the JS heap, which would otherwise grow by more than their size.
  */
 import { stringifyJson } from '../machinery/json.js';
-import type { KObject } from './types.js';
+import type { KObject } from '../api/object.js';
 
 /** One version's JSON: what nearly every object has (a Map per object would cost more than the pair). */
 class OneVersion {

@@ -4,7 +4,7 @@
  */
 import { parseStoredJson, stringifyJson } from '../machinery/json.js';
 import type { KeyValue } from '../storage/types.js';
-import type { KObject } from './types.js';
+import type { KObject } from '../api/object.js';
 
 export function encodeForStorage(obj: KObject): string {
   return encodeObject(obj).stored;

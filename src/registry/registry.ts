@@ -7,13 +7,14 @@
  * no store (the create-only reviews of authentication and authorization, later
  * proxied group-versions): each verb it has is a function.
  */
-import type { ScaleConfig } from '../crd/scale.js';
+import type { ScaleConfig } from '../api/serving.js';
 import type { TypeInfo } from '../apply/index.js';
 import type { Structural } from '../schema/types.js';
-import type { ProxyTarget } from '../server/proxy.js';
+import type { ProxyTarget } from '../api/serving.js';
 import type { TableConvertor } from '../printing/index.js';
 import type { RestStore } from './store.js';
-import type { KObject, ResourceNames } from './types.js';
+import type { ResourceNames } from './types.js';
+import type { KObject } from '../api/object.js';
 import type { Admission, AdmissionUser } from './admission.js';
 
 /** What routing and discovery know of any served resource. */

@@ -19,7 +19,8 @@ import { rememberJson } from './json-memo.js';
 import { shareUnchanged } from './share-unchanged.js';
 import { decodeFromStorage, encodeObject, type EncodedObject } from './object-codec.js';
 import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
-import type { DeleteOptions, KObject, ResourceNames, Strategy, WriteOptions } from './types.js';
+import type { DeleteOptions, ResourceNames, Strategy, WriteOptions } from './types.js';
+import type { KObject } from '../api/object.js';
 import { DEFAULT_SUBRESOURCE_STRATEGIES, type SubresourceStrategy } from './subresources.js';
 import { isLarge, nextTurn } from '../util/turns.js';
 

@@ -10,7 +10,7 @@
  * `old` is the store's private copy of the stored object for this attempt: the
  * result may share with it, never with the cache.
  */
-import type { KObject } from './types.js';
+import type { KObject } from '../api/object.js';
 
 export interface SubresourceStrategy {
   /** The object to store, from what the client sent through the subresource and the stored object. */

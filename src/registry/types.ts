@@ -6,9 +6,8 @@ import type { Admission } from './admission.js';
 import type { FieldError } from '../machinery/field-errors.js';
 import type { NameValidator } from '../machinery/validation.js';
 import type { SubresourceStrategy } from './subresources.js';
+import type { KObject } from '../api/object.js';
 
-/** A Kubernetes object as JSON. Cached objects are shared: never mutate one in place. */
-export type KObject = Record<string, any>;
 
 export interface ResourceNames {
   /** API group ('' for the core group). */

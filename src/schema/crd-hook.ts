@@ -6,7 +6,7 @@
  * compilation of their CEL rules; plus the predicates isNonStructural and
  * hasUnprunedDefaults used on updates of persisted CRDs.
  */
-import type { StructuralSchemaContext } from '../apis/apiextensions/validation-schema.js';
+import type { StructuralSchemaContext } from '../api/apiextensions.js';
 import { compileRules } from './cel/rules.js';
 import { validFieldPath } from './cel/fieldpath.js';
 import { validateDefaults } from './default-validation.js';

@@ -5,7 +5,7 @@
  * apart, as upstream does. Every node keeps the raw JSONSchemaProps it came from,
  * which the OpenAPI validator compiles.
  */
-import type { JSONSchemaProps, ValidationRule } from '../apis/apiextensions/types.js';
+import type { JSONSchemaProps, ValidationRule } from '../api/apiextensions.js';
 
 export type { JSONSchemaProps, ValidationRule };
 

@@ -5,8 +5,8 @@
  * as the server's Status, as StatusError. ResourceClient is typed by the objects it handles.
  */
 import { StatusError, type Status } from '../machinery/status.js';
-import type { LoopbackRequest, LoopbackSink } from '../server/loopback.js';
-import type { KObject } from '../registry/types.js';
+import type { LoopbackRequest, LoopbackSink } from '../api/serving.js';
+import type { KObject } from '../api/object.js';
 
 /** Sends one request; the returned function abandons it. */
 export type Transport = (request: LoopbackRequest, sink: LoopbackSink) => () => void;

@@ -10,7 +10,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { Client, GroupVersionResource, ResourceClient } from './client.js';
 import { Informer, objectKey } from './informer.js';
 import { LeaderElector } from './leader-election.js';

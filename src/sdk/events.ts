@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { toMicroTime } from '../machinery/time.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from './client.js';
 import type { KubeObject } from './resource.js';
 

@@ -5,7 +5,7 @@
  * (lastTransitionTime moves only when the status does).
  */
 import { StatusError } from '../machinery/status.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { ResourceClient } from './client.js';
 import type { KubeObject, OwnerReference } from './resource.js';
 

@@ -5,7 +5,7 @@
  * one the server refuses as too old (410) makes a fresh list, whose differences with the local copy
  * become events. With `resyncMs`, every object is told again as an update (old and new the same) that often.
  */
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { ResourceClient } from './client.js';
 
 export interface InformerHandlers {

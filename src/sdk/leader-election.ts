@@ -9,7 +9,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { toMicroTime } from '../machinery/time.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 
 /** What the elector needs of the API: the leases resource (a ResourceClient). */
 export interface LeaseClient {

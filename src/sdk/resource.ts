@@ -14,7 +14,8 @@
  */
 import { field, type FieldError } from '../machinery/field-errors.js';
 import { deepCloneMutable } from '../machinery/json.js';
-import type { KObject, Strategy, WriteOptions } from '../registry/types.js';
+import type { Strategy, WriteOptions } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import type { JSONSchemaProps } from '../schema/types.js';
 import type { Infer, Schema } from './schema.js';
 

@@ -10,7 +10,7 @@ import { appendFileSync, closeSync, openSync } from 'node:fs';
 import type { Status } from '../machinery/status.js';
 import { stringifyJson } from '../machinery/json.js';
 import { parseYaml } from '../machinery/yaml.js';
-import type { UserInfo } from './authn.js';
+import type { UserInfo } from '../api/authentication.js';
 import type { Exchange, Filter } from './filters.js';
 import { isLongRunning } from './filters.js';
 

@@ -6,15 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from './certs.js';
+import { writeFileAtomic } from '../util/private-files.js';
+import type { UserInfo } from '../api/authentication.js';
 
-export interface UserInfo {
-  name: string;
-  uid: string;
-  groups: string[];
-  /** Extra attributes (impersonation's Impersonate-Extra-* headers). */
-  extra?: Record<string, string[]>;
-}
 
 export const ALL_AUTHENTICATED = 'system:authenticated';
 const ALL_UNAUTHENTICATED = 'system:unauthenticated';

@@ -7,52 +7,9 @@
  */
 import { goQuote } from '../machinery/go-text.js';
 import { StatusError } from '../machinery/status.js';
-import type { UserInfo } from './authn.js';
 import type { Exchange, Filter } from './filters.js';
+import type { Attributes, Authorizer } from '../api/authorization.js';
 
-export interface Attributes {
-  user?: UserInfo;
-  verb: string;
-  resourceRequest: boolean;
-  path: string;
-  apiGroup: string;
-  apiVersion: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-}
-
-/** An authorizer's answer, and why (RBAC's `RBAC: allowed by ...`, or what kept it from allowing). */
-export type Decision = { decision: 'allow' | 'deny' | 'no-opinion'; reason?: string };
-
-export interface ResourceRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-}
-
-export interface NonResourceRule {
-  verbs: string[];
-  nonResourceURLs?: string[];
-}
-
-/** What a user may do in a namespace, as far as the authorizer can tell (SelfSubjectRulesReview, `kubectl auth can-i --list`). */
-export interface Rules {
-  resourceRules: ResourceRule[];
-  nonResourceRules: NonResourceRule[];
-  /** The rules may not be all there are (an authorizer that cannot list its rules, or one that met errors). */
-  incomplete: boolean;
-  /** What kept the rules from being complete (SelfSubjectRulesReview's status.evaluationError). */
-  evaluationError?: string;
-}
-
-export interface Authorizer {
-  authorize(attributes: Attributes): Decision | Promise<Decision>;
-  /** The rules that apply to a user in a namespace; an authorizer without it gives none and says they are incomplete. */
-  rulesFor?(user: UserInfo, namespace: string): Rules | Promise<Rules>;
-}
 
 /** The authorizer until RBAC: every request is allowed (kube-apiserver's --authorization-mode=AlwaysAllow). */
 export const alwaysAllow: Authorizer = {

@@ -12,9 +12,10 @@
  * no longer chains to the CA, or expires within 30 days.
  */
 import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../util/private-files.js';
 
 export interface ServingCertificates {
   caCertPem: string;
@@ -467,24 +468,6 @@ async function readOptional(path: string): Promise<string | undefined> {
     return await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
-/** Write via a synced temporary file and rename, so a crash never leaves a torn file. Shared with authn.ts and kubeconfig.ts. */
-export async function writeFileAtomic(path: string, data: string, mode: number): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    const fh = await open(tmp, 'wx', mode);
-    try {
-      await fh.writeFile(data);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => {});
     throw err;
   }
 }

@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Client } from '../sdk/client.js';
-import type { UserInfo } from './authn.js';
-import type { Attributes, Authorizer, Decision } from './authz.js';
+import type { UserInfo } from '../api/authentication.js';
+import type { Attributes, Authorizer, Decision } from '../api/authorization.js';
 
 const TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;

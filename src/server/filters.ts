@@ -9,7 +9,7 @@
  * log, in-flight limits and the request timeout; the last-resort handler,
  * authentication and routing are in server.ts.
  */
-import type { UserInfo } from './authn.js';
+import type { UserInfo } from '../api/authentication.js';
 import type { Request, Response } from './exchange.js';
 import type { RequestInfo } from './request-info.js';
 import { goQuote } from '../machinery/go-text.js';

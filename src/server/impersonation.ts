@@ -10,8 +10,9 @@
  * (empty ones too). A request whose headers ask for nothing is served as its own user.
  */
 import { errors } from '../machinery/status.js';
-import type { UserInfo } from './authn.js';
-import { forbidden, type Attributes, type Authorizer } from './authz.js';
+import type { UserInfo } from '../api/authentication.js';
+import { forbidden } from './authz.js';
+import type { Attributes, Authorizer } from '../api/authorization.js';
 import type { Request } from './exchange.js';
 import type { Exchange, Filter } from './filters.js';
 import { unescapeExtraKey } from './request-header.js';

@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringifyYaml } from '../machinery/yaml-emit.js';
-import { writeFileAtomic } from './certs.js';
+import { writeFileAtomic } from '../util/private-files.js';
 
 export interface AdminKubeconfigOptions {
   /** e.g. https://127.0.0.1:6443 */

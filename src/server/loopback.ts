@@ -6,24 +6,11 @@
  * upstream's loopback client does over a local connection.
  */
 import { EventEmitter } from 'node:events';
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { PendingHeaders, type Request, type Response } from './exchange.js';
+import type { LoopbackRequest, LoopbackSink } from '../api/serving.js';
 
-export interface LoopbackRequest {
-  method: string;
-  /** Path and query, as a request target. */
-  path: string;
-  headers: Record<string, string>;
-  body?: Buffer;
-}
-
-/** What the client hears of the response, as it is written. */
-export interface LoopbackSink {
-  head(status: number, headers: OutgoingHttpHeaders): void;
-  data(chunk: Buffer): void;
-  end(): void;
-}
 
 export type LoopbackHandler = (req: Request, res: Response) => Promise<void>;
 

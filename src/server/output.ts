@@ -13,7 +13,7 @@ import { encodeEnvelope } from '../machinery/protobuf/envelope.js';
 import { encodeListOfMessages, itemMessage } from '../machinery/protobuf/objects.js';
 import { memoEncoded, memoJson } from '../registry/json-memo.js';
 import type { Endpoint, ServedResource } from '../registry/registry.js';
-import type { KObject } from '../registry/types.js';
+import type { KObject } from '../api/object.js';
 import { parseIncludeObject, partialObjectMetadata, tableForList, tableForObject, type TableOptions, type TableListMeta } from '../printing/index.js';
 import type { Negotiated } from './negotiation.js';
 import type { Response } from './exchange.js';

@@ -9,16 +9,10 @@
 import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WEBSOCKET_BEARER_PREFIX, type UserInfo } from './authn.js';
+import { WEBSOCKET_BEARER_PREFIX } from './authn.js';
+import type { UserInfo } from '../api/authentication.js';
+import type { ProxyTarget } from '../api/serving.js';
 
-export interface ProxyTarget {
-  /** https://<address>:<port> of one of the Service's endpoints. */
-  url: URL;
-  /** The name the backend's certificate is checked for (`<service>.<namespace>.svc`). */
-  servername: string;
-  ca?: string;
-  insecureSkipTLSVerify: boolean;
-}
 
 export interface ProxyClientCertificate {
   cert: string;

@@ -14,7 +14,8 @@
  */
 import { X509Certificate } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { commonName, type UserInfo } from './authn.js';
+import { commonName } from './authn.js';
+import type { UserInfo } from '../api/authentication.js';
 
 export interface RequestHeaderConfig {
   /** The front proxy's CA certificates (PEM). */

@@ -11,11 +11,13 @@ import type { TLSSocket } from 'node:tls';
 import { Discovery, type AggregatedGroupVersion } from '../discovery/documents.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { ApiRegistry, Endpoint, VirtualEndpoint } from '../registry/registry.js';
-import { anonymousUser, bearerToken, clientCertificateUser, websocketBearerToken, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator, type UserInfo } from './authn.js';
+import { anonymousUser, bearerToken, clientCertificateUser, websocketBearerToken, withAuthenticatedGroup, type PeerSocket, type TokenAuthenticator } from './authn.js';
+import type { UserInfo } from '../api/authentication.js';
 import { performance } from 'node:perf_hooks';
 import { LoopMonitor, ServedRequests, type LoopStall, type Served } from './loop-monitor.js';
 import { distinctHeaders, IssuerCheck, type PeerCertificate, type RequestHeaderAuthenticator } from './request-header.js';
-import { proxy, proxyUpgrade, writeServiceUnavailable, type ProxyClientCertificate, type ProxyTarget } from './proxy.js';
+import { proxy, proxyUpgrade, writeServiceUnavailable, type ProxyClientCertificate } from './proxy.js';
+import type { ProxyTarget } from '../api/serving.js';
 import type { DelegatedAuthenticator } from './delegated.js';
 import type { ObjectGetter, ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { StreamRequest, StreamResponse, type Request, type Response } from './exchange.js';
@@ -31,8 +33,10 @@ import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-
 import { writeError, writeNotFound, writeObject, writeSerialized, addWarnings, writePlain, statusOf } from './respond.js';
 import { audit, type AuditBackend, type AuditPolicy } from './audit.js';
 import { IdleConnections, type Connection } from './connections.js';
-import { loopbackExchange, type LoopbackRequest, type LoopbackSink } from './loopback.js';
-import { alwaysAllow, authorization, type Authorizer } from './authz.js';
+import { loopbackExchange } from './loopback.js';
+import type { LoopbackRequest, LoopbackSink } from '../api/serving.js';
+import { alwaysAllow, authorization } from './authz.js';
+import type { Authorizer } from '../api/authorization.js';
 import { impersonation } from './impersonation.js';
 import { compose, inFlightLimits, logQuote, requestLog, requestTimeout, type Exchange, type Filter, type Handler, type Limits } from './filters.js';
 

@@ -3,7 +3,8 @@
  * its files 0600. One that already exists keeps its mode, with a warning at
  * start where others may read it (etcd insists on 0700 for its data dir).
  */
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Files beside state.db and in pki/ that must be private (certificates are public). */
@@ -23,5 +24,23 @@ export async function ensurePrivateDir(dir: string, warn: (message: string) => v
   }
   if (wide.length > 0) {
     warn(`kapi: warning: other users may read the data dir: ${wide.join(', ')}; the recommended permissions are 0700 for the directory and 0600 for its files (chmod -R go-rwx ${dir})`);
+  }
+}
+
+/** Write via a synced temporary file and rename, so a crash never leaves a torn file. */
+export async function writeFileAtomic(path: string, data: string, mode: number): Promise<void> {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const fh = await open(tmp, 'wx', mode);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    throw err;
   }
 }

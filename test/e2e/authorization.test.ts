@@ -9,7 +9,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Attributes } from '../../src/server/authz.js';
+import type { Attributes } from '../../src/api/authorization.js';
 import { CRONTAB_CRD, cronTab, startTestServer, type TestServer } from './harness.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Attributes, Decision } from '../../src/server/authz.js';
+import type { Attributes, Decision } from '../../src/api/authorization.js';
 import { Client, ResourceClient } from '../../src/sdk/client.js';
 import { Informer } from '../../src/sdk/informer.js';
 import { CRONTAB_CRD, cronTab, startTestServer, until, type TestServer } from './harness.js';

@@ -11,7 +11,7 @@ import { decodeStruct } from '../../src/machinery/protobuf/codec.js';
 import { decodeEnvelope, encodeEnvelope } from '../../src/machinery/protobuf/envelope.js';
 import { encodeObject, protobufStruct } from '../../src/machinery/protobuf/objects.js';
 import { readFields, Writer } from '../../src/machinery/protobuf/wire.js';
-import { GO_STRUCTS } from '../../src/schema/builtin/go-types.js';
+import { GO_STRUCTS } from '../../src/api/go-types.js';
 import { CRONTAB_CRD, cronTab, startTestServer, until, type TestServer } from './harness.js';
 
 const PB = 'application/vnd.kubernetes.protobuf';

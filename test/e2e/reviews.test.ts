@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import type { Attributes, Decision } from '../../src/server/authz.js';
+import type { Attributes, Decision } from '../../src/api/authorization.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';

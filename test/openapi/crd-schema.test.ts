@@ -1,7 +1,7 @@
 // The published form of CRD schemas: structural copy, v2 simplifications (O-02), embedded resources, list kinds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JSONSchemaProps } from '../../src/apis/apiextensions/types.js';
+import type { JSONSchemaProps } from '../../src/api/apiextensions.js';
 import { definitionName, kindSchema, listSchema } from '../../src/openapi/index.js';
 
 const gvk = { group: 'mygroup.example.com', version: 'v1beta1', kind: 'WishIHadChosenNoxu' };

@@ -1,5 +1,5 @@
 // Shared fixtures of the OpenAPI tests: the CronTab CRD of the Kubernetes docs and the built-ins kapi serves.
-import type { CustomResourceDefinitionV1 } from '../../src/apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1 } from '../../src/api/apiextensions.js';
 import type { BuiltinResource } from '../../src/openapi/index.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

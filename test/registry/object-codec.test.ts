@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeObject } from '../../src/registry/object-codec.js';
-import type { KObject } from '../../src/registry/types.js';
+import type { KObject } from '../../src/api/object.js';
 
 /** What the codec must agree with: JSON.stringify of the object without, then with, its resourceVersion set. */
 function expected(obj: KObject, rv: string): { stored: string; served: string } {

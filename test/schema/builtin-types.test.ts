@@ -1,7 +1,7 @@
 /** go-types.ts, generated from upstream's types.go: spot facts, and every type it names is defined. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GO_PACKAGES, GO_STRUCTS } from '../../src/schema/builtin/go-types.js';
+import { GO_PACKAGES, GO_STRUCTS } from '../../src/api/go-types.js';
 
 const field = (struct: string, json: string) => GO_STRUCTS[struct].fields.find((f) => f.json === json);
 

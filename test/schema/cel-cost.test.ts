@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { prepareCRDForCreate, prepareCRDForUpdate, defaultV1 } from '../../src/apis/apiextensions/defaults.js';
-import type { CustomResourceDefinitionV1 } from '../../src/apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1 } from '../../src/api/apiextensions.js';
 import { validateCRD, validateCRDUpdate } from '../../src/apis/apiextensions/validation.js';
 import { fieldErrorString } from '../../src/machinery/field-errors.js';
 import { costErrorMessage, estimateCost } from '../../src/schema/cel/cost.js';

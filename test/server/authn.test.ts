@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
-import { adminUserInfo, ensureAdminToken, parseTokenFile, TokenAuthenticator, type UserInfo } from '../../src/server/authn.js';
+import { adminUserInfo, ensureAdminToken, parseTokenFile, TokenAuthenticator } from '../../src/server/authn.js';
+import type { UserInfo } from '../../src/api/authentication.js';
 import { tempDir } from './tls-helper.js';
 
 describe('parseTokenFile', () => {

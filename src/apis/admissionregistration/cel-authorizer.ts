@@ -10,8 +10,8 @@
  */
 import type { Environment } from '@marcbachmann/cel-js';
 import type { AdmissionAttributes, AdmissionUser } from '../../registry/admission.js';
-import type { UserInfo } from '../../server/authn.js';
-import type { Attributes, Authorizer, Decision } from '../../server/authz.js';
+import type { UserInfo } from '../../api/authentication.js';
+import type { Attributes, Authorizer, Decision } from '../../api/authorization.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/validation.js';
 
 const T = 'kubernetes.authorization.';

@@ -8,7 +8,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
 import type { AdmissionAttributes } from '../../registry/admission.js';
 import type { ApiRegistry, Endpoint } from '../../registry/registry.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { baseEnvironment, formatIssue, metered, PER_CALL_LIMIT, rewriteSource, runtimeMessage } from '../../schema/cel/env.js';
 import { isRecord, type JsonRecord } from '../../util/json-object.js';
 import { treeOperation } from '../../util/tree-operation.js';

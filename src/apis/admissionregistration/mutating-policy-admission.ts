@@ -17,7 +17,7 @@ import { applyJsonPatch, decodeJsonPatch, JsonPatchError } from '../../machinery
 import { deepCloneMutable } from '../../machinery/json.js';
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { deepEqual } from '../../util/deep-equal.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 import { ConstructedObject, constructedType, jsonOf } from './cel-objects.js';

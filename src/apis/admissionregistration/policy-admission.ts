@@ -13,7 +13,7 @@
  */
 import { errors, StatusError, type StatusReason } from '../../machinery/status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { records, type JsonRecord } from '../../util/json-object.js';
 import type { AuthorizationSession } from './cel-authorizer.js';
 import { evaluateExpression, strings } from './matching.js';

@@ -10,8 +10,8 @@
 import type { AdmissionAttributes } from '../../registry/admission.js';
 import type { ApiRegistry, Endpoint } from '../../registry/registry.js';
 import type { RestStore } from '../../registry/store.js';
-import type { KObject } from '../../registry/types.js';
-import type { Authorizer } from '../../server/authz.js';
+import type { KObject } from '../../api/object.js';
+import type { Authorizer } from '../../api/authorization.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 import { AuthorizationSession, requestAuthorizer } from './cel-authorizer.js';
 import { celValue, evaluateExpression, matchedVersion, selectsObject, versionedAttributes, type MatchedVersion, type VersionedAttributes } from './matching.js';

@@ -7,7 +7,8 @@
  */
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { isDNS1123Subdomain } from '../../machinery/validation.js';
-import type { KObject, Strategy } from '../../registry/types.js';
+import type { Strategy } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 import { matchConditionErrors } from './match-conditions.js';
 import { compileExpression } from './matching.js';

@@ -27,11 +27,11 @@ import { postJson, webhookTarget, type ServiceResolver } from '../../machinery/w
 import { matchConditionsHold } from './match-conditions.js';
 import { matchedVersion, replaceContents, selectsObject, strings, versionedAttributes, type MatchedVersion, type VersionedAttributes } from './matching.js';
 import type { ApiRegistry } from '../../registry/registry.js';
-import type { Authorizer } from '../../server/authz.js';
+import type { Authorizer } from '../../api/authorization.js';
 import { AuthorizationSession, requestAuthorizer } from './cel-authorizer.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RestStore } from '../../registry/store.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 import { deepEqual } from '../../util/deep-equal.js';
 

@@ -3,7 +3,7 @@
  * the KubernetesAPIApprovalPolicyConformant condition controller).
  */
 import { isObject, str } from './json-util.js';
-import { API_APPROVAL_ANNOTATION, type AnyCRD, type CRDCondition } from './types.js';
+import { API_APPROVAL_ANNOTATION, type AnyCRD, type CRDCondition } from '../../api/apiextensions.js';
 import { parseGoURL } from './webhook-validation.js';
 
 export type APIApprovalState = 'Invalid' | 'Approved' | 'Bypassed' | 'Missing';

@@ -6,7 +6,7 @@
  */
 import { defaultV1, defaultV1beta1 } from './defaults.js';
 import { internalToV1, internalToV1beta1, v1ToInternal, v1beta1ToInternal } from './internal.js';
-import type { CustomResourceDefinitionV1, CustomResourceDefinitionV1beta1 } from './types.js';
+import type { CustomResourceDefinitionV1, CustomResourceDefinitionV1beta1 } from '../../api/apiextensions.js';
 
 export { internalToV1, internalToV1beta1, isV1beta1Object, toInternal, v1ToInternal, v1beta1ToInternal } from './internal.js';
 

@@ -17,7 +17,7 @@ import type {
   ObjectMeta,
   RequestVersion,
   ServiceReference,
-} from './types.js';
+} from '../../api/apiextensions.js';
 
 function defaultNames(names: CustomResourceDefinitionNames): void {
   const kind = typeof names.kind === 'string' ? names.kind : '';

@@ -6,7 +6,7 @@
  * JS objects whose JSON.stringify is that text.
  */
 import { isObject, type JSONObject } from './json-util.js';
-import type { InternalVersion, JSONSchemaProps } from './types.js';
+import type { InternalVersion, JSONSchemaProps } from '../../api/apiextensions.js';
 
 const nil = (v: unknown): unknown => (v === undefined ? null : v);
 const s = (v: unknown): unknown => (v === undefined || v === null ? '' : v);

@@ -3,7 +3,7 @@
  * lastTransitionTime rule, storage and served versions.
  */
 import { isObject } from './json-util.js';
-import type { AnyCRD, CRDCondition } from './types.js';
+import type { AnyCRD, CRDCondition } from '../../api/apiextensions.js';
 
 /** metav1.Time's wire form: RFC 3339 in UTC with second precision. */
 export function formatTime(t: Date | string): string {
@@ -82,7 +82,3 @@ export function isStoredVersion(crd: AnyCRD, version: string): boolean {
   return Array.isArray(stored) && stored.includes(version);
 }
 
-/** A CRD version's selectableFields as field labels (`.spec.color` → `spec.color`), in their order. */
-export function selectableFieldLabels(version: { selectableFields?: Array<{ jsonPath?: string }> | null }): string[] {
-  return (version.selectableFields ?? []).map((f) => String(f.jsonPath ?? '').replace(/^\./, ''));
-}

@@ -9,7 +9,7 @@
  *   status: prepareCRDStatusForUpdate → validateCRDStatusUpdate → store
  *   after each write: reconcileNames, establish, reconcileAPIApproval (names.ts)
  */
-export * from './types.js';
+export * from '../../api/apiextensions.js';
 export { v1beta1ToV1, v1ToV1beta1, toInternal, v1ToInternal, v1beta1ToInternal, internalToV1, internalToV1beta1, isV1beta1Object } from './conversion.js';
 export { defaultCRD, defaultV1, defaultV1beta1, prepareCRDForCreate, prepareCRDForUpdate, prepareCRDStatusForUpdate, specChanged } from './defaults.js';
 export {
@@ -21,7 +21,6 @@ export {
   validateAPIApproval,
   validatePreserveUnknownFields,
   type CRDValidationOptions,
-  type StructuralSchemaContext,
   type StructuralSchemaValidator,
 } from './validation.js';
 export * from './names.js';

@@ -24,7 +24,7 @@ import {
   type InternalCRD,
   type InternalVersion,
   type RequestVersion,
-} from './types.js';
+} from '../../api/apiextensions.js';
 
 /** Which wire version an object is written in: its apiVersion, else the request's. */
 export function isV1beta1Object(crd: AnyCRD, fallback: RequestVersion = 'v1'): crd is CustomResourceDefinitionV1beta1 {

@@ -8,11 +8,11 @@ import { apiApprovalCondition } from './api-approval.js';
 import { clone, deepEqual } from './json-util.js';
 import { conditionsEquivalent, getCondition, isConditionTrue, setCondition } from './helpers.js';
 import { DESCRIPTORS, canonicalize } from './wire-codec.js';
-import type { CRDCondition, CustomResourceDefinitionNames, CustomResourceDefinitionV1 } from './types.js';
+import type { CRDCondition, CustomResourceDefinitionNames, CustomResourceDefinitionV1 } from '../../api/apiextensions.js';
 
 export { apiApprovalCondition, apiApprovalState, isProtectedCommunityGroup } from './api-approval.js';
 export { conditionsEquivalent, formatTime, getCondition, hasServedVersion, isConditionFalse, isConditionTrue, isStoredVersion, removeCondition, servedVersions, setCondition, storageVersion } from './helpers.js';
-export { compareKubeAwareVersionStrings, sortVersionsByKubeAwarePriority } from './version-priority.js';
+export { compareKubeAwareVersionStrings, sortVersionsByKubeAwarePriority } from '../../machinery/version-priority.js';
 
 export interface NamingResult {
   acceptedNames: CustomResourceDefinitionNames;

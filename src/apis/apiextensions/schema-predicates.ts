@@ -4,7 +4,7 @@
  * invalid types, non-atomic set items; does every version have a schema.
  */
 import { isObject } from './json-util.js';
-import type { CRDSpecV1beta1, JSONSchemaProps } from './types.js';
+import type { CRDSpecV1beta1, JSONSchemaProps } from '../../api/apiextensions.js';
 import { validateMapListKeysMapSet } from './validation-schema.js';
 
 type Pred = (s: JSONSchemaProps) => boolean;

@@ -4,7 +4,7 @@
  */
 import { childPath, field, indexPath, type FieldError } from '../../machinery/field-errors.js';
 import { byteLength, isDNS1035Label } from './names-validation.js';
-import type { CustomResourceDefinitionNames, CustomResourceSubresources, InternalColumn } from './types.js';
+import type { CustomResourceDefinitionNames, CustomResourceSubresources, InternalColumn } from '../../api/apiextensions.js';
 import { str } from './json-util.js';
 
 export function validateEnumStrings(path: string, value: string, accepted: string[], required: boolean): FieldError[] {

@@ -8,18 +8,8 @@
 import { childPath, field, indexPath, type FieldError } from '../../machinery/field-errors.js';
 import { goItems, goSchema } from './go-values.js';
 import { isObject } from './json-util.js';
-import type { CustomResourceValidation, JSONSchemaProps } from './types.js';
+import type { CustomResourceValidation, JSONSchemaProps, StructuralSchemaContext } from '../../api/apiextensions.js';
 
-/** What the structural-schema hook learns about the call site. */
-export interface StructuralSchemaContext {
-  /** Whether other errors were already found for this schema (upstream hides NewStructural errors then). */
-  hasOtherErrors: boolean;
-  requirePrunedDefaults: boolean;
-  /** The version's schema is unchanged by an update: CEL expressions are not held to the per-expression cost limit. */
-  suppressPerExpressionCost?: boolean;
-  /** Leave out the CEL cost limits (the NonStructuralSchema condition is computed without them). */
-  skipCelCost?: boolean;
-}
 
 export type StructuralSchemaValidator = (schema: JSONSchemaProps, path: string, ctx: StructuralSchemaContext) => FieldError[];
 /** Where a selectable field's JSON path leads in a schema (see CRDValidationOptions.selectableField). */

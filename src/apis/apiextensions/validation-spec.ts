@@ -9,7 +9,7 @@ import { goVersions } from './go-values.js';
 import { deepEqual, isObject, str } from './json-util.js';
 import { isDNS1035Label, isDNS1123Subdomain } from './names-validation.js';
 import { specHasDefaults, specHasKubernetesExtensions } from './schema-predicates.js';
-import type { CRDSpecV1beta1, CustomResourceConversionV1beta1, CustomResourceSubresources, InternalVersion, JSONSchemaProps } from './types.js';
+import type { CRDSpecV1beta1, CustomResourceConversionV1beta1, CustomResourceSubresources, InternalVersion, JSONSchemaProps } from '../../api/apiextensions.js';
 import { deprecationWarningErrors, validateColumn, validateEnumStrings, validateNames, validateSubresources } from './validation-parts.js';
 import { validateCustomResourceValidation, type SchemaOptions } from './validation-schema.js';
 import { validateWebhookService, validateWebhookURL } from './webhook-validation.js';

@@ -22,13 +22,13 @@ import {
   type JSONSchemaProps,
   type ObjectMeta,
   type RequestVersion,
-} from './types.js';
+} from '../../api/apiextensions.js';
 import { validateNames } from './validation-parts.js';
 import { DESCRIPTORS, canonicalize } from './wire-codec.js';
 import type { SchemaOptions, SelectableFieldResolver, StructuralSchemaValidator } from './validation-schema.js';
 import { hasValidConversionReviewVersionOrEmpty, MAX_SELECTABLE_FIELDS, validateSpec, validateSpecUpdate } from './validation-spec.js';
 
-export type { StructuralSchemaContext, StructuralSchemaValidator } from './validation-schema.js';
+export type { StructuralSchemaValidator } from './validation-schema.js';
 
 /** Hooks for checks that live in other packages. All optional. */
 export interface CRDValidationOptions {

@@ -6,7 +6,8 @@
  */
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain, validatePathSegmentName } from '../../machinery/validation.js';
-import type { KObject, Strategy } from '../../registry/types.js';
+import type { Strategy } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { isRecord } from '../../util/json-object.js';
 
 /** kube-apiserver's apiVersionPriorities: group priority, version priority. */

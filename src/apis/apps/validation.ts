@@ -7,7 +7,8 @@
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { compareGoStrings } from '../../machinery/go-text.js';
 import { selectorFromLabelSelector, validateLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
-import type { KObject, Strategy } from '../../registry/types.js';
+import type { Strategy } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { deepEqual } from '../../util/deep-equal.js';
 import { isRecord, type JsonRecord } from '../../util/json-object.js';
 import { validatePodSpecContainers } from '../core/pod-spec-validation.js';

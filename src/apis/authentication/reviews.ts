@@ -6,7 +6,7 @@
 import { errors } from '../../machinery/status.js';
 import type { AdmissionUser } from '../../registry/admission.js';
 import type { VirtualEndpoint } from '../../registry/registry.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { virtualEndpoint } from '../virtual.js';
 
 const GROUP = 'authentication.k8s.io';

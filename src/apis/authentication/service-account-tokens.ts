@@ -15,9 +15,9 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, ran
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SignJWT, decodeJwt, jwtVerify } from 'jose';
-import type { UserInfo } from '../../server/authn.js';
-import { writeFileAtomic } from '../../server/certs.js';
-import type { KObject } from '../../registry/types.js';
+import type { UserInfo } from '../../api/authentication.js';
+import { writeFileAtomic } from '../../util/private-files.js';
+import type { KObject } from '../../api/object.js';
 import { isRecord } from '../../util/json-object.js';
 
 export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local';

@@ -10,8 +10,8 @@ import { field, type FieldError } from '../../machinery/field-errors.js';
 import { errors } from '../../machinery/status.js';
 import type { AdmissionUser } from '../../registry/admission.js';
 import type { VirtualEndpoint } from '../../registry/registry.js';
-import type { KObject } from '../../registry/types.js';
-import type { Attributes, Authorizer } from '../../server/authz.js';
+import type { KObject } from '../../api/object.js';
+import type { Attributes, Authorizer } from '../../api/authorization.js';
 import { virtualEndpoint } from '../virtual.js';
 
 const GROUP = 'authorization.k8s.io';

@@ -5,7 +5,7 @@
  * conditions) travels in the `autoscaling.alpha.kubernetes.io/*` annotations, so a round trip
  * through v1 loses nothing.
  */
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { isRecord as isObject, records as objects, type JsonRecord } from '../../util/json-object.js';
 
 type Obj = JsonRecord;

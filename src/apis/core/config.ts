@@ -5,7 +5,8 @@
  */
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { maxLenError, regexError } from '../../machinery/validation.js';
-import type { KObject, Strategy } from '../../registry/types.js';
+import type { Strategy } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { isRecord as isObject } from '../../util/json-object.js';
 import { deepEqual } from '../../util/deep-equal.js';
 

@@ -5,7 +5,8 @@
  */
 import { errors } from '../../machinery/status.js';
 import type { RestStore } from '../../registry/store.js';
-import type { KObject, Strategy } from '../../registry/types.js';
+import type { Strategy } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { BuiltinResource } from '../builtin.js';
 

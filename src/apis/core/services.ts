@@ -8,7 +8,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { field, type FieldError } from '../../machinery/field-errors.js';
-import type { KObject, Strategy } from '../../registry/types.js';
+import type { Strategy } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { errors } from '../../machinery/status.js';
 import { validateServiceSpec } from './pod-spec-validation.js';
 import { isRecord as isObject, records, type JsonRecord } from '../../util/json-object.js';

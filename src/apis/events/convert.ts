@@ -4,7 +4,7 @@
  * regarding/involvedObject, note/message, reportingController/reportingComponent, and the
  * deprecated* fields of the older series model.
  */
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 
 /** events.k8s.io/v1 field → core/v1 field; the fields of both with one name map to themselves. */
 const TO_CORE: Readonly<Record<string, string>> = {

@@ -7,7 +7,8 @@
  */
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { isDNS1123Subdomain, isQualifiedName } from '../../machinery/validation.js';
-import type { KObject, Strategy } from '../../registry/types.js';
+import type { Strategy } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { isRecord } from '../../util/json-object.js';
 
 const LIMIT = { reportingInstance: 128, action: 128, reason: 128, note: 1024 };

@@ -3,7 +3,7 @@
  * (flowcontrol's bootstrap objects): the `exempt` and `catch-all` priority levels and flow schemas.
  * kapi stores them as upstream does; it does not queue requests by them.
  */
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 
 const AUTOUPDATE = { 'apf.kubernetes.io/autoupdate-spec': 'true' };
 const everything = {

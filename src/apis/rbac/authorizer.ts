@@ -7,10 +7,10 @@
  * `--authorization-mode` picks RBAC or AlwaysAllow.
  */
 import { goQuote } from '../../machinery/go-text.js';
-import type { UserInfo } from '../../server/authn.js';
-import type { Attributes, Authorizer, Decision, NonResourceRule, ResourceRule, Rules } from '../../server/authz.js';
+import type { UserInfo } from '../../api/authentication.js';
+import type { Attributes, Authorizer, Decision, NonResourceRule, ResourceRule, Rules } from '../../api/authorization.js';
 import type { RestStore } from '../../registry/store.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { isRecord } from '../../util/json-object.js';
 import { ruleAllows, rulesOf, SERVICE_ACCOUNT_PREFIX, subjectIs, subjectsOf, type PolicyRule, type Subject } from './rules.js';
 

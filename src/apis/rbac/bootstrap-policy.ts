@@ -9,7 +9,7 @@
  * The `rbac.authorization.kubernetes.io/autoupdate` annotation decides whether a start may add to an
  * object a user changed (see bootstrap.ts).
  */
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 
 type Meta = { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
 

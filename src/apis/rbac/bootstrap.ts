@@ -7,7 +7,7 @@
  */
 import { deepEqual } from '../../util/deep-equal.js';
 import type { RestStore } from '../../registry/store.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { isRecord, records } from '../../util/json-object.js';
 import type { RbacStores } from './authorizer.js';
 import { bootstrapPolicy } from './bootstrap-policy.js';

@@ -8,8 +8,8 @@
  */
 import { errors } from '../../machinery/status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
-import type { KObject } from '../../registry/types.js';
-import type { Authorizer } from '../../server/authz.js';
+import type { KObject } from '../../api/object.js';
+import type { Authorizer } from '../../api/authorization.js';
 import { deepEqual } from '../../util/deep-equal.js';
 import { isRecord } from '../../util/json-object.js';
 import { aggregate, RBAC_GROUP, SYSTEM_MASTERS, type RbacResolver } from './authorizer.js';

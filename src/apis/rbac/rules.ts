@@ -5,8 +5,8 @@
  * resource and name each), and the compact text of a rule in escalation messages.
  */
 import { goQuote } from '../../machinery/go-text.js';
-import type { UserInfo } from '../../server/authn.js';
-import type { Attributes } from '../../server/authz.js';
+import type { UserInfo } from '../../api/authentication.js';
+import type { Attributes } from '../../api/authorization.js';
 import { isRecord, records } from '../../util/json-object.js';
 
 export interface PolicyRule {

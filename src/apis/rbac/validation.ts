@@ -7,7 +7,8 @@
  */
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { isDNS1123Subdomain, validatePathSegmentName } from '../../machinery/validation.js';
-import type { KObject, Strategy } from '../../registry/types.js';
+import type { Strategy } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { deepEqual } from '../../util/deep-equal.js';
 import { isRecord, records } from '../../util/json-object.js';
 import { RBAC_GROUP } from './authorizer.js';

@@ -1,7 +1,7 @@
 /** Converters written in TypeScript and registered with kapi: a version change without a network hop. */
 import { deepCloneMutable } from '../../machinery/json.js';
 import { errors } from '../../machinery/status.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { checkConverted, ConversionRuleError } from './rules.js';
 import type { ConvertFunction, CrConverter } from './types.js';
 

@@ -1,5 +1,5 @@
 /** Choosing a CRD's converter: an in-process one registered for it, else its spec.conversion (None or Webhook). */
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { inProcessConverter } from './in-process.js';
 import { noneConverter } from './none.js';
 import type { ConvertFunction, CrConverter } from './types.js';

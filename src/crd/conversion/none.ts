@@ -1,5 +1,5 @@
 /** Conversion strategy None: only apiVersion changes. */
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import type { CrConverter } from './types.js';
 
 export function setApiVersion(obj: KObject, apiVersion: string): KObject {

@@ -4,7 +4,7 @@
  * the same kind, name, namespace and uid; of metadata, only labels and
  * annotations are taken from the result, the rest is restored from the original.
  */
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 
 export class ConversionRuleError extends Error {}
 

@@ -6,7 +6,7 @@
  */
 import { errors } from '../../machinery/status.js';
 import type { RestStore } from '../../registry/store.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import type { ServiceReference } from './webhook.js';
 
 export function serviceResolver(services: RestStore, endpoints: RestStore) {

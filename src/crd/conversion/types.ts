@@ -1,5 +1,5 @@
 /** The contract every custom resource converter meets (None, webhook, in-process). */
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 
 export interface CrConverter {
   /**

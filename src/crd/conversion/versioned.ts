@@ -5,7 +5,7 @@
  * webhooks, in-process converters) before the synchronous `toVersion`.
  */
 import { errors } from '../../machinery/status.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { setApiVersion } from './none.js';
 import type { CrConverter } from './types.js';
 

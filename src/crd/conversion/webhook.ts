@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseJson, stringifyJson } from '../../machinery/json.js';
 import { errors } from '../../machinery/status.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { checkConverted, ConversionRuleError } from './rules.js';
 import { postJson, webhookTarget, type ServiceReference, type ServiceResolver } from '../../machinery/webhook-client.js';
 

@@ -7,16 +7,16 @@
 import { compareGoStrings } from '../go-text.js';
 import { parseJson, stringifyJson } from '../json.js';
 import { setOwn } from '../json-decoder.js';
-import { parseGoDuration } from '../../schema/formats.js';
-import { GO_STRUCTS } from '../../schema/builtin/go-types.js';
-import type { GoField } from '../../schema/builtin/go-types-model.js';
-import { parseType, type Scalar, type Special, type Type } from '../../schema/builtin/go-type-expr.js';
+import { parseGoDuration } from '../time.js';
+import { GO_STRUCTS } from '../../api/go-types.js';
+import type { GoField } from '../../api/go-types-model.js';
+import { parseType, type Scalar, type Special, type Type } from '../../api/go-type-expr.js';
 import { ProtobufError, readDouble, readFields, toInt32, toInt64, utf8, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, Writer, type RawField } from './wire.js';
 
 type Json = unknown;
 type JsonMap = Record<string, Json>;
 
-export { structOfKind } from '../../schema/builtin/go-type-expr.js';
+export { structOfKind } from '../../api/go-type-expr.js';
 
 // ---------------------------------------------------------------- encoding
 

@@ -2,7 +2,7 @@
  * Whole objects in Kubernetes protobuf: an object (with its apiVersion and kind) in its envelope,
  * a watch event, and a request body read back into the JSON object it stands for.
  */
-import { GO_STRUCTS } from '../../schema/builtin/go-types.js';
+import { GO_STRUCTS } from '../../api/go-types.js';
 import { decodeStruct, encodeStruct, structOfKind } from './codec.js';
 import { decodeEnvelope, encodeEnvelope } from './envelope.js';
 import { ProtobufError, WIRE_BYTES, Writer } from './wire.js';

@@ -4,8 +4,8 @@
  * SetDefaults_<Struct>) runs first, then the `+default=` markers of its fields (go-types.ts) fill fields
  * left at their zero value, then the walk goes on into its fields, list items and map values.
  */
-import { deref, parseType, type Type } from './go-type-expr.js';
-import { GO_STRUCTS } from './go-types.js';
+import { deref, parseType, type Type } from '../../api/go-type-expr.js';
+import { GO_STRUCTS } from '../../api/go-types.js';
 import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
 
 type Obj = JsonRecord;

@@ -8,9 +8,9 @@
 import { goJsonType } from '../../machinery/json.js';
 import { quantityError, QUANTITY_FORMAT_ERROR } from '../../machinery/quantity-syntax.js';
 import { parseRfc3339 } from '../../machinery/time.js';
-import { parseGoDuration } from '../formats.js';
-import { fieldOf, type Type } from './go-type-expr.js';
-import { GO_STRUCTS } from './go-types.js';
+import { parseGoDuration } from '../../machinery/time.js';
+import { fieldOf, type Type } from '../../api/go-type-expr.js';
+import { GO_STRUCTS } from '../../api/go-types.js';
 
 type Json = unknown;
 type Obj = Record<string, Json>;

@@ -13,7 +13,7 @@
  * size of an element (apiserver cel/common/schemas.go).
  */
 import { Duration } from '@marcbachmann/cel-js/evaluator';
-import { parseGoDuration } from '../formats.js';
+import { parseGoDuration } from '../../machinery/time.js';
 import { blankStructural } from '../structural.js';
 import type { Structural } from '../types.js';
 import { isObject, jsonEqual, type JsonObject } from '../values.js';

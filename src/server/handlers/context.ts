@@ -6,7 +6,7 @@ import type { Request } from '../exchange.js';
 import type { Negotiated } from '../negotiation.js';
 import type { ResourceRequest } from '../request-info.js';
 import type { Response } from '../exchange.js';
-import type { UserInfo } from '../authn.js';
+import type { UserInfo } from '../../api/authentication.js';
 import type { ServiceAccountTokens } from '../../apis/authentication/service-account-tokens.js';
 
 

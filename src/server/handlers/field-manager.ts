@@ -4,10 +4,10 @@
  * call each handler makes inside its compare-and-swap update.
  */
 import { typeFromGoStruct } from '../../apply/go-struct-types.js';
-import { structOfKind } from '../../schema/builtin/go-type-expr.js';
+import { structOfKind } from '../../api/go-type-expr.js';
 import { BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, updateManagedFields, type FieldManagerOptions, type TypeInfo } from '../../apply/index.js';
 import type { Endpoint } from '../../registry/registry.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { groupVersion, type HandlerContext } from './context.js';
 
 /**

@@ -10,7 +10,7 @@ import { parseFieldSelector, type FieldRequirement } from '../../machinery/field
 import { parseLabelSelector } from '../../machinery/labels.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import type { StoreListOptions } from '../../registry/store.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { isTrue } from '../request-info.js';
 import type { HandlerContext } from './context.js';
 import { int64Param } from './query-params.js';

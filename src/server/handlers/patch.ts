@@ -8,7 +8,7 @@ import { applyMergePatch, applyMergePatchSharing } from '../../machinery/merge-p
 import { applyStrategicMergePatch, StrategicMergePatchError } from '../../machinery/strategic-merge-patch.js';
 import { deepCloneMutable, goJsonType, JsonSyntaxError, parseJson, MAX_JSON_DEPTH } from '../../machinery/json.js';
 import { errors, StatusError } from '../../machinery/status.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { readBody } from '../body.js';
 import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
 import { writeStoredObject } from '../output.js';

@@ -14,7 +14,7 @@ import { field } from '../../machinery/field-errors.js';
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../../machinery/labels.js';
 import { errors, StatusError, successStatus } from '../../machinery/status.js';
 import type { Endpoint } from '../../registry/registry.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { toRfc3339 } from '../../machinery/time.js';
 import { decodeBody, decodeProtobufBody, readBody } from '../body.js';
 import { objectBodyFormat } from '../negotiation.js';

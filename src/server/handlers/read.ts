@@ -1,5 +1,5 @@
 /** GET of one object and of a list. */
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { writeStoredList, writeStoredObject, type ListMeta } from '../output.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { continueToken, expiredContinue, parseListParams } from './list-options.js';

@@ -6,8 +6,9 @@
 import { deepClone } from '../../machinery/json.js';
 import { field } from '../../machinery/field-errors.js';
 import { errors } from '../../machinery/status.js';
-import { getPath, setPath, toScale, type ScaleConfig } from '../../crd/scale.js';
-import type { KObject } from '../../registry/types.js';
+import { getPath, setPath, toScale } from '../../crd/scale.js';
+import type { ScaleConfig } from '../../api/serving.js';
+import type { KObject } from '../../api/object.js';
 import { decodeBody, readBody } from '../body.js';
 import { objectBodyFormat } from '../negotiation.js';
 import { writeVersionedObject } from '../output.js';

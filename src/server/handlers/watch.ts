@@ -8,7 +8,7 @@ import { filteredEventType, type CacheEvent, type CacheEventType } from '../../c
 import { statusOf } from '../respond.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { parseListParams } from './list-options.js';
-import type { KObject } from '../../registry/types.js';
+import type { KObject } from '../../api/object.js';
 import { SlowWatcherError } from '../../cache/errors.js';
 import { WatchObjectEncoder } from '../output.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { v1beta1ToV1, v1ToV1beta1, v1ToInternal, internalToV1, toInternal } from '../../../src/apis/apiextensions/conversion.js';
 import { defaultV1, defaultV1beta1 } from '../../../src/apis/apiextensions/defaults.js';
 import { DESCRIPTORS, canonicalize } from '../../../src/apis/apiextensions/wire-codec.js';
-import type { CustomResourceDefinitionV1, CustomResourceDefinitionV1beta1 } from '../../../src/apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1, CustomResourceDefinitionV1beta1 } from '../../../src/api/apiextensions.js';
 import { cronTabV1, cronTabV1beta1, noxu, noxuWithSubresources } from './fixtures.js';
 
 const cronSchema = cronTabV1().spec!.versions![0].schema;

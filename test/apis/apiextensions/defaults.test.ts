@@ -10,7 +10,7 @@ import {
   specChanged,
 } from '../../../src/apis/apiextensions/defaults.js';
 import { v1ToV1beta1 } from '../../../src/apis/apiextensions/conversion.js';
-import type { CustomResourceDefinitionV1 } from '../../../src/apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1 } from '../../../src/api/apiextensions.js';
 import { cronTabV1, cronTabV1beta1, noxu } from './fixtures.js';
 
 function widget(): CustomResourceDefinitionV1 {

@@ -3,7 +3,7 @@
  * CronTab example, as plain JSON, plus small helpers for asserting error texts.
  */
 import { fieldErrorString, type FieldError } from '../../../src/machinery/field-errors.js';
-import type { CustomResourceDefinitionV1, CustomResourceDefinitionV1beta1 } from '../../../src/apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1, CustomResourceDefinitionV1beta1 } from '../../../src/api/apiextensions.js';
 
 export const texts = (errs: FieldError[]): string[] => errs.map(fieldErrorString);
 

@@ -15,7 +15,7 @@ import {
   storageVersion,
 } from '../../../src/apis/apiextensions/names.js';
 import { defaultV1, prepareCRDForCreate } from '../../../src/apis/apiextensions/defaults.js';
-import type { CustomResourceDefinitionV1 } from '../../../src/apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1 } from '../../../src/api/apiextensions.js';
 import { noxu, noxu2, noxuWithSubresources } from './fixtures.js';
 
 const T0 = '2024-01-01T00:00:00Z';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as api from '../../../src/apis/apiextensions/index.js';
-import type { AnyCRD, CustomResourceDefinitionV1 } from '../../../src/apis/apiextensions/types.js';
+import type { AnyCRD, CustomResourceDefinitionV1 } from '../../../src/api/apiextensions.js';
 import { cronTabV1beta1, noxu, noxuWithSubresources } from './fixtures.js';
 
 /** mulberry32: a small deterministic PRNG. */

@@ -1,8 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { validateCRD, validateCRDUpdate, type StructuralSchemaContext } from '../../../src/apis/apiextensions/validation.js';
+import { validateCRD, validateCRDUpdate } from '../../../src/apis/apiextensions/validation.js';
+import type { StructuralSchemaContext } from '../../../src/api/apiextensions.js';
 import { defaultV1, defaultV1beta1, prepareCRDForCreate } from '../../../src/apis/apiextensions/defaults.js';
-import type { CustomResourceDefinitionV1, JSONSchemaProps } from '../../../src/apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1, JSONSchemaProps } from '../../../src/api/apiextensions.js';
 import { cronTabV1beta1, noxu, noxuWithSubresources, texts } from './fixtures.js';
 
 function withSchema(schema: JSONSchemaProps, base = noxu()): CustomResourceDefinitionV1 {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { errors } from '../../../src/machinery/status.js';
 import { validateCRD, validateCRDStatusUpdate, validateCRDUpdate, validateStoredVersions } from '../../../src/apis/apiextensions/validation.js';
 import { defaultV1, defaultV1beta1, prepareCRDForCreate, prepareCRDForUpdate } from '../../../src/apis/apiextensions/defaults.js';
-import type { CustomResourceDefinitionV1, CustomResourceDefinitionV1beta1 } from '../../../src/apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1, CustomResourceDefinitionV1beta1 } from '../../../src/api/apiextensions.js';
 import { cronTabV1beta1, noxu, noxuWithSubresources, texts } from './fixtures.js';
 
 const CRD_GK = { group: 'apiextensions.k8s.io', resource: 'CustomResourceDefinition' };

@@ -4,7 +4,7 @@ import { DESCRIPTORS, canonicalize } from '../../../src/apis/apiextensions/wire-
 import { goSchema, goVersions } from '../../../src/apis/apiextensions/go-values.js';
 import { deepEqual } from '../../../src/apis/apiextensions/json-util.js';
 import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../../../src/apis/apiextensions/names-validation.js';
-import type { CustomResourceDefinitionV1 } from '../../../src/apis/apiextensions/types.js';
+import type { CustomResourceDefinitionV1 } from '../../../src/api/apiextensions.js';
 import { noxu } from './fixtures.js';
 
 describe('canonical wire form', () => {

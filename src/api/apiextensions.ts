@@ -280,3 +280,19 @@ export type InternalColumn = CustomResourceColumnDefinitionV1beta1;
 
 /** A CRD in either wire version; `apiVersion` tells which. */
 export type AnyCRD = CustomResourceDefinitionV1 | CustomResourceDefinitionV1beta1;
+
+/** A CRD version's selectableFields as field labels (`.spec.color` → `spec.color`), in their order. */
+export function selectableFieldLabels(version: { selectableFields?: Array<{ jsonPath?: string }> | null }): string[] {
+  return (version.selectableFields ?? []).map((f) => String(f.jsonPath ?? '').replace(/^\./, ''));
+}
+
+/** What the structural-schema hook learns about the call site. */
+export interface StructuralSchemaContext {
+  /** Whether other errors were already found for this schema (upstream hides NewStructural errors then). */
+  hasOtherErrors: boolean;
+  requirePrunedDefaults: boolean;
+  /** The version's schema is unchanged by an update: CEL expressions are not held to the per-expression cost limit. */
+  suppressPerExpressionCost?: boolean;
+  /** Leave out the CEL cost limits (the NonStructuralSchema condition is computed without them). */
+  skipCelCost?: boolean;
+}
