@@ -231,7 +231,7 @@ function sharedEndpoint(r: BuiltinResource, storedAs: NonNullable<BuiltinResourc
     table: { ...table, row: (obj, now) => table.row(storedAs.toStorage(obj), now) },
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),
-    defaultObject: structId ? (obj) => builtinDefaulter.apply(structId, obj) : undefined,
+    decodeObject: structId ? (obj) => builtinDefaulter.apply(structId, obj) : undefined,
     toVersion: storedAs.toVersion,
     toStorage: structId ? typedConversion(structId, r.names.kind, r.version, storedAs.toStorage) : storedAs.toStorage,
   };
@@ -263,7 +263,7 @@ function builtinEndpoint(storage: Storage, r: BuiltinResource, context: BuiltinC
     table: builtinTableConvertor(r.names.group, r.names.resource),
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),
-    defaultObject: structId ? (obj) => builtinDefaulter.apply(structId, obj) : undefined,
+    decodeObject: structId ? (obj) => builtinDefaulter.apply(structId, obj) : undefined,
     ...identity(apiVersion),
   };
 }

@@ -1,6 +1,7 @@
 /**
- * The strategy of custom resources: every write is pruned, defaulted and
- * validated against the structural schema of the version it is in (the request's:
+ * The strategy of custom resources: every write is pruned and defaulted as it is
+ * decoded (before admission, which sees it so), pruned and defaulted again after
+ * mutating admission, and validated against the structural schema of the version it is in (the request's:
  * the store converts to the storage version after the strategy, then prunes and
  * defaults in the storage version's schema; schemas are compiled once per CRD
  * version, on first use), objects read from storage are pruned and defaulted
@@ -10,7 +11,7 @@
  */
 import { errors } from '../machinery/status.js';
 import { goQuote } from '../machinery/go-text.js';
-import type { Strategy, WriteOptions } from '../registry/types.js';
+import type { DecodeOptions, Strategy, WriteOptions } from '../registry/types.js';
 import type { KObject } from '../api/object.js';
 import { compileSchema, findDuplicateFields, type CompiledSchema } from '../schema/index.js';
 import { validateScaleFields } from './scale.js';
@@ -66,8 +67,18 @@ export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
     prepareForCreate(obj) {
       if (opts.statusSubresource) delete obj.status;
     },
-    defaulting(obj, ctx) {
+    decode(obj, ctx) {
       admit(obj, ctx, schemaFor(obj, ctx), opts.kind);
+    },
+    defaultMutated(obj) {
+      schemaFor(obj, { version: opts.storageVersion }).default(obj);
+    },
+    defaulting(obj, ctx) {
+      // After mutating admission, which sees the decoded object: what it added outside the schema goes
+      // (upstream prunes it on the way to storage or back), its defaults are filled (unknown fields were
+      // reported when the request was decoded).
+      const result = schemaFor(obj, ctx).admit(obj);
+      if (result.error) throw cannotBeHandled(opts.kind, ctx, result.error);
     },
     validate(obj, ctx) {
       return [...schemaFor(obj, ctx).validate(obj), ...scaleErrors(obj)];
@@ -90,15 +101,19 @@ export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
 }
 
 /** Prune and default a written object; unknown and duplicate fields fail (Strict), warn (Warn) or pass (Ignore). */
-function admit(obj: KObject, ctx: WriteOptions, cs: CompiledSchema, kind: string): void {
+function admit(obj: KObject, ctx: DecodeOptions, cs: CompiledSchema, kind: string): void {
   const result = cs.admit(obj);
-  if (result.error) throw errors.badRequest(`${kind} in version "${ctx.version}" cannot be handled as a ${kind}: ${result.error}`);
+  if (result.error) throw cannotBeHandled(kind, ctx, result.error);
   const mode = ctx.fieldValidation ?? 'Warn';
   if (mode === 'Ignore') return;
   const problems = [...(ctx.rawBody ? findDuplicateFields(ctx.rawBody) : []), ...result.unknownFields.map((f) => `unknown field ${goQuote(f)}`)];
   if (problems.length === 0) return;
   if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
   ctx.warnings?.push(...problems);
+}
+
+function cannotBeHandled(kind: string, ctx: DecodeOptions, error: string) {
+  return errors.badRequest(`${kind} in version "${ctx.version}" cannot be handled as a ${kind}: ${error}`);
 }
 
 /** The strategy options a CRD gives its resource. */

@@ -68,6 +68,8 @@ export function customResourceEndpoints(crd: KObject, store: RestStore, terminat
         store,
         verbs: CR_VERBS,
         custom: true,
+        // The strategy of the moment: a CRD update replaces it.
+        decodeObject: (obj, o) => store.strategy.decode?.(obj, o),
         toVersion: (obj) => conversions.toVersion(obj, apiVersion),
         prepare: converter.trivial ? undefined : (objs) => conversions.prepare(objs, apiVersion),
         toStorage: converter.trivial ? (obj) => setApiVersion(obj, storageApiVersion) : (obj) => conversions.toStorage(obj, storageApiVersion),

@@ -44,6 +44,11 @@ export interface AdmissionAttributes extends AdmissionRequest {
   object?: KObject;
   /** The object replaced (update) or deleted (delete). */
   oldObject?: KObject;
+  /**
+   * upstream's ObjectInterfaces defaulter: a mutating plugin runs it on the object it changed, in that
+   * object's version, before the next plugin sees it (custom resources: their schema's defaults).
+   */
+  defaulter?: (obj: KObject) => void;
 }
 
 export interface AdmissionPlugin {

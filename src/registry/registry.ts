@@ -7,13 +7,12 @@
  * no store (the create-only reviews of authentication and authorization, later
  * proxied group-versions): each verb it has is a function.
  */
-import type { ScaleConfig } from '../api/serving.js';
+import type { ProxyTarget, ScaleConfig } from '../api/serving.js';
 import type { TypeInfo } from '../apply/index.js';
 import type { Structural } from '../schema/types.js';
-import type { ProxyTarget } from '../api/serving.js';
 import type { TableConvertor } from '../printing/index.js';
 import type { RestStore } from './store.js';
-import type { ResourceNames } from './types.js';
+import type { DecodeOptions, ResourceNames } from './types.js';
 import type { KObject } from '../api/object.js';
 import type { Admission, AdmissionUser } from './admission.js';
 
@@ -95,10 +94,11 @@ export interface Endpoint extends ServedResource {
   /** The structural schema of this version's objects, for type checking admission policies' CEL (built on first use). */
   celSchema?: () => Structural | undefined;
   /**
-   * A built-in's defaulting in the request's version, as upstream's decoder applies it: before the
-   * field manager records a non-apply write, so the writer owns the fields that were defaulted.
+   * The request's decoding in the endpoint's version, as upstream's decoder does it: before the field
+   * manager records a write (so the writer owns the fields that were defaulted) and before admission.
+   * Built-ins are defaulted; custom resources pruned and defaulted (their strategy's `decode`).
    */
-  defaultObject?: (obj: KObject) => void;
+  decodeObject?: (obj: KObject, opts: DecodeOptions) => void;
 }
 
 export class ApiRegistry {

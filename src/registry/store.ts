@@ -221,7 +221,7 @@ export class RestStore {
     }
     const admission = opts.admission;
     const large = isLarge(opts.bodyBytes);
-    if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, name: sent.name ?? '', operation: 'CREATE', object: obj });
+    if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, name: sent.name ?? '', operation: 'CREATE', object: obj, defaulter: this.defaulter() });
     if (large) await nextTurn();
     this.beforeCreate(namespace, obj, opts);
     const meta = obj.metadata; // the hooks may have replaced it
@@ -299,7 +299,7 @@ export class RestStore {
       }
       const admission = opts.admission;
       if (admission?.chain.mutating.length) {
-        await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
+        await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base, defaulter: this.defaulter() });
         // A write through a subresource keeps only its part, whatever admission changed (upstream resets after it too).
         if (sub) obj = sub.prepareForUpdate(obj, prior);
       }
@@ -405,6 +405,12 @@ export class RestStore {
     const stored = await opts.codec.toStorage(obj);
     if (stored.apiVersion !== obj.apiVersion) this.strategy.prepareForStorage?.(stored);
     return stored;
+  }
+
+  /** The strategy's defaulter for admission to run on what a mutating plugin changed. */
+  private defaulter(): ((obj: KObject) => void) | undefined {
+    const strategy = this.strategy;
+    return strategy.defaultMutated && ((obj) => strategy.defaultMutated!(obj));
   }
 
   private subresourceStrategy(subresource: string): SubresourceStrategy | undefined {

@@ -28,6 +28,15 @@ export interface ResourceNames {
  * update: defaulting → prepareForUpdate → validateUpdate → canonicalize → compare-and-swap
  */
 export interface Strategy {
+  /**
+   * The request's decoding, as upstream's codec does it before managed fields and admission: run by the
+   * handler on the object sent (or patched), in the request's version. Custom resources: pruned (unknown
+   * fields refused or warned about per fieldValidation) and defaulted, so that admission sees them so.
+   */
+  decode?(obj: KObject, ctx: DecodeOptions): void;
+  /** upstream's ObjectDefaulter: run on an object a mutating admission plugin changed, in its version. */
+  defaultMutated?(obj: KObject): void;
+  /** After mutating admission: the store's defaulting (custom resources: pruned and defaulted again). */
   defaulting?(obj: KObject, ctx: WriteOptions): void;
   prepareForCreate?(obj: KObject, ctx: WriteOptions): void;
   validate?(obj: KObject, ctx: WriteOptions): FieldError[];
@@ -70,6 +79,9 @@ export interface Strategy {
   /** What a write through a subresource keeps (default: subresources.ts's status and finalize strategies). */
   subresourceStrategies?: Record<string, SubresourceStrategy>;
 }
+
+/** What a request's decoding needs of its options. */
+export type DecodeOptions = Pick<WriteOptions, 'version' | 'fieldValidation' | 'rawBody' | 'warnings'>;
 
 export interface Preconditions {
   uid?: string;

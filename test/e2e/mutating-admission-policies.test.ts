@@ -264,6 +264,71 @@ describe('MutatingAdmissionPolicy on custom resources', () => {
   });
 });
 
+describe('MutatingAdmissionPolicy and the decoded custom resource', () => {
+  it('sees a custom resource pruned and defaulted, as decoded, and each mutation defaulted again', async () => {
+    const s = await startTestServer();
+    try {
+      const GROUP = 'order.example.com';
+      const gadgets = `/apis/${GROUP}/v1/namespaces/default/gadgets`;
+      await create(s, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+        metadata: { name: `gadgets.${GROUP}` },
+        spec: {
+          group: GROUP,
+          scope: 'Namespaced',
+          names: { plural: 'gadgets', kind: 'Gadget' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', default: 5 }, color: { type: 'string' } } } } } },
+            },
+          ],
+        },
+      });
+      const policy = (name: string, matchConditions: unknown[], mutation: Record<string, unknown>) =>
+        create(s, `${ADMISSION}/mutatingadmissionpolicies`, { metadata: { name }, spec: { reinvocationPolicy: 'Never', matchConstraints: rules(GROUP, 'gadgets'), matchConditions, mutations: [mutation] } });
+      // The first takes spec.size away from objects labelled drop; the second copies spec.size into a label.
+      await policy('a-drop-size', [{ name: 'drop', expression: "has(object.metadata.labels) && 'drop' in object.metadata.labels" }], {
+        patchType: 'JSONPatch',
+        jsonPatch: { expression: '[JSONPatch{op: "remove", path: "/spec/size"}]' },
+      });
+      await policy('b-copy-size', [], {
+        patchType: 'ApplyConfiguration',
+        applyConfiguration: { expression: 'Object{metadata: Object.metadata{labels: {"size": string(object.spec.size), "extra": ("extra" in object.spec) ? "seen" : "pruned"}}}' },
+      });
+      for (const name of ['a-drop-size', 'b-copy-size']) await create(s, `${ADMISSION}/mutatingadmissionpolicybindings`, { metadata: { name }, spec: { policyName: name } });
+      await waitForBindings(s, 2);
+      let made;
+      for (let i = 0; i < 200; i++) {
+        made = await s.request('POST', gadgets, { body: { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'plain' }, spec: { color: 'red', extra: 'x' } } });
+        if (made.status !== 404) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // The policy saw the default (5) and not the unknown field, which decoding pruned (with a warning).
+      assert.equal(made!.status, 201, made!.text);
+      assert.deepEqual(made!.json.metadata.labels, { size: '5', extra: 'pruned' });
+      assert.deepEqual(made!.json.spec, { color: 'red', size: 5 });
+      assert.match(String(made!.headers.warning), /unknown field \\"spec\.extra\\"/);
+      // A mutation that drops a defaulted field: the field is defaulted again before the next policy sees it.
+      const dropped = await s.request('POST', gadgets, { body: { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'dropped', labels: { drop: 'yes' } }, spec: { size: 7 } } });
+      assert.equal(dropped.status, 201, dropped.text);
+      assert.deepEqual(dropped.json.metadata.labels, { drop: 'yes', size: '5', extra: 'pruned' });
+      assert.equal(dropped.json.spec.size, 5);
+      // An update is decoded likewise: the policy sees the default the PUT body left out.
+      const put = await s.request('PUT', `${gadgets}/plain`, { body: { ...made!.json, metadata: { ...made!.json.metadata, labels: {} }, spec: { color: 'blue' } } });
+      assert.equal(put.status, 200, put.text);
+      assert.deepEqual(put.json.metadata.labels, { size: '5', extra: 'pruned' });
+      // Strict decoding refuses the unknown field before any policy runs.
+      const strict = await s.request('POST', `${gadgets}?fieldValidation=Strict`, { body: { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'strict' }, spec: { extra: 'x' } } });
+      assert.equal(strict.status, 400, strict.text);
+      assert.match(strict.json.message, /strict decoding error: unknown field "spec.extra"/);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe('MutatingAdmissionPolicy reinvocation', () => {
   it('applies an IfNeeded policy again when a webhook changed the object after it, and a Never one not', async () => {
     const s = await startTestServer({

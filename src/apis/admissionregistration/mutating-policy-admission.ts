@@ -85,6 +85,8 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
             const patched = await settled(() => applyMutation(mutation, bindings.context(va, inv.spec, param, session, true).ctx, object));
             if (patched && !deepEqual(patched, object)) {
               replaceContents(va.object, patched);
+              // As upstream's dispatcher: each mutation's result is defaulted before the next sees it.
+              a.defaulter?.(va.object);
               changed = changedHere = true;
             }
           } catch (err) {

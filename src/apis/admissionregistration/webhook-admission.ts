@@ -249,7 +249,10 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
       try {
         const patched = await call(hook, a, mutating);
         opts.observe?.(name, type, a.operation, seconds(), { rejected: false, code: 200 });
-        return patched && (await a.toWrite(patched));
+        if (!patched) return undefined;
+        // As upstream's dispatcher: the patched object is defaulted (in the webhook's version) before anything else sees it.
+        write.defaulter?.(patched);
+        return await a.toWrite(patched);
       } catch (err) {
         // As upstream counts them: a denial with its code; a failure to call it rejects unless ignored.
         if (err instanceof CallError) {

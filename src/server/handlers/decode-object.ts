@@ -9,11 +9,22 @@ import { goMarshalJson, MAX_JSON_DEPTH, nestsDeeperThan, parseJson } from '../..
 import { structOfKind } from '../../api/go-type-expr.js';
 import type { KObject } from '../../api/object.js';
 import type { ServedResource } from '../../registry/registry.js';
+import type { DecodeOptions } from '../../registry/types.js';
 import { decodeBody, decodeProtobufBody, interpretError, readBody } from '../body.js';
 import { objectBodyFormat } from '../negotiation.js';
 import { groupVersion, servesProtobuf, type HandlerContext } from './context.js';
 
 const OBJECT_META = new Set<string>(OBJECT_META_FIELDS);
+const FIELD_VALIDATION = ['Ignore', 'Strict', 'Warn'];
+
+/** What decoding an object of this request takes: its version, ?fieldValidation (checked), the raw body, the warnings sink. */
+export function decodeOptions(ctx: HandlerContext, optionsKind = 'CreateOptions'): DecodeOptions {
+  const fv = ctx.query.get('fieldValidation') ?? '';
+  if (fv && !FIELD_VALIDATION.includes(fv)) {
+    throw errors.invalid({ group: 'meta.k8s.io', resource: optionsKind }, '', [field.notSupported('fieldValidation', fv, ['', ...FIELD_VALIDATION])]);
+  }
+  return { version: ctx.endpoint.version, fieldValidation: (fv || undefined) as DecodeOptions['fieldValidation'], rawBody: ctx.rawBody, warnings: ctx.warnings };
+}
 
 export async function readObjectBody(ctx: HandlerContext<ServedResource>): Promise<KObject> {
   const { endpoint } = ctx;

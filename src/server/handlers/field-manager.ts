@@ -9,6 +9,7 @@ import { BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, updateManagedFields
 import type { Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../api/object.js';
 import { groupVersion, type HandlerContext } from './context.js';
+import { decodeOptions } from './decode-object.js';
 
 /**
  * The merge type of a built-in kind: from its Go struct (go-types.ts), else upstream's deduced object.
@@ -23,6 +24,9 @@ export function builtinApplyType(group: string, version: string, kind: string): 
   };
 }
 
+/** The options type of each writing verb, as invalid ones are reported. */
+const OPTIONS_KIND: Record<string, string> = { POST: 'CreateOptions', PUT: 'UpdateOptions', PATCH: 'PatchOptions' };
+
 export function managerOf(ctx: HandlerContext): string {
   return managerOrUserAgent(ctx.query.get('fieldManager') ?? undefined, ctx.req.headers['user-agent']);
 }
@@ -36,8 +40,11 @@ export function fieldManagerOptions(endpoint: Endpoint, subresource?: string): F
   };
 }
 
-/** Record a non-apply write in `next.metadata.managedFields` (both objects in the request's version), for the request's subresource. */
+/**
+ * Decode `next` as the request's decoder does (prune, default) and record the non-apply write in its
+ * `metadata.managedFields` (both objects in the request's version), for the request's subresource.
+ */
 export function trackUpdate(ctx: HandlerContext, live: KObject | undefined, next: KObject, subresource = ctx.info.subresource): KObject {
-  ctx.endpoint.defaultObject?.(next);
+  ctx.endpoint.decodeObject?.(next, decodeOptions(ctx, OPTIONS_KIND[ctx.req.method ?? ''] ?? 'UpdateOptions'));
   return updateManagedFields(live, next, managerOf(ctx), fieldManagerOptions(ctx.endpoint, subresource));
 }

@@ -14,7 +14,7 @@ import { bodyMediaType, PATCH_TYPES } from '../negotiation.js';
 import { writeStoredObject } from '../output.js';
 import { isLarge, nextTurn } from '../../util/turns.js';
 import { builtinStruct, type HandlerContext } from './context.js';
-import { checkPatchedTypeMeta, typedOrder } from './decode-object.js';
+import { checkPatchedTypeMeta, decodeOptions, typedOrder } from './decode-object.js';
 import { dryRunOf, fromInternal, storeOptions, toInternal } from './write.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
 import { applyBodyError, applyObject, checkApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
@@ -148,6 +148,8 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
       const live = old ? fromInternal(ctx, old) : undefined;
       if (!live && endpoint.terminating) throw errors.forbidden(gr, info.name!, 'create not allowed while custom resource definition is terminating');
       const obj = applyObject(live, applied, manager, { ...fieldManagerOptions(endpoint, info.subresource), kind: endpoint.names.kind, force });
+      // As upstream's apply patcher: the merged object is defaulted (and a custom resource pruned) before admission.
+      endpoint.decodeObject?.(obj, decodeOptions(ctx, 'PatchOptions'));
       if (!live && obj.metadata?.uid) {
         throw errors.conflict(gr, info.name!, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
       }

@@ -8,7 +8,7 @@ import type { ServedResource } from '../../registry/registry.js';
 import type { WriteOptions } from '../../registry/types.js';
 import type { KObject } from '../../api/object.js';
 import type { Admission } from '../../registry/admission.js';
-import { readObjectBody } from './decode-object.js';
+import { decodeOptions, readObjectBody } from './decode-object.js';
 import { trackUpdate } from './field-manager.js';
 import { validateWriteOptions } from '../../apply/index.js';
 import { isLarge, nextTurn } from '../../util/turns.js';
@@ -23,23 +23,14 @@ export function dryRunOf(ctx: Pick<HandlerContext, 'query'>, optionsKind: string
   return true;
 }
 
-const FIELD_VALIDATION = ['Ignore', 'Strict', 'Warn'];
-
 /** The options every write passes to the store: dry run, request version, fieldValidation, the raw body, the warnings sink. */
 export function storeOptions(ctx: HandlerContext, dryRun: boolean, optionsKind = 'CreateOptions'): WriteOptions {
-  const fv = ctx.query.get('fieldValidation') ?? '';
-  if (fv && !FIELD_VALIDATION.includes(fv)) {
-    throw errors.invalid({ group: 'meta.k8s.io', resource: optionsKind }, '', [field.notSupported('fieldValidation', fv, ['', ...FIELD_VALIDATION])]);
-  }
   return {
+    ...decodeOptions(ctx, optionsKind),
     dryRun,
-    version: ctx.endpoint.version,
     group: ctx.endpoint.group,
     subresource: ctx.info.subresource,
-    fieldValidation: (fv || undefined) as WriteOptions['fieldValidation'],
-    rawBody: ctx.rawBody,
     bodyBytes: ctx.bodyBytes,
-    warnings: ctx.warnings,
     admission: admissionOf(ctx, dryRun),
     codec: ctx.endpoint.custom ? ctx.endpoint : undefined,
     loopback: ctx.loopback,
