@@ -3,7 +3,7 @@
  * `kapi serve`, and talk to it with an SDK client. The SDK (resources defined in TypeScript, the controller
  * runtime) is `kapi/sdk`; the test server is `kapi/testing`.
  */
-import { startKapi, type KapiOptions } from './kapi.js';
+import { startKapi, type KapiOptions } from './kapi/index.js';
 import { Client } from './sdk/client.js';
 
 export type { AdmissionHook, AdmissionHookResponse } from './apis/admissionregistration/webhook-admission.js';

@@ -18,6 +18,7 @@ import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
 import { builtinDefaulter } from './builtin-defaults.js';
 import { POD_SUBRESOURCES, podStrategy } from './core/pods.js';
+import { serviceStrategy, type ServiceRanges } from './core/services.js';
 import { rbacStrategy } from './rbac/validation.js';
 import { apiServiceStrategy } from './apiregistration/apiservice.js';
 import { admissionPolicyStrategy, mutatingPolicyStrategy, webhookConfigurationStrategy } from './admissionregistration/validation.js';
@@ -31,13 +32,31 @@ export interface BuiltinResource {
   names: ResourceNames;
   verbs: string[];
   status?: boolean;
+  /** The /finalize subresource (namespaces). */
+  finalize?: boolean;
   /** The /scale subresource's paths (workloads). */
   scale?: ScaleConfig;
   /** Its other subresources (a pod's log, exec, eviction...). */
   subresources?: readonly SubresourceInfo[];
   strategy?: Strategy;
+  /**
+   * The strategy, for a resource whose strategy reads other objects (a Service's addresses taken, a Pod's
+   * priority classes and service account): made from `strategy` once the server's context is there.
+   */
+  strategyIn?: (base: Strategy, context: BuiltinContext, ownObjects: () => Iterable<KObject>) => Strategy;
+  /** The resources (group, resource) that strategy reads: their watch caches are filled from the start. */
+  reads?: ReadonlyArray<readonly [string, string]>;
   /** Served from another resource's store, converted both ways (events.k8s.io Events are core Events). */
   storedAs?: StoredAs;
+}
+
+/** What some built-in strategies read beyond their own objects: the server's settings, and other resources' watch caches. */
+export interface BuiltinContext {
+  ranges: ServiceRanges;
+  /** The stored objects of a resource (v1), as its watch cache has them. */
+  objects(group: string, resource: string): KObject[];
+  /** One stored object of a resource (v1), from its watch cache (undefined: none, or not cached yet). */
+  object(group: string, resource: string, namespace: string | undefined, name: string): KObject | undefined;
 }
 
 export interface StoredAs {
@@ -63,7 +82,7 @@ function res(
   resource: string,
   kind: string,
   namespaced: boolean,
-  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; subresources?: readonly SubresourceInfo[]; strategy?: Strategy; storedAs?: StoredAs } = {},
+  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; subresources?: readonly SubresourceInfo[]; strategy?: Strategy; strategyIn?: BuiltinResource['strategyIn']; reads?: BuiltinResource['reads']; storedAs?: StoredAs } = {},
 ): BuiltinResource {
   return {
     version,
@@ -82,6 +101,8 @@ function res(
     scale: extra.scale,
     subresources: extra.subresources,
     strategy: extra.strategy,
+    strategyIn: extra.strategyIn,
+    reads: extra.reads,
     storedAs: extra.storedAs,
   };
 }
@@ -137,7 +158,9 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: eventStrategy(plain) }),
   res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'], strategy: plain }),
   res('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
-  res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, subresources: POD_SUBRESOURCES, strategy: podStrategy() }),
+  res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, subresources: POD_SUBRESOURCES, strategyIn: (_, c) => podStrategy(() => c.objects('scheduling.k8s.io', 'priorityclasses'), (namespace, name) => c.object('', 'serviceaccounts', namespace, name)),
+    reads: [['scheduling.k8s.io', 'priorityclasses'], ['', 'serviceaccounts']],
+  }),
   res('', 'v1', 'podtemplates', 'PodTemplate', true, { strategy: plain }),
   res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
   res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
@@ -147,7 +170,7 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
     strategy: plain,
     subresources: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }],
   }),
-  res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...withStatus, nameRule: nameIsDNS1035Label } }),
+  res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...withStatus, nameRule: nameIsDNS1035Label }, strategyIn: (base, c, services) => serviceStrategy(base, c.ranges, services), reads: [['', 'services']] }),
   res('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ['all'], status: true, strategy: workloadValidation(workload, 'daemonset') }),
   res('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'deployment', { replicas: true }) }),
   res('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'deployment', { replicas: true }) }),

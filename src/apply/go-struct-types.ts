@@ -7,8 +7,8 @@
  */
 import { GO_STRUCTS } from '../api/go-types.js';
 import type { GoField } from '../api/go-types-model.js';
-import { parseType, type Type } from '../api/go-type-expr.js';
-import { ATOMIC_ANY, BOOLEAN, DEDUCED, NUMERIC, OBJECT_META, STRING, UNTYPED_SCALAR, type ListType, type MapType, type TypeInfo } from './types.js';
+import { parseType, structOfKind, type Type } from '../api/go-type-expr.js';
+import { ATOMIC_ANY, BOOLEAN, BUILTIN_OBJECT, DEDUCED, NUMERIC, OBJECT_META, STRING, UNTYPED_SCALAR, type ListType, type MapType, type TypeInfo } from './types.js';
 
 const structs = new Map<string, TypeInfo>();
 const roots = new Map<string, TypeInfo>();
@@ -98,4 +98,17 @@ function listType(elem: Type, f: GoField | undefined): ListType {
     return f?.patchMergeKey ? { kind: 'list', listType: 'map', keys: [f.patchMergeKey], elements } : { kind: 'list', listType: 'set', keys: [], elements };
   }
   return { kind: 'list', listType: 'atomic', keys: [], elements };
+}
+
+/**
+ * The merge type of a built-in kind, made on first use: from its Go struct (go-types.ts), else upstream's deduced object.
+ */
+export function builtinApplyType(group: string, version: string, kind: string): () => TypeInfo {
+  let type: TypeInfo | undefined;
+  return () => {
+    if (type) return type;
+    const struct = structOfKind(group, version, kind);
+    type = struct ? typeFromGoStruct(struct) : BUILTIN_OBJECT;
+    return type;
+  };
 }

@@ -44,6 +44,7 @@ export {
   type PatchOptionsInput,
 } from './request.js';
 export { typeFromDefinition, typeFromSchema, type JsonSchema, type SchemaTypeOptions } from './schema-types.js';
+export { builtinApplyType, typeFromGoStruct } from './go-struct-types.js';
 export { toFieldSet, validate } from './typed.js';
 export { compare, type Comparison } from './compare.js';
 export { merge, MergeError } from './merge.js';

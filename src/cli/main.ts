@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { buildConfig, createResource, initProject } from './scaffold.js';
-import { startKapi, type AuthorizationMode } from '../kapi.js';
+import { startKapi, type AuthorizationMode } from '../kapi/index.js';
 import { parseGoDuration } from '../server/filters.js';
 import { clientFromKubeconfig } from './kube-client.js';
 import { migrateStorage } from './migrate-storage.js';

@@ -47,8 +47,14 @@ export interface AuditPolicy {
 /** An audit.k8s.io/v1 Event. */
 export type AuditEvent = Record<string, unknown>;
 
+/**
+ * Where audit events go, as kube-apiserver's audit backends: given as `auditBackend` of `start` (with an
+ * `auditPolicyFile`, without which nothing is audited), it takes the place of --audit-log-path's file.
+ */
 export interface AuditBackend {
+  /** Takes one event, synchronously, in the request's path (each stage the policy records). */
   write(event: AuditEvent): void;
+  /** Called once when the server stops. */
   close?(): void;
 }
 

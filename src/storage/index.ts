@@ -13,6 +13,11 @@ export * from './errors.js';
 export type { EtcdStorageOptions } from './etcd/etcd-storage.js';
 export type { EtcdTlsOptions } from './etcd/client.js';
 
+/**
+ * Where kapi keeps its objects (`storage` of `start`): `memory` (lost when the process ends; tests),
+ * `sqlite` (a database file at `path`, the embedded default), or `etcd` (an etcd v3 cluster that several kapi
+ * replicas may share). Without it, `start` uses sqlite at `<dataDir>/state.db` with compaction every 60 s.
+ */
 export type StorageConfig =
   | (({ kind: 'memory' } | { kind: 'sqlite'; path: string }) & LogStoreOptions)
   | ({ kind: 'etcd' } & EtcdStorageOptions);

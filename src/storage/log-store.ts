@@ -49,10 +49,11 @@ interface Watcher {
   closed: boolean;
 }
 
+/** Options of the embedded stores (memory and sqlite): background compaction of old revisions. */
 export interface LogStoreOptions {
   /** Background compaction period in ms (0: off). Each run compacts to the revision seen at the previous run. */
   compactIntervalMs?: number;
-  /** Revisions always kept by background compaction. */
+  /** Revisions always kept by background compaction (default 1000). */
   compactMinRetain?: number;
 }
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { startKapi } from '../../src/kapi.js';
+import { startKapi } from '../../src/kapi/index.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 const POLICY = `apiVersion: audit.k8s.io/v1

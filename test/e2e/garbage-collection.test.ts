@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startKapi, type Kapi } from '../../src/kapi.js';
+import { startKapi, type Kapi } from '../../src/kapi/index.js';
 import { openStorage } from '../../src/storage/index.js';
 import { CRONTAB_CRD, cronTab, startTestServer, until, type TestServer } from './harness.js';
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
-import { startKapi } from '../../src/kapi.js';
+import { startKapi } from '../../src/kapi/index.js';
 import { CRONTAB_CRD, cronTab, startTestServer, watchEvents, type TestServer } from './harness.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';

@@ -9,7 +9,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startKapi, type Kapi, type KapiOptions } from '../../src/kapi.js';
+import { startKapi, type Kapi, type KapiOptions } from '../../src/kapi/index.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const KUBECTL = process.env.KAPI_TEST_KUBECTL ?? join(repoRoot, '.cache', 'bin', 'kubectl');

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { startKapi } from '../../src/kapi.js';
+import { startKapi } from '../../src/kapi/index.js';
 
 it('releases the store when the port is taken or the configuration is bad', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kapi-start-'));

@@ -43,21 +43,33 @@ const GROUP = 'admissionregistration.k8s.io';
  * `warnings`; a mutating hook's `patch` as JSONPatch operations), without a server or a certificate.
  */
 export interface AdmissionHook {
+  /** The webhook's name, as denials and metrics name it (`admission webhook "<name>" denied the request: ...`); required. */
   name: string;
+  /** Mutating hooks run one after another before validation; validating ones together after it. */
   type: 'Mutating' | 'Validating';
+  /** A webhook's rules (operations, apiGroups, apiVersions, resources, scope); at least one, else `start` rejects. */
   rules: unknown[];
+  /** Only writes in namespaces whose labels match (a Namespace: its own; cluster-scoped objects always pass); absent or empty: all. */
   namespaceSelector?: LabelSelectorSpec;
+  /** Only objects (new or old) whose labels match; absent or empty: all. */
   objectSelector?: LabelSelectorSpec;
+  /** What a hook that throws, times out (10 s) or answers nothing means: Fail (the default) refuses the write, Ignore skips the hook. */
   failurePolicy?: 'Fail' | 'Ignore';
+  /** Default None; a dry-run request is refused (400) by a hook whose side effects are Some or Unknown. */
   sideEffects?: 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
   /** A mutating hook's: IfNeeded asks it again when a later hook or webhook changed the object. */
   reinvocationPolicy?: 'Never' | 'IfNeeded';
+  /** Answers an AdmissionReview's `request` (a copy: uid, kind, resource, operation, object, oldObject, userInfo, dryRun...). */
   review(request: JsonRecord): AdmissionHookResponse | Promise<AdmissionHookResponse>;
 }
 
+/** An admission hook's answer: what an AdmissionReview's `response` says (the uid is filled in). */
 export interface AdmissionHookResponse {
+  /** false refuses the write, with `status` as the client's error. */
   allowed: boolean;
+  /** A denial's code (default 400), reason and message, shown as `admission webhook "<name>" denied the request: <message>`. */
   status?: { code?: number; reason?: string; message?: string };
+  /** Warnings for the client (Warning headers; at most 64, each cut to 1024 characters). */
   warnings?: string[];
   /** JSONPatch operations on the object (mutating hooks), or their base64 JSON as a webhook sends them. */
   patch?: unknown[] | string;

@@ -52,6 +52,7 @@ export const NAMESPACES: BuiltinResource = {
   names: { group: '', resource: 'namespaces', singular: 'namespace', kind: 'Namespace', listKind: 'NamespaceList', namespaced: false, shortNames: ['ns'] },
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   status: true,
+  finalize: true,
   strategy: namespaceStrategy,
 };
 

@@ -3,26 +3,12 @@
  * User-Agent), the merge type of the endpoint's objects, and the bookkeeping
  * call each handler makes inside its compare-and-swap update.
  */
-import { typeFromGoStruct } from '../../apply/go-struct-types.js';
-import { structOfKind } from '../../api/go-type-expr.js';
-import { BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, updateManagedFields, type FieldManagerOptions, type TypeInfo } from '../../apply/index.js';
+import { BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, updateManagedFields, type FieldManagerOptions } from '../../apply/index.js';
 import type { Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../api/object.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { decodeOptions } from './decode-object.js';
 
-/**
- * The merge type of a built-in kind: from its Go struct (go-types.ts), else upstream's deduced object.
- */
-export function builtinApplyType(group: string, version: string, kind: string): () => TypeInfo {
-  let type: TypeInfo | undefined;
-  return () => {
-    if (type) return type;
-    const struct = structOfKind(group, version, kind);
-    type = struct ? typeFromGoStruct(struct) : BUILTIN_OBJECT;
-    return type;
-  };
-}
 
 /** The options type of each writing verb, as invalid ones are reported. */
 const OPTIONS_KIND: Record<string, string> = { POST: 'CreateOptions', PUT: 'UpdateOptions', PATCH: 'PatchOptions' };

@@ -24,14 +24,19 @@ import { StorageUnavailableError } from '../errors.js';
 import { classify, toStorageError } from './errors.js';
 import { methods, type PbWatchRequest, type PbWatchResponse, type UnaryMethod } from './proto.js';
 
+/** TLS to etcd: each of the CA, certificate and key given inline (PEM) or as a file (the inline one wins). */
 export interface EtcdTlsOptions {
   /** CA certificates (PEM) to verify the servers with; the system's roots when absent. */
   ca?: string | Buffer;
+  /** `ca` from a file. */
   caFile?: string;
   /** Client certificate chain and key (PEM), for etcd's --client-cert-auth. */
   cert?: string | Buffer;
+  /** `cert` from a file. */
   certFile?: string;
+  /** The client certificate's private key (PEM); cert and key go together, one alone is an error when the store opens. */
   key?: string | Buffer;
+  /** `key` from a file. */
   keyFile?: string;
   /** The name the server certificates are checked against, when it differs from the endpoint's host. */
   serverName?: string;
@@ -40,6 +45,7 @@ export interface EtcdTlsOptions {
 export interface EtcdClientOptions {
   /** `http://host:port`, `https://host:port`, or `host:port` (TLS when tls is set). */
   endpoints: string[];
+  /** TLS for the endpoints (those without a scheme, and `https://` ones). */
   tls?: EtcdTlsOptions;
   /** Bound on one storage call, failover and retries included (default 10 s). */
   requestTimeoutMs?: number;

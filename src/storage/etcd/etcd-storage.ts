@@ -34,6 +34,7 @@ import { Keyspace } from './keys.js';
 import { methods, type PbCompare, type PbEvent, type PbKeyValue, type PbTxnRequest, type PbTxnResponse, type UnaryMethod } from './proto.js';
 import { EtcdWatch } from './watch.js';
 
+/** Options of the etcd store: the cluster (endpoints, TLS, timeout), the key prefix, compaction and watch progress. */
 export interface EtcdStorageOptions extends EtcdClientOptions {
   /** Takes the place of `/registry` in etcd keys (default `/registry`); see keys.ts. */
   prefix?: string;

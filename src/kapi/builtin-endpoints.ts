@@ -1,0 +1,88 @@
+/**
+ * The endpoints of the built-in resources (apis/builtin.ts's table): a store per resource, or another
+ * resource's store for one served from it (events.k8s.io Events), typed decoding and conversion from the
+ * Go types, upstream's defaulting, Tables and merge types. Nothing here names a resource: what a resource
+ * needs beyond the generic is in its row of the table.
+ */
+import { BUILTIN_RESOURCES, typedConversion, withTypedDecoding, type BuiltinContext, type BuiltinResource } from '../apis/builtin.js';
+import { NAMESPACES } from '../apis/core/namespaces.js';
+import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from '../apis/core/services.js';
+import { builtinDefaulter } from '../apis/builtin-defaults.js';
+import { structOfKind } from '../api/go-type-expr.js';
+import type { KObject } from '../api/object.js';
+import { builtinApplyType } from '../apply/index.js';
+import { builtinStructural } from '../openapi/inline.js';
+import { builtinTableConvertor } from '../printing/index.js';
+import type { ApiRegistry, Endpoint } from '../registry/registry.js';
+import { RestStore } from '../registry/store.js';
+import type { Storage } from '../storage/types.js';
+
+/** Where a built-in's stored objects come from, for a resource served from another's store. */
+export interface EndpointLookup {
+  (group: string, version: string, resource: string): Endpoint | undefined;
+}
+
+const DEFAULT_CONTEXT: BuiltinContext = { ranges: DEFAULT_SERVICE_RANGES, objects: () => [], object: () => undefined };
+
+/** The endpoint of a built-in resource; one stored as another's needs that one registered first (`lookup`). */
+export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: BuiltinContext = DEFAULT_CONTEXT, lookup?: EndpointLookup): Endpoint {
+  const apiVersion = r.names.group ? `${r.names.group}/${r.version}` : r.version;
+  const structId = structOfKind(r.names.group, r.version, r.names.kind);
+  const common = {
+    group: r.names.group,
+    version: r.version,
+    names: r.names,
+    verbs: r.verbs,
+    custom: false,
+    subresources: { status: r.status, finalize: r.finalize, scale: r.scale, others: r.subresources },
+    applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
+    celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),
+    decodeObject: structId ? (obj: KObject) => builtinDefaulter.apply(structId, obj) : undefined,
+  };
+  const table = builtinTableConvertor(r.names.group, r.names.resource);
+  const storedAs = r.storedAs;
+  if (storedAs) {
+    const stored = lookup?.(storedAs.group, storedAs.version ?? r.version, storedAs.resource);
+    if (!stored) throw new Error(`${r.names.group}/${r.names.resource}: stored as ${storedAs.group}/${storedAs.resource}, which is not registered before it`);
+    return {
+      ...common,
+      store: stored.store,
+      // Printed as the stored kind; selected by its fields in this version.
+      table: { ...table, row: (obj, now) => table.row(storedAs.toStorage(obj), now) },
+      toVersion: storedAs.toVersion,
+      toStorage: structId ? typedConversion(structId, r.names.kind, r.version, storedAs.toStorage) : storedAs.toStorage,
+    };
+  }
+  const base = r.strategy ?? { allowUnconditionalUpdate: true };
+  const store = new RestStore(storage, r.names, base);
+  const strategy = r.strategyIn ? r.strategyIn(base, context, () => store.cache.list().items.map((e) => e.object)) : base;
+  store.strategy = structId ? withTypedDecoding(strategy, structId, r.names.kind) : strategy;
+  return {
+    ...common,
+    store,
+    table,
+    toVersion: (o) => o,
+    toStorage: (o) => (o.apiVersion === apiVersion ? o : { ...o, apiVersion }),
+  };
+}
+
+/** Every built-in resource's endpoint, registered; the watch caches their strategies read are filled from the start (not awaited). */
+export function installBuiltinEndpoints(registry: ApiRegistry, storage: Storage, ranges: ServiceRanges): void {
+  const storeOf = (group: string, resource: string) => registry.lookup(group, 'v1', resource)?.store;
+  const context: BuiltinContext = {
+    ranges,
+    objects: (group, resource) => storeOf(group, resource)?.cache.list().items.map((e) => e.object) ?? [],
+    object: (group, resource, namespace, name) => {
+      const store = storeOf(group, resource);
+      return store?.cache.get(store.key(namespace, name))?.object;
+    },
+  };
+  const lookup: EndpointLookup = (group, version, resource) => registry.lookup(group, version, resource);
+  const resources = [NAMESPACES, ...BUILTIN_RESOURCES];
+  for (const r of resources) registry.add(builtinEndpoint(storage, r, context, lookup));
+  const read = new Set(resources.flatMap((r) => (r.reads ?? []).map(([group, resource]) => `${group}/${resource}`)));
+  for (const gr of read) {
+    const [group, resource] = gr.split('/');
+    storeOf(group, resource)?.start().catch(() => undefined);
+  }
+}

@@ -1,0 +1,134 @@
+/** What `startKapi` takes (`kapi serve`'s flags as options) and what it gives back. */
+import type { AdmissionHook } from '../apis/admissionregistration/webhook-admission.js';
+import type { Authorizer } from '../api/authorization.js';
+import type { LoopbackRequest, LoopbackSink } from '../api/serving.js';
+import type { ConvertFunction } from '../crd/conversion/index.js';
+import type { AdmissionPlugin } from '../registry/admission.js';
+import type { ApiRegistry } from '../registry/registry.js';
+import type { ResourceDefinition } from '../sdk/resource.js';
+import type { AuditBackend } from '../server/audit.js';
+import type { ServerLimits } from '../server/server.js';
+import type { Storage, StorageConfig } from '../storage/index.js';
+
+export type AuthorizationMode = 'RBAC' | 'AlwaysAllow';
+
+export interface KapiOptions {
+  /** Where the store, certificates, admin token and kubeconfig live (default ./.kapi). */
+  dataDir?: string;
+  /** The store (default: sqlite in the data dir). */
+  storage?: StorageConfig;
+  bindAddress?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** kube-apiserver's static token CSV. */
+  tokenAuthFile?: string;
+  /** --client-ca-file: CA certificates (PEM) whose client certificates authenticate (CN the user, O the groups), besides kapi's own CA. */
+  clientCAFile?: string;
+  /**
+   * Request-header authentication (--requestheader-*), for kapi behind an aggregator: the front proxy's CA file,
+   * the names its certificate may have (empty: any), and the headers naming the user (defaults: X-Remote-User,
+   * X-Remote-Group, X-Remote-Extra-; no uid header).
+   */
+  /**
+   * --proxy-client-cert-file and --proxy-client-key-file: the client certificate kapi presents to aggregated API
+   * servers (their --requestheader-client-ca-file trusts its CA).
+   */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
+  /**
+   * --authentication-kubeconfig: the core cluster that reviews bearer tokens kapi does not know (TokenReview), and
+   * whose kube-system/extension-apiserver-authentication ConfigMap gives the request-header settings when
+   * `requestHeader` is not set.
+   */
+  authenticationKubeconfig?: string;
+  /**
+   * --kubeconfig: the core cluster whose namespaces count (an aggregated server): objects go only into namespaces
+   * it has and is not terminating, as its NamespaceLifecycle admission decides.
+   */
+  coreKubeconfig?: string;
+  /** --authorization-kubeconfig: the core cluster asked (SubjectAccessReview) about what kapi's own authorizer does not allow. */
+  authorizationKubeconfig?: string;
+  /** How often an aggregated APIService's backend is checked (ms; default 30 s, as upstream). */
+  apiServiceCheckIntervalMs?: number;
+  requestHeader?: { clientCAFile: string; allowedNames?: string[]; usernameHeaders?: string[]; uidHeaders?: string[]; groupHeaders?: string[]; extraHeaderPrefixes?: string[] };
+  /** --encryption-provider-config: an EncryptionConfiguration; the resources it names are encrypted in the store. */
+  encryptionProviderConfig?: string;
+  /** --tls-cert-file and --tls-private-key-file: serve this certificate (reloaded when the files change) instead of one kapi makes. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** --tls-san: more names and addresses for the certificate kapi makes (besides the bind address, the host name and the kubernetes Service's). */
+  tlsSans?: string[];
+  /** --anonymous-auth: a request without credentials is system:anonymous (default true, as upstream); false: 401. */
+  anonymousAuth?: boolean;
+  /** --service-account-issuer: the first names the tokens kapi issues; all are accepted (default https://kubernetes.default.svc.cluster.local). */
+  serviceAccountIssuers?: string[];
+  /** --service-account-signing-key-file: the PEM private key tokens are signed with (default: <data-dir>/pki/sa.key, made on first start). */
+  serviceAccountSigningKeyFile?: string;
+  /** --service-account-key-file: PEM files of more keys whose tokens are accepted. */
+  serviceAccountKeyFiles?: string[];
+  /** --api-audiences: what a token must be meant for (default: the issuers). */
+  apiAudiences?: string[];
+  /** --service-account-max-token-expiration, in seconds. */
+  serviceAccountMaxTokenExpirationSeconds?: number;
+  /** Where Services' cluster IPs come from (IPv4 CIDR; default 10.0.0.0/24, as kube-apiserver's). */
+  serviceClusterIPRange?: string;
+  /** Where NodePort Services' ports come from (default 30000-32767). */
+  serviceNodePortRange?: string;
+  /** In-process converters for multi-version CRDs, by CRD name; they take precedence over spec.conversion. */
+  converters?: Record<string, ConvertFunction>;
+  /**
+   * Resources defined in TypeScript (`defineResource` of kapi/sdk): served as CRDs (their definitions written
+   * at start), with their strategy hooks and their conversions through the internal form.
+   */
+  resources?: ResourceDefinition<any>[];
+  /** How long a conversion webhook may take (default 30 s, as upstream). */
+  webhookTimeoutMs?: number;
+  /** Admission plugins run after NamespaceLifecycle on every write through the API, at upstream's points. */
+  admission?: AdmissionPlugin[];
+  /**
+   * --admission-hooks: admission in the process with webhook semantics: each hook is matched as a webhook
+   * (`rules`, selectors), gets the AdmissionReview's request and answers as a webhook's response does.
+   */
+  admissionHooks?: AdmissionHook[];
+  /**
+   * --authorization-mode: 'RBAC' (the default: system:masters may do anything, everyone else what the
+   * stored roles and bindings give) or 'AlwaysAllow' (every authenticated request is allowed).
+   */
+  authorizationMode?: AuthorizationMode;
+  /** An authorizer of the embedder's, instead of the mode's. */
+  authorizer?: Authorizer;
+  /** Request limits and timeouts of the HTTP front (kube-apiserver's defaults where absent). */
+  limits?: Partial<ServerLimits>;
+  /** Where the request log goes (kube-apiserver's httplog; `kapi serve -v=2`); absent: none. */
+  requestLog?: (line: string) => void;
+  /** Warnings at start and unexpected errors while serving (default: stderr). */
+  warn?: (message: string) => void;
+  /** Controller leader election (replicas on etcd): lease duration and retry period. */
+  leaderElection?: { leaseDurationSeconds?: number; retryPeriodMs?: number };
+  /** --audit-policy-file: the audit policy (audit.k8s.io/v1 Policy); without it nothing is audited, as upstream. */
+  auditPolicyFile?: string;
+  /** --audit-log-path: where audit events go, one JSON event per line ('-': standard output). */
+  auditLogPath?: string;
+  /** An audit backend of the embedder's (instead of a log file); needs auditPolicyFile. */
+  auditBackend?: AuditBackend;
+}
+
+export interface Kapi {
+  url: string;
+  port: number;
+  kubeconfigPath: string;
+  adminToken: string;
+  caCertPem: string;
+  registry: ApiRegistry;
+  storage: Storage;
+  /** Resolves when the garbage collector has no queued work (tests and benchmarks). */
+  gcIdle(): Promise<void>;
+  /** Whether this replica runs the controllers now. */
+  isLeader(): boolean;
+  /**
+   * Serve a request made inside the process through the whole request path (the in-process clients' transport);
+   * `internal: false` for an embedder's client, which waits for what its writes set off as a network client does.
+   */
+  loopback(request: LoopbackRequest, sink: LoopbackSink, internal?: boolean): () => void;
+  stop(): Promise<void>;
+}
