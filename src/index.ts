@@ -18,14 +18,17 @@ export type ServerOptions = Omit<KapiOptions, 'admission' | 'limits' | 'requestL
 export interface Server {
   /** https://127.0.0.1:<port> */
   url: string;
+  /** The port it listens on (the one chosen when `port` was 0). */
   port: number;
   /** An admin kubeconfig for kubectl and other clients. */
   kubeconfigPath: string;
+  /** The admin user's bearer token (kapi-admin, in system:masters; kept in <dataDir>/admin.token). */
   adminToken: string;
   /** The CA that signed the serving certificate (PEM). */
   caCertPem: string;
   /** An admin client that calls the server in the process (no network). */
   client(userAgent?: string): Client;
+  /** Stops serving and closes the store; resolves when all is closed. */
   stop(): Promise<void>;
 }
 

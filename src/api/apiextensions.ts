@@ -44,17 +44,25 @@ export interface ObjectMeta {
   [key: string]: unknown;
 }
 
+/** A schema's `externalDocs`: a link to more documentation. */
 export interface ExternalDocumentation {
   description?: string;
   url?: string;
 }
 
+/** One entry of `x-kubernetes-validations`: a CEL rule on the value at its place in the schema (`self`; `oldSelf` on update). */
 export interface ValidationRule {
+  /** The CEL expression; the value is valid when it is true. */
   rule?: string;
+  /** The error message when the rule is false (default: `failed rule: <rule>`). */
   message?: string;
+  /** A CEL expression of type string giving the message; it takes precedence over `message`. */
   messageExpression?: string;
+  /** The error's cause reason: FieldValueInvalid (default), FieldValueForbidden, FieldValueRequired or FieldValueDuplicate. */
   reason?: string;
+  /** The field the error is reported on, relative to the value (e.g. `.spec.replicas`). */
   fieldPath?: string;
+  /** A transition rule (one using `oldSelf`) runs on create too, `oldSelf` then an empty CEL optional (otherwise: updates only). */
   optionalOldSelf?: boolean;
 }
 

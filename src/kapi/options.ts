@@ -10,13 +10,16 @@ import type { AuditBackend } from '../server/audit.js';
 import type { ServerLimits } from '../server/server.js';
 import type { Storage, StorageConfig } from '../storage/index.js';
 
+/** --authorization-mode: RBAC (the default), or AlwaysAllow (every authenticated request is allowed). */
 export type AuthorizationMode = 'RBAC' | 'AlwaysAllow';
 
+/** What `startKapi` (and `start` of the package) takes: `kapi serve`'s flags as options; everything is optional. */
 export interface KapiOptions {
   /** Where the store, certificates, admin token and kubeconfig live (default ./.kapi). */
   dataDir?: string;
   /** The store (default: sqlite in the data dir). */
   storage?: StorageConfig;
+  /** --bind-address: the address to listen on (default 127.0.0.1; 0.0.0.0 or :: for every interface). */
   bindAddress?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -25,15 +28,11 @@ export interface KapiOptions {
   /** --client-ca-file: CA certificates (PEM) whose client certificates authenticate (CN the user, O the groups), besides kapi's own CA. */
   clientCAFile?: string;
   /**
-   * Request-header authentication (--requestheader-*), for kapi behind an aggregator: the front proxy's CA file,
-   * the names its certificate may have (empty: any), and the headers naming the user (defaults: X-Remote-User,
-   * X-Remote-Group, X-Remote-Extra-; no uid header).
-   */
-  /**
    * --proxy-client-cert-file and --proxy-client-key-file: the client certificate kapi presents to aggregated API
    * servers (their --requestheader-client-ca-file trusts its CA).
    */
   proxyClientCertFile?: string;
+  /** --proxy-client-key-file: the key of proxyClientCertFile (both or neither). */
   proxyClientKeyFile?: string;
   /**
    * --authentication-kubeconfig: the core cluster that reviews bearer tokens kapi does not know (TokenReview), and
@@ -50,11 +49,17 @@ export interface KapiOptions {
   authorizationKubeconfig?: string;
   /** How often an aggregated APIService's backend is checked (ms; default 30 s, as upstream). */
   apiServiceCheckIntervalMs?: number;
+  /**
+   * Request-header authentication (--requestheader-*), for kapi behind an aggregator: the front proxy's CA file,
+   * the names its certificate may have (empty: any), and the headers naming the user (defaults: X-Remote-User,
+   * X-Remote-Group, X-Remote-Extra-; no uid header).
+   */
   requestHeader?: { clientCAFile: string; allowedNames?: string[]; usernameHeaders?: string[]; uidHeaders?: string[]; groupHeaders?: string[]; extraHeaderPrefixes?: string[] };
   /** --encryption-provider-config: an EncryptionConfiguration; the resources it names are encrypted in the store. */
   encryptionProviderConfig?: string;
   /** --tls-cert-file and --tls-private-key-file: serve this certificate (reloaded when the files change) instead of one kapi makes. */
   tlsCertFile?: string;
+  /** --tls-private-key-file: the key of tlsCertFile (both or neither). */
   tlsPrivateKeyFile?: string;
   /** --tls-san: more names and addresses for the certificate kapi makes (besides the bind address, the host name and the kubernetes Service's). */
   tlsSans?: string[];
@@ -113,6 +118,7 @@ export interface KapiOptions {
   auditBackend?: AuditBackend;
 }
 
+/** A running kapi started in the process (`startKapi`): where it serves, its registry and storage, and how to stop it. */
 export interface Kapi {
   url: string;
   port: number;

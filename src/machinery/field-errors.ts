@@ -5,6 +5,7 @@
  */
 import { goQuote } from './go-text.js';
 
+/** field.ErrorType: the kind of a field error, as a cause's `reason` in a 422 Invalid Status. */
 export type FieldErrorType =
   | 'FieldValueNotFound'
   | 'FieldValueRequired'
@@ -33,10 +34,17 @@ const TYPE_TEXT: Record<FieldErrorType, string> = {
 /** Marks a bad value that must not be printed (field.Error's omitValue). */
 export const OMIT_VALUE: unique symbol = Symbol('omit value');
 
+/**
+ * A field error, as apimachinery's field.Error: what is wrong with which field. Errors returned by a
+ * validation refuse the write with 422 Invalid, one `details.causes` entry each. Build them with `fieldError`.
+ */
 export interface FieldError {
   type: FieldErrorType;
+  /** The field's path, e.g. `spec.replicas` or `spec.ports[0].name`. */
   field: string;
+  /** The value refused, printed in the message (not for Required, Forbidden, TooLong and InternalError). */
   badValue?: unknown;
+  /** Why, in words, appended to the message. */
   detail?: string;
 }
 

@@ -28,12 +28,14 @@ export function parseLabelSelector(s: string): LabelSelector {
 
 // ---- metav1.LabelSelector ----
 
+/** metav1.LabelSelectorRequirement: a label key, an operator (In, NotIn, Exists, DoesNotExist) and values (In and NotIn only). */
 export interface LabelSelectorRequirementSpec {
   key: string;
   operator: string;
   values?: string[];
 }
 
+/** metav1.LabelSelector: objects whose labels match every `matchLabels` pair and every expression (empty: all objects). */
 export interface LabelSelectorSpec {
   matchLabels?: Record<string, string>;
   matchExpressions?: LabelSelectorRequirementSpec[];

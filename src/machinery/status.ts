@@ -4,6 +4,7 @@
  */
 import { aggregateMessage, fieldErrorBody, type FieldError } from './field-errors.js';
 
+/** metav1.StatusReason: why a request failed, in a word that clients branch on ('' when unknown). */
 export type StatusReason =
   | 'Unauthorized'
   | 'Forbidden'
@@ -25,21 +26,28 @@ export type StatusReason =
   | 'ServiceUnavailable'
   | '';
 
+/** metav1.StatusCause: one cause of a failure, e.g. one field error of an Invalid Status. */
 export interface StatusCause {
+  /** For a field error its FieldErrorType, e.g. `FieldValueInvalid`. */
   reason?: string;
   message?: string;
+  /** The field's path, e.g. `spec.replicas`. */
   field?: string;
 }
 
+/** metav1.StatusDetails: which object a failure is about, and its causes. */
 export interface StatusDetails {
   name?: string;
   group?: string;
+  /** The kind; upstream's errors (and kapi's) put the resource here, e.g. `pods`. */
   kind?: string;
   uid?: string;
   causes?: StatusCause[];
+  /** Seconds to wait before trying again (sent as the Retry-After header too). */
   retryAfterSeconds?: number;
 }
 
+/** metav1.Status: the body of an API error (and of some successes, such as a delete's). */
 export interface Status {
   kind: 'Status';
   apiVersion: 'v1';
@@ -59,17 +67,24 @@ export interface GroupResource {
 
 export const qualified = (gr: GroupResource): string => (gr.group ? `${gr.resource}.${gr.group}` : gr.resource);
 
+/**
+ * A Kubernetes API error, as apimachinery's StatusError: what the server answers a failed request with, and
+ * what the SDK's clients reject with (`err.code === 404`, `err.reason === 'Conflict'`...).
+ */
 export class StatusError extends Error {
   constructor(
+    /** The HTTP status code, e.g. 404, 409, 422. */
     readonly code: number,
     readonly reason: StatusReason,
     message: string,
+    /** Which object, and for 422 Invalid the field errors as causes. */
     readonly details?: StatusDetails,
   ) {
     super(message);
     this.name = 'StatusError';
   }
 
+  /** The metav1.Status body of this error. */
   toStatus(): Status {
     const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message };
     if (this.reason) s.reason = this.reason;

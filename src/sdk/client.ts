@@ -11,20 +11,30 @@ import type { KObject } from '../api/object.js';
 /** Sends one request; the returned function abandons it. */
 export type Transport = (request: LoopbackRequest, sink: LoopbackSink) => () => void;
 
+/** A resource as the API addresses it, as apimachinery's schema.GroupVersionResource. */
 export interface GroupVersionResource {
+  /** The API group ('' for the core group: pods, configmaps...). */
   group: string;
   version: string;
+  /** The plural resource name, e.g. `deployments`. */
   resource: string;
 }
 
+/** The parts of one request besides its method and path. */
 export interface RequestOptions {
+  /** Query parameters; undefined ones are left out. */
   query?: Record<string, string | undefined>;
+  /** Sent as JSON. */
   body?: unknown;
+  /** The body's Content-Type (default application/json; e.g. application/merge-patch+json for a patch). */
   contentType?: string;
+  /** The Accept header (default application/json). */
   accept?: string;
 }
 
+/** What a watch tells, as client-go's watch.Interface result channel. */
 export interface WatchHandlers {
+  /** One event: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR (its object a Status), as the server sends them. */
   event(type: string, object: KObject): void;
   /** The stream ended (err: it could not start, or broke). */
   closed(err?: Error): void;
@@ -42,8 +52,14 @@ const MAX_WATCH_LINE = 64 * 1024 * 1024;
 /** A safety net beyond the server's own request timeout (60 s), which answers first. */
 const DEFAULT_TIMEOUT_MS = 70_000;
 
+/**
+ * A client of a Kubernetes API server, as client-go's REST client: made by `connect()` (a kubeconfig) or
+ * `server.client()` (kapi in the process). A failed request rejects with a StatusError; one not answered
+ * within 70 s with a 504 Timeout.
+ */
 export class Client {
   constructor(
+    /** Sends the requests (kapi's loopback, or HTTPS to a server). */
     private readonly transport: Transport,
     /** A bearer token, or where to get it for each request (a token file that is rotated); none: the transport authenticates. */
     private readonly token: string | (() => string | undefined) | undefined,
@@ -177,8 +193,11 @@ export function resourcePath(gvr: GroupVersionResource, namespace?: string, name
   return p;
 }
 
+/** A delete's options (meta/v1 DeleteOptions). */
 export interface DeleteOptionsBody {
+  /** Delete only if the object still has this uid or resourceVersion (else 409 Conflict). */
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** What becomes of the dependents (objects it owns): deleted first (Foreground), after (Background), or kept (Orphan). */
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
 }
 
@@ -189,6 +208,7 @@ export class ResourceClient<T extends KObject = KObject> {
     readonly gvr: GroupVersionResource,
   ) {}
 
+  /** One object (or its subresource); 404 NotFound when there is none. `namespace` is undefined for a cluster-scoped resource. */
   async get(namespace: string | undefined, name: string, opts: { accept?: string; subresource?: string } = {}): Promise<T> {
     return (await this.client.request('GET', resourcePath(this.gvr, namespace, name, opts.subresource), { accept: opts.accept })).body as T;
   }
@@ -198,10 +218,12 @@ export class ResourceClient<T extends KObject = KObject> {
     return (await this.client.request('GET', resourcePath(this.gvr, namespace), { query, accept })).body as KObject & { items: T[] };
   }
 
+  /** Creates the object, resolving to it as stored; 409 AlreadyExists, 422 Invalid. query: dryRun, fieldManager... */
   async create(namespace: string | undefined, obj: T, query: Record<string, string | undefined> = {}): Promise<T> {
     return (await this.client.request('POST', resourcePath(this.gvr, namespace), { body: obj, query })).body as T;
   }
 
+  /** Replaces the object (PUT); with its metadata.resourceVersion, 409 Conflict when it changed meanwhile. */
   async update(namespace: string | undefined, name: string, obj: T, subresource?: string): Promise<T> {
     return (await this.client.request('PUT', resourcePath(this.gvr, namespace, name, subresource), { body: obj })).body as T;
   }
@@ -224,15 +246,21 @@ export class ResourceClient<T extends KObject = KObject> {
     return (await this.client.request('PATCH', path, { body: obj, contentType: 'application/apply-patch+yaml', query })).body as T;
   }
 
+  /**
+   * Deletes the object; resolves to it (still there while finalizers hold it, or as it was for resources that
+   * return it) or to a Success Status. 404 NotFound when there is none.
+   */
   async delete(namespace: string | undefined, name: string, options: DeleteOptionsBody = {}): Promise<KObject> {
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...options };
     return (await this.client.request('DELETE', resourcePath(this.gvr, namespace, name), { body })).body;
   }
 
+  /** Deletes the objects a query selects (labelSelector, fieldSelector...; all without one); resolves to their list. */
   async deleteCollection(namespace: string | undefined, query: Record<string, string | undefined> = {}): Promise<KObject> {
     return (await this.client.request('DELETE', resourcePath(this.gvr, namespace), { query })).body;
   }
 
+  /** A watch of the collection (query: resourceVersion, labelSelector, allowWatchBookmarks...); see Client.watch. */
   watch(namespace: string | undefined, query: Record<string, string | undefined>, handlers: WatchHandlers): { close(): void } {
     return this.client.watch(resourcePath(this.gvr, namespace), query, handlers);
   }

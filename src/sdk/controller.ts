@@ -18,6 +18,7 @@ import { WorkQueue } from './workqueue.js';
 
 /** What a reconciler is asked about: one object's key. */
 export interface ReconcileRequest {
+  /** Absent for a cluster-scoped object. */
   namespace?: string;
   name: string;
 }
@@ -25,6 +26,10 @@ export interface ReconcileRequest {
 /** Done (nothing, or {}), again at once (`requeue`), or again after a while (`requeueAfterMs`). */
 export type ReconcileResult = void | { requeue?: boolean; requeueAfterMs?: number };
 
+/**
+ * A level-based reconciler, as controller-runtime's reconcile.Reconciler: it reads the object's current state
+ * (which may be gone) and makes the world match it. A rejection is logged and the key retried with backoff.
+ */
 export interface Reconciler {
   reconcile(request: ReconcileRequest): Promise<ReconcileResult> | ReconcileResult;
 }
@@ -35,7 +40,9 @@ export interface Reconciler {
  */
 export type ResourceRef = (GroupVersionResource & { kind?: string; namespaced?: boolean }) | { gvr: GroupVersionResource; kind: string; scope?: 'Namespaced' | 'Cluster' };
 
+/** A controller to add to a Manager, as controller-runtime's builder (`For`, `Owns`, `Watches`) and controller.Options. */
 export interface ControllerOptions {
+  /** Unique in the manager; names its metrics (`controller` label) and its log lines. */
   name: string;
   /** The objects reconciled. */
   for: ResourceRef;
@@ -51,6 +58,7 @@ export interface ControllerOptions {
   rateLimit?: { baseDelayMs?: number; maxDelayMs?: number; qps?: number; burst?: number };
 }
 
+/** Options of a Manager, as controller-runtime's manager.Options. */
 export interface ManagerOptions {
   /** Only this namespace's objects (default: all). */
   namespace?: string;
@@ -109,7 +117,12 @@ class Metrics {
 
 const metricsByRegistry = new WeakMap<Registry, Metrics>();
 
+/**
+ * A controller, as controller-runtime's: a work queue of object keys, fed by the manager's informers, and
+ * workers running the reconciler on them. Made by `Manager.add`.
+ */
 export class Controller {
+  /** ControllerOptions.name. */
   readonly name: string;
   private readonly queue: WorkQueue;
   private readonly reconcile: Reconciler['reconcile'];
@@ -194,6 +207,7 @@ export class Controller {
     }
   }
 
+  /** Stops taking keys (queued ones and pending retries are dropped); a reconcile under way finishes. */
   stop(): void {
     this.queue.shutdown();
   }
@@ -229,8 +243,14 @@ export class Controller {
   }
 }
 
+/**
+ * A controller manager, as controller-runtime's Manager: shared informers and controllers over one client,
+ * with optional leader election and controller-runtime's metrics. Add controllers, then `start()`.
+ */
 export class Manager {
+  /** The Prometheus registry of the controller and work-queue metrics (`await manager.metrics.metrics()` for the text). */
   readonly metrics: Registry;
+  /** Where reconcile errors and informer failures are reported (ManagerOptions.log). */
   readonly log: (message: string) => void;
   private readonly informers = new Map<string, Informer>();
   /** Each informer's start, once. */
@@ -245,6 +265,7 @@ export class Manager {
   private stopping = false;
 
   constructor(
+    /** The client the informers, controllers and leader election use. */
     readonly client: Client,
     private readonly opts: ManagerOptions = {},
   ) {
@@ -283,7 +304,7 @@ export class Manager {
     return this.client.resource<T>(refGvr(ref));
   }
 
-  /** Adds a controller (before or after start). */
+  /** Adds a controller (before or after start); throws when one of that name exists already. */
   add(opts: ControllerOptions): Controller {
     if (this.controllers.some((c) => c.name === opts.name)) throw new Error(`controller ${JSON.stringify(opts.name)} exists already`);
     const c = new Controller(this, opts, this.m);
@@ -345,6 +366,7 @@ export class Manager {
     for (let round = 0; round < 3; round++) await Promise.all(this.controllers.map((c) => c.idle()));
   }
 
+  /** Stops the controllers and informers, and gives up the Lease when leading. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.running = false;

@@ -14,14 +14,20 @@ import type { KubeObject } from './resource.js';
 const SERIES_WINDOW_MS = 6 * 60 * 1000;
 const MAX_TRACKED = 4096;
 
+/** Who reports the events of an EventRecorder. */
 export interface EventRecorderOptions {
   /** reportingController, e.g. `foo.example.com/foo-controller`. */
   controller: string;
   /** reportingInstance (default: `<controller>-<host>`). */
   instance?: string;
+  /** Where events that could not be written are reported (default: stderr). */
   log?: (message: string) => void;
 }
 
+/**
+ * Records events.k8s.io/v1 Events about objects, as client-go's events.EventRecorder; repeats within six
+ * minutes are counted as a series. Never throws.
+ */
 export class EventRecorder {
   private readonly events: ResourceClient;
   private readonly instance: string;
@@ -35,7 +41,11 @@ export class EventRecorder {
     this.log = opts.log ?? ((m) => process.stderr.write(`${m}\n`));
   }
 
-  /** Records an event about `regarding` (type Normal or Warning). */
+  /**
+   * Records an event about `regarding` (type Normal or Warning), in its namespace (`default` for a
+   * cluster-scoped object): `reason` (a word, e.g. `Created`), `action` (what was done or failed,
+   * e.g. `Reconcile`) and `note` (free text, cut to 1 KiB). Resolves when written, or dropped and logged.
+   */
   async record(regarding: KubeObject | KObject, type: 'Normal' | 'Warning', reason: string, action: string, note: string): Promise<void> {
     const m = regarding.metadata ?? {};
     const namespace = m.namespace || 'default';

@@ -9,6 +9,7 @@ import type { KObject } from '../api/object.js';
 import type { ResourceClient } from './client.js';
 import type { KubeObject, OwnerReference } from './resource.js';
 
+/** Whether the object's metadata.finalizers has the finalizer (controllerutil.ContainsFinalizer). */
 export function hasFinalizer(obj: KubeObject | KObject, finalizer: string): boolean {
   return Array.isArray(obj.metadata?.finalizers) && obj.metadata.finalizers.includes(finalizer);
 }
@@ -103,10 +104,12 @@ export interface Condition {
   lastTransitionTime?: string;
 }
 
+/** The condition of a type, if any (meta.FindStatusCondition). */
 export function findStatusCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((c) => c.type === type);
 }
 
+/** Whether the condition of a type is there with status True (meta.IsStatusConditionTrue). */
 export function isStatusConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
   return findStatusCondition(conditions, type)?.status === 'True';
 }
@@ -137,6 +140,7 @@ export function setStatusCondition(conditions: Condition[], condition: Condition
   return changed;
 }
 
+/** meta.RemoveStatusCondition: removes the condition of a type, in place. Returns whether there was one. */
 export function removeStatusCondition(conditions: Condition[], type: string): boolean {
   const i = conditions.findIndex((c) => c.type === type);
   if (i < 0) return false;

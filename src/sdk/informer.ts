@@ -8,13 +8,19 @@
 import type { KObject } from '../api/object.js';
 import type { ResourceClient } from './client.js';
 
+/** What an informer tells, as client-go's ResourceEventHandler (OnAdd, OnUpdate, OnDelete). */
 export interface InformerHandlers {
+  /** An object seen for the first time (by the first list, a watch, or a relist). */
   added?(obj: KObject): void;
+  /** An object whose resourceVersion changed, with the copy held before (on resync, both the same). */
   updated?(obj: KObject, old: KObject): void;
+  /** An object deleted, or gone from a relist (its last state known). */
   deleted?(obj: KObject): void;
 }
 
+/** Options of an Informer: what it lists and watches, and how it retries. */
 export interface InformerOptions {
+  /** Only this namespace's objects (default: all namespaces). */
   namespace?: string;
   /** Accept header of the list and watch (e.g. PartialObjectMetadata for a metadata informer). */
   accept?: string;
@@ -24,6 +30,7 @@ export interface InformerOptions {
   onError?: (err: unknown) => void;
   /** Only the objects these select (list and watch). */
   labelSelector?: string;
+  /** e.g. `metadata.name=foo`. */
   fieldSelector?: string;
   /** Every object told again as an update this often (ms; client-go's resync). */
   resyncMs?: number;
@@ -38,6 +45,10 @@ export function objectKey(obj: KObject): string {
   return ns ? `${ns}/${obj.metadata.name}` : obj.metadata?.name;
 }
 
+/**
+ * An informer, as client-go's SharedIndexInformer: a local cache of one resource's objects kept by list and
+ * watch, with handlers and indexes. A failed list or watch is retried (and told to `onError`), never thrown.
+ */
 export class Informer {
   private readonly objects = new Map<string, KObject>();
   private resourceVersion = '';
@@ -53,6 +64,7 @@ export class Informer {
   kind = '';
 
   constructor(
+    /** The resource listed and watched. */
     readonly resource: ResourceClient,
     handlers: InformerHandlers = {},
     private readonly opts: InformerOptions = {},
@@ -90,6 +102,7 @@ export class Informer {
     }
   }
 
+  /** Stops the watch, retries and resyncs; the cache keeps what it holds. */
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
@@ -133,14 +146,17 @@ export class Informer {
     return { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector };
   }
 
+  /** Whether the first list is in (client-go's HasSynced). */
   get hasSynced(): boolean {
     return this.synced;
   }
 
+  /** The object of a key (`<namespace>/<name>`, or the name if cluster-scoped; see objectKey), from the cache. */
   get(key: string): KObject | undefined {
     return this.objects.get(key);
   }
 
+  /** Every object in the cache. */
   list(): KObject[] {
     return [...this.objects.values()];
   }

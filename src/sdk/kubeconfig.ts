@@ -12,6 +12,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
 import { Client, type Transport } from './client.js';
 
+/** Where `connect` finds its server and credentials: a kubeconfig and context, as kubectl's --kubeconfig and --context. */
 export interface ConnectOptions {
   /** The kubeconfig file (default: $KUBECONFIG's first file, else ~/.kube/config; `in-cluster`: the Pod's ServiceAccount). */
   kubeconfig?: string;
@@ -132,7 +133,10 @@ export function httpsTransport(target: Resolved): Transport & { close(): void } 
   return transport;
 }
 
-/** A client of the server a kubeconfig names. `close()` ends its connections. */
+/**
+ * A client of the server a kubeconfig names. `close()` ends its connections. Throws when the kubeconfig
+ * cannot be read, lacks the context or its server, or its user needs an exec or auth-provider plugin.
+ */
 export function connect(opts: ConnectOptions = {}): Client & { close(): void } {
   const path = opts.kubeconfig ?? process.env.KUBECONFIG?.split(process.platform === 'win32' ? ';' : ':').find(Boolean) ?? join(homedir(), '.kube', 'config');
   // No kubeconfig named, none at home, and in a Pod: the in-cluster configuration, as client-go's default loading.

@@ -18,19 +18,30 @@ export interface LeaseClient {
   update(namespace: string, name: string, obj: KObject): Promise<KObject>;
 }
 
+/** Options of a LeaderElector, as client-go's LeaderElectionConfig. */
 export interface LeaderElectionOptions {
+  /** The Lease's namespace (default kube-system). */
   namespace?: string;
+  /** The Lease's name (default kube-controller-manager). */
   name?: string;
+  /** How long another replica waits, without seeing the Lease renewed, before taking it over (default 15). */
   leaseDurationSeconds?: number;
   /** How long a leader keeps leading without a renewal (default: two thirds of the lease duration, as client-go's 10 s of 15). */
   renewDeadlineMs?: number;
+  /** How often the leader renews and the others try to acquire (default 2000 ms). */
   retryPeriodMs?: number;
+  /** This replica's name as the Lease's holderIdentity (default `<host>_<pid>_<random>`). */
   identity?: string;
   /** This replica is the only one that can exist (an embedded store it holds locked): take the lease at once. */
   exclusive?: boolean;
 }
 
+/**
+ * Leader election over a Lease, as client-go's leaderelection.LeaderElector: `onStartedLeading` is called
+ * when this replica takes the Lease, `onStoppedLeading` when it loses it or `stop()` ends its leading.
+ */
 export class LeaderElector {
+  /** This replica's holderIdentity. */
   readonly identity: string;
   private leading = false;
   private timer?: NodeJS.Timeout;
@@ -58,6 +69,7 @@ export class LeaderElector {
     this.identity = opts.identity ?? `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`;
   }
 
+  /** Whether this replica holds the Lease now. */
   get isLeader(): boolean {
     return this.leading;
   }
@@ -68,6 +80,7 @@ export class LeaderElector {
     this.schedule();
   }
 
+  /** Stops trying; a leader stops leading and releases the Lease, so that another replica takes it at once. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);

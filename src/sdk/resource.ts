@@ -19,29 +19,47 @@ import type { KObject } from '../api/object.js';
 import type { JSONSchemaProps } from '../schema/types.js';
 import type { Infer, Schema } from './schema.js';
 
+/**
+ * metav1.OwnerReference: an object this one depends on, in its namespace or cluster-scoped. Garbage
+ * collection deletes the object once all its owners are gone. Make one with `ownerReference(owner)`.
+ */
 export interface OwnerReference {
   apiVersion: string;
   kind: string;
   name: string;
+  /** The owner's uid: an owner deleted and made again under the same name is another owner. */
   uid: string;
+  /** This owner is the managing controller (at most one reference has it). */
   controller?: boolean;
+  /** With foreground deletion, the owner is not gone until this object is. */
   blockOwnerDeletion?: boolean;
 }
 
+/** metav1.ObjectMeta: the metadata every object has. The server sets uid, resourceVersion, generation and the timestamps. */
 export interface ObjectMeta {
+  /** Unique among the resource's objects in the namespace; immutable. */
   name?: string;
+  /** A prefix the server makes a unique name from on create, when `name` is absent. */
   generateName?: string;
+  /** Absent for cluster-scoped objects. */
   namespace?: string;
+  /** Unique in time and space, set on create: an object made again under the same name has another. */
   uid?: string;
+  /** The version of the object as stored, opaque: an update carrying it is refused (409 Conflict) when the object changed meanwhile. */
   resourceVersion?: string;
+  /** Incremented by each change of the desired state (for a custom resource: anything but metadata, and status with a status subresource). */
   generation?: number;
+  /** RFC 3339. */
   creationTimestamp?: string;
+  /** Set (RFC 3339) when deletion was asked for while finalizers hold the object. */
   deletionTimestamp?: string;
   deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** Keys that must all be removed (by their controllers) before a deleted object goes. */
   finalizers?: string[];
   ownerReferences?: OwnerReference[];
+  /** Server-side apply's record of which manager owns which fields. */
   managedFields?: unknown[];
 }
 
@@ -56,24 +74,34 @@ export interface KubeObject {
 /** An object of a defined resource's version. */
 export type ResourceObject<Spec, Status> = KubeObject & { spec: Spec; status?: Status };
 
+/** A column `kubectl get` shows for the resource (a CRD version's additionalPrinterColumns). */
 export interface PrinterColumn {
+  /** The column's header. */
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  /** Where the value is, a JSONPath into the object, e.g. `.spec.replicas`. */
   jsonPath: string;
   description?: string;
   format?: string;
+  /** 0 (the default): always shown; more: only with `-o wide`. */
   priority?: number;
 }
 
 /** One version of a defined resource. */
 export interface ResourceVersion<Spec = unknown, Status = unknown, Internal = unknown> {
+  /** The version's name, e.g. `v1` or `v1alpha1`. */
   name: string;
+  /** The schema of `spec` (required in objects unless `t.optional`). */
   spec: Schema<Spec>;
+  /** The schema of `status`. */
   status?: Schema<Status>;
+  /** Whether the API serves this version (default true). */
   served?: boolean;
   /** The version objects are stored in (exactly one; default: the first). */
   storage?: boolean;
+  /** Requests of this version get a Warning that it is deprecated. */
   deprecated?: boolean;
+  /** Columns for `kubectl get`. */
   printerColumns?: PrinterColumn[];
   /** This version's object in the internal form (default: the object itself). */
   toInternal?(obj: ResourceObject<Spec, Status>): Internal;
@@ -95,31 +123,52 @@ export type { Infer };
 
 /** The storage strategy's hooks (the seed's names), on the internal form but for defaulting. */
 export interface ResourceStrategy<Internal> {
+  /** Sets defaults on the object in the version it was written in (after the schema's defaults); not on subresource writes. */
   defaulting?(obj: KubeObject, version: string): void;
+  /** Changes a new object before it is validated. */
   prepareForCreate?(obj: Internal): void;
+  /** Checks a new object; field errors refuse it with 422 Invalid. Runs only when the schema accepted it. */
   validate?(obj: Internal): FieldError[] | void;
+  /** Puts a valid object in its canonical form before it is stored. */
   canonicalize?(obj: Internal): void;
+  /** Changes an updated object, given the stored one, before it is validated; not on subresource (/status, /scale) writes. */
   prepareForUpdate?(obj: Internal, old: Internal): void;
+  /** Checks an update against the stored object; field errors refuse it with 422 Invalid. Not on subresource writes. */
   validateUpdate?(obj: Internal, old: Internal): FieldError[] | void;
 }
 
+/** What `defineResource` takes: a CRD's names, scope, versions and subresources, and the strategy's hooks. */
 export interface ResourceDefinitionInput<Internal> {
+  /** The API group, a DNS subdomain with a dot (e.g. `foo.example.com`). */
   group: string;
+  /** UpperCamelCase, e.g. `Foo`. */
   kind: string;
   /** Default: the kind in lower case, made plural. */
   plural?: string;
+  /** Default: the kind in lower case. */
   singular?: string;
+  /** Short names for kubectl, e.g. `['fo']`. */
   shortNames?: string[];
+  /** Groups of resources kubectl can name together, e.g. `['all']`. */
   categories?: string[];
+  /** Default: Namespaced. */
   scope?: 'Namespaced' | 'Cluster';
+  /** At least one; the storage version is the one marked `storage`, else the first. */
   versions: ReadonlyArray<ResourceVersion<any, any, Internal>>;
   /** Default: a status subresource. */
   subresources?: { status?: boolean; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
+  /** Hooks of the storage strategy, run on every write through the API. */
   strategy?: ResourceStrategy<Internal>;
 }
 
+/**
+ * A resource defined in TypeScript (`defineResource`): given to `start` as one of `resources`, it is served as
+ * a CRD; `gvr` addresses it with a client (`client.resource(def)`).
+ */
 export interface ResourceDefinition<Internal = KubeObject> extends Required<Pick<ResourceDefinitionInput<Internal>, 'group' | 'kind' | 'scope' | 'versions'>> {
+  /** The plural resource name. */
   readonly plural: string;
+  /** What `defineResource` was given. */
   readonly input: ResourceDefinitionInput<Internal>;
   /** The CustomResourceDefinition kapi serves it with. */
   readonly crd: KObject;
@@ -139,6 +188,11 @@ export function pluralOf(kind: string): string {
   return `${k}s`;
 }
 
+/**
+ * A resource defined in TypeScript, served by kapi as a CRD (its CustomResourceDefinition built here). Throws
+ * when the group is not a DNS subdomain with a dot, the kind not UpperCamelCase, there is no version, or more
+ * than one storage version.
+ */
 export function defineResource<Internal = KubeObject>(input: ResourceDefinitionInput<Internal>): ResourceDefinition<Internal> {
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(input.group)) throw new Error(`defineResource: group ${JSON.stringify(input.group)} must be a DNS subdomain with a dot (e.g. foo.example.com)`);
   if (!/^[A-Z][A-Za-z0-9]*$/.test(input.kind)) throw new Error(`defineResource: kind ${JSON.stringify(input.kind)} must be UpperCamelCase`);

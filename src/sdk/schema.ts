@@ -24,12 +24,16 @@ type Props = Record<string, Schema>;
 type RequiredKeys<P extends Props> = { [K in keyof P]: P[K] extends { optional: true } ? never : K }[keyof P];
 type OptionalKeys<P extends Props> = { [K in keyof P]: P[K] extends { optional: true } ? K : never }[keyof P];
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
+/** The type of the values `t.object(properties)` describes: properties marked `t.optional` may be left out. */
 export type ObjectOf<P extends Props> = Simplify<{ [K in RequiredKeys<P>]: Infer<P[K]> } & { [K in OptionalKeys<P>]?: Infer<P[K]> }>;
 
 /** What every schema may say besides its type. */
 export interface Common<T> {
+  /** Shown by `kubectl explain`. */
   description?: string;
+  /** Set by the server when the field is absent (as a CRD schema's default). */
   default?: T;
+  /** null is a valid value. */
   nullable?: boolean;
   /** CEL rules (x-kubernetes-validations). */
   validations?: Array<{ rule: string; message?: string; messageExpression?: string; reason?: string; fieldPath?: string }>;
@@ -44,7 +48,12 @@ function make<T>(schema: JSONSchemaProps, common: Common<unknown> = {}): Schema<
   return { openAPIV3Schema: s };
 }
 
+/**
+ * The schema builders, as kubebuilder's markers are for Go types: each gives a Schema (its OpenAPI v3 schema
+ * and its values' type). `t.object({ replicas: t.integer({ minimum: 0 }) })`.
+ */
 export const t = {
+  /** A string; its length, `pattern` and `format` checked by the server as a CRD schema's are. */
   string(opts: Common<string> & { minLength?: number; maxLength?: number; pattern?: string; format?: string } = {}): Schema<string> {
     const { minLength, maxLength, pattern, format, ...common } = opts;
     return make({ type: 'string', ...defined({ minLength, maxLength, pattern, format }) }, common);
@@ -53,14 +62,17 @@ export const t = {
   enum<const V extends string>(values: readonly V[], opts: Common<V> = {}): Schema<V> {
     return make({ type: 'string', enum: [...values] as never }, opts);
   },
+  /** An integer, between `minimum` and `maximum` when given. */
   integer(opts: Common<number> & { minimum?: number; maximum?: number; format?: 'int32' | 'int64' } = {}): Schema<number> {
     const { minimum, maximum, format, ...common } = opts;
     return make({ type: 'integer', ...defined({ minimum, maximum, format }) }, common);
   },
+  /** A number (an integer is one too), between `minimum` and `maximum` when given. */
   number(opts: Common<number> & { minimum?: number; maximum?: number } = {}): Schema<number> {
     const { minimum, maximum, ...common } = opts;
     return make({ type: 'number', ...defined({ minimum, maximum }) }, common);
   },
+  /** true or false. */
   boolean(opts: Common<boolean> = {}): Schema<boolean> {
     return make({ type: 'boolean' }, opts);
   },

@@ -26,15 +26,22 @@ export interface WorkQueueOptions {
   observer?: WorkQueueObserver;
 }
 
+/** Callbacks on a key's way through a WorkQueue, as client-go's workqueue metrics provider. */
 export interface WorkQueueObserver {
+  /** A key added that was not waiting already. */
   added?(key: string): void;
   /** A key taken by a worker, after waiting `queuedMs`. */
   started?(key: string, queuedMs: number): void;
   /** A key's run over, after `workMs`. */
   finished?(key: string, workMs: number): void;
+  /** A key's retry scheduled after its backoff (addRateLimited: a failure, or a requeue). */
   retried?(key: string): void;
 }
 
+/**
+ * A rate-limited work queue of string keys, as client-go's workqueue: `handler` runs each key; a rejection
+ * retries it after its backoff. The queue behind each Controller.
+ */
 export class WorkQueue {
   private readonly queue: string[] = [];
   private readonly dirty = new Set<string>();
@@ -76,6 +83,7 @@ export class WorkQueue {
     return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / qps) * 1000);
   }
 
+  /** Queues a key (once, however often it is added before it runs); ignored after shutdown. */
   add(key: string): void {
     if (this.shutDown || this.dirty.has(key)) return;
     this.dirty.add(key);
@@ -124,14 +132,17 @@ export class WorkQueue {
     this.addAfter(key, Math.max(Math.min(this.baseDelayMs * 2 ** n, this.maxDelayMs), this.bucketDelay()));
   }
 
+  /** Resets a key's backoff (its retry count). */
   forget(key: string): void {
     this.failures.delete(key);
   }
 
+  /** How many times the key was retried since it was last forgotten. */
   retries(key: string): number {
     return this.failures.get(key) ?? 0;
   }
 
+  /** Keys waiting for a worker (not those being processed or delayed). */
   get length(): number {
     return this.queue.length;
   }

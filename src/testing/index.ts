@@ -12,6 +12,10 @@ import { start, type Server, type ServerOptions } from '../index.js';
 import type { Client } from '../sdk/client.js';
 import { Manager, type ControllerOptions, type ManagerOptions } from '../sdk/controller.js';
 
+/**
+ * What `startTestServer` takes: `start`'s options (but the data directory, port and store, which it
+ * chooses), and CRDs and controllers to set up before it resolves.
+ */
 export interface TestServerOptions extends Omit<ServerOptions, 'dataDir' | 'port' | 'storage'> {
   /** CustomResourceDefinitions to create (served when startTestServer resolves). */
   crds?: Array<Record<string, unknown>>;
@@ -23,6 +27,7 @@ export interface TestServerOptions extends Omit<ServerOptions, 'dataDir' | 'port
   manager?: Omit<ManagerOptions, 'leaderElection'>;
 }
 
+/** A running test server: a Server whose `stop()` also stops the Manager and removes the data directory. */
 export interface TestServer extends Server {
   /** An admin client in the process. */
   client(userAgent?: string): Client;
@@ -46,6 +51,11 @@ export function readCrds(paths: readonly string[]): Array<Record<string, unknown
   return out;
 }
 
+/**
+ * Starts a test server, as envtest's Environment.Start: a kapi in this process on the memory store, a free
+ * port and a fresh temporary data directory, with the CRDs created and the controllers' Manager started.
+ * On failure it cleans up what it started and rejects (e.g. with the StatusError of a CRD refused).
+ */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const { crds = [], crdDirectoryPaths = [], controllers = [], manager: managerOptions, ...serverOptions } = options;
   const dir = mkdtempSync(join(tmpdir(), 'kapi-test-'));
