@@ -73,10 +73,11 @@ export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
     defaultMutated(obj) {
       schemaFor(obj, { version: opts.storageVersion }).default(obj);
     },
-    defaulting(obj, ctx) {
+    defaulting(obj, ctx, asDecoded) {
       // After mutating admission, which sees the decoded object: what it added outside the schema goes
       // (upstream prunes it on the way to storage or back), its defaults are filled (unknown fields were
-      // reported when the request was decoded).
+      // reported when the request was decoded). An object as decoded is pruned and defaulted already.
+      if (asDecoded) return;
       const result = schemaFor(obj, ctx).admit(obj);
       if (result.error) throw cannotBeHandled(opts.kind, ctx, result.error);
     },

@@ -45,15 +45,16 @@ export interface AdmissionAttributes extends AdmissionRequest {
   /** The object replaced (update) or deleted (delete). */
   oldObject?: KObject;
   /**
-   * upstream's ObjectInterfaces defaulter: a mutating plugin runs it on the object it changed, in that
-   * object's version, before the next plugin sees it (custom resources: their schema's defaults).
+   * upstream's ObjectInterfaces defaulter: a mutating plugin that changed the object runs it on the object,
+   * in that object's version, before the next plugin sees it (custom resources: their schema's defaults).
+   * It also tells the store that the object changed: only then is it pruned and defaulted again.
    */
   defaulter?: (obj: KObject) => void;
 }
 
 export interface AdmissionPlugin {
   readonly name: string;
-  /** Mutating admission: may change `object`; throws a StatusError to refuse. */
+  /** Mutating admission: may change `object` (then calls `defaulter` on it); throws a StatusError to refuse. */
   admit?(attributes: AdmissionAttributes): void | Promise<void>;
   /** Validating admission: throws a StatusError to refuse. */
   validate?(attributes: AdmissionAttributes): void | Promise<void>;

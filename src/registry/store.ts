@@ -221,9 +221,10 @@ export class RestStore {
     }
     const admission = opts.admission;
     const large = isLarge(opts.bodyBytes);
-    if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, name: sent.name ?? '', operation: 'CREATE', object: obj, defaulter: this.defaulter() });
+    const mutation = this.mutationWatch();
+    if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, name: sent.name ?? '', operation: 'CREATE', object: obj, defaulter: mutation.defaulter });
     if (large) await nextTurn();
-    this.beforeCreate(namespace, obj, opts);
+    this.beforeCreate(namespace, obj, opts, opts.decoded === true && !mutation.changed);
     const meta = obj.metadata; // the hooks may have replaced it
     const generated = !meta.name && meta.generateName;
     for (let attempt = 0; ; attempt++) {
@@ -298,13 +299,14 @@ export class RestStore {
         obj.metadata.resourceVersion = old.metadata.resourceVersion;
       }
       const admission = opts.admission;
+      const mutation = this.mutationWatch();
       if (admission?.chain.mutating.length) {
-        await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base, defaulter: this.defaulter() });
+        await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base, defaulter: mutation.defaulter });
         // A write through a subresource keeps only its part, whatever admission changed (upstream resets after it too).
         if (sub) obj = sub.prepareForUpdate(obj, prior);
       }
       if (large) await nextTurn();
-      this.beforeUpdate(namespace, obj, base, opts);
+      this.beforeUpdate(namespace, obj, base, opts, opts.decoded === true && !mutation.changed);
       if (admission?.chain.validating.length) await admission.chain.validate({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
       if (large) await nextTurn();
       obj = await this.toStorage(obj, opts);
@@ -407,10 +409,20 @@ export class RestStore {
     return stored;
   }
 
-  /** The strategy's defaulter for admission to run on what a mutating plugin changed. */
-  private defaulter(): ((obj: KObject) => void) | undefined {
+  /**
+   * The defaulter admission runs on what a mutating plugin changed (the strategy's defaultMutated), and
+   * whether one did: an object nothing changed since the handler decoded it need not be decoded again.
+   */
+  private mutationWatch(): { defaulter: (obj: KObject) => void; readonly changed: boolean } {
     const strategy = this.strategy;
-    return strategy.defaultMutated && ((obj) => strategy.defaultMutated!(obj));
+    const watch = {
+      changed: false,
+      defaulter: (obj: KObject) => {
+        watch.changed = true;
+        strategy.defaultMutated?.(obj);
+      },
+    };
+    return watch;
   }
 
   private subresourceStrategy(subresource: string): SubresourceStrategy | undefined {
@@ -510,13 +522,13 @@ export class RestStore {
     }
   }
 
-  private beforeCreate(namespace: string | undefined, obj: KObject, opts: WriteOptions): void {
+  private beforeCreate(namespace: string | undefined, obj: KObject, opts: WriteOptions, asDecoded: boolean): void {
     const meta = obj.metadata;
     if (this.names.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
-    this.strategy.defaulting?.(obj, opts);
+    this.strategy.defaulting?.(obj, opts, asDecoded);
     this.strategy.prepareForCreate?.(obj, opts);
     this.fillSystemFields(obj);
   }
@@ -545,13 +557,13 @@ export class RestStore {
     return own === true ? [] : validateObjectMeta(meta, { namespaced: this.names.namespaced, names: own !== 'names', nameFn: this.strategy.nameRule });
   }
 
-  private beforeUpdate(namespace: string | undefined, obj: KObject, old: KObject, opts: WriteOptions): void {
+  private beforeUpdate(namespace: string | undefined, obj: KObject, old: KObject, opts: WriteOptions, asDecoded: boolean): void {
     const subresource = opts.subresource;
     let meta = obj.metadata;
     const oldMeta = old.metadata;
     if (this.names.namespaced) meta.namespace ??= namespace;
     else delete meta.namespace;
-    this.strategy.defaulting?.(obj, opts);
+    this.strategy.defaulting?.(obj, opts, asDecoded);
     meta = obj.metadata;
     meta.generation = oldMeta.generation;
     if (meta.generation === undefined) delete meta.generation;

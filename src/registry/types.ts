@@ -36,8 +36,12 @@ export interface Strategy {
   decode?(obj: KObject, ctx: DecodeOptions): void;
   /** upstream's ObjectDefaulter: run on an object a mutating admission plugin changed, in its version. */
   defaultMutated?(obj: KObject): void;
-  /** After mutating admission: the store's defaulting (custom resources: pruned and defaulted again). */
-  defaulting?(obj: KObject, ctx: WriteOptions): void;
+  /**
+   * After mutating admission: the store's defaulting (custom resources: pruned and defaulted again).
+   * `asDecoded`: the handler decoded the object (`decode`) and no admission plugin changed it since, so
+   * what decoding did need not be done again.
+   */
+  defaulting?(obj: KObject, ctx: WriteOptions, asDecoded?: boolean): void;
   prepareForCreate?(obj: KObject, ctx: WriteOptions): void;
   validate?(obj: KObject, ctx: WriteOptions): FieldError[];
   canonicalize?(obj: KObject): void;
@@ -110,6 +114,8 @@ export interface WriteOptions {
   admission?: Admission;
   /** Sent by the server itself (a loopback request of its controllers). */
   loopback?: boolean;
+  /** The handler decoded the object it writes (the endpoint's decodeObject), before managed fields and admission. */
+  decoded?: boolean;
   /**
    * The request's version, when the strategy runs in it (custom resources): the store hands
    * `tryUpdate`, the strategy and admission objects in that version, and converts to the

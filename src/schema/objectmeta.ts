@@ -78,24 +78,50 @@ export function normalizeObjectMeta(meta: JsonObject, prefix: string, unknown: s
       }
       case 'map':
         if (isObject(v) && Object.keys(v).length) {
+          if (!Object.values(v).some(isNullish)) {
+            out[k] = v;
+            break;
+          }
           const m: JsonObject = {};
           for (const [mk, mv] of Object.entries(v)) setOwn(m, mk, mv ?? '');
           out[k] = m;
         }
         break;
       case 'list':
-        if (Array.isArray(v) && v.length) out[k] = v.map((x) => x ?? '');
+        if (Array.isArray(v) && v.length) out[k] = v.some(isNullish) ? v.map((x) => x ?? '') : v;
         break;
       case 'refs':
-        if (Array.isArray(v) && v.length) out[k] = v.map((r, i) => normalizeStruct(r, OWNER_REF_REQUIRED, OWNER_REF_OPTIONAL, `${prefix}.${k}[${i}]`, unknown));
+        if (Array.isArray(v) && v.length) out[k] = unchangedOr(v, v.map((r, i) => normalizeStruct(r, OWNER_REF_REQUIRED, OWNER_REF_OPTIONAL, `${prefix}.${k}[${i}]`, unknown)));
         break;
       case 'managed':
         // The field manager's own entries are already in their normal form.
-        if (Array.isArray(v) && v.length) out[k] = v.map((r, i) => (isManagerMadeEntry(r) ? r : normalizeStruct(r, [], MANAGED_FIELDS, `${prefix}.${k}[${i}]`, unknown)));
+        if (Array.isArray(v) && v.length) out[k] = unchangedOr(v, v.map((r, i) => (isManagerMadeEntry(r) ? r : normalizeStruct(r, [], MANAGED_FIELDS, `${prefix}.${k}[${i}]`, unknown))));
         break;
     }
   }
-  return out;
+  // Metadata already in its normal form stays the same object (and so do its parts): the field manager
+  // and the stores compare and share unchanged objects by identity.
+  return sameFields(meta, out) ? meta : out;
+}
+
+const isNullish = (x: unknown): boolean => x === null || x === undefined;
+
+/** `a` and `b` have the same fields in the same order, with identical values. */
+function sameFields(a: JsonObject, b: JsonObject): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || a[ka[i]] !== b[kb[i]]) return false;
+  return true;
+}
+
+/** The list of structs as it was, when normalizing changed none of them; else the normalized list. */
+function unchangedOr(list: unknown[], normalized: JsonObject[]): unknown[] {
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i];
+    if (x !== normalized[i] && !(isObject(x) && sameFields(x, normalized[i]))) return normalized;
+  }
+  return list;
 }
 
 function normalizeStruct(v: unknown, required: string[], optional: string[], prefix: string, unknown: string[] | undefined): JsonObject {

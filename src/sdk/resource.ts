@@ -307,8 +307,8 @@ export function definedStrategy<I>(def: ResourceDefinition<I>, base: Strategy): 
   };
   return {
     ...base,
-    defaulting(obj: KObject, ctx: WriteOptions) {
-      base.defaulting?.(obj, ctx);
+    defaulting(obj: KObject, ctx: WriteOptions, asDecoded?: boolean) {
+      base.defaulting?.(obj, ctx, asDecoded);
       if (!ctx.subresource && s.defaulting) guarded(obj, () => s.defaulting!(obj as KubeObject, ctx.version ?? versionOf(def, obj.apiVersion)?.name ?? ''));
     },
     prepareForCreate(obj: KObject, ctx: WriteOptions) {

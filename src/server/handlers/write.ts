@@ -25,12 +25,18 @@ export function dryRunOf(ctx: Pick<HandlerContext, 'query'>, optionsKind: string
 
 /** The options every write passes to the store: dry run, request version, fieldValidation, the raw body, the warnings sink. */
 export function storeOptions(ctx: HandlerContext, dryRun: boolean, optionsKind = 'CreateOptions'): WriteOptions {
+  const decoding = decodeOptions(ctx, optionsKind);
   return {
-    ...decodeOptions(ctx, optionsKind),
+    version: decoding.version,
+    fieldValidation: decoding.fieldValidation,
+    rawBody: decoding.rawBody,
+    warnings: decoding.warnings,
     dryRun,
     group: ctx.endpoint.group,
     subresource: ctx.info.subresource,
     bodyBytes: ctx.bodyBytes,
+    // Every write a handler makes decodes its object first (trackUpdate, or after an apply).
+    decoded: true,
     admission: admissionOf(ctx, dryRun),
     codec: ctx.endpoint.custom ? ctx.endpoint : undefined,
     loopback: ctx.loopback,
