@@ -6,7 +6,7 @@
 import { goQuote } from '../machinery/go-text.js';
 import { errors } from '../machinery/status.js';
 import type { ScaleConfig } from '../api/serving.js';
-import type { ResourceNames, Strategy } from '../registry/types.js';
+import type { DecodeOptions, ResourceNames, Strategy } from '../registry/types.js';
 import type { KObject } from '../api/object.js';
 import type { SubresourceInfo } from '../registry/registry.js';
 import { eventsV1ToCore, eventToEventsV1 } from './events/convert.js';
@@ -230,6 +230,31 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   res('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, { shortNames: ['csr'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
 ];
 
+/**
+ * upstream's typed decoding of a request's object in its version (`structId`, the endpoint's struct), as the
+ * handler runs it before managed fields and admission (an endpoint's decodeObject): a value of the wrong type
+ * is the decoder's 400; undeclared fields are dropped, and they and duplicate fields fail, warn or pass as
+ * fieldValidation says; then the Go structs' defaulters.
+ */
+export function typedDecoder(structId: string, kind: string): (obj: KObject, ctx: DecodeOptions) => void {
+  return (obj, ctx) => decodeTyped(obj, ctx, structId, kind, []);
+}
+
+function decodeTyped(obj: KObject, ctx: DecodeOptions, structId: string, kind: string, unknownBefore: string[]): void {
+  const checked = checkTypedObject(structId, obj);
+  if (checked.error) throw errors.badRequest(`${kind} in version "${ctx.version}" cannot be handled as a ${kind}: ${checked.error}`);
+  const mode = ctx.fieldValidation ?? 'Warn';
+  if (mode !== 'Ignore') {
+    const unknown = [...unknownBefore, ...checked.unknown];
+    const problems = [...(ctx.rawBody ? findDuplicateFields(ctx.rawBody) : []), ...unknown.map((f) => `unknown field ${goQuote(f)}`)];
+    if (problems.length > 0) {
+      if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
+      ctx.warnings?.push(...problems);
+    }
+  }
+  builtinDefaulter.apply(structId, obj);
+}
+
 /** Fields a request sent that the version it used does not have, found before it was converted to the stored form. */
 const unknownInServedVersion = new WeakMap<KObject, string[]>();
 
@@ -257,19 +282,11 @@ export function typedConversion(structId: string, kind: string, version: string,
 export function withTypedDecoding(strategy: Strategy, structId: string, kind: string): Strategy {
   return {
     ...strategy,
-    defaulting(obj, ctx) {
-      const checked = checkTypedObject(structId, obj);
-      if (checked.error) throw errors.badRequest(`${kind} in version "${ctx.version}" cannot be handled as a ${kind}: ${checked.error}`);
-      const mode = ctx.fieldValidation ?? 'Warn';
-      if (mode !== 'Ignore') {
-        const unknown = [...(unknownInServedVersion.get(obj) ?? []), ...checked.unknown];
-        const problems = [...(ctx.rawBody ? findDuplicateFields(ctx.rawBody) : []), ...unknown.map((f) => `unknown field ${goQuote(f)}`)];
-        if (problems.length > 0) {
-          if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
-          ctx.warnings?.push(...problems);
-        }
-      }
-      builtinDefaulter.apply(structId, obj);
+    defaulting(obj, ctx, asDecoded) {
+      // An object the handler decoded (typedDecoder) and admission left alone is checked and defaulted already;
+      // one converted since to the stored version takes that version's defaults (upstream's storage decoding gives them).
+      if (!asDecoded) decodeTyped(obj, ctx, structId, kind, unknownInServedVersion.get(obj) ?? []);
+      else if (obj.apiVersion !== (ctx.group ? `${ctx.group}/${ctx.version}` : ctx.version)) builtinDefaulter.apply(structId, obj);
       strategy.defaulting?.(obj, ctx);
     },
     // Stored objects are defaulted as they are decoded, as upstream's storage codec does: one written

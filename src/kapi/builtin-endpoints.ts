@@ -4,12 +4,10 @@
  * Go types, upstream's defaulting, Tables and merge types. Nothing here names a resource: what a resource
  * needs beyond the generic is in its row of the table.
  */
-import { BUILTIN_RESOURCES, typedConversion, withTypedDecoding, type BuiltinContext, type BuiltinResource } from '../apis/builtin.js';
+import { BUILTIN_RESOURCES, typedConversion, typedDecoder, withTypedDecoding, type BuiltinContext, type BuiltinResource } from '../apis/builtin.js';
 import { NAMESPACES } from '../apis/core/namespaces.js';
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from '../apis/core/services.js';
-import { builtinDefaulter } from '../apis/builtin-defaults.js';
 import { structOfKind } from '../api/go-type-expr.js';
-import type { KObject } from '../api/object.js';
 import { builtinApplyType } from '../apply/index.js';
 import { builtinStructural } from '../openapi/inline.js';
 import { builtinTableConvertor } from '../printing/index.js';
@@ -37,7 +35,7 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
     subresources: { status: r.status, finalize: r.finalize, scale: r.scale, others: r.subresources },
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),
-    decodeObject: structId ? (obj: KObject) => builtinDefaulter.apply(structId, obj) : undefined,
+    decodeObject: structId ? typedDecoder(structId, r.names.kind) : undefined,
   };
   const table = builtinTableConvertor(r.names.group, r.names.resource);
   const storedAs = r.storedAs;

@@ -302,6 +302,37 @@ describe('admission webhooks', () => {
 });
 
 describe('admission hooks in the process', () => {
+  it('sees a built-in object as decoded: undeclared fields dropped, defaults set; Strict refuses before any hook is asked', async () => {
+    const seen: any[] = [];
+    const s = await startTestServer({
+      admissionHooks: [
+        {
+          name: 'decoded.example.com',
+          type: 'Mutating',
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['services'] }],
+          review(request) {
+            seen.push(request.object);
+            return { allowed: true };
+          },
+        },
+      ],
+    });
+    try {
+      const body = { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }], color: 'blue' }, extra: 'x' };
+      const made = await s.request('POST', '/api/v1/namespaces/default/services', { body });
+      assert.equal(made.status, 201, made.text);
+      assert.equal(seen.length, 1);
+      assert.deepEqual([seen[0].extra, seen[0].spec.color], [undefined, undefined], 'undeclared fields were dropped as the body was decoded');
+      assert.deepEqual([seen[0].spec.type, seen[0].spec.sessionAffinity, seen[0].spec.ports[0].protocol], ['ClusterIP', 'None', 'TCP'], 'defaults were set');
+      const strict = await s.request('POST', '/api/v1/namespaces/default/services?fieldValidation=Strict', { body: { ...body, metadata: { name: 'strict' } } });
+      assert.equal(strict.status, 400, strict.text);
+      assert.match(strict.json.message, /^strict decoding error: unknown field "spec.color", unknown field "extra"$/);
+      assert.equal(seen.length, 1, 'no hook is asked about a body that does not decode');
+    } finally {
+      await s.stop();
+    }
+  });
+
   it('asks TypeScript hooks as webhooks are asked, with their answers applied the same way', async () => {
     const requests: any[] = [];
     const s = await startTestServer({
