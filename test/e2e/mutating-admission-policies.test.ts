@@ -30,6 +30,19 @@ async function create(s: TestServer, path: string, body: unknown): Promise<void>
   assert.ok(r.status < 300, r.text);
 }
 
+/** A namespaced CRD `gadgets.<group>` with one version, v1, of this spec schema. */
+function gadgetCrd(group: string, spec: Record<string, unknown>) {
+  return {
+    metadata: { name: `gadgets.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'gadgets', kind: 'Gadget' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
+    },
+  };
+}
+
 describe('MutatingAdmissionPolicy', () => {
   let s: TestServer;
   before(async () => {
@@ -200,39 +213,21 @@ describe('MutatingAdmissionPolicy on custom resources', () => {
     const s = await startTestServer();
     try {
       const GROUP = 'map.example.com';
-      await create(s, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-        metadata: { name: `gadgets.${GROUP}` },
-        spec: {
-          group: GROUP,
-          scope: 'Namespaced',
-          names: { plural: 'gadgets', kind: 'Gadget' },
-          versions: [
-            {
-              name: 'v1',
-              served: true,
-              storage: true,
-              schema: {
-                openAPIV3Schema: {
-                  type: 'object',
-                  properties: {
-                    spec: {
-                      type: 'object',
-                      properties: {
-                        ports: {
-                          type: 'array',
-                          'x-kubernetes-list-type': 'map',
-                          'x-kubernetes-list-map-keys': ['name'],
-                          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' }, protocol: { type: 'string' } } },
-                        },
-                      },
-                    },
-                  },
-                },
-              },
+      await create(
+        s,
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        gadgetCrd(GROUP, {
+          type: 'object',
+          properties: {
+            ports: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' }, protocol: { type: 'string' } } },
             },
-          ],
-        },
-      });
+          },
+        }),
+      );
       await create(s, `${ADMISSION}/mutatingadmissionpolicies`, {
         metadata: { name: 'tcp' },
         spec: {
@@ -270,22 +265,7 @@ describe('MutatingAdmissionPolicy and the decoded custom resource', () => {
     try {
       const GROUP = 'order.example.com';
       const gadgets = `/apis/${GROUP}/v1/namespaces/default/gadgets`;
-      await create(s, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-        metadata: { name: `gadgets.${GROUP}` },
-        spec: {
-          group: GROUP,
-          scope: 'Namespaced',
-          names: { plural: 'gadgets', kind: 'Gadget' },
-          versions: [
-            {
-              name: 'v1',
-              served: true,
-              storage: true,
-              schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', default: 5 }, color: { type: 'string' } } } } } },
-            },
-          ],
-        },
-      });
+      await create(s, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', gadgetCrd(GROUP, { type: 'object', properties: { size: { type: 'integer', default: 5 }, color: { type: 'string' } } }));
       const policy = (name: string, matchConditions: unknown[], mutation: Record<string, unknown>) =>
         create(s, `${ADMISSION}/mutatingadmissionpolicies`, { metadata: { name }, spec: { reinvocationPolicy: 'Never', matchConstraints: rules(GROUP, 'gadgets'), matchConditions, mutations: [mutation] } });
       // The first takes spec.size away from objects labelled drop; the second copies spec.size into a label.
