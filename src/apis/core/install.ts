@@ -1,0 +1,51 @@
+/** The core (the legacy group, /api/v1) group's resources: its rows of the built-in table (see resource-table.ts). */
+import { res, WORKLOAD_SCALE, NO_COLLECTION, plain, replicated, withStatus, type BuiltinResource } from '../resource-table.js';
+import { nameIsDNS1035Label, validatePathSegmentName } from '../../machinery/validation.js';
+import type { Strategy } from '../../registry/types.js';
+import { eventStrategy } from '../events/validation.js';
+import { configMapStrategy, secretStrategy } from './config.js';
+import { POD_SUBRESOURCES, podStrategy } from './pods.js';
+import { serviceStrategy } from './services.js';
+
+/**
+ * Secret: `stringData` is written into `data` (base64; it wins over `data`) and is never stored, as the
+ * v1 conversion does; `type` defaults to Opaque.
+ */
+const secretDefaults: Strategy = {
+  ...plain,
+  defaulting(obj) {
+    const stringData = obj.stringData;
+    if (stringData && typeof stringData === 'object' && !Array.isArray(stringData)) {
+      const data: Record<string, unknown> = { ...(obj.data ?? {}) };
+      for (const [k, v] of Object.entries(stringData)) if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
+      obj.data = data;
+    }
+    delete obj.stringData;
+    if (!obj.type) obj.type = 'Opaque';
+  },
+};
+
+/** The resources of the core group kapi serves. */
+export const CORE_RESOURCES: BuiltinResource[] = [
+  res('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'], strategy: configMapStrategy(plain) }),
+  res('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], strategy: plain }),
+  res('', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: eventStrategy(plain) }),
+  res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'], strategy: plain }),
+  res('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
+  res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, subresources: POD_SUBRESOURCES, strategyIn: (_, c) => podStrategy(() => c.objects('scheduling.k8s.io', 'priorityclasses'), (namespace, name) => c.object('', 'serviceaccounts', namespace, name)),
+    reads: [['scheduling.k8s.io', 'priorityclasses'], ['', 'serviceaccounts']],
+  }),
+  res('', 'v1', 'podtemplates', 'PodTemplate', true, { strategy: plain }),
+  res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
+  res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
+  res('', 'v1', 'secrets', 'Secret', true, { strategy: secretStrategy(secretDefaults) }),
+  res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, {
+    shortNames: ['sa'],
+    strategy: plain,
+    subresources: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }],
+  }),
+  res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...withStatus, nameRule: nameIsDNS1035Label }, strategyIn: (base, c, services) => serviceStrategy(base, c.ranges, services), reads: [['', 'services']] }),
+  // Kinds an operator's install bundle and tests touch; stored with their typed decoding, no controller acts on them.
+  res('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { shortNames: ['pv'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
+  res('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { shortNames: ['pvc'], status: true, strategy: withStatus }),
+];

@@ -1,0 +1,8 @@
+/** The flowcontrol.apiserver.k8s.io group's resources: its rows of the built-in table (see resource-table.ts). */
+import { res, withStatus, type BuiltinResource } from '../resource-table.js';
+
+/** The resources of flowcontrol.apiserver.k8s.io kapi serves. */
+export const FLOWCONTROL_RESOURCES: BuiltinResource[] = [
+  res('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas', 'FlowSchema', false, { status: true, strategy: withStatus }),
+  res('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false, { status: true, strategy: withStatus }),
+];
