@@ -3,7 +3,8 @@
  * `kapi serve`, and talk to it with an SDK client. The SDK (resources defined in TypeScript, the controller
  * runtime) is `kapi/sdk`; the test server is `kapi/testing`.
  */
-import { startKapi, type KapiOptions } from './kapi/index.js';
+import { startKapi } from './kapi/index.js';
+import type { ServerOptions } from './kapi/options.js';
 import { Client } from './sdk/client.js';
 
 export type { AdmissionHook, AdmissionHookResponse } from './apis/admissionregistration/webhook-admission.js';
@@ -11,8 +12,7 @@ export type { Attributes as AuthorizationAttributes, Authorizer, Decision as Aut
 export type { ConvertFunction } from './crd/conversion/index.js';
 export type { StorageConfig } from './storage/index.js';
 
-/** What `start` takes: `kapi serve`'s flags as options (storage, certificates, authentication, admission, resources...). */
-export type ServerOptions = Omit<KapiOptions, 'admission' | 'limits' | 'requestLog'>;
+export type { ServerOptions } from './kapi/options.js';
 
 /** A running kapi. */
 export interface Server {

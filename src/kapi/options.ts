@@ -13,8 +13,12 @@ import type { Storage, StorageConfig } from '../storage/index.js';
 /** --authorization-mode: RBAC (the default), or AlwaysAllow (every authenticated request is allowed). */
 export type AuthorizationMode = 'RBAC' | 'AlwaysAllow';
 
-/** What `startKapi` (and `start` of the package) takes: `kapi serve`'s flags as options; everything is optional. */
-export interface KapiOptions {
+/**
+ * What the package's `start` takes: `kapi serve`'s flags as options (storage, certificates, authentication,
+ * admission, resources...); everything is optional. This is the public contract: an option added here is
+ * part of the package's API (docs/api-report.md shows it); one for kapi's own use goes in KapiOptions.
+ */
+export interface ServerOptions {
   /** Where the store, certificates, admin token and kubeconfig live (default ./.kapi). */
   dataDir?: string;
   /** The store (default: sqlite in the data dir). */
@@ -88,8 +92,6 @@ export interface KapiOptions {
   resources?: ResourceDefinition<any>[];
   /** How long a conversion webhook may take (default 30 s, as upstream). */
   webhookTimeoutMs?: number;
-  /** Admission plugins run after NamespaceLifecycle on every write through the API, at upstream's points. */
-  admission?: AdmissionPlugin[];
   /**
    * --admission-hooks: admission in the process with webhook semantics: each hook is matched as a webhook
    * (`rules`, selectors), gets the AdmissionReview's request and answers as a webhook's response does.
@@ -102,10 +104,6 @@ export interface KapiOptions {
   authorizationMode?: AuthorizationMode;
   /** An authorizer of the embedder's, instead of the mode's. */
   authorizer?: Authorizer;
-  /** Request limits and timeouts of the HTTP front (kube-apiserver's defaults where absent). */
-  limits?: Partial<ServerLimits>;
-  /** Where the request log goes (kube-apiserver's httplog; `kapi serve -v=2`); absent: none. */
-  requestLog?: (line: string) => void;
   /** Warnings at start and unexpected errors while serving (default: stderr). */
   warn?: (message: string) => void;
   /** Controller leader election (replicas on etcd): lease duration and retry period. */
@@ -116,6 +114,16 @@ export interface KapiOptions {
   auditLogPath?: string;
   /** An audit backend of the embedder's (instead of a log file); needs auditPolicyFile. */
   auditBackend?: AuditBackend;
+}
+
+/** What `startKapi` takes: the public options, and those only kapi's command and tests set. */
+export interface KapiOptions extends ServerOptions {
+  /** Admission plugins run after NamespaceLifecycle on every write through the API, at upstream's points. */
+  admission?: AdmissionPlugin[];
+  /** Request limits and timeouts of the HTTP front (kube-apiserver's defaults where absent). */
+  limits?: Partial<ServerLimits>;
+  /** Where the request log goes (kube-apiserver's httplog; `kapi serve -v=2`); absent: none. */
+  requestLog?: (line: string) => void;
 }
 
 /** A running kapi started in the process (`startKapi`): where it serves, its registry and storage, and how to stop it. */
