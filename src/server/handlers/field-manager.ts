@@ -8,6 +8,7 @@ import type { Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../api/object.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { decodeOptions } from './decode-object.js';
+import { isLarge, nextTurn } from '../../util/turns.js';
 
 
 /** The options type of each writing verb, as invalid ones are reported. */
@@ -29,8 +30,10 @@ export function fieldManagerOptions(endpoint: Endpoint, subresource?: string): F
 /**
  * Decode `next` as the request's decoder does (prune, default) and record the non-apply write in its
  * `metadata.managedFields` (both objects in the request's version), for the request's subresource.
+ * A large request does the two in steps of their own (util/turns.ts).
  */
-export function trackUpdate(ctx: HandlerContext, live: KObject | undefined, next: KObject, subresource = ctx.info.subresource): KObject {
+export function trackUpdate(ctx: HandlerContext, live: KObject | undefined, next: KObject, subresource = ctx.info.subresource): KObject | Promise<KObject> {
   ctx.endpoint.decodeObject?.(next, decodeOptions(ctx, OPTIONS_KIND[ctx.req.method ?? ''] ?? 'UpdateOptions'));
-  return updateManagedFields(live, next, managerOf(ctx), fieldManagerOptions(ctx.endpoint, subresource));
+  const track = () => updateManagedFields(live, next, managerOf(ctx), fieldManagerOptions(ctx.endpoint, subresource));
+  return isLarge(ctx.bodyBytes) ? nextTurn().then(track) : track();
 }

@@ -124,9 +124,9 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
       if (obj.metadata.name !== info.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
       }
-      // Patching and field tracking are two steps of a large request.
+      // Patching, decoding and field tracking are steps of their own in a large request.
       if (isLarge(ctx.bodyBytes)) await nextTurn();
-      trackUpdate(ctx, live, obj);
+      await trackUpdate(ctx, live, obj);
       return toInternal(ctx, obj);
     },
     storeOptions(ctx, dryRun),
