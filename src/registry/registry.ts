@@ -50,6 +50,12 @@ export interface SubresourceInfo {
   kind: string;
   group?: string;
   version?: string;
+  /**
+   * The server's handler that serves it (by its name in server/handlers/subresource-handlers.ts: 'pod'
+   * for a pod's kubelet subresources, binding and eviction; 'token-request'); absent: the object's own verbs,
+   * through the store's subresource strategy.
+   */
+  handler?: 'pod' | 'token-request';
 }
 
 /** What a virtual endpoint's verb is given besides the object. */

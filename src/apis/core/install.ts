@@ -42,7 +42,7 @@ export const CORE_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, {
     shortNames: ['sa'],
     strategy: plain,
-    subresources: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }],
+    subresources: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'], handler: 'token-request' }],
   }),
   res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...withStatus, nameRule: nameIsDNS1035Label }, strategyIn: (base, c, services) => serviceStrategy(base, c.ranges, services), reads: [['', 'services']] }),
   // Kinds an operator's install bundle and tests touch; stored with their typed decoding, no controller acts on them.

@@ -25,13 +25,13 @@ type Obj = JsonRecord;
  * that write part of the pod through this strategy (ephemeralcontainers, resize).
  */
 export const POD_SUBRESOURCES: readonly SubresourceInfo[] = [
-  { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
-  { name: 'binding', kind: 'Binding', verbs: ['create'] },
+  { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'], handler: 'pod' },
+  { name: 'binding', kind: 'Binding', verbs: ['create'], handler: 'pod' },
   { name: 'ephemeralcontainers', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
-  { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
-  { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
-  { name: 'log', kind: 'Pod', verbs: ['get'] },
-  { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+  { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'], handler: 'pod' },
+  { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'], handler: 'pod' },
+  { name: 'log', kind: 'Pod', verbs: ['get'], handler: 'pod' },
+  { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'], handler: 'pod' },
   { name: 'resize', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
 ];
 

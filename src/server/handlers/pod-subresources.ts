@@ -26,9 +26,6 @@ import { isRecord as isObject, records, type JsonRecord } from '../../util/json-
 type Obj = JsonRecord;
 const names = (list: unknown): string[] => records(list).map((c) => String(c.name ?? ''));
 
-/** The pod subresources answered here (their verbs are apis/core/pods.ts's POD_SUBRESOURCES). */
-export const POD_HANDLED_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'binding', 'eviction']);
-
 /** ValidateContainer: the container named, or the pod's only one. */
 function validateContainer(pod: KObject, container: string): string {
   const spec = isObject(pod.spec) ? pod.spec : {};
@@ -67,6 +64,7 @@ export async function readTypedBody(ctx: HandlerContext, apiVersion: string, kin
   return obj as KObject;
 }
 
+/** A pod subresource whose endpoint names this handler (apis/core/pods.ts's POD_SUBRESOURCES): log, exec, attach, portforward, binding, eviction. */
 export async function servePodSubresource(ctx: HandlerContext): Promise<void> {
   const { info, endpoint } = ctx;
   const name = info.name!;

@@ -8,7 +8,8 @@ import { writeNotFound } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleScale } from './scale.js';
-import { POD_HANDLED_SUBRESOURCES, servePodSubresource } from './pod-subresources.js';
+import { servePodSubresource } from './pod-subresources.js';
+import type { SubresourceInfo } from '../../registry/registry.js';
 import { handlePatch } from './patch.js';
 import { serveTokenRequest } from './token-request.js';
 import { handleGet, handleList } from './read.js';
@@ -21,8 +22,11 @@ const SUBRESOURCE_VERBS = new Map([
   ['finalize', ['update']],
 ]);
 
-const isCore = (e: HandlerContext['endpoint'], resource: string) => !e.custom && e.group === '' && e.names.resource === resource;
-const isPods = (e: HandlerContext['endpoint']) => isCore(e, 'pods');
+/** The handlers of subresources that are not the object's own verbs, by the name their endpoint gives (SubresourceInfo.handler). */
+const SUBRESOURCE_HANDLERS: Record<NonNullable<SubresourceInfo['handler']>, (ctx: HandlerContext) => Promise<void>> = {
+  pod: servePodSubresource,
+  'token-request': serveTokenRequest,
+};
 
 export async function serveResource(ctx: HandlerContext): Promise<void> {
   const { info, endpoint } = ctx;
@@ -37,9 +41,9 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
   // Another method (OPTIONS, ...): a built-in's routes do not have it (go-restful's 405, as serviceErrorHandler
   // answers it); the CRD handler refuses its empty verb as any other.
   if (info.verb === '' && !endpoint.custom) throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
-  // Subresources: scale converts to and from a Scale; a pod's kubelet subresources, binding and eviction
-  // have handlers of their own; the others are the object's own verbs, whose writes keep only part of
-  // what is sent (the store's subresource strategies).
+  // Subresources: scale converts to and from a Scale; those whose endpoint names a handler (a pod's kubelet
+  // subresources, binding and eviction; a service account's token) are served by it; the others are the
+  // object's own verbs, whose writes keep only part of what is sent (the store's subresource strategies).
   if (info.subresource === 'scale' && endpoint.subresources.scale) return handleScale(ctx);
   if (info.subresource !== undefined) {
     const other = endpoint.subresources.others?.find((s) => s.name === info.subresource);
@@ -47,8 +51,7 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
     const served = other !== undefined || endpoint.subresources[info.subresource as 'status' | 'finalize'];
     if (!verbs || !served) throw errors.notFound(gr, info.name!);
     if (!verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
-    if (isPods(endpoint) && POD_HANDLED_SUBRESOURCES.has(info.subresource)) return servePodSubresource(ctx);
-    if (isCore(endpoint, 'serviceaccounts') && info.subresource === 'token') return serveTokenRequest(ctx);
+    if (other?.handler) return SUBRESOURCE_HANDLERS[other.handler](ctx);
   }
   if (info.subresource === undefined && !endpoint.verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
   switch (info.verb) {
