@@ -28,6 +28,8 @@ export interface Exchange {
   query: URLSearchParams;
   info?: RequestInfo;
   user?: UserInfo;
+  /** The authenticated user, when the request impersonates `user` (the log names both). */
+  requester?: UserInfo;
   /** Set when the request timed out and its answer was sent: the handler's later writes are dropped. */
   timedOut?: boolean;
   /** Made inside the process (the in-process controllers' client, loopback.ts). */

@@ -135,6 +135,7 @@ export function impersonation(authorizer: Authorizer): Filter {
     if (name !== 'system:anonymous') {
       if (!groups.includes('system:authenticated') && !groups.includes('system:unauthenticated')) groups.push('system:authenticated');
     } else if (!groups.includes('system:unauthenticated')) groups.push('system:unauthenticated');
+    x.requester = x.user;
     x.user = { name, uid, groups, ...(Object.keys(extra).length ? { extra } : {}) };
     return next(x);
   };

@@ -351,7 +351,7 @@ export class HttpServer {
       x.info = x.path.startsWith('/api') ? parseRequestInfo(req.method ?? 'GET', x.path, x.query) : undefined;
       // Watches are open for long and mostly idle: a stall is never put down to them.
       if (x.info?.kind === 'resource' && x.info.verb === 'watch') return await this.serve(x);
-      served = { start: performance.now(), describe: () => `${logQuote(req.method ?? '')} ${logQuote(req.url ?? '')} for ${logQuote(x.user?.name ?? '')} (audit-ID ${x.auditId})` };
+      served = { start: performance.now(), describe: () => `${logQuote(req.method ?? '')} ${logQuote(req.url ?? '')} for ${whoServed(x)} (audit-ID ${x.auditId})` };
       this.served.begin(served);
       await this.serve(x);
     } catch (err) {
@@ -618,4 +618,10 @@ function endExchange(x: Exchange): void {
   const req = x.req as unknown as http.IncomingMessage;
   if (res.writableFinished) req.destroy();
   else res.once('finish', () => req.destroy());
+}
+
+/** Who a request is served for, as the stall log names it: the user, and the one it impersonates. */
+function whoServed(x: Exchange): string {
+  const user = logQuote(x.user?.name ?? '');
+  return x.requester ? `${logQuote(x.requester.name)} as ${user}` : user;
 }
