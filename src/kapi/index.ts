@@ -5,6 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { installBuiltinEndpoints } from './builtin-endpoints.js';
+import { loadConfig } from './config.js';
 import { bootstrap, publishMasterEndpoints, rbacStores, writeDefinedCrds } from './bootstrap.js';
 import { clientCAsFromConfigMap, EXTENSION_AUTHENTICATION, publishExtensionAuthentication, requestHeaderAuthentication, requestHeaderFromConfigMap } from './core-cluster.js';
 import type { Kapi, KapiOptions } from './options.js';
@@ -12,7 +13,6 @@ import { customResourceDefinitionEndpoints } from '../crd/crd-endpoints.js';
 
 export type { AuthorizationMode, Kapi, KapiOptions } from './options.js';
 import { join } from 'node:path';
-import { readFile } from 'node:fs/promises';
 import { authenticationReviews, type TokenLookup } from '../apis/authentication/reviews.js';
 import { authorizationReviews } from '../apis/authorization/reviews.js';
 import { namespaceLifecycle } from '../apis/core/namespaces.js';
@@ -27,11 +27,11 @@ import { ServiceAccountTokenSecrets } from '../controllers/service-account-token
 import { RbacResolver, rbacAuthorizer } from '../apis/rbac/authorizer.js';
 import { reconcileBootstrapPolicy } from '../apis/rbac/bootstrap.js';
 import { rbacEscalationCheck } from '../apis/rbac/escalation.js';
-import { checkAdmissionHooks, webhookAdmission } from '../apis/admissionregistration/webhook-admission.js';
+import { webhookAdmission } from '../apis/admissionregistration/webhook-admission.js';
 import { validatingPolicyAdmission } from '../apis/admissionregistration/policy-admission.js';
 import { definedConverter, definedStrategy } from '../sdk/resource.js';
 import { mutatingPolicyAdmission } from '../apis/admissionregistration/mutating-policy-admission.js';
-import { DEFAULT_SERVICE_RANGES, parseServiceRanges, type ServiceRanges } from '../apis/core/services.js';
+import { parseServiceRanges } from '../apis/core/services.js';
 import { LeaderElector } from '../sdk/leader-election.js';
 import { ObjectEventHub } from '../controllers/object-events.js';
 import { controllerIdentities, type ControllerIdentity } from '../controllers/identities.js';
@@ -49,53 +49,21 @@ import { ApiRegistry } from '../registry/registry.js';
 import { RestStore } from '../registry/store.js';
 import { AdmissionChain } from '../registry/admission.js';
 import type { KObject } from '../api/object.js';
-import { ensureAdminToken, adminUserInfo, parseTokenFile, TokenAuthenticator } from '../server/authn.js';
-import { ensureServingCertificates, parseCertificateBundle } from '../server/certs.js';
-import { certificatePairStamp, readCertificatePair, watchCertificatePair } from '../server/serving-files.js';
-import { hostname, networkInterfaces } from 'node:os';
-import { ServiceAccountTokens, type ObjectGetter } from '../apis/authentication/service-account-tokens.js';
-import { ensurePrivateDir } from '../util/private-files.js';
+import { adminUserInfo, TokenAuthenticator } from '../server/authn.js';
+import { watchCertificatePair } from '../server/serving-files.js';
+import { type ObjectGetter } from '../apis/authentication/service-account-tokens.js';
 import { writeAdminKubeconfig } from '../server/kubeconfig.js';
 import { ApiMetrics } from '../server/metrics.js';
 import { HttpServer } from '../server/server.js';
-import { auditLogBackend, parseAuditPolicy, type AuditBackend, type AuditPolicy } from '../server/audit.js';
+import { auditLogBackend, type AuditBackend, type AuditPolicy } from '../server/audit.js';
 import { alwaysAllow } from '../server/authz.js';
 import { openStorageAsync, type Storage } from '../storage/index.js';
-import { EncryptingStorage, parseEncryptionConfig } from '../storage/encryption.js';
+import { EncryptingStorage } from '../storage/encryption.js';
 
 export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
-  const dataDir = options.dataDir ?? '.kapi';
-  const warn = options.warn ?? ((m: string) => process.stderr.write(`${m}\n`));
-  await ensurePrivateDir(dataDir, warn);
-  const bindAddress = options.bindAddress ?? '127.0.0.1';
-  const [tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens] = await Promise.all([
-    ensureServingCertificates(dataDir, { hosts: servingHosts(bindAddress, options.tlsSans ?? [], parseServiceRanges(serviceRangesOf(options)).firstIP) }),
-    ensureAdminToken(dataDir),
-    options.tokenAuthFile ? readFile(options.tokenAuthFile, 'utf8').then((t) => parseTokenFile(t, { source: options.tokenAuthFile })) : undefined,
-    options.clientCAFile ? readFile(options.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.clientCAFile!)) : ([] as string[]),
-    options.requestHeader ? readFile(options.requestHeader.clientCAFile, 'utf8').then((t) => parseCertificateBundle(t, options.requestHeader!.clientCAFile)) : ([] as string[]),
-    options.proxyClientCertFile || options.proxyClientKeyFile ? readProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile) : undefined,
-    ServiceAccountTokens.load({
-      dataDir,
-      issuers: options.serviceAccountIssuers,
-      signingKeyFile: options.serviceAccountSigningKeyFile,
-      keyFiles: options.serviceAccountKeyFiles,
-      apiAudiences: options.apiAudiences,
-      maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds,
-    }),
-  ]);
-  // Configuration is checked before anything is opened: a bad file leaves nothing running.
-  const auditPolicy =
-    options.auditPolicyFile && (options.auditLogPath || options.auditBackend) ? parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile) : undefined;
-  const serviceRanges = serviceRangesOf(options);
-  checkAdmissionHooks(options.admissionHooks ?? []);
-  if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
-  // The files' stamp is taken before they are read: a change in between is seen by the watcher.
-  const servingFilesStamp = options.tlsCertFile ? certificatePairStamp(options.tlsCertFile, options.tlsPrivateKeyFile!) : '';
-  const servingFiles = options.tlsCertFile ? readCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!) : undefined;
-  // What verifies the served certificate: kapi's CA, or the user's certificate file (with its chain).
-  const servingCA = servingFiles ? servingFiles.certPem : tls.caCertPem;
-  const encryption = options.encryptionProviderConfig ? parseEncryptionConfig(await readFile(options.encryptionProviderConfig, 'utf8'), options.encryptionProviderConfig) : undefined;
+  // Config: every file read and checked before anything is opened (a bad file leaves nothing running).
+  const { dataDir, warn, bindAddress, tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, encryption } =
+    await loadConfig(options);
   // Behind an aggregator: the core cluster's reviews, and (without --requestheader-client-ca-file) its request-header settings.
   const authenticationCore = options.authenticationKubeconfig ? connect({ kubeconfig: options.authenticationKubeconfig, userAgent: 'kapi/delegated-authentication' }) : undefined;
   const authorizationCore = options.authorizationKubeconfig ? connect({ kubeconfig: options.authorizationKubeconfig, userAgent: 'kapi/delegated-authorization' }) : undefined;
@@ -437,28 +405,5 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   };
 }
 
-function serviceRangesOf(options: KapiOptions): ServiceRanges {
-  return { clusterIPRange: options.serviceClusterIPRange ?? DEFAULT_SERVICE_RANGES.clusterIPRange, nodePortRange: options.serviceNodePortRange ?? DEFAULT_SERVICE_RANGES.nodePortRange };
-}
 
-/**
- * The names and addresses of the certificate kapi makes, as kube-apiserver's self-signed one: the bind
- * address (every interface's address when it binds them all), the host name, the kubernetes Service's
- * names and cluster IP, and --tls-san.
- */
-function servingHosts(bindAddress: string, sans: string[], serviceIP: string): string[] {
-  const hosts = [bindAddress, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local', serviceIP];
-  const name = hostname().toLowerCase();
-  if (/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(name)) hosts.push(name);
-  if (bindAddress === '0.0.0.0' || bindAddress === '::') {
-    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (!a.internal && (bindAddress === '::' || a.family === 'IPv4')) hosts.push(a.address);
-  }
-  return [...hosts, ...sans];
-}
 
-/** The front proxy's client certificate and key (both or neither). */
-async function readProxyClient(certFile: string | undefined, keyFile: string | undefined): Promise<{ cert: string; key: string }> {
-  if (!certFile || !keyFile) throw new Error('--proxy-client-cert-file and --proxy-client-key-file go together');
-  const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
-  return { cert, key };
-}
