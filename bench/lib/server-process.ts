@@ -27,7 +27,7 @@ export async function startServer(dataDir?: string, extraArgs: string[] = []): P
   const dir = dataDir ?? join(root!, 'data');
   const t0 = performance.now();
   // The node flags of bin/kapi.js's `#!` line (as `npx kapi` and `npm start` run it), and
-  // KAPI_BENCH_NODE_ARGS for more, e.g. --cpu-prof to profile a figure.
+  // KAPI_BENCH_NODE_ARGS for more, e.g. --cpu-prof to profile a figure (--trace-gc with KAPI_BENCH_SERVER_STDOUT=1).
   const nodeArgs = [...shebangFlags(), ...(process.env.KAPI_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--data-dir', dir, '--secure-port', '0', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -35,10 +35,18 @@ export async function startServer(dataDir?: string, extraArgs: string[] = []): P
   const url = await new Promise<string>((res, rej) => {
     let out = '';
     const timer = setTimeout(() => rej(new Error(`kapi did not start: ${out}`)), 60_000);
+    let serving = false;
     child.stdout!.on('data', (c: Buffer) => {
+      // Once serving, what the server prints goes to this process's stderr with KAPI_BENCH_SERVER_STDOUT=1
+      // (e.g. --trace-gc in KAPI_BENCH_NODE_ARGS), else nowhere.
+      if (serving) {
+        if (process.env.KAPI_BENCH_SERVER_STDOUT) process.stderr.write(c);
+        return;
+      }
       out += c.toString();
       const m = /kapi serving on (https:\/\/\S+)/.exec(out);
       if (m) {
+        serving = true;
         clearTimeout(timer);
         res(m[1]);
       }
