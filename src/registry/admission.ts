@@ -47,7 +47,7 @@ export interface AdmissionAttributes extends AdmissionRequest {
   /**
    * upstream's ObjectInterfaces defaulter: a mutating plugin that changed the object runs it on the object,
    * in that object's version, before the next plugin sees it (custom resources: their schema's defaults).
-   * It also tells the store that the object changed: only then is it pruned and defaulted again.
+   * It also tells the store that the object changed (see AdmissionPlugin.reportsChanges).
    */
   defaulter?: (obj: KObject) => void;
 }
@@ -63,6 +63,12 @@ export interface AdmissionPlugin {
    * order), to mutate once more what later plugins changed after it (reinvocationPolicy IfNeeded).
    */
   reinvoke?(attributes: AdmissionAttributes): void | Promise<void>;
+  /**
+   * The plugin calls `defaulter` on every object it changes (or never changes one): after it, the store
+   * need not decode the object again. A mutating plugin without it makes the store prune, check and
+   * default what admission left, whatever it did.
+   */
+  readonly reportsChanges?: boolean;
 }
 
 /**
@@ -73,9 +79,12 @@ export class AdmissionChain {
   readonly mutating: readonly AdmissionPlugin[];
   readonly validating: readonly AdmissionPlugin[];
   readonly reinvocable: readonly AdmissionPlugin[];
+  /** Every mutating plugin reports what it changes (AdmissionPlugin.reportsChanges). */
+  readonly changesReported: boolean;
 
   constructor(readonly plugins: readonly AdmissionPlugin[]) {
     this.mutating = plugins.filter((p) => p.admit);
+    this.changesReported = this.mutating.every((p) => p.reportsChanges === true);
     this.validating = plugins.filter((p) => p.validate);
     this.reinvocable = plugins.filter((p) => p.reinvoke);
   }

@@ -224,7 +224,7 @@ export class RestStore {
     const mutation = this.mutationWatch();
     if (admission?.chain.mutating.length) await admission.chain.admit({ ...admission.request, name: sent.name ?? '', operation: 'CREATE', object: obj, defaulter: mutation.defaulter });
     if (large) await nextTurn();
-    this.beforeCreate(namespace, obj, opts, opts.decoded === true && !mutation.changed);
+    this.beforeCreate(namespace, obj, opts, this.asDecoded(opts, mutation.changed));
     const meta = obj.metadata; // the hooks may have replaced it
     const generated = !meta.name && meta.generateName;
     for (let attempt = 0; ; attempt++) {
@@ -306,7 +306,7 @@ export class RestStore {
         if (sub) obj = sub.prepareForUpdate(obj, prior);
       }
       if (large) await nextTurn();
-      this.beforeUpdate(namespace, obj, base, opts, opts.decoded === true && !mutation.changed);
+      this.beforeUpdate(namespace, obj, base, opts, this.asDecoded(opts, mutation.changed));
       if (admission?.chain.validating.length) await admission.chain.validate({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
       if (large) await nextTurn();
       obj = await this.toStorage(obj, opts);
@@ -423,6 +423,12 @@ export class RestStore {
       },
     };
     return watch;
+  }
+
+  /** Whether the object is as the handler decoded it: no admission plugin changed it, or could have without saying. */
+  private asDecoded(opts: WriteOptions, changed: boolean): boolean {
+    const chain = opts.admission?.chain;
+    return opts.decoded === true && !changed && (chain === undefined || chain.mutating.length === 0 || chain.changesReported);
   }
 
   private subresourceStrategy(subresource: string): SubresourceStrategy | undefined {

@@ -97,8 +97,8 @@ export function convertList(target: OutputTarget, items: readonly KObject[], met
 }
 
 /** Write a value in the negotiated serializer. */
-export function writeEncoded(res: Response, code: number, value: unknown, output: Negotiated): void {
-  writeSerialized(res, code, value, output.serializer, output.pretty);
+export function writeEncoded(res: Response, code: number, value: unknown, output: Negotiated): void | Promise<void> {
+  return writeSerialized(res, code, value, output.serializer, output.pretty);
 }
 
 /**
@@ -135,7 +135,7 @@ function envelopeOf(target: StoredTarget, message: Buffer): Buffer {
 }
 
 /** A stored (shared) object, answered in the endpoint's version as negotiated. */
-export function writeStoredObject(res: Response, code: number, obj: KObject, target: StoredTarget): void {
+export function writeStoredObject(res: Response, code: number, obj: KObject, target: StoredTarget): void | Promise<void> {
   const json = rememberedJson(target, false)?.(obj);
   if (json) {
     res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': json.length });
@@ -149,12 +149,12 @@ export function writeStoredObject(res: Response, code: number, obj: KObject, tar
     res.end(body);
     return;
   }
-  writeEncoded(res, code, convertObject(target, target.endpoint.toVersion(obj)), target.output);
+  return writeEncoded(res, code, convertObject(target, target.endpoint.toVersion(obj)), target.output);
 }
 
 /** An object made for this response (not shared), already in the endpoint's version. */
-export function writeVersionedObject(res: Response, code: number, obj: KObject, target: OutputTarget): void {
-  writeEncoded(res, code, convertObject(target, obj), target.output);
+export function writeVersionedObject(res: Response, code: number, obj: KObject, target: OutputTarget): void | Promise<void> {
+  return writeEncoded(res, code, convertObject(target, obj), target.output);
 }
 
 const LIST_END = Buffer.from(']}');
@@ -163,7 +163,7 @@ const LIST_END = Buffer.from(']}');
  * A list of stored objects. `head` is the list object without its items; plain
  * JSON is assembled from each item's remembered JSON.
  */
-export function writeStoredList(res: Response, code: number, head: KObject, items: readonly KObject[], meta: ListMeta, target: StoredTarget): void {
+export function writeStoredList(res: Response, code: number, head: KObject, items: readonly KObject[], meta: ListMeta, target: StoredTarget): void | Promise<void> {
   const { endpoint, output } = target;
   const itemJson = rememberedJson(target, true);
   // A typed list's items have no apiVersion and kind (Go's nested TypeMeta is empty); unstructured ones keep theirs.
@@ -208,7 +208,7 @@ export function writeStoredList(res: Response, code: number, head: KObject, item
   }
   const versioned = items.map((o) => (bare ? withoutTypeMeta(endpoint.toVersion(o)) : endpoint.toVersion(o)));
   const converted = convertList(target, versioned, meta);
-  writeEncoded(res, code, converted ?? { ...head, items: versioned }, output);
+  return writeEncoded(res, code, converted ?? { ...head, items: versioned }, output);
 }
 
 /**

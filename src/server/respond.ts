@@ -7,27 +7,35 @@ import { encodeYamlAnswer } from './yaml-bodies.js';
 import { RequestAbortedError } from './request-aborted.js';
 
 /** A value as JSON (pretty: indented) or YAML. */
-export function writeObject(res: Response, code: number, obj: unknown, format: 'json' | 'yaml' = 'json', pretty = false): void {
-  writeSerialized(res, code, obj, format === 'yaml' ? yaml : json, pretty);
+export function writeObject(res: Response, code: number, obj: unknown, format: 'json' | 'yaml' = 'json', pretty = false): void | Promise<void> {
+  return writeSerialized(res, code, obj, format === 'yaml' ? yaml : json, pretty);
 }
 
-/** A value in a serializer; a large YAML document is written on the YAML thread, and sent when it is done. */
-export function writeSerialized(res: Response, code: number, obj: unknown, serializer: Serializer, pretty = false): void {
+/**
+ * A value in a serializer; a large YAML document is written on the YAML thread, and sent when it is done:
+ * then the promise, which the handler awaits (the request stays in flight and under its timeout meanwhile).
+ */
+export function writeSerialized(res: Response, code: number, obj: unknown, serializer: Serializer, pretty = false): void | Promise<void> {
   const body = serializer.name === 'yaml' ? encodeYamlAnswer(obj, res) : serializer.encode(obj, pretty);
   if (!(body instanceof Promise)) {
     writeBody(res, code, serializer, body);
     return;
   }
-  body.then(
-    (bytes) => writeBody(res, code, serializer, bytes),
-    (err: unknown) => {
-      if (!(err instanceof RequestAbortedError)) writeError(res, err);
-    },
-  );
+  return body
+    .then(
+      (bytes) => writeBody(res, code, serializer, bytes),
+      (err: unknown) => {
+        if (!(err instanceof RequestAbortedError) && !res.headersSent) writeError(res, err);
+      },
+    )
+    .catch(() => {
+      if (!res.writableEnded) res.end();
+    });
 }
 
 function writeBody(res: Response, code: number, serializer: Serializer, body: string | Buffer): void {
-  if (res.destroyed) return;
+  // Answered meanwhile (the request timed out) or gone: nothing more to write.
+  if (res.destroyed || res.headersSent) return;
   res.writeHead(code, { 'Content-Type': serializer.mediaType, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

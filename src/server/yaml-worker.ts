@@ -37,8 +37,10 @@ function answer(request: YamlRequest): { reply: YamlReply; transfer: ArrayBuffer
   try {
     if ('text' in request) return { reply: parsed(id, request.text), transfer: [] };
     const bytes = encodeYaml(parseStoredJson(request.encode));
-    // The bytes' memory moves to the other thread, unless it is Buffer's shared pool (small documents): then a copy does.
-    const yaml = bytes.byteLength >= Buffer.poolSize ? bytes : new Uint8Array(bytes);
+    // The bytes' memory moves to the other thread, unless it is Buffer's shared pool (small documents) or mostly
+    // spare room (the emitter's buffer grows by doubling): then a copy of just the document does.
+    const owned = bytes.byteLength >= Buffer.poolSize && bytes.byteLength * 4 >= bytes.buffer.byteLength * 3;
+    const yaml = owned ? bytes : new Uint8Array(bytes);
     return { reply: { id, yaml }, transfer: [yaml.buffer as ArrayBuffer] };
   } catch (err) {
     if (err instanceof YamlSyntaxError) return { reply: { id, syntaxError: err.message, line: err.line }, transfer: [] };

@@ -128,3 +128,30 @@ describe('admission', () => {
     assert.equal(after.spec.size, 4);
   });
 });
+
+describe('admission plugins of an embedder', () => {
+  it('have what they add decoded again: a field the type does not declare is dropped, a wrong type refused', async () => {
+    const s = await startTestServer({
+      admission: [
+        {
+          name: 'Embedder',
+          admit(a) {
+            if (a.resource.resource !== 'configmaps' || a.operation !== 'CREATE') return;
+            a.object!.bogus = 'x';
+            if (a.object!.metadata.name === 'typed') a.object!.data = { n: 5 };
+          },
+        },
+      ],
+    });
+    try {
+      const made = await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'plain' }, data: { a: 'b' } } });
+      assert.equal(made.status, 201, made.text);
+      assert.equal(made.json.bogus, undefined);
+      const typed = await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'typed' } } });
+      assert.equal(typed.status, 400, typed.text);
+      assert.match(typed.json.message, /cannot unmarshal number into Go struct field ConfigMap\.data of type string/);
+    } finally {
+      await s.stop();
+    }
+  });
+});

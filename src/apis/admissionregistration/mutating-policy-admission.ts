@@ -38,6 +38,7 @@ export function mutatingPolicyAdmission(opts: PolicyStores): AdmissionPlugin {
 
   return {
     name: 'MutatingAdmissionPolicy',
+    reportsChanges: true,
     admit(a) {
       if (a.object && bindings.active(a)) return mutate(a);
     },

@@ -291,6 +291,7 @@ export function webhookAdmission(opts: WebhookAdmissionOptions): AdmissionPlugin
   const reinvocable = new WeakMap<AdmissionAttributes, { output: KObject; changedAfter: Invocation[]; invoked: Invocation[] }>();
   const mutatingPlugin: AdmissionPlugin = {
     name: 'MutatingAdmissionWebhook',
+    reportsChanges: true,
     admit(a) {
       const hooks = matching(opts.mutating, a);
       if (hooks.length === 0) return;

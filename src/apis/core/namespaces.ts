@@ -70,6 +70,8 @@ export const NAMESPACES: BuiltinResource = {
 export function namespaceLifecycle(namespaces: RestStore | ((name: string) => Promise<KObject>)): AdmissionPlugin {
   return {
     name: 'NamespaceLifecycle',
+    // It refuses, and never changes an object.
+    reportsChanges: true,
     admit(a) {
       const isNamespace = a.resource.group === '' && a.resource.resource === 'namespaces';
       if (a.operation === 'DELETE' && isNamespace && a.subresource === '' && IMMORTAL_NAMESPACES.includes(a.name)) {

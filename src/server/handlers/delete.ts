@@ -61,11 +61,11 @@ export async function handleDelete(ctx: HandlerContext): Promise<void> {
   const { object, deleted } = await endpoint.store.delete(info.namespace, info.name!, opts);
   if (deleted && !endpoint.store.strategy.returnDeletedObject) {
     const status = successStatus({ name: info.name, group: endpoint.group, kind: endpoint.names.resource, uid: object.metadata.uid });
-    writeEncoded(ctx.res, 200, status, ctx.output);
+    await writeEncoded(ctx.res, 200, status, ctx.output);
     return;
   }
   await endpoint.prepare?.([object]);
-  writeVersionedObject(ctx.res, 200, endpoint.toVersion(object), ctx);
+  await writeVersionedObject(ctx.res, 200, endpoint.toVersion(object), ctx);
 }
 
 export async function handleDeleteCollection(ctx: HandlerContext): Promise<void> {
@@ -76,5 +76,5 @@ export async function handleDeleteCollection(ctx: HandlerContext): Promise<void>
   const result = await endpoint.store.deleteCollection(params.store, opts);
   await endpoint.prepare?.(result.items);
   const meta = { resourceVersion: String(result.revision) };
-  writeStoredList(ctx.res, 200, listHead(ctx, meta), result.items, meta, ctx);
+  await writeStoredList(ctx.res, 200, listHead(ctx, meta), result.items, meta, ctx);
 }

@@ -133,7 +133,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   );
   await endpoint.prepare?.([result.object]);
   if (isLarge(ctx.bodyBytes)) await nextTurn();
-  writeStoredObject(ctx.res, 200, result.object, ctx);
+  await writeStoredObject(ctx.res, 200, result.object, ctx);
 }
 
 /** Server-side apply: merge the applied configuration with field ownership; creates the object when missing. */
@@ -168,7 +168,7 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
   );
   await endpoint.prepare?.([result.object]);
   if (isLarge(ctx.bodyBytes)) await nextTurn();
-  writeStoredObject(ctx.res, result.created ? 201 : 200, result.object, ctx);
+  await writeStoredObject(ctx.res, result.created ? 201 : 200, result.object, ctx);
 }
 
 /**

@@ -150,7 +150,7 @@ async function bind(ctx: HandlerContext, endpoint: Endpoint, name: string): Prom
     },
     { subresource: 'binding', dryRun },
   );
-  writeEncoded(ctx.res, 201, { ...successStatus(), code: 201 }, ctx.output);
+  await writeEncoded(ctx.res, 201, { ...successStatus(), code: 201 }, ctx.output);
 }
 
 const TOO_MANY = "Cannot evict pod as it would violate the pod's disruption budget.";
@@ -239,5 +239,5 @@ async function deleteEvicted(ctx: HandlerContext, endpoint: Endpoint, pod: KObje
     const preconditions = { uid: given(sent.uid), resourceVersion: asJudged ? pod.metadata.resourceVersion : given(sent.resourceVersion) };
     await endpoint.store.delete(ctx.info.namespace, pod.metadata.name, { gracePeriodSeconds, preconditions });
   }
-  writeEncoded(ctx.res, 201, { ...successStatus(), code: 201 }, ctx.output);
+  await writeEncoded(ctx.res, 201, { ...successStatus(), code: 201 }, ctx.output);
 }

@@ -8,7 +8,7 @@ export async function handleGet(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
   const obj = await endpoint.store.get(info.namespace, info.name!);
   await endpoint.prepare?.([obj]);
-  writeStoredObject(ctx.res, 200, obj, ctx);
+  await writeStoredObject(ctx.res, 200, obj, ctx);
 }
 
 export async function handleList(ctx: HandlerContext): Promise<void> {
@@ -22,7 +22,7 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   }
   await endpoint.prepare?.(page.items);
   const meta: ListMeta = { resourceVersion: String(page.revision), continue: continueToken(ctx, page.revision, page.continueKey), remainingItemCount: page.remainingItemCount };
-  writeStoredList(ctx.res, 200, listHead(ctx, meta), page.items, meta, ctx);
+  await writeStoredList(ctx.res, 200, listHead(ctx, meta), page.items, meta, ctx);
 }
 
 /** A list object of the endpoint's kind without its items. */

@@ -48,7 +48,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
     { ...storeOptions(ctx, dryRun), subresource: 'scale' },
   );
   await endpoint.prepare?.([result.object]);
-  writeVersionedObject(ctx.res, 200, toScale(endpoint.toVersion(result.object), scale), ctx);
+  await writeVersionedObject(ctx.res, 200, toScale(endpoint.toVersion(result.object), scale), ctx);
 }
 
 /** Decode checks of an autoscaling/v1 Scale body, and its validation. */

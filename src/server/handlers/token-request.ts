@@ -62,5 +62,5 @@ export async function serveTokenRequest(ctx: HandlerContext): Promise<void> {
     spec: { audiences, expirationSeconds, boundObjectRef: ref ?? null },
     status: { token, expirationTimestamp: toRfc3339(expirationTimestamp) },
   };
-  writeEncoded(ctx.res, 201, response, ctx.output);
+  await writeEncoded(ctx.res, 201, response, ctx.output);
 }

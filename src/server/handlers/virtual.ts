@@ -32,5 +32,5 @@ export async function serveVirtual(ctx: HandlerContext<VirtualEndpoint>): Promis
     await admission.chain.validate(attributes);
   }
   const answer = await endpoint.create(obj, { user: ctx.user, namespace: info.namespace, dryRun, warnings: ctx.warnings, admission });
-  writeVersionedObject(ctx.res, 201, answer, ctx);
+  await writeVersionedObject(ctx.res, 201, answer, ctx);
 }

@@ -95,7 +95,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const created = await endpoint.store.create(info.namespace, await toInternal(ctx, obj), storeOptions(ctx, dryRun));
   await endpoint.prepare?.([created]);
   if (large) await nextTurn();
-  writeStoredObject(ctx.res, 201, created, ctx);
+  await writeStoredObject(ctx.res, 201, created, ctx);
 }
 
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
@@ -126,6 +126,6 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   );
   await endpoint.prepare?.([result.object]);
   if (large) await nextTurn();
-  writeStoredObject(ctx.res, result.created ? 201 : 200, result.object, ctx);
+  await writeStoredObject(ctx.res, result.created ? 201 : 200, result.object, ctx);
 }
 
