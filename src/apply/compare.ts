@@ -10,6 +10,7 @@ import { fieldElement, type PathElement } from './path-element.js';
 import { isAssociative, listItemElement } from './typed.js';
 import { ATOMIC_ANY, atomOf, memberType, type Atom, type ListType, type MapType, type TypeInfo } from './types.js';
 import { equalValues, getOwn, hasOwn, isMap } from './value.js';
+import { runSteps, type Steps } from '../util/turns.js';
 
 export interface Comparison {
   removed: FieldSet;
@@ -18,8 +19,17 @@ export interface Comparison {
 }
 
 export function compare(lhs: unknown, rhs: unknown, type: TypeInfo): Comparison {
+  return runSteps(comparing(lhs, rhs, type));
+}
+
+/** Nodes compared between two pauses of `comparing` (a few milliseconds). */
+const NODES_PER_STEP = 8192;
+
+/** compare, pausing every NODES_PER_STEP nodes (util/turns.ts). */
+export function* comparing(lhs: unknown, rhs: unknown, type: TypeInfo): Steps<Comparison> {
   const c = new Comparer();
-  c.run(lhs, rhs, type);
+  c.start(lhs, rhs, type);
+  while (!c.run(NODES_PER_STEP)) yield;
   return { removed: c.removed, modified: c.modified, added: c.added };
 }
 
@@ -38,6 +48,19 @@ const enum Task {
   Node,
   Leaf,
   Insert,
+  Members,
+}
+
+/** Members of a map pushed at once; a larger map is gone through by a cursor, a part at a time. */
+const MEMBERS_AT_ONCE = 256;
+
+/** A large map's members still to push: of the left map (`other` the right one), or the right one's that the left lacks. */
+interface MemberCursor {
+  keys: string[];
+  next: number;
+  map: Record<string, unknown>;
+  other: Record<string, unknown> | undefined;
+  left: boolean;
 }
 
 /**
@@ -64,10 +87,15 @@ class Comparer {
   /** The depth of the task at hand (its path's length). */
   private depth = 0;
 
-  run(lhs: unknown, rhs: unknown, type: TypeInfo): void {
+  start(lhs: unknown, rhs: unknown, type: TypeInfo): void {
     this.push(Task.Node, lhs, rhs, type, 0, undefined);
+  }
+
+  /** Works through up to `budget` tasks; true when none are left. */
+  run(budget: number): boolean {
     const tasks = this.tasks;
     while (tasks.length > 0) {
+      if (budget-- === 0) return false;
       const task = tasks.pop() as Task;
       const l = this.lefts.pop();
       const r = this.rights.pop();
@@ -85,8 +113,10 @@ class Comparer {
       this.additions.keep(same);
       if (task === Task.Node) this.node(l, r, t as TypeInfo);
       else if (task === Task.Leaf) this.leaf(l, r);
+      else if (task === Task.Members) this.members(r as MemberCursor, t as MapType);
       else (r as PathBuilder).insert(this.path);
     }
+    return true;
   }
 
   private push(task: Task, l: unknown, r: unknown, t: TypeInfo | undefined, depth: number, pe: PathElement | undefined): void {
@@ -129,22 +159,26 @@ class Comparer {
     else if (!equalValues(l, r)) this.modifications.insert(this.path);
   }
 
-  /** Pushes the members to compare, the first on top. */
+  /** Pushes the members to compare, the first on top: the left map's, then those only the right one has. */
   private mapItems(t: MapType, lm: Record<string, unknown> | undefined, rm: Record<string, unknown> | undefined): void {
+    if (rm) this.members({ keys: Object.keys(rm), next: 0, map: rm, other: lm, left: false }, t);
+    if (lm) this.members({ keys: Object.keys(lm), next: 0, map: lm, other: rm, left: true }, t);
+  }
+
+  /** Pushes the cursor's next members (and, under them, the cursor for the rest). */
+  private members(c: MemberCursor, t: MapType): void {
+    const start = c.next;
+    const end = Math.min(c.keys.length, start + MEMBERS_AT_ONCE);
+    c.next = end;
+    if (end < c.keys.length) this.push(Task.Members, undefined, c, t, this.depth, this.path[this.depth - 1]);
     const depth = this.depth + 1;
-    if (rm) {
-      const rk = Object.keys(rm);
-      for (let i = rk.length - 1; i >= 0; i--) {
-        const k = rk[i];
-        if (rm[k] !== undefined && (!lm || getOwn(lm, k) === undefined)) this.push(Task.Node, undefined, rm[k], memberType(t, k) ?? ATOMIC_ANY, depth, fieldElement(k));
-      }
-    }
-    if (lm) {
-      const lk = Object.keys(lm);
-      for (let i = lk.length - 1; i >= 0; i--) {
-        const k = lk[i];
-        if (lm[k] !== undefined) this.push(Task.Node, lm[k], rm ? getOwn(rm, k) : undefined, memberType(t, k) ?? ATOMIC_ANY, depth, fieldElement(k));
-      }
+    const { keys, map, other } = c;
+    for (let i = end - 1; i >= start; i--) {
+      const k = keys[i];
+      const v = map[k];
+      if (v === undefined) continue;
+      if (c.left) this.push(Task.Node, v, other ? getOwn(other, k) : undefined, memberType(t, k) ?? ATOMIC_ANY, depth, fieldElement(k));
+      else if (!other || getOwn(other, k) === undefined) this.push(Task.Node, undefined, v, memberType(t, k) ?? ATOMIC_ANY, depth, fieldElement(k));
     }
   }
 

@@ -10,6 +10,7 @@
  */
 import type { FieldSet } from './field-set.js';
 import type { TypeInfo } from './types.js';
+import type { Steps } from '../util/turns.js';
 
 /** Longest shape worth remembering: objects with big lists are computed each time. */
 const MAX_SHAPE = 4096;
@@ -85,16 +86,17 @@ function shapesFor(type: TypeInfo, resetFields: FieldSet | undefined): Map<strin
 
 /**
  * The set a create of `obj` records, from memory or from `compute` (which may
- * throw; nothing is remembered then). `resetFields` must be one of the shared
- * sets resetFieldsFor returns, as it keys the memory by identity.
+ * throw; nothing is remembered then, and which may pause: util/turns.ts).
+ * `resetFields` must be one of the shared sets resetFieldsFor returns, as it
+ * keys the memory by identity.
  */
-export function createdSet(obj: unknown, type: TypeInfo, resetFields: FieldSet | undefined, compute: () => FieldSet): FieldSet {
+export function* creatingSet(obj: unknown, type: TypeInfo, resetFields: FieldSet | undefined, compute: () => Steps<FieldSet>): Steps<FieldSet> {
   const shape = shapeKey(obj);
-  if (shape === undefined) return compute();
+  if (shape === undefined) return yield* compute();
   const shapes = shapesFor(type, resetFields);
   let set = shapes.get(shape);
   if (set === undefined) {
-    set = compute();
+    set = yield* compute();
     if (shapes.size >= MAX_SHAPES) shapes.clear();
     shapes.set(shape, set);
   }

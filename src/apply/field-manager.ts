@@ -17,7 +17,7 @@ import { errors } from '../machinery/status.js';
 import { toRfc3339 } from '../machinery/time.js';
 import { deepClone } from '../machinery/json.js';
 import { conflictError } from './conflict.js';
-import { createdSet } from './created-ownership.js';
+import { creatingSet } from './created-ownership.js';
 import { FieldSet } from './field-set.js';
 import { allowedConflictsFromLastApplied, KUBECTL_MANAGER, updateLastApplied } from './last-applied.js';
 import {
@@ -32,7 +32,8 @@ import {
 } from './managed-fields.js';
 import { MergeError } from './merge.js';
 import { fieldElement } from './path-element.js';
-import { applyConfig, ConflictsError, updateOwnership, type UpdaterOptions } from './updater.js';
+import { applyConfig, ConflictsError, updatingOwnership, type UpdaterOptions } from './updater.js';
+import { runSteps, runStepsInTurns, type Steps } from '../util/turns.js';
 import { validate, validationMessage } from './typed.js';
 import type { TypeInfo } from './types.js';
 import type { KObject } from '../api/object.js';
@@ -89,7 +90,7 @@ export function resetFieldsFor(opts: { hasStatusSubresource: boolean; subresourc
   return undefined;
 }
 
-// Shared (sets are immutable): createdSet remembers sets per reset-field set.
+// Shared (sets are immutable): creatingSet remembers sets per reset-field set.
 const RESET_ON_STATUS = FieldSet.of([fieldElement('metadata')], [fieldElement('spec')]);
 const RESET_ON_MAIN = FieldSet.of([fieldElement('status')]);
 
@@ -192,10 +193,17 @@ function capUpdateManagers(managed: Managed): void {
  * replaced `liveObj`, written by `manager` (a name).
  */
 function trackUpdate(liveObj: unknown, newObj: unknown, managed: Managed, manager: string, opts: FieldManagerOptions): Managed {
+  return runSteps(trackingUpdate(liveObj, newObj, managed, manager, opts));
+}
+
+/** trackUpdate in steps: the type checks and the comparison (in slices) each take their own. */
+function* trackingUpdate(liveObj: unknown, newObj: unknown, managed: Managed, manager: string, opts: FieldManagerOptions): Steps<Managed> {
   const id = updaterIdentifier(manager, opts);
   checkTyped(newObj, opts.type, 'new');
+  yield;
   checkTyped(liveObj, opts.type, 'live');
-  const next = updateOwnership(liveObj, newObj, opts.apiVersion, managed, CURRENT_OPERATION, updaterOptions(opts));
+  yield;
+  const next = yield* updatingOwnership(liveObj, newObj, opts.apiVersion, managed, CURRENT_OPERATION, updaterOptions(opts));
   strip(next, CURRENT_OPERATION);
   const current = next.fields.get(CURRENT_OPERATION);
   if (current) {
@@ -219,11 +227,11 @@ function trackUpdate(liveObj: unknown, newObj: unknown, managed: Managed, manage
  * trackUpdate for a create that brings no managedFields: the manager owns what the
  * object sets, a set remembered by the object's shape (see created-ownership.ts).
  */
-function trackCreate(newObj: unknown, manager: string, opts: FieldManagerOptions): Managed {
+function* trackingCreate(newObj: unknown, manager: string, opts: FieldManagerOptions): Steps<Managed> {
   const id = updaterIdentifier(manager, opts);
   let computed: Managed | undefined;
-  const set = createdSet(newObj, opts.type, opts.resetFields, () => {
-    computed = trackUpdate({}, newObj, emptyManaged(), manager, opts);
+  const set = yield* creatingSet(newObj, opts.type, opts.resetFields, function* () {
+    computed = yield* trackingUpdate({}, newObj, emptyManaged(), manager, opts);
     return computed.fields.get(id)?.set ?? new FieldSet();
   });
   if (computed) return computed;
@@ -268,6 +276,18 @@ function updaterOptions(opts: FieldManagerOptions): UpdaterOptions {
  * `opts.apiVersion`. `newObj` is modified in place; `liveObj` is not.
  */
 export function updateManagedFields(liveObj: KObject | undefined, newObj: KObject, manager: string, opts: FieldManagerOptions): KObject {
+  return runSteps(updatingManagedFields(liveObj, newObj, manager, opts));
+}
+
+/**
+ * updateManagedFields for a large object: the same steps, with a turn of the event loop between
+ * them (util/turns.ts): type checks, slices of the comparison, and the encoding each take their own.
+ */
+export function updateManagedFieldsInTurns(liveObj: KObject | undefined, newObj: KObject, manager: string, opts: FieldManagerOptions): Promise<KObject> {
+  return runStepsInTurns(updatingManagedFields(liveObj, newObj, manager, opts));
+}
+
+function* updatingManagedFields(liveObj: KObject | undefined, newObj: KObject, manager: string, opts: FieldManagerOptions): Steps<KObject> {
   const live: KObject = liveObj ?? {};
   const liveManaged = () => decodeOrEmpty(managedFieldsOf(live));
   let managed: Managed;
@@ -288,7 +308,12 @@ export function updateManagedFields(liveObj: KObject | undefined, newObj: KObjec
     // skipNonAppliedManager: an existing object without managedFields is not tracked until applied to.
     if (managed.fields.size === 0 && hasUid(live)) return newObj;
     const creating = liveObj === undefined && managed.fields.size === 0;
-    const next = creating ? trackCreate(newObj, manager, opts) : trackUpdate(live, newObj, managed, manager, opts);
+    const next = creating ? yield* trackingCreate(newObj, manager, opts) : yield* trackingUpdate(live, newObj, managed, manager, opts);
+    for (const vs of next.fields.values()) {
+      yield;
+      yield* vs.set.encoding();
+    }
+    yield;
     setManagedFields(newObj, encodeManagedFields(next, managedFieldsOf(live)));
   } catch (e) {
     if (!(e instanceof TypedError) && !(e instanceof RangeError)) throw e;

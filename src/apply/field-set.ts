@@ -16,6 +16,7 @@
 import { compareElements, parseElement, PathElementError, UNKNOWN_ELEMENT, type Path, type PathElement } from './path-element.js';
 import { hasOwn, isMap, type JsonMap } from './value.js';
 import { treeOperation } from '../util/tree-operation.js';
+import { runSteps, type Steps } from '../util/turns.js';
 
 export interface ChildSet {
   readonly pe: PathElement;
@@ -295,13 +296,22 @@ export class FieldSet {
    * objects that hold it (deepClone) share it too and it stays known to `decoded`.
    */
   toFieldsV1(): JsonMap {
+    return this.encoded ?? runSteps(this.encoding());
+  }
+
+  /** toFieldsV1 in steps (util/turns.ts): the text, its parse and its freezing each take one. */
+  *encoding(): Steps<JsonMap> {
     if (!this.encoded) {
       // The JSON text finds the shared object; only a set not seen before builds one.
       const json = emitText(this, false);
       let shared = interned.get(json);
       if (!shared) {
+        yield;
+        const parsed = JSON.parse(json) as JsonMap;
+        yield;
+        shared = deepFreeze(parsed);
         if (interned.size >= MAX_INTERNED) interned.clear();
-        interned.set(json, (shared = deepFreeze(JSON.parse(json) as JsonMap)));
+        interned.set(json, shared);
         decoded.set(shared, this);
       }
       this.encoded = shared;

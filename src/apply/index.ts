@@ -10,6 +10,7 @@ export {
   gvkString,
   resetFieldsFor,
   updateManagedFields,
+  updateManagedFieldsInTurns,
   ANCIENT_CHANGES_MANAGER,
   BEFORE_FIRST_APPLY_MANAGER,
   MAX_UPDATE_MANAGERS,

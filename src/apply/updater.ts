@@ -8,7 +8,8 @@
  * path-changing conversion), so no version conversion happens here.
  */
 import { compareGoStrings } from '../machinery/go-text.js';
-import { compare, type Comparison } from './compare.js';
+import { comparing, type Comparison } from './compare.js';
+import { runSteps, type Steps } from '../util/turns.js';
 import { FieldSet } from './field-set.js';
 import type { Managed, VersionedSet } from './managed-fields.js';
 import { merge } from './merge.js';
@@ -60,9 +61,24 @@ function takeChanges(
   force: boolean,
   opts: UpdaterOptions,
 ): Comparison {
-  const raw = compare(oldObj, newObj, opts.type);
+  return runSteps(takingChanges(oldObj, newObj, fields, workflow, force, opts));
+}
+
+/** takeChanges, pausing while it compares (util/turns.ts). */
+function* takingChanges(
+  oldObj: unknown,
+  newObj: unknown,
+  fields: Map<string, VersionedSet>,
+  workflow: string,
+  force: boolean,
+  opts: UpdaterOptions,
+): Steps<Comparison> {
+  const raw = yield* comparing(oldObj, newObj, opts.type);
+  yield;
   const cmp = { removed: filter(raw.removed, opts), modified: filter(raw.modified, opts), added: filter(raw.added, opts) };
+  yield;
   const changed = cmp.modified.union(cmp.added);
+  yield;
   const conflicts = new Map<string, FieldSet>();
   for (const [m, vs] of fields) {
     if (m === workflow) continue;
@@ -93,12 +109,14 @@ function conflictList(conflicts: Map<string, FieldSet>): Conflict[] {
   return out;
 }
 
-/** Updater.Update: the new ownership after a non-apply write by `manager` (an identifier). */
-export function updateOwnership(liveObj: unknown, newObj: unknown, apiVersion: string, managed: Managed, manager: string, opts: UpdaterOptions): Managed {
+/** Updater.Update: the new ownership after a non-apply write by `manager` (an identifier); pauses while it compares. */
+export function* updatingOwnership(liveObj: unknown, newObj: unknown, apiVersion: string, managed: Managed, manager: string, opts: UpdaterOptions): Steps<Managed> {
   const fields = reconcile(managed.fields, opts.type);
-  const cmp = takeChanges(liveObj, newObj, fields, manager, true, opts);
+  const cmp = yield* takingChanges(liveObj, newObj, fields, manager, true, opts);
+  yield;
   const prev = fields.get(manager)?.set ?? new FieldSet();
   const set = filter(prev.difference(cmp.removed).union(cmp.modified).union(cmp.added), opts);
+  yield;
   if (set.isEmpty()) fields.delete(manager);
   else fields.set(manager, { set, apiVersion, applied: false });
   return { fields, times: new Map(managed.times) };

@@ -39,3 +39,27 @@ function releaseOne(): void {
   else released = false;
   next?.();
 }
+
+/**
+ * A computation that may pause: each `yield` marks a point between two steps. Run whole (`runSteps`) it
+ * costs what a plain function does; a large request runs it with a turn of the loop at each pause
+ * (`runStepsInTurns`), so that one long computation (managed fields of 60,000 keys) is several short ones.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Run `steps` to the end without pausing. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Run `steps` with a turn of the loop (nextTurn) at each pause. */
+export async function runStepsInTurns<T>(steps: Steps<T>): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await nextTurn();
+  }
+}

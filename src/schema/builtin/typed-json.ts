@@ -77,12 +77,24 @@ class Checker {
       case 'slice': {
         if (!Array.isArray(v)) return mismatch(goJsonType(v));
         const elemName = at.goType.startsWith('[]') ? at.goType.slice(2) : typeName(t.elem);
+        if (isLeafType(t.elem)) {
+          // Leaves need no path of their own (errors name the field): one context for all items.
+          const item = { ...at, goType: elemName };
+          for (let i = 0; i < v.length && !this.error; i++) this.value(t.elem, v[i], item);
+          return;
+        }
         v.forEach((e, i) => this.value(t.elem, e, { ...at, path: `${at.path}[${i}]`, goType: elemName }));
         return;
       }
       case 'map': {
         if (!isObj(v)) return mismatch(goJsonType(v));
         const valueName = /^map\[[^\]]*\](.*)$/.exec(at.goType)?.[1] ?? typeName(t.value);
+        if (isLeafType(t.value)) {
+          // A ConfigMap's data can hold 100,000 strings: one context for all, no entry arrays.
+          const item = { ...at, goType: valueName };
+          for (const k in v) if (Object.hasOwn(v, k) && !this.error) this.value(t.value, v[k], item);
+          return;
+        }
         for (const [k, e] of Object.entries(v)) this.value(t.value, e, { ...at, path: `${at.path}[${k}]`, goType: valueName });
         return;
       }
@@ -125,6 +137,12 @@ class Checker {
       // RawExtension, FieldsV1, JSON: any JSON.
     }
   }
+}
+
+/** Types whose values hold no fields (their errors name the field, not the item). */
+function isLeafType(t: Type): boolean {
+  while (t.k === 'ptr') t = t.elem;
+  return t.k === 'scalar' || t.k === 'bytes' || t.k === 'special';
 }
 
 const isObj = (v: Json): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -3,7 +3,7 @@
  * User-Agent), the merge type of the endpoint's objects, and the bookkeeping
  * call each handler makes inside its compare-and-swap update.
  */
-import { BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, updateManagedFields, type FieldManagerOptions } from '../../apply/index.js';
+import { BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, updateManagedFields, updateManagedFieldsInTurns, type FieldManagerOptions } from '../../apply/index.js';
 import type { Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../api/object.js';
 import { groupVersion, type HandlerContext } from './context.js';
@@ -30,10 +30,11 @@ export function fieldManagerOptions(endpoint: Endpoint, subresource?: string): F
 /**
  * Decode `next` as the request's decoder does (prune, default) and record the non-apply write in its
  * `metadata.managedFields` (both objects in the request's version), for the request's subresource.
- * A large request does the two in steps of their own (util/turns.ts).
+ * A large request does the two in steps (util/turns.ts), and the managed fields in several.
  */
 export function trackUpdate(ctx: HandlerContext, live: KObject | undefined, next: KObject, subresource = ctx.info.subresource): KObject | Promise<KObject> {
   ctx.endpoint.decodeObject?.(next, decodeOptions(ctx, OPTIONS_KIND[ctx.req.method ?? ''] ?? 'UpdateOptions'));
-  const track = () => updateManagedFields(live, next, managerOf(ctx), fieldManagerOptions(ctx.endpoint, subresource));
-  return isLarge(ctx.bodyBytes) ? nextTurn().then(track) : track();
+  const opts = fieldManagerOptions(ctx.endpoint, subresource);
+  if (!isLarge(ctx.bodyBytes)) return updateManagedFields(live, next, managerOf(ctx), opts);
+  return nextTurn().then(() => updateManagedFieldsInTurns(live, next, managerOf(ctx), opts));
 }
