@@ -6,15 +6,14 @@
  * (Name, Created At) for resources without a printer.
  */
 import type { KObject } from '../api/object.js';
-import { doc } from './descriptions.js';
 import { createdAtCell, timestampMillis, translateTimestampSince } from './duration.js';
-import { age, ageColumn, column, docColumn, formatLabels, int, list, nameColumn, nameOf, printer, record, str } from './printer-helpers.js';
+import { age, ageColumn, column, docColumn, fieldDoc, formatLabels, int, list, nameColumn, nameOf, printer, record, str } from './printer-helpers.js';
 import type { TableConvertor } from './types.js';
 
 /** rest.NewDefaultTableConvertor: Name and the RFC 3339 creation time ("Created At", type date). */
 export function defaultTableConvertor(): TableConvertor {
   return {
-    columns: [nameColumn(), column('Created At', 'date', doc('ObjectMeta.creationTimestamp'))],
+    columns: [nameColumn(), column('Created At', 'date', fieldDoc('meta/v1.ObjectMeta', 'creationTimestamp'))],
     row: (obj) => ({ cells: [nameOf(obj), createdAtCell(obj.metadata?.creationTimestamp)] }),
     nilRowsWhenEmpty: true,
   };
@@ -28,7 +27,7 @@ export const namespacePrinter = (): TableConvertor =>
   ]);
 
 export const configMapPrinter = (): TableConvertor =>
-  printer([nameColumn(), docColumn('Data', 'string', 'ConfigMap.data'), ageColumn()], (o, now) => [
+  printer([nameColumn(), docColumn('Data', 'string', 'core/v1.ConfigMap', 'data'), ageColumn()], (o, now) => [
     nameOf(o),
     Object.keys(record(o.data)).length + Object.keys(record(o.binaryData)).length,
     age(o, now),
@@ -36,7 +35,7 @@ export const configMapPrinter = (): TableConvertor =>
 
 // The stored v1 Secret may still carry stringData; upstream merges it into data on write.
 export const secretPrinter = (): TableConvertor =>
-  printer([nameColumn(), docColumn('Type', 'string', 'Secret.type'), docColumn('Data', 'string', 'Secret.data'), ageColumn()], (o, now) => [
+  printer([nameColumn(), docColumn('Type', 'string', 'core/v1.Secret', 'type'), docColumn('Data', 'string', 'core/v1.Secret', 'data'), ageColumn()], (o, now) => [
     nameOf(o),
     str(o.type),
     new Set([...Object.keys(record(o.data)), ...Object.keys(record(o.stringData))]).size,
@@ -44,14 +43,14 @@ export const secretPrinter = (): TableConvertor =>
   ]);
 
 export const serviceAccountPrinter = (): TableConvertor =>
-  printer([nameColumn(), docColumn('Secrets', 'string', 'ServiceAccount.secrets'), ageColumn()], (o, now) => [
+  printer([nameColumn(), docColumn('Secrets', 'string', 'core/v1.ServiceAccount', 'secrets'), ageColumn()], (o, now) => [
     nameOf(o),
     list(o.secrets).length,
     age(o, now),
   ]);
 
 export const leasePrinter = (): TableConvertor =>
-  printer([nameColumn(), docColumn('Holder', 'string', 'LeaseSpec.holderIdentity'), ageColumn()], (o, now) => [
+  printer([nameColumn(), docColumn('Holder', 'string', 'coordination/v1.LeaseSpec', 'holderIdentity'), ageColumn()], (o, now) => [
     nameOf(o),
     str(o.spec?.holderIdentity),
     age(o, now),
@@ -61,12 +60,12 @@ export const servicePrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      docColumn('Type', 'string', 'ServiceSpec.type'),
-      docColumn('Cluster-IP', 'string', 'ServiceSpec.clusterIP'),
-      docColumn('External-IP', 'string', 'ServiceSpec.externalIPs'),
-      docColumn('Port(s)', 'string', 'ServiceSpec.ports'),
+      docColumn('Type', 'string', 'core/v1.ServiceSpec', 'type'),
+      docColumn('Cluster-IP', 'string', 'core/v1.ServiceSpec', 'clusterIP'),
+      docColumn('External-IP', 'string', 'core/v1.ServiceSpec', 'externalIPs'),
+      docColumn('Port(s)', 'string', 'core/v1.ServiceSpec', 'ports'),
       ageColumn(),
-      docColumn('Selector', 'string', 'ServiceSpec.selector', 1),
+      docColumn('Selector', 'string', 'core/v1.ServiceSpec', 'selector', 1),
     ],
     (o, now) => {
       const spec = record(o.spec);
@@ -103,7 +102,7 @@ function externalIP(type: string, spec: Record<string, unknown>, status: Record<
 }
 
 export const endpointsPrinter = (): TableConvertor =>
-  printer([nameColumn(), docColumn('Endpoints', 'string', 'Endpoints.subsets'), ageColumn()], (o, now) => [nameOf(o), formatEndpoints(o), age(o, now)]);
+  printer([nameColumn(), docColumn('Endpoints', 'string', 'core/v1.Endpoints', 'subsets'), ageColumn()], (o, now) => [nameOf(o), formatEndpoints(o), age(o, now)]);
 
 function formatEndpoints(o: KObject): string {
   const subsets = list(o.subsets);
@@ -145,16 +144,16 @@ function formatEndpoints(o: KObject): string {
 export const eventPrinter = (): TableConvertor =>
   printer(
     [
-      docColumn('Last Seen', 'string', 'Event.lastTimestamp'),
-      docColumn('Type', 'string', 'Event.type'),
-      docColumn('Reason', 'string', 'Event.reason'),
-      docColumn('Object', 'string', 'Event.involvedObject'),
-      docColumn('Subobject', 'string', 'ObjectReference.fieldPath', 1),
-      docColumn('Source', 'string', 'Event.source', 1),
-      docColumn('Message', 'string', 'Event.message'),
-      docColumn('First Seen', 'string', 'Event.firstTimestamp', 1),
-      docColumn('Count', 'string', 'Event.count', 1),
-      column('Name', 'string', doc('ObjectMeta.name'), 1, 'name'),
+      docColumn('Last Seen', 'string', 'core/v1.Event', 'lastTimestamp'),
+      docColumn('Type', 'string', 'core/v1.Event', 'type'),
+      docColumn('Reason', 'string', 'core/v1.Event', 'reason'),
+      docColumn('Object', 'string', 'core/v1.Event', 'involvedObject'),
+      docColumn('Subobject', 'string', 'core/v1.ObjectReference', 'fieldPath', 1),
+      docColumn('Source', 'string', 'core/v1.Event', 'source', 1),
+      docColumn('Message', 'string', 'core/v1.Event', 'message'),
+      docColumn('First Seen', 'string', 'core/v1.Event', 'firstTimestamp', 1),
+      docColumn('Count', 'string', 'core/v1.Event', 'count', 1),
+      column('Name', 'string', fieldDoc('meta/v1.ObjectMeta', 'name'), 1, 'name'),
     ],
     (o, now) => eventCells(o.apiVersion === 'events.k8s.io/v1' || o.apiVersion === 'events.k8s.io/v1beta1' ? fromEventsV1(o) : o, now),
   );

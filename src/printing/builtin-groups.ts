@@ -5,15 +5,11 @@
  * HorizontalPodAutoscaler (v1), PersistentVolume, PersistentVolumeClaim, CertificateSigningRequest.
  * Column descriptions are the Go types' documentation (go-type-docs.ts).
  */
-import { goTypeDocs } from '../api/go-type-docs.js';
 import type { KObject } from '../api/object.js';
 import { humanDuration, timestampMillis, translateTimestampSince } from './duration.js';
-import { age, ageColumn, column, containerCells, formatLabelSelector, int, list, nameColumn, nameOf, printer, record, str } from './printer-helpers.js';
-import type { TableColumnDefinition, TableConvertor } from './types.js';
+import { age, ageColumn, column, docColumn, containerCells, formatLabelSelector, int, list, nameColumn, nameOf, printer, record, str } from './printer-helpers.js';
+import type { TableConvertor } from './types.js';
 
-/** A column described by a field's documentation (`batch/v1.JobStatus`, `succeeded`). */
-const fieldColumn = (name: string, type: string, struct: string, fieldName: string, priority = 0): TableColumnDefinition =>
-  column(name, type, goTypeDocs()[struct]?.[fieldName] ?? '', priority);
 
 const CONTAINERS = 'Names of each container in the template.';
 const IMAGES = 'Images referenced by each container in the template.';
@@ -34,12 +30,12 @@ export const jobPrinter = (): TableConvertor =>
     [
       nameColumn(),
       column('Status', 'string', 'Status of the job.'),
-      fieldColumn('Completions', 'string', 'batch/v1.JobStatus', 'succeeded'),
+      docColumn('Completions', 'string', 'batch/v1.JobStatus', 'succeeded'),
       column('Duration', 'string', 'Time required to complete the job.'),
       ageColumn(),
       column('Containers', 'string', CONTAINERS, 1),
       column('Images', 'string', IMAGES, 1),
-      fieldColumn('Selector', 'string', 'batch/v1.JobSpec', 'selector', 1),
+      docColumn('Selector', 'string', 'batch/v1.JobSpec', 'selector', 1),
     ],
     (o, now) => {
       const spec = record(o.spec);
@@ -67,15 +63,15 @@ export const cronJobPrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      fieldColumn('Schedule', 'string', 'batch/v1.CronJobSpec', 'schedule'),
-      fieldColumn('Timezone', 'string', 'batch/v1.CronJobSpec', 'timeZone'),
-      fieldColumn('Suspend', 'boolean', 'batch/v1.CronJobSpec', 'suspend'),
-      fieldColumn('Active', 'integer', 'batch/v1.CronJobStatus', 'active'),
-      fieldColumn('Last Schedule', 'string', 'batch/v1.CronJobStatus', 'lastScheduleTime'),
+      docColumn('Schedule', 'string', 'batch/v1.CronJobSpec', 'schedule'),
+      docColumn('Timezone', 'string', 'batch/v1.CronJobSpec', 'timeZone'),
+      docColumn('Suspend', 'boolean', 'batch/v1.CronJobSpec', 'suspend'),
+      docColumn('Active', 'integer', 'batch/v1.CronJobStatus', 'active'),
+      docColumn('Last Schedule', 'string', 'batch/v1.CronJobStatus', 'lastScheduleTime'),
       ageColumn(),
       column('Containers', 'string', CONTAINERS, 1),
       column('Images', 'string', IMAGES, 1),
-      fieldColumn('Selector', 'string', 'batch/v1.JobSpec', 'selector', 1),
+      docColumn('Selector', 'string', 'batch/v1.JobSpec', 'selector', 1),
     ],
     (o, now) => {
       const spec = record(o.spec);
@@ -91,7 +87,7 @@ export const bindingPrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      fieldColumn('Role', 'string', 'rbac/v1.RoleBinding', 'roleRef'),
+      docColumn('Role', 'string', 'rbac/v1.RoleBinding', 'roleRef'),
       ageColumn(),
       column('Users', 'string', 'Users in the roleBinding', 1),
       column('Groups', 'string', 'Groups in the roleBinding', 1),
@@ -156,7 +152,7 @@ export const ingressClassPrinter = (): TableConvertor =>
   );
 
 export const networkPolicyPrinter = (): TableConvertor =>
-  printer([nameColumn(), fieldColumn('Pod-Selector', 'string', 'networking/v1.NetworkPolicySpec', 'podSelector'), ageColumn()], (o, now) => [
+  printer([nameColumn(), docColumn('Pod-Selector', 'string', 'networking/v1.NetworkPolicySpec', 'podSelector'), ageColumn()], (o, now) => [
     nameOf(o),
     formatLabelSelector(record(o.spec).podSelector ?? {}),
     age(o, now),
@@ -181,10 +177,10 @@ export const priorityClassPrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      fieldColumn('Value', 'integer', 'scheduling/v1.PriorityClass', 'value'),
-      fieldColumn('Global-Default', 'boolean', 'scheduling/v1.PriorityClass', 'globalDefault'),
+      docColumn('Value', 'integer', 'scheduling/v1.PriorityClass', 'value'),
+      docColumn('Global-Default', 'boolean', 'scheduling/v1.PriorityClass', 'globalDefault'),
       ageColumn(),
-      fieldColumn('PreemptionPolicy', 'string', 'scheduling/v1.PriorityClass', 'preemptionPolicy'),
+      docColumn('PreemptionPolicy', 'string', 'scheduling/v1.PriorityClass', 'preemptionPolicy'),
     ],
     (o, now) => [nameOf(o), int(o.value), o.globalDefault === true, age(o, now), str(o.preemptionPolicy) || '<unset>'],
   );
@@ -195,10 +191,10 @@ export const storageClassPrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      fieldColumn('Provisioner', 'string', 'storage/v1.StorageClass', 'provisioner'),
-      fieldColumn('ReclaimPolicy', 'string', 'storage/v1.StorageClass', 'reclaimPolicy'),
-      fieldColumn('VolumeBindingMode', 'string', 'storage/v1.StorageClass', 'volumeBindingMode'),
-      fieldColumn('AllowVolumeExpansion', 'string', 'storage/v1.StorageClass', 'allowVolumeExpansion'),
+      docColumn('Provisioner', 'string', 'storage/v1.StorageClass', 'provisioner'),
+      docColumn('ReclaimPolicy', 'string', 'storage/v1.StorageClass', 'reclaimPolicy'),
+      docColumn('VolumeBindingMode', 'string', 'storage/v1.StorageClass', 'volumeBindingMode'),
+      docColumn('AllowVolumeExpansion', 'string', 'storage/v1.StorageClass', 'allowVolumeExpansion'),
       ageColumn(),
     ],
     (o, now) => {
@@ -216,15 +212,15 @@ export const storageClassPrinter = (): TableConvertor =>
   );
 
 export const runtimeClassPrinter = (): TableConvertor =>
-  printer([nameColumn(), fieldColumn('Handler', 'string', 'node/v1.RuntimeClass', 'handler'), ageColumn()], (o, now) => [nameOf(o), str(o.handler), age(o, now)]);
+  printer([nameColumn(), docColumn('Handler', 'string', 'node/v1.RuntimeClass', 'handler'), ageColumn()], (o, now) => [nameOf(o), str(o.handler), age(o, now)]);
 
 export const endpointSlicePrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      fieldColumn('AddressType', 'string', 'discovery/v1.EndpointSlice', 'addressType'),
-      fieldColumn('Ports', 'string', 'discovery/v1.EndpointSlice', 'ports'),
-      fieldColumn('Endpoints', 'string', 'discovery/v1.EndpointSlice', 'endpoints'),
+      docColumn('AddressType', 'string', 'discovery/v1.EndpointSlice', 'addressType'),
+      docColumn('Ports', 'string', 'discovery/v1.EndpointSlice', 'ports'),
+      docColumn('Endpoints', 'string', 'discovery/v1.EndpointSlice', 'endpoints'),
       ageColumn(),
     ],
     (o, now) => {
@@ -238,11 +234,11 @@ export const horizontalPodAutoscalerPrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      fieldColumn('Reference', 'string', 'autoscaling/v1.HorizontalPodAutoscalerSpec', 'scaleTargetRef'),
+      docColumn('Reference', 'string', 'autoscaling/v1.HorizontalPodAutoscalerSpec', 'scaleTargetRef'),
       column('Targets', 'string', 'metrics: the metrics that this HPA targets, and their current values'),
-      fieldColumn('MinPods', 'string', 'autoscaling/v1.HorizontalPodAutoscalerSpec', 'minReplicas'),
-      fieldColumn('MaxPods', 'integer', 'autoscaling/v1.HorizontalPodAutoscalerSpec', 'maxReplicas'),
-      fieldColumn('Replicas', 'integer', 'autoscaling/v1.HorizontalPodAutoscalerStatus', 'currentReplicas'),
+      docColumn('MinPods', 'string', 'autoscaling/v1.HorizontalPodAutoscalerSpec', 'minReplicas'),
+      docColumn('MaxPods', 'integer', 'autoscaling/v1.HorizontalPodAutoscalerSpec', 'maxReplicas'),
+      docColumn('Replicas', 'integer', 'autoscaling/v1.HorizontalPodAutoscalerStatus', 'currentReplicas'),
       ageColumn(),
     ],
     (o, now) => {
@@ -294,16 +290,16 @@ export const persistentVolumePrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      fieldColumn('Capacity', 'string', 'core/v1.PersistentVolumeSpec', 'capacity'),
-      fieldColumn('Access Modes', 'string', 'core/v1.PersistentVolumeSpec', 'accessModes'),
-      fieldColumn('Reclaim Policy', 'string', 'core/v1.PersistentVolumeSpec', 'persistentVolumeReclaimPolicy'),
-      fieldColumn('Status', 'string', 'core/v1.PersistentVolumeStatus', 'phase'),
-      fieldColumn('Claim', 'string', 'core/v1.PersistentVolumeSpec', 'claimRef'),
-      fieldColumn('StorageClass', 'string', 'core/v1.PersistentVolumeSpec', 'storageClassName'),
-      fieldColumn('VolumeAttributesClass', 'string', 'core/v1.PersistentVolumeSpec', 'volumeAttributesClassName'),
-      fieldColumn('Reason', 'string', 'core/v1.PersistentVolumeStatus', 'reason'),
+      docColumn('Capacity', 'string', 'core/v1.PersistentVolumeSpec', 'capacity'),
+      docColumn('Access Modes', 'string', 'core/v1.PersistentVolumeSpec', 'accessModes'),
+      docColumn('Reclaim Policy', 'string', 'core/v1.PersistentVolumeSpec', 'persistentVolumeReclaimPolicy'),
+      docColumn('Status', 'string', 'core/v1.PersistentVolumeStatus', 'phase'),
+      docColumn('Claim', 'string', 'core/v1.PersistentVolumeSpec', 'claimRef'),
+      docColumn('StorageClass', 'string', 'core/v1.PersistentVolumeSpec', 'storageClassName'),
+      docColumn('VolumeAttributesClass', 'string', 'core/v1.PersistentVolumeSpec', 'volumeAttributesClassName'),
+      docColumn('Reason', 'string', 'core/v1.PersistentVolumeStatus', 'reason'),
       ageColumn(),
-      fieldColumn('VolumeMode', 'string', 'core/v1.PersistentVolumeSpec', 'volumeMode', 1),
+      docColumn('VolumeMode', 'string', 'core/v1.PersistentVolumeSpec', 'volumeMode', 1),
     ],
     (o, now) => {
       const spec = record(o.spec);
@@ -329,14 +325,14 @@ export const persistentVolumeClaimPrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      fieldColumn('Status', 'string', 'core/v1.PersistentVolumeClaimStatus', 'phase'),
-      fieldColumn('Volume', 'string', 'core/v1.PersistentVolumeClaimSpec', 'volumeName'),
-      fieldColumn('Capacity', 'string', 'core/v1.PersistentVolumeClaimStatus', 'capacity'),
-      fieldColumn('Access Modes', 'string', 'core/v1.PersistentVolumeClaimStatus', 'accessModes'),
-      fieldColumn('StorageClass', 'string', 'core/v1.PersistentVolumeClaimSpec', 'storageClassName'),
-      fieldColumn('VolumeAttributesClass', 'string', 'core/v1.PersistentVolumeClaimSpec', 'volumeAttributesClassName'),
+      docColumn('Status', 'string', 'core/v1.PersistentVolumeClaimStatus', 'phase'),
+      docColumn('Volume', 'string', 'core/v1.PersistentVolumeClaimSpec', 'volumeName'),
+      docColumn('Capacity', 'string', 'core/v1.PersistentVolumeClaimStatus', 'capacity'),
+      docColumn('Access Modes', 'string', 'core/v1.PersistentVolumeClaimStatus', 'accessModes'),
+      docColumn('StorageClass', 'string', 'core/v1.PersistentVolumeClaimSpec', 'storageClassName'),
+      docColumn('VolumeAttributesClass', 'string', 'core/v1.PersistentVolumeClaimSpec', 'volumeAttributesClassName'),
       ageColumn(),
-      fieldColumn('VolumeMode', 'string', 'core/v1.PersistentVolumeClaimSpec', 'volumeMode', 1),
+      docColumn('VolumeMode', 'string', 'core/v1.PersistentVolumeClaimSpec', 'volumeMode', 1),
     ],
     (o, now) => {
       const spec = record(o.spec);
@@ -362,9 +358,9 @@ export const certificateSigningRequestPrinter = (): TableConvertor =>
     [
       nameColumn(),
       ageColumn(),
-      fieldColumn('SignerName', 'string', 'certificates/v1.CertificateSigningRequestSpec', 'signerName'),
-      fieldColumn('Requestor', 'string', 'certificates/v1.CertificateSigningRequestSpec', 'username'),
-      fieldColumn('RequestedDuration', 'string', 'certificates/v1.CertificateSigningRequestSpec', 'expirationSeconds'),
+      docColumn('SignerName', 'string', 'certificates/v1.CertificateSigningRequestSpec', 'signerName'),
+      docColumn('Requestor', 'string', 'certificates/v1.CertificateSigningRequestSpec', 'username'),
+      docColumn('RequestedDuration', 'string', 'certificates/v1.CertificateSigningRequestSpec', 'expirationSeconds'),
       column('Condition', 'string', 'Status of the certificate signing request'),
     ],
     (o: KObject, now) => {
@@ -382,11 +378,11 @@ export const flowSchemaPrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      fieldColumn('PriorityLevel', 'string', 'flowcontrol/v1.PriorityLevelConfigurationReference', 'name'),
-      fieldColumn('MatchingPrecedence', 'string', 'flowcontrol/v1.FlowSchemaSpec', 'matchingPrecedence'),
-      fieldColumn('DistinguisherMethod', 'string', 'flowcontrol/v1.FlowSchemaSpec', 'distinguisherMethod'),
+      docColumn('PriorityLevel', 'string', 'flowcontrol/v1.PriorityLevelConfigurationReference', 'name'),
+      docColumn('MatchingPrecedence', 'string', 'flowcontrol/v1.FlowSchemaSpec', 'matchingPrecedence'),
+      docColumn('DistinguisherMethod', 'string', 'flowcontrol/v1.FlowSchemaSpec', 'distinguisherMethod'),
       ageColumn(),
-      fieldColumn('MissingPL', 'string', 'flowcontrol/v1.FlowSchemaStatus', 'conditions'),
+      docColumn('MissingPL', 'string', 'flowcontrol/v1.FlowSchemaStatus', 'conditions'),
     ],
     (o, now) => {
       const spec = record(o.spec);
@@ -400,11 +396,11 @@ export const priorityLevelPrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      fieldColumn('Type', 'string', 'flowcontrol/v1.PriorityLevelConfigurationSpec', 'type'),
-      fieldColumn('NominalConcurrencyShares', 'string', 'flowcontrol/v1.LimitedPriorityLevelConfiguration', 'nominalConcurrencyShares'),
-      fieldColumn('Queues', 'string', 'flowcontrol/v1.QueuingConfiguration', 'queues'),
-      fieldColumn('HandSize', 'string', 'flowcontrol/v1.QueuingConfiguration', 'handSize'),
-      fieldColumn('QueueLengthLimit', 'string', 'flowcontrol/v1.QueuingConfiguration', 'queueLengthLimit'),
+      docColumn('Type', 'string', 'flowcontrol/v1.PriorityLevelConfigurationSpec', 'type'),
+      docColumn('NominalConcurrencyShares', 'string', 'flowcontrol/v1.LimitedPriorityLevelConfiguration', 'nominalConcurrencyShares'),
+      docColumn('Queues', 'string', 'flowcontrol/v1.QueuingConfiguration', 'queues'),
+      docColumn('HandSize', 'string', 'flowcontrol/v1.QueuingConfiguration', 'handSize'),
+      docColumn('QueueLengthLimit', 'string', 'flowcontrol/v1.QueuingConfiguration', 'queueLengthLimit'),
       ageColumn(),
     ],
     (o, now) => {

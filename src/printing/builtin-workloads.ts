@@ -42,10 +42,10 @@ export const podPrinter = (): TableConvertor =>
       column('Status', 'string', 'The aggregate status of the containers in this pod.'),
       column('Restarts', 'string', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
       ageColumn(),
-      docColumn('IP', 'string', 'PodStatus.podIP', 1),
-      docColumn('Node', 'string', 'PodSpec.nodeName', 1),
-      docColumn('Nominated Node', 'string', 'PodStatus.nominatedNodeName', 1),
-      docColumn('Readiness Gates', 'string', 'PodSpec.readinessGates', 1),
+      docColumn('IP', 'string', 'core/v1.PodStatus', 'podIP', 1),
+      docColumn('Node', 'string', 'core/v1.PodSpec', 'nodeName', 1),
+      docColumn('Nominated Node', 'string', 'core/v1.PodStatus', 'nominatedNodeName', 1),
+      docColumn('Readiness Gates', 'string', 'core/v1.PodSpec', 'readinessGates', 1),
     ],
     podRow,
   );
@@ -142,12 +142,12 @@ export const nodePrinter = (): TableConvertor =>
       column('Status', 'string', 'The status of the node'),
       column('Roles', 'string', 'The roles of the node'),
       ageColumn(),
-      docColumn('Version', 'string', 'NodeSystemInfo.kubeletVersion'),
-      docColumn('Internal-IP', 'string', 'NodeStatus.addresses', 1),
-      docColumn('External-IP', 'string', 'NodeStatus.addresses', 1),
-      docColumn('OS-Image', 'string', 'NodeSystemInfo.osImage', 1),
-      docColumn('Kernel-Version', 'string', 'NodeSystemInfo.kernelVersion', 1),
-      docColumn('Container-Runtime', 'string', 'NodeSystemInfo.containerRuntimeVersion', 1),
+      docColumn('Version', 'string', 'core/v1.NodeSystemInfo', 'kubeletVersion'),
+      docColumn('Internal-IP', 'string', 'core/v1.NodeStatus', 'addresses', 1),
+      docColumn('External-IP', 'string', 'core/v1.NodeStatus', 'addresses', 1),
+      docColumn('OS-Image', 'string', 'core/v1.NodeSystemInfo', 'osImage', 1),
+      docColumn('Kernel-Version', 'string', 'core/v1.NodeSystemInfo', 'kernelVersion', 1),
+      docColumn('Container-Runtime', 'string', 'core/v1.NodeSystemInfo', 'containerRuntimeVersion', 1),
     ],
     (node, now) => {
       const status = record(node.status);
@@ -185,12 +185,12 @@ export const deploymentPrinter = (): TableConvertor =>
     [
       nameColumn(),
       column('Ready', 'string', 'Number of the pod with ready state'),
-      docColumn('Up-to-date', 'string', 'DeploymentStatus.updatedReplicas'),
-      docColumn('Available', 'string', 'DeploymentStatus.availableReplicas'),
+      docColumn('Up-to-date', 'string', 'apps/v1.DeploymentStatus', 'updatedReplicas'),
+      docColumn('Available', 'string', 'apps/v1.DeploymentStatus', 'availableReplicas'),
       ageColumn(),
       column('Containers', 'string', CONTAINERS, 1),
       column('Images', 'string', IMAGES, 1),
-      docColumn('Selector', 'string', 'DeploymentSpec.selector', 1),
+      docColumn('Selector', 'string', 'apps/v1.DeploymentSpec', 'selector', 1),
     ],
     (d, now) => {
       const [names, images] = containerCells(d.spec?.template?.spec?.containers);
@@ -208,23 +208,25 @@ export const deploymentPrinter = (): TableConvertor =>
   );
 
 /** ReplicaSets and ReplicationControllers print alike; only their doc names and selector forms differ. */
-const replicatedPrinter = (kind: 'ReplicaSet' | 'ReplicationController', selector: (sel: any) => string) => (): TableConvertor =>
-  printer(
+const replicatedPrinter = (kind: 'ReplicaSet' | 'ReplicationController', selector: (sel: any) => string) => (): TableConvertor => {
+  const pkg = kind === 'ReplicaSet' ? 'apps/v1' : 'core/v1';
+  return printer(
     [
       nameColumn(),
-      docColumn('Desired', 'integer', `${kind}Spec.replicas` as const),
-      docColumn('Current', 'integer', `${kind}Status.replicas` as const),
-      docColumn('Ready', 'integer', `${kind}Status.readyReplicas` as const),
+      docColumn('Desired', 'integer', `${pkg}.${kind}Spec`, 'replicas'),
+      docColumn('Current', 'integer', `${pkg}.${kind}Status`, 'replicas'),
+      docColumn('Ready', 'integer', `${pkg}.${kind}Status`, 'readyReplicas'),
       ageColumn(),
       column('Containers', 'string', CONTAINERS, 1),
       column('Images', 'string', IMAGES, 1),
-      docColumn('Selector', 'string', `${kind}Spec.selector` as const, 1),
+      docColumn('Selector', 'string', `${pkg}.${kind}Spec`, 'selector', 1),
     ],
     (o, now) => {
       const [names, images] = containerCells(o.spec?.template?.spec?.containers);
       return [nameOf(o), replicas(o.spec?.replicas), int(o.status?.replicas), int(o.status?.readyReplicas), age(o, now), names, images, selector(o.spec?.selector)];
     },
   );
+};
 
 export const replicaSetPrinter = replicatedPrinter('ReplicaSet', formatLabelSelector);
 
@@ -241,16 +243,16 @@ export const daemonSetPrinter = (): TableConvertor =>
   printer(
     [
       nameColumn(),
-      docColumn('Desired', 'integer', 'DaemonSetStatus.desiredNumberScheduled'),
-      docColumn('Current', 'integer', 'DaemonSetStatus.currentNumberScheduled'),
-      docColumn('Ready', 'integer', 'DaemonSetStatus.numberReady'),
-      docColumn('Up-to-date', 'integer', 'DaemonSetStatus.updatedNumberScheduled'),
-      docColumn('Available', 'integer', 'DaemonSetStatus.numberAvailable'),
-      docColumn('Node Selector', 'string', 'PodSpec.nodeSelector'),
+      docColumn('Desired', 'integer', 'apps/v1.DaemonSetStatus', 'desiredNumberScheduled'),
+      docColumn('Current', 'integer', 'apps/v1.DaemonSetStatus', 'currentNumberScheduled'),
+      docColumn('Ready', 'integer', 'apps/v1.DaemonSetStatus', 'numberReady'),
+      docColumn('Up-to-date', 'integer', 'apps/v1.DaemonSetStatus', 'updatedNumberScheduled'),
+      docColumn('Available', 'integer', 'apps/v1.DaemonSetStatus', 'numberAvailable'),
+      docColumn('Node Selector', 'string', 'core/v1.PodSpec', 'nodeSelector'),
       ageColumn(),
       column('Containers', 'string', CONTAINERS, 1),
       column('Images', 'string', IMAGES, 1),
-      docColumn('Selector', 'string', 'DaemonSetSpec.selector', 1),
+      docColumn('Selector', 'string', 'apps/v1.DaemonSetSpec', 'selector', 1),
     ],
     (ds, now) => {
       const s = record(ds.status);

@@ -9,7 +9,7 @@ import { columnText, compileColumnPath, findColumnValue } from '../machinery/jso
 import type { JsonPath } from '../machinery/jsonpath.js';
 import { goKind } from '../machinery/jsonpath-values.js';
 import type { KObject } from '../api/object.js';
-import { doc } from './descriptions.js';
+import { fieldDoc } from './printer-helpers.js';
 import { dateCell } from './duration.js';
 import { tableForList, tableForObject } from './table.js';
 import type { RowCells, Table, TableColumnDefinition, TableConvertor, TableListMeta, TableOptions } from './types.js';
@@ -25,15 +25,14 @@ export interface PrinterColumn {
   JSONPath?: string;
 }
 
-export const NAME_COLUMN: TableColumnDefinition = { name: 'Name', type: 'string', format: 'name', description: doc('ObjectMeta.name'), priority: 0 };
+let nameColumn: TableColumnDefinition | undefined;
+/** The Name column every custom resource table starts with (made at first use: the type docs load then). */
+const NAME_COLUMN = () => (nameColumn ??= { name: 'Name', type: 'string', format: 'name', description: fieldDoc('meta/v1.ObjectMeta', 'name'), priority: 0 });
 
 /** serveDefaultColumnsIfEmpty: the column a version without printer columns gets. */
-export const DEFAULT_AGE_COLUMN: PrinterColumn = {
-  name: 'Age',
-  type: 'date',
-  description: doc('ObjectMeta.creationTimestamp'),
-  jsonPath: '.metadata.creationTimestamp',
-};
+let ageColumn: PrinterColumn | undefined;
+const DEFAULT_AGE_COLUMN = (): PrinterColumn =>
+  (ageColumn ??= { name: 'Age', type: 'date', description: fieldDoc('meta/v1.ObjectMeta', 'creationTimestamp'), jsonPath: '.metadata.creationTimestamp' });
 
 export interface CustomResourceTableConvertor extends TableConvertor {
   /** Set when a column's path did not parse; that column and the ones after it are left out, as upstream does. */
@@ -42,10 +41,10 @@ export interface CustomResourceTableConvertor extends TableConvertor {
 
 /** The table convertor for a CRD version's additionalPrinterColumns (undefined or empty: Name and Age). */
 export function customResourceTableConvertor(columns: readonly PrinterColumn[] | undefined | null): CustomResourceTableConvertor {
-  const defs: TableColumnDefinition[] = [NAME_COLUMN];
+  const defs: TableColumnDefinition[] = [NAME_COLUMN()];
   const paths: JsonPath[] = [];
   let error: string | undefined;
-  for (const col of columns?.length ? columns : [DEFAULT_AGE_COLUMN]) {
+  for (const col of columns?.length ? columns : [DEFAULT_AGE_COLUMN()]) {
     const path = col.jsonPath ?? col.JSONPath ?? '';
     try {
       paths.push(compileColumnPath(path, col.name ?? ''));

@@ -8,8 +8,6 @@ export {
   buildTable,
   cellForJSONValue,
   customResourceTableConvertor,
-  DEFAULT_AGE_COLUMN,
-  NAME_COLUMN,
   type BuildTableOptions,
   type CustomResourceTableConvertor,
   type PrinterColumn,

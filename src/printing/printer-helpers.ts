@@ -6,7 +6,7 @@
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../machinery/labels.js';
 import { compareGoStrings } from '../machinery/go-text.js';
 import type { KObject } from '../api/object.js';
-import { doc, type DocKey } from './descriptions.js';
+import { goTypeDocs } from '../api/go-type-docs.js';
 import { translateTimestampSince } from './duration.js';
 import type { RowCells, TableColumnDefinition, TableConvertor } from './types.js';
 
@@ -14,9 +14,17 @@ export function column(name: string, type: string, description: string, priority
   return { name, type, format, description, priority };
 }
 
-export const nameColumn = (): TableColumnDefinition => column('Name', 'string', doc('ObjectMeta.name'), 0, 'name');
-export const ageColumn = (): TableColumnDefinition => column('Age', 'string', doc('ObjectMeta.creationTimestamp'));
-export const docColumn = (name: string, type: string, key: DocKey, priority = 0): TableColumnDefinition => column(name, type, doc(key), priority);
+/**
+ * A field's documentation (`core/v1.PodStatus`, `podIP`): the column descriptions upstream's printers
+ * take from the types' SwaggerDoc.
+ */
+export const fieldDoc = (struct: string, field: string): string => goTypeDocs()[struct]?.[field] ?? '';
+
+export const nameColumn = (): TableColumnDefinition => column('Name', 'string', fieldDoc('meta/v1.ObjectMeta', 'name'), 0, 'name');
+export const ageColumn = (): TableColumnDefinition => column('Age', 'string', fieldDoc('meta/v1.ObjectMeta', 'creationTimestamp'));
+/** A column described by a field's documentation (`fieldDoc`). */
+export const docColumn = (name: string, type: string, struct: string, field: string, priority = 0): TableColumnDefinition =>
+  column(name, type, fieldDoc(struct, field), priority);
 
 export function printer(columns: TableColumnDefinition[], row: (obj: KObject, now: number) => unknown[] | RowCells): TableConvertor {
   return {
