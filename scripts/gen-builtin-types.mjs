@@ -12,6 +12,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { withHeader } from './generated.mjs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -381,7 +382,7 @@ const body =
   `export const GO_PACKAGES: Record<string, GoPackage> = ${JSON.stringify(groups)};\n\n` +
   `export const GO_STRUCTS: Record<string, GoStruct> = JSON.parse(String.raw\`${jsonText.replace(/`/g, '\\u0060').replace(/\$\{/g, '\\u0024{')}\`);\n`;
 const target = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'api', 'go-types.ts');
-writeFileSync(target, body);
+writeFileSync(target, withHeader('scripts/gen-builtin-types.mjs from upstream\'s API types', body));
 console.log(`${Object.keys(out).length} structs written to ${target} (${body.length} bytes)`);
 
 // The documentation is read only to publish OpenAPI: kept as text until then (startup time).
@@ -394,5 +395,5 @@ const docsBody =
   `/** Struct id -> JSON field name ("" for the struct) -> description. */\n` +
   `export function goTypeDocs(): Record<string, Record<string, string>> {\n  docs ??= JSON.parse(TEXT) as Record<string, Record<string, string>>;\n  return docs;\n}\n`;
 const docsTarget = join(dirname(target), 'go-type-docs.ts');
-writeFileSync(docsTarget, docsBody);
+writeFileSync(docsTarget, withHeader('scripts/gen-builtin-types.mjs from upstream\'s API types', docsBody));
 console.log(`${sortedDocs.length} structs' documentation written to ${docsTarget} (${docsBody.length} bytes)`);
