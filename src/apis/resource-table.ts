@@ -1,6 +1,6 @@
 /**
- * The table the built-in API groups fill: a row per resource (its names, scope, verbs, subresources and
- * strategy), the helper that makes a row, and the strategies several groups share. Each group's rows are
+ * The table the built-in API groups fill: a row per resource (its names, scope, verbs, subresources,
+ * strategy and printer), the helper that makes a row, and the strategies several groups share. Each group's rows are
  * in its folder's install.ts; builtin.ts puts them together.
  */
 import type { ScaleConfig } from '../api/serving.js';
@@ -8,6 +8,7 @@ import type { KObject } from '../api/object.js';
 import type { SubresourceInfo } from '../registry/registry.js';
 import type { ResourceNames, Strategy } from '../registry/types.js';
 import type { ServiceRanges } from './core/services.js';
+import type { TableConvertor } from '../printing/index.js';
 
 export interface BuiltinResource {
   version: string;
@@ -30,6 +31,8 @@ export interface BuiltinResource {
   reads?: ReadonlyArray<readonly [string, string]>;
   /** Served from another resource's store, converted both ways (events.k8s.io Events are core Events). */
   storedAs?: StoredAs;
+  /** Its table convertor, upstream's printer for the kind (without one: Name and Created At). */
+  printer?: () => TableConvertor;
 }
 
 /** What some built-in strategies read beyond their own objects: the server's settings, and other resources' watch caches. */
@@ -64,7 +67,7 @@ export function res(
   resource: string,
   kind: string,
   namespaced: boolean,
-  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; subresources?: readonly SubresourceInfo[]; strategy?: Strategy; strategyIn?: BuiltinResource['strategyIn']; reads?: BuiltinResource['reads']; storedAs?: StoredAs } = {},
+  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; subresources?: readonly SubresourceInfo[]; strategy?: Strategy; strategyIn?: BuiltinResource['strategyIn']; reads?: BuiltinResource['reads']; storedAs?: StoredAs; printer?: () => TableConvertor } = {},
 ): BuiltinResource {
   return {
     version,
@@ -86,6 +89,7 @@ export function res(
     strategyIn: extra.strategyIn,
     reads: extra.reads,
     storedAs: extra.storedAs,
+    printer: extra.printer,
   };
 }
 

@@ -5,7 +5,7 @@
 import { v1ToV1beta1, v1beta1ToV1 } from '../apis/apiextensions/conversion.js';
 import { builtinApplyType } from '../apply/index.js';
 import type { KObject } from '../api/object.js';
-import { builtinTableConvertor } from '../printing/index.js';
+import { tableConvertorOf } from '../printing/index.js';
 import type { Endpoint } from '../registry/registry.js';
 import type { ResourceNames } from '../registry/types.js';
 import type { Storage } from '../storage/types.js';
@@ -38,7 +38,7 @@ export function customResourceDefinitionEndpoints(storage: Storage): { store: Cr
     verbs: CRD_VERBS,
     custom: false,
     subresources: { status: true },
-    table: builtinTableConvertor(CRD_NAMES.group, CRD_NAMES.resource),
+    table: tableConvertorOf(undefined),
   };
   const v1: Endpoint = {
     ...common,

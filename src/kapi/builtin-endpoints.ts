@@ -10,7 +10,7 @@ import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from '../apis/core/service
 import { structOfKind } from '../api/go-type-expr.js';
 import { builtinApplyType } from '../apply/index.js';
 import { builtinStructural } from '../openapi/inline.js';
-import { builtinTableConvertor } from '../printing/index.js';
+import { tableConvertorOf } from '../printing/index.js';
 import type { ApiRegistry, Endpoint } from '../registry/registry.js';
 import { RestStore } from '../registry/store.js';
 import type { Storage } from '../storage/types.js';
@@ -37,7 +37,7 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
     celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),
     decodeObject: structId ? typedDecoder(structId, r.names.kind) : undefined,
   };
-  const table = builtinTableConvertor(r.names.group, r.names.resource);
+  const table = tableConvertorOf(r.printer);
   const storedAs = r.storedAs;
   if (storedAs) {
     const stored = lookup?.(storedAs.group, storedAs.version ?? r.version, storedAs.resource);

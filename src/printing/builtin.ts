@@ -1,12 +1,12 @@
 /**
- * Which table convertor a built-in resource uses, by group and plural resource
- * name: upstream's printer where kube-apiserver has one for a resource kapi
- * serves, else the default Name/Created At convertor (limitranges,
- * customresourcedefinitions, ...).
+ * Upstream's printers of the built-in kinds kapi serves (each group's rows name theirs: apis/<group>/install.ts),
+ * and the default Name/Created At convertor of resources without one (limitranges, customresourcedefinitions, ...).
  */
-import {
+import { defaultTableConvertor } from './builtin-core.js';
+import type { TableConvertor } from './types.js';
+
+export {
   configMapPrinter,
-  defaultTableConvertor,
   endpointsPrinter,
   eventPrinter,
   leasePrinter,
@@ -15,7 +15,7 @@ import {
   serviceAccountPrinter,
   servicePrinter,
 } from './builtin-core.js';
-import {
+export {
   daemonSetPrinter,
   deploymentPrinter,
   nodePrinter,
@@ -26,7 +26,10 @@ import {
   resourceQuotaPrinter,
   statefulSetPrinter,
 } from './builtin-workloads.js';
-import {
+export {
+  admissionPolicyBindingPrinter,
+  admissionPolicyPrinter,
+  apiServicePrinter,
   bindingPrinter,
   certificateSigningRequestPrinter,
   cronJobPrinter,
@@ -41,76 +44,18 @@ import {
   persistentVolumePrinter,
   podDisruptionBudgetPrinter,
   priorityClassPrinter,
-  webhookConfigurationPrinter,
-  admissionPolicyPrinter,
-  admissionPolicyBindingPrinter,
-  apiServicePrinter,
   priorityLevelPrinter,
   runtimeClassPrinter,
   storageClassPrinter,
+  webhookConfigurationPrinter,
 } from './builtin-groups.js';
-import type { TableConvertor } from './types.js';
 
-const PRINTERS: Record<string, () => TableConvertor> = {
-  '/namespaces': namespacePrinter,
-  '/configmaps': configMapPrinter,
-  '/secrets': secretPrinter,
-  '/serviceaccounts': serviceAccountPrinter,
-  '/services': servicePrinter,
-  '/endpoints': endpointsPrinter,
-  '/events': eventPrinter,
-  '/pods': podPrinter,
-  '/nodes': nodePrinter,
-  '/replicationcontrollers': replicationControllerPrinter,
-  '/podtemplates': podTemplatePrinter,
-  '/resourcequotas': resourceQuotaPrinter,
-  'apps/deployments': deploymentPrinter,
-  'apps/replicasets': replicaSetPrinter,
-  'apps/statefulsets': statefulSetPrinter,
-  'apps/daemonsets': daemonSetPrinter,
-  'coordination.k8s.io/leases': leasePrinter,
-  'events.k8s.io/events': eventPrinter,
-  '/persistentvolumes': persistentVolumePrinter,
-  '/persistentvolumeclaims': persistentVolumeClaimPrinter,
-  'batch/jobs': jobPrinter,
-  'batch/cronjobs': cronJobPrinter,
-  'rbac.authorization.k8s.io/rolebindings': bindingPrinter,
-  'rbac.authorization.k8s.io/clusterrolebindings': bindingPrinter,
-  'networking.k8s.io/ingresses': ingressPrinter,
-  'networking.k8s.io/ingressclasses': ingressClassPrinter,
-  'networking.k8s.io/networkpolicies': networkPolicyPrinter,
-  'policy/poddisruptionbudgets': podDisruptionBudgetPrinter,
-  'scheduling.k8s.io/priorityclasses': priorityClassPrinter,
-  'admissionregistration.k8s.io/validatingwebhookconfigurations': webhookConfigurationPrinter,
-  'admissionregistration.k8s.io/mutatingwebhookconfigurations': webhookConfigurationPrinter,
-  'apiregistration.k8s.io/apiservices': apiServicePrinter,
-  'admissionregistration.k8s.io/validatingadmissionpolicies': admissionPolicyPrinter,
-  'admissionregistration.k8s.io/mutatingadmissionpolicies': admissionPolicyPrinter,
-  'admissionregistration.k8s.io/validatingadmissionpolicybindings': admissionPolicyBindingPrinter,
-  'admissionregistration.k8s.io/mutatingadmissionpolicybindings': admissionPolicyBindingPrinter,
-  'storage.k8s.io/storageclasses': storageClassPrinter,
-  'node.k8s.io/runtimeclasses': runtimeClassPrinter,
-  'discovery.k8s.io/endpointslices': endpointSlicePrinter,
-  'autoscaling/horizontalpodautoscalers': horizontalPodAutoscalerPrinter,
-  'certificates.k8s.io/certificatesigningrequests': certificateSigningRequestPrinter,
-  'flowcontrol.apiserver.k8s.io/flowschemas': flowSchemaPrinter,
-  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': priorityLevelPrinter,
-};
+const made = new Map<() => TableConvertor, TableConvertor>();
 
-const cache = new Map<string, TableConvertor>();
-
-/** The table convertor of a built-in resource (group '' for the core group). */
-export function builtinTableConvertor(group: string, resource: string): TableConvertor {
-  const key = `${group}/${resource}`;
-  let c = cache.get(key);
-  if (!c) {
-    c = (Object.prototype.hasOwnProperty.call(PRINTERS, key) ? PRINTERS[key] : defaultTableConvertor)();
-    cache.set(key, c);
-  }
+/** The table convertor a printer makes (made once: servers share it), or the default one without a printer. */
+export function tableConvertorOf(printer: (() => TableConvertor) | undefined): TableConvertor {
+  const p = printer ?? defaultTableConvertor;
+  let c = made.get(p);
+  if (!c) made.set(p, (c = p()));
   return c;
-}
-
-/** Whether upstream has a dedicated printer for the resource (otherwise tables show Name and Created At). */
-export function hasBuiltinPrinter(group: string, resource: string): boolean {
-  return Object.prototype.hasOwnProperty.call(PRINTERS, `${group}/${resource}`);
 }

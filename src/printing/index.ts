@@ -2,7 +2,7 @@
  * Server-side printing (meta.k8s.io Tables): the table convertors of custom
  * resources and built-ins, and the Table of a list, an object or a watch event.
  */
-export { builtinTableConvertor, hasBuiltinPrinter } from './builtin.js';
+export * from './builtin.js';
 export { defaultTableConvertor } from './builtin-core.js';
 export {
   buildTable,

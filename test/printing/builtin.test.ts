@@ -1,7 +1,16 @@
-// Built-in printers: the columns and cells kube-apiserver's printers produce for the resources kapi serves.
+// Built-in printers: the columns and cells kube-apiserver's printers produce for the resources kapi serves
+// (each group's rows name their printer).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { builtinTableConvertor, hasBuiltinPrinter, humanDuration, tableForList, tableForObject } from '../../src/printing/index.js';
+import { BUILTIN_RESOURCES } from '../../src/apis/builtin.js';
+import { NAMESPACES } from '../../src/apis/core/namespaces.js';
+import { humanDuration, tableConvertorOf, tableForList, tableForObject, type TableConvertor } from '../../src/printing/index.js';
+
+/** The printer a group's row gives the resource (undefined: none, or no such row). */
+const printerOf = (group: string, resource: string) =>
+  [...BUILTIN_RESOURCES, NAMESPACES].find((r) => r.names.group === group && r.names.resource === resource)?.printer;
+const hasBuiltinPrinter = (group: string, resource: string) => printerOf(group, resource) !== undefined;
+const builtinTableConvertor = (group: string, resource: string): TableConvertor => tableConvertorOf(printerOf(group, resource));
 
 const NOW = Date.parse('2024-05-01T12:00:00Z');
 const created = '2024-05-01T11:00:00Z'; // 60m before NOW

@@ -1,11 +1,12 @@
 /** The apps group's resources: its rows of the built-in table (see resource-table.ts). */
+import { daemonSetPrinter, deploymentPrinter, replicaSetPrinter, statefulSetPrinter } from '../../printing/index.js';
 import { res, WORKLOAD_SCALE, workload, replicated, type BuiltinResource } from '../resource-table.js';
 import { workloadValidation } from './validation.js';
 
 /** The resources of apps kapi serves. */
 export const APPS_RESOURCES: BuiltinResource[] = [
-  res('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ['all'], status: true, strategy: workloadValidation(workload, 'daemonset') }),
-  res('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'deployment', { replicas: true }) }),
-  res('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'deployment', { replicas: true }) }),
-  res('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'statefulset', { replicas: true }) }),
+  res('apps', 'v1', 'daemonsets', 'DaemonSet', true, { printer: daemonSetPrinter, shortNames: ['ds'], categories: ['all'], status: true, strategy: workloadValidation(workload, 'daemonset') }),
+  res('apps', 'v1', 'deployments', 'Deployment', true, { printer: deploymentPrinter, shortNames: ['deploy'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'deployment', { replicas: true }) }),
+  res('apps', 'v1', 'replicasets', 'ReplicaSet', true, { printer: replicaSetPrinter, shortNames: ['rs'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'deployment', { replicas: true }) }),
+  res('apps', 'v1', 'statefulsets', 'StatefulSet', true, { printer: statefulSetPrinter, shortNames: ['sts'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workloadValidation(replicated, 'statefulset', { replicas: true }) }),
 ];

@@ -1,4 +1,5 @@
 /** The autoscaling group's resources: its rows of the built-in table (see resource-table.ts). */
+import { horizontalPodAutoscalerPrinter } from '../../printing/index.js';
 import { res, withStatus, type BuiltinResource } from '../resource-table.js';
 import type { KObject } from '../../api/object.js';
 import { hpaToV1, hpaToV2 } from './convert.js';
@@ -12,7 +13,7 @@ function replaceWith(obj: KObject, other: KObject): void {
 /** The resources of autoscaling kapi serves. */
 export const AUTOSCALING_RESOURCES: BuiltinResource[] = [
   // HorizontalPodAutoscalers are stored as autoscaling/v2 (objects written as v1 by older kapi are converted as they are read).
-  res('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, {
+  res('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, { printer: horizontalPodAutoscalerPrinter,
     shortNames: ['hpa'],
     categories: ['all'],
     status: true,
@@ -23,7 +24,7 @@ export const AUTOSCALING_RESOURCES: BuiltinResource[] = [
       },
     },
   }),
-  res('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, {
+  res('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, { printer: horizontalPodAutoscalerPrinter,
     shortNames: ['hpa'],
     categories: ['all'],
     status: true,

@@ -1,4 +1,5 @@
 /** The batch group's resources: its rows of the built-in table (see resource-table.ts). */
+import { cronJobPrinter, jobPrinter } from '../../printing/index.js';
 import { res, workload, type BuiltinResource } from '../resource-table.js';
 import { field } from '../../machinery/field-errors.js';
 import type { Strategy } from '../../registry/types.js';
@@ -16,6 +17,6 @@ const cronJobStrategy: Strategy = {
 
 /** The resources of batch kapi serves. */
 export const BATCH_RESOURCES: BuiltinResource[] = [
-  res('batch', 'v1', 'jobs', 'Job', true, { categories: ['all'], status: true, strategy: jobStrategy(workload) }),
-  res('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ['all'], status: true, strategy: cronJobStrategy }),
+  res('batch', 'v1', 'jobs', 'Job', true, { printer: jobPrinter, categories: ['all'], status: true, strategy: jobStrategy(workload) }),
+  res('batch', 'v1', 'cronjobs', 'CronJob', true, { printer: cronJobPrinter, shortNames: ['cj'], categories: ['all'], status: true, strategy: cronJobStrategy }),
 ];

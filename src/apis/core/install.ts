@@ -1,4 +1,5 @@
 /** The core (the legacy group, /api/v1) group's resources: its rows of the built-in table (see resource-table.ts). */
+import { configMapPrinter, endpointsPrinter, eventPrinter, nodePrinter, persistentVolumeClaimPrinter, persistentVolumePrinter, podPrinter, podTemplatePrinter, replicationControllerPrinter, resourceQuotaPrinter, secretPrinter, serviceAccountPrinter, servicePrinter } from '../../printing/index.js';
 import { res, WORKLOAD_SCALE, NO_COLLECTION, plain, replicated, withStatus, type BuiltinResource } from '../resource-table.js';
 import { nameIsDNS1035Label, validatePathSegmentName } from '../../machinery/validation.js';
 import type { Strategy } from '../../registry/types.js';
@@ -27,25 +28,25 @@ const secretDefaults: Strategy = {
 
 /** The resources of the core group kapi serves. */
 export const CORE_RESOURCES: BuiltinResource[] = [
-  res('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'], strategy: configMapStrategy(plain) }),
-  res('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], strategy: plain }),
-  res('', 'v1', 'events', 'Event', true, { shortNames: ['ev'], strategy: eventStrategy(plain) }),
+  res('', 'v1', 'configmaps', 'ConfigMap', true, { printer: configMapPrinter, shortNames: ['cm'], strategy: configMapStrategy(plain) }),
+  res('', 'v1', 'endpoints', 'Endpoints', true, { printer: endpointsPrinter, shortNames: ['ep'], strategy: plain }),
+  res('', 'v1', 'events', 'Event', true, { printer: eventPrinter, shortNames: ['ev'], strategy: eventStrategy(plain) }),
   res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'], strategy: plain }),
-  res('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
-  res('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], status: true, subresources: POD_SUBRESOURCES, strategyIn: (_, c) => podStrategy(() => c.objects('scheduling.k8s.io', 'priorityclasses'), (namespace, name) => c.object('', 'serviceaccounts', namespace, name)),
+  res('', 'v1', 'nodes', 'Node', false, { printer: nodePrinter, shortNames: ['no'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
+  res('', 'v1', 'pods', 'Pod', true, { printer: podPrinter, shortNames: ['po'], categories: ['all'], status: true, subresources: POD_SUBRESOURCES, strategyIn: (_, c) => podStrategy(() => c.objects('scheduling.k8s.io', 'priorityclasses'), (namespace, name) => c.object('', 'serviceaccounts', namespace, name)),
     reads: [['scheduling.k8s.io', 'priorityclasses'], ['', 'serviceaccounts']],
   }),
-  res('', 'v1', 'podtemplates', 'PodTemplate', true, { strategy: plain }),
-  res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
-  res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
-  res('', 'v1', 'secrets', 'Secret', true, { strategy: secretStrategy(secretDefaults) }),
-  res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, {
+  res('', 'v1', 'podtemplates', 'PodTemplate', true, { printer: podTemplatePrinter, strategy: plain }),
+  res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { printer: replicationControllerPrinter, shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
+  res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { printer: resourceQuotaPrinter, shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
+  res('', 'v1', 'secrets', 'Secret', true, { printer: secretPrinter, strategy: secretStrategy(secretDefaults) }),
+  res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { printer: serviceAccountPrinter,
     shortNames: ['sa'],
     strategy: plain,
     subresources: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'], handler: 'token-request' }],
   }),
-  res('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...withStatus, nameRule: nameIsDNS1035Label }, strategyIn: (base, c, services) => serviceStrategy(base, c.ranges, services), reads: [['', 'services']] }),
+  res('', 'v1', 'services', 'Service', true, { printer: servicePrinter, shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...withStatus, nameRule: nameIsDNS1035Label }, strategyIn: (base, c, services) => serviceStrategy(base, c.ranges, services), reads: [['', 'services']] }),
   // Kinds an operator's install bundle and tests touch; stored with their typed decoding, no controller acts on them.
-  res('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { shortNames: ['pv'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
-  res('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { shortNames: ['pvc'], status: true, strategy: withStatus }),
+  res('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { printer: persistentVolumePrinter, shortNames: ['pv'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
+  res('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { printer: persistentVolumeClaimPrinter, shortNames: ['pvc'], status: true, strategy: withStatus }),
 ];

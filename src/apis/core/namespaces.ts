@@ -3,6 +3,7 @@
  * spec (kept on the main endpoint), the `kubernetes.io/metadata.name` label, and the NamespaceLifecycle admission check that refuses objects in a
  * namespace that does not exist or is being terminated.
  */
+import { namespacePrinter } from '../../printing/index.js';
 import { errors } from '../../machinery/status.js';
 import type { RestStore } from '../../registry/store.js';
 import type { Strategy } from '../../registry/types.js';
@@ -54,6 +55,7 @@ export const NAMESPACES: BuiltinResource = {
   status: true,
   finalize: true,
   strategy: namespaceStrategy,
+  printer: namespacePrinter,
 };
 
 /** NamespaceLifecycle: creation of namespaced objects needs an existing, active namespace. */
