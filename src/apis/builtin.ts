@@ -10,7 +10,7 @@ import type { KObject } from '../api/object.js';
 import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
 import { builtinDefaulter } from './builtin-defaults.js';
-import { CORE_RESOURCES } from './core/install.js';
+import { CORE_ADMISSION, CORE_RESOURCES } from './core/install.js';
 import { APPS_RESOURCES } from './apps/install.js';
 import { COORDINATION_RESOURCES } from './coordination/install.js';
 import { EVENTS_RESOURCES } from './events/install.js';
@@ -23,11 +23,12 @@ import { SCHEDULING_RESOURCES } from './scheduling/install.js';
 import { DISCOVERY_RESOURCES } from './discovery/install.js';
 import { STORAGE_RESOURCES } from './storage/install.js';
 import { NODE_RESOURCES } from './node/install.js';
-import { ADMISSIONREGISTRATION_RESOURCES } from './admissionregistration/install.js';
+import { ADMISSIONREGISTRATION_ADMISSION, ADMISSIONREGISTRATION_RESOURCES } from './admissionregistration/install.js';
 import { APIREGISTRATION_RESOURCES } from './apiregistration/install.js';
 import { FLOWCONTROL_RESOURCES } from './flowcontrol/install.js';
 import { CERTIFICATES_RESOURCES } from './certificates/install.js';
 import type { BuiltinResource } from './resource-table.js';
+import type { AdmissionPluginDefinition } from './admission-plugins.js';
 
 export type { BuiltinContext, BuiltinResource, StoredAs } from './resource-table.js';
 
@@ -51,6 +52,9 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   ...FLOWCONTROL_RESOURCES,
   ...CERTIFICATES_RESOURCES,
 ];
+
+/** The admission plugins the groups implement (apis/admission-plugins.ts runs those that are on, in upstream's order). */
+export const BUILTIN_ADMISSION: AdmissionPluginDefinition[] = [...CORE_ADMISSION, ...ADMISSIONREGISTRATION_ADMISSION];
 
 /**
  * upstream's typed decoding of a request's object in its version (`structId`, the endpoint's struct), as the

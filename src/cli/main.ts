@@ -18,6 +18,8 @@ interface ServeOptions {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tlsSan: string[];
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
   encryptionProviderConfig?: string;
   anonymousAuth: boolean;
   serviceAccountIssuer: string[];
@@ -65,6 +67,8 @@ function goBool(flag: string, value: string): boolean {
 
 /** A repeatable flag's values. */
 const collect = (value: string, previous: string[]) => [...previous, value];
+/** A repeatable flag of comma-separated values (pflag's StringSlice). */
+const commaList = (values: string[]) => values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 
 /** --authorization-mode: RBAC or AlwaysAllow (kube-apiserver's names; one mode, or a list naming one). */
 function authorizationMode(value: string): AuthorizationMode {
@@ -126,6 +130,8 @@ program
   .option('--service-cluster-ip-range <cidr>', "the IPv4 range Services' cluster IPs are allocated from", '10.0.0.0/24')
   .option('--service-node-port-range <range>', 'the ports NodePort Services are allocated from', '30000-32767')
   .option('--converters <module>', 'an ES module whose default export maps CRD names to TypeScript/JavaScript converters')
+  .option('--enable-admission-plugins <names>', "admission plugins to run besides the default ones (kube-apiserver's names, comma-separated, repeatable)", collect, [])
+  .option('--disable-admission-plugins <names>', 'default admission plugins not to run (comma-separated, repeatable)', collect, [])
   .option('--admission-hooks <module>', 'an ES module whose default export is a list of admission hooks (webhook semantics, in the process)')
   .option('--resources <module>', 'an ES module whose default export is a list of resources defined with kapi/sdk (served with their strategies)')
   .option('--etcd-servers <urls>', 'store in etcd instead of the embedded store: comma-separated endpoints, e.g. http://127.0.0.1:2379')
@@ -186,7 +192,9 @@ program
       encryptionProviderConfig: opts.encryptionProviderConfig,
       tlsCertFile: opts.tlsCertFile,
       tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
-      tlsSans: opts.tlsSan.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean),
+      tlsSans: commaList(opts.tlsSan),
+      enableAdmissionPlugins: commaList(opts.enableAdmissionPlugins),
+      disableAdmissionPlugins: commaList(opts.disableAdmissionPlugins),
       anonymousAuth: opts.anonymousAuth,
       serviceAccountIssuers: opts.serviceAccountIssuer,
       serviceAccountSigningKeyFile: opts.serviceAccountSigningKeyFile,

@@ -6,6 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { checkAdmissionHooks } from '../apis/admissionregistration/webhook-admission.js';
+import { admissionFlagErrors, enabledAdmissionPlugins, missingAdmissionPlugins } from '../apis/admission-plugins.js';
+import { BUILTIN_ADMISSION } from '../apis/builtin.js';
 import { ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, type ServiceRanges } from '../apis/core/services.js';
 import { parseAuditPolicy, type AuditPolicy } from '../server/audit.js';
@@ -39,6 +41,8 @@ export interface ServerConfig {
   /** What verifies the served certificate: kapi's CA, or the user's certificate file (with its chain). */
   servingCA: string;
   encryption: ReturnType<typeof parseEncryptionConfig> | undefined;
+  /** The admission plugins that are on (upstream's names, in the order they run). */
+  admissionPlugins: string[];
 }
 
 /** Reads and checks what the options name (the data dir is made private first). */
@@ -67,6 +71,13 @@ export async function loadConfig(options: KapiOptions): Promise<ServerConfig> {
     options.auditPolicyFile && (options.auditLogPath || options.auditBackend) ? parseAuditPolicy(await readFile(options.auditPolicyFile, 'utf8'), options.auditPolicyFile) : undefined;
   const serviceRanges = serviceRangesOf(options);
   checkAdmissionHooks(options.admissionHooks ?? []);
+  const enable = options.enableAdmissionPlugins ?? [];
+  const disable = options.disableAdmissionPlugins ?? [];
+  const admissionErrors = admissionFlagErrors(enable, disable);
+  if (admissionErrors.length > 0) throw new Error(admissionErrors.join('; '));
+  const missing = missingAdmissionPlugins(BUILTIN_ADMISSION, enable);
+  if (missing.length > 0) warn(`kapi: admission plugins kapi does not have are not run: ${missing.join(', ')}`);
+  const admissionPlugins = enabledAdmissionPlugins(enable, disable);
   if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
   // The files' stamp is taken before they are read: a change in between is seen by the watcher.
   const servingFilesStamp = options.tlsCertFile ? certificatePairStamp(options.tlsCertFile, options.tlsPrivateKeyFile!) : '';
@@ -74,7 +85,7 @@ export async function loadConfig(options: KapiOptions): Promise<ServerConfig> {
   // What verifies the served certificate: kapi's CA, or the user's certificate file (with its chain).
   const servingCA = servingFiles ? servingFiles.certPem : tls.caCertPem;
   const encryption = options.encryptionProviderConfig ? parseEncryptionConfig(await readFile(options.encryptionProviderConfig, 'utf8'), options.encryptionProviderConfig) : undefined;
-  return { dataDir, warn, bindAddress, tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, encryption };
+  return { dataDir, warn, bindAddress, tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, encryption, admissionPlugins };
 }
 
 function serviceRangesOf(options: KapiOptions): ServiceRanges {

@@ -15,7 +15,6 @@ export type { AuthorizationMode, Kapi, KapiOptions } from './options.js';
 import { join } from 'node:path';
 import { authenticationReviews, type TokenLookup } from '../apis/authentication/reviews.js';
 import { authorizationReviews } from '../apis/authorization/reviews.js';
-import { namespaceLifecycle } from '../apis/core/namespaces.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
@@ -27,10 +26,9 @@ import { ServiceAccountTokenSecrets } from '../controllers/service-account-token
 import { RbacResolver, rbacAuthorizer } from '../apis/rbac/authorizer.js';
 import { reconcileBootstrapPolicy } from '../apis/rbac/bootstrap.js';
 import { rbacEscalationCheck } from '../apis/rbac/escalation.js';
-import { webhookAdmission } from '../apis/admissionregistration/webhook-admission.js';
-import { validatingPolicyAdmission } from '../apis/admissionregistration/policy-admission.js';
+import { admissionPlugins } from '../apis/admission-plugins.js';
+import { BUILTIN_ADMISSION } from '../apis/builtin.js';
 import { definedConverter, definedStrategy } from '../sdk/resource.js';
-import { mutatingPolicyAdmission } from '../apis/admissionregistration/mutating-policy-admission.js';
 import { parseServiceRanges } from '../apis/core/services.js';
 import { LeaderElector } from '../sdk/leader-election.js';
 import { ObjectEventHub } from '../controllers/object-events.js';
@@ -62,7 +60,7 @@ import { EncryptingStorage } from '../storage/encryption.js';
 
 export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   // Config: every file read and checked before anything is opened (a bad file leaves nothing running).
-  const { dataDir, warn, bindAddress, tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, encryption } =
+  const { dataDir, warn, bindAddress, tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, encryption, admissionPlugins: enabledPlugins } =
     await loadConfig(options);
   // Behind an aggregator: the core cluster's reviews, and (without --requestheader-client-ca-file) its request-header settings.
   const authenticationCore = options.authenticationKubeconfig ? connect({ kubeconfig: options.authenticationKubeconfig, userAgent: 'kapi/delegated-authentication' }) : undefined;
@@ -208,16 +206,13 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   for (const ep of authorizationReviews(authorizer)) registry.add(ep);
   const metrics = new ApiMetrics(registry);
   const admissionStore = (resource: string) => registry.lookup('admissionregistration.k8s.io', 'v1', resource)!.store as RestStore;
-  const webhooks = webhookAdmission({
-    validating: admissionStore('validatingwebhookconfigurations'),
-    mutating: admissionStore('mutatingwebhookconfigurations'),
-    namespaces: namespaces,
-    resolveService,
-    registry,
-    authorizer,
-    hooks: options.admissionHooks,
-    observe: (...args) => metrics.webhookCalled(...args),
-  });
+  const admission = admissionPlugins(
+    BUILTIN_ADMISSION,
+    enabledPlugins,
+    { registry, namespaces, coreNamespaces, authorizer, resolveService, hooks: options.admissionHooks, observeWebhook: (...args) => metrics.webhookCalled(...args) },
+    // kapi's own: the policy-based RBAC storages' check, where an authorizer can say no; then the embedder's.
+    [...(authorizer === alwaysAllow ? [] : [rbacEscalationCheck(authorizer, resolver)]), ...(options.admission ?? [])],
+  );
   // Webhooks are matched against the watch caches of their configurations (and the namespaces' labels).
   await Promise.all(
     [
@@ -251,17 +246,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     anonymous: options.anonymousAuth ?? true,
     serviceAccountTokens: { tokens: saTokens, get: getObject },
     authenticator,
-    admission: new AdmissionChain([
-      namespaceLifecycle(coreNamespaces ?? namespaces),
-      // The policy-based RBAC storages' check, where an authorizer can say no.
-      ...(authorizer === alwaysAllow ? [] : [rbacEscalationCheck(authorizer, resolver)]),
-      ...(options.admission ?? []),
-      // Dynamic admission last, as upstream's MutatingAdmissionPolicy, ValidatingAdmissionPolicy, MutatingAdmissionWebhook
-      // and ValidatingAdmissionWebhook (mutating plugins all run before validating ones).
-      mutatingPolicyAdmission({ policies: admissionStore('mutatingadmissionpolicies'), bindings: admissionStore('mutatingadmissionpolicybindings'), namespaces: namespaces, registry, authorizer }),
-      validatingPolicyAdmission({ policies: admissionStore('validatingadmissionpolicies'), bindings: admissionStore('validatingadmissionpolicybindings'), namespaces: namespaces, registry, authorizer }),
-      ...webhooks,
-    ]),
+    admission: new AdmissionChain(admission),
     metrics,
     openapi,
     authorizer,

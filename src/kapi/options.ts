@@ -98,6 +98,13 @@ export interface ServerOptions {
    */
   admissionHooks?: AdmissionHook[];
   /**
+   * --enable-admission-plugins: admission plugins to run besides the default ones (kube-apiserver's names;
+   * they run in upstream's order whatever the order here). A plugin kapi does not have is named in a warning.
+   */
+  enableAdmissionPlugins?: string[];
+  /** --disable-admission-plugins: default admission plugins not to run (e.g. NamespaceLifecycle). */
+  disableAdmissionPlugins?: string[];
+  /**
    * --authorization-mode: 'RBAC' (the default: system:masters may do anything, everyone else what the
    * stored roles and bindings give) or 'AlwaysAllow' (every authenticated request is allowed).
    */
@@ -118,7 +125,7 @@ export interface ServerOptions {
 
 /** What `startKapi` takes: the public options, and those only kapi's command and tests set. */
 export interface KapiOptions extends ServerOptions {
-  /** Admission plugins run after NamespaceLifecycle on every write through the API, at upstream's points. */
+  /** Admission plugins of the embedder's: run on every write through the API after kapi's own, before the dynamic ones (policies and webhooks). */
   admission?: AdmissionPlugin[];
   /** Request limits and timeouts of the HTTP front (kube-apiserver's defaults where absent). */
   limits?: Partial<ServerLimits>;

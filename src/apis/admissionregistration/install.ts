@@ -1,7 +1,13 @@
-/** The admissionregistration.k8s.io group's resources: its rows of the built-in table (see resource-table.ts). */
+/** The admissionregistration.k8s.io group: its rows of the built-in table (see resource-table.ts) and its admission plugins. */
 import { admissionPolicyBindingPrinter, admissionPolicyPrinter, webhookConfigurationPrinter } from '../../printing/index.js';
 import { res, plain, type BuiltinResource } from '../resource-table.js';
 import { admissionPolicyStrategy, mutatingPolicyStrategy, webhookConfigurationStrategy } from './validation.js';
+import type { AdmissionContext, AdmissionPluginDefinition } from '../admission-plugins.js';
+import type { AdmissionPlugin } from '../../registry/admission.js';
+import type { RestStore } from '../../registry/store.js';
+import { mutatingPolicyAdmission } from './mutating-policy-admission.js';
+import { validatingPolicyAdmission } from './policy-admission.js';
+import { webhookAdmission } from './webhook-admission.js';
 
 /** The resources of admissionregistration.k8s.io kapi serves. */
 export const ADMISSIONREGISTRATION_RESOURCES: BuiltinResource[] = [
@@ -11,4 +17,43 @@ export const ADMISSIONREGISTRATION_RESOURCES: BuiltinResource[] = [
   res('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, { printer: admissionPolicyBindingPrinter, categories: ['api-extensions'], strategy: plain }),
   res('admissionregistration.k8s.io', 'v1', 'mutatingadmissionpolicies', 'MutatingAdmissionPolicy', false, { printer: admissionPolicyPrinter, categories: ['api-extensions'], strategy: mutatingPolicyStrategy }),
   res('admissionregistration.k8s.io', 'v1', 'mutatingadmissionpolicybindings', 'MutatingAdmissionPolicyBinding', false, { printer: admissionPolicyBindingPrinter, categories: ['api-extensions'], strategy: plain }),
+];
+
+/** The admissionregistration stores a plugin reads (their watch caches). */
+const store = (ctx: AdmissionContext, resource: string) => ctx.registry.lookup('admissionregistration.k8s.io', 'v1', resource)!.store as RestStore;
+
+/** The two webhook plugins share their matching (one per server). */
+const webhooksOf = new WeakMap<AdmissionContext, AdmissionPlugin[]>();
+function webhooks(ctx: AdmissionContext): AdmissionPlugin[] {
+  let pair = webhooksOf.get(ctx);
+  if (!pair) {
+    pair = webhookAdmission({
+      validating: store(ctx, 'validatingwebhookconfigurations'),
+      mutating: store(ctx, 'mutatingwebhookconfigurations'),
+      namespaces: ctx.namespaces,
+      resolveService: ctx.resolveService,
+      registry: ctx.registry,
+      authorizer: ctx.authorizer,
+      hooks: ctx.hooks,
+      observe: ctx.observeWebhook,
+    });
+    webhooksOf.set(ctx, pair);
+  }
+  return pair;
+}
+
+const policyStores = (ctx: AdmissionContext, kind: 'validating' | 'mutating') => ({
+  policies: store(ctx, `${kind}admissionpolicies`),
+  bindings: store(ctx, `${kind}admissionpolicybindings`),
+  namespaces: ctx.namespaces,
+  registry: ctx.registry,
+  authorizer: ctx.authorizer,
+});
+
+/** The group's admission plugins: policies and webhooks (apis/admission-plugins.ts orders them). */
+export const ADMISSIONREGISTRATION_ADMISSION: AdmissionPluginDefinition[] = [
+  { name: 'MutatingAdmissionPolicy', make: (ctx) => mutatingPolicyAdmission(policyStores(ctx, 'mutating')) },
+  { name: 'MutatingAdmissionWebhook', make: (ctx) => webhooks(ctx).find((p) => p.name === 'MutatingAdmissionWebhook')! },
+  { name: 'ValidatingAdmissionPolicy', make: (ctx) => validatingPolicyAdmission(policyStores(ctx, 'validating')) },
+  { name: 'ValidatingAdmissionWebhook', make: (ctx) => webhooks(ctx).find((p) => p.name === 'ValidatingAdmissionWebhook')! },
 ];

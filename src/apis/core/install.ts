@@ -1,4 +1,4 @@
-/** The core (the legacy group, /api/v1) group's resources: its rows of the built-in table (see resource-table.ts). */
+/** The core (the legacy group, /api/v1) group: its rows of the built-in table (see resource-table.ts) and its admission plugin. */
 import { configMapPrinter, endpointsPrinter, eventPrinter, nodePrinter, persistentVolumeClaimPrinter, persistentVolumePrinter, podPrinter, podTemplatePrinter, replicationControllerPrinter, resourceQuotaPrinter, secretPrinter, serviceAccountPrinter, servicePrinter } from '../../printing/index.js';
 import { res, WORKLOAD_SCALE, NO_COLLECTION, plain, replicated, withStatus, type BuiltinResource } from '../resource-table.js';
 import { nameIsDNS1035Label, validatePathSegmentName } from '../../machinery/validation.js';
@@ -7,6 +7,11 @@ import { eventStrategy } from '../events/validation.js';
 import { configMapStrategy, secretStrategy } from './config.js';
 import { POD_SUBRESOURCES, podStrategy } from './pods.js';
 import { serviceStrategy } from './services.js';
+import { namespaceLifecycle } from './namespaces.js';
+import type { AdmissionPluginDefinition } from '../admission-plugins.js';
+
+/** NamespaceLifecycle: behind an aggregator, the core cluster's namespaces decide. */
+export const CORE_ADMISSION: AdmissionPluginDefinition[] = [{ name: 'NamespaceLifecycle', make: (ctx) => namespaceLifecycle(ctx.coreNamespaces ?? ctx.namespaces) }];
 
 /**
  * Secret: `stringData` is written into `data` (base64; it wins over `data`) and is never stored, as the

@@ -1,0 +1,152 @@
+/**
+ * Admission plugins by name, as kube-apiserver has them: each group gives the plugins it implements
+ * (its install.ts), and a server runs those that are on, in upstream's order (AllOrderedPlugins of
+ * kubeapiserver/options/plugins.go), whatever order the groups list them in. What is on is upstream's
+ * default set, plus --enable-admission-plugins, less --disable-admission-plugins.
+ */
+import type { Authorizer } from '../api/authorization.js';
+import type { KObject } from '../api/object.js';
+import type { AdmissionPlugin } from '../registry/admission.js';
+import type { ApiRegistry } from '../registry/registry.js';
+import type { RestStore } from '../registry/store.js';
+import type { AdmissionHook } from './admissionregistration/webhook-admission.js';
+import type { ServiceResolver } from '../machinery/webhook-client.js';
+
+/** Every admission plugin kube-apiserver registers, in the order they run (webhooks, quota and deny last). */
+export const ALL_ORDERED_PLUGINS: readonly string[] = [
+  'AlwaysAdmit',
+  'NamespaceAutoProvision',
+  'NamespaceLifecycle',
+  'NamespaceExists',
+  'LimitPodHardAntiAffinityTopology',
+  'LimitRanger',
+  'ServiceAccount',
+  'NodeRestriction',
+  'TaintNodesByCondition',
+  'AlwaysPullImages',
+  'ImagePolicyWebhook',
+  'PodSecurity',
+  'PodNodeSelector',
+  'Priority',
+  'DefaultTolerationSeconds',
+  'PodTolerationRestriction',
+  'EventRateLimit',
+  'ExtendedResourceToleration',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'PodGroupProtection',
+  'OwnerReferencesPermissionEnforcement',
+  'PersistentVolumeClaimResize',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'DenyServiceExternalIPs',
+  'PodTopologyLabels',
+  'PodGroupWorkloadExists',
+  'NodeDeclaredFeatureValidator',
+  'JobValidation',
+  'PodResizeValidator',
+  // Plugins of the embedder (KapiOptions.admission) run here, as upstream inserts new plugins above the last ones.
+  'MutatingAdmissionPolicy',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'AlwaysDeny',
+];
+
+/** The plugins on when no flag says otherwise (DefaultOffAdmissionPlugins' complement). */
+export const DEFAULT_ON_PLUGINS: ReadonlySet<string> = new Set([
+  'NamespaceLifecycle',
+  'LimitRanger',
+  'ServiceAccount',
+  'DefaultStorageClass',
+  'PersistentVolumeClaimResize',
+  'DefaultTolerationSeconds',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'StorageObjectInUseProtection',
+  'PodGroupProtection',
+  'Priority',
+  'TaintNodesByCondition',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'PodSecurity',
+  'PodTopologyLabels',
+  'MutatingAdmissionPolicy',
+  'ValidatingAdmissionPolicy',
+  'PodGroupWorkloadExists',
+  'NodeDeclaredFeatureValidator',
+  'JobValidation',
+  'PodResizeValidator',
+]);
+
+/** What the groups' plugins are made from: the server's stores, authorizer and settings. */
+export interface AdmissionContext {
+  registry: ApiRegistry;
+  /** kapi's namespaces (their watch cache: labels for selectors). */
+  namespaces: RestStore;
+  /** Behind an aggregator: the core cluster's namespaces, which decide where objects may go. */
+  coreNamespaces?: (name: string) => Promise<KObject>;
+  authorizer: Authorizer;
+  resolveService: ServiceResolver;
+  /** Admission hooks in the process (KapiOptions.admissionHooks). */
+  hooks?: AdmissionHook[];
+  /** Told of every webhook call (upstream's admission webhook metrics). */
+  observeWebhook?: (name: string, type: 'admit' | 'validating', operation: string, seconds: number, outcome: { rejected: boolean; code: number; error?: 'calling_webhook_error' | 'no_error' }) => void;
+}
+
+/** An admission plugin a group implements, by upstream's name. */
+export interface AdmissionPluginDefinition {
+  readonly name: string;
+  make(ctx: AdmissionContext): AdmissionPlugin;
+}
+
+/** What --enable-admission-plugins and --disable-admission-plugins may not say (upstream's messages). */
+export function admissionFlagErrors(enable: readonly string[], disable: readonly string[]): string[] {
+  const known = new Set(ALL_ORDERED_PLUGINS);
+  const errs: string[] = [];
+  for (const name of enable) if (!known.has(name)) errs.push(`enable-admission-plugins plugin ${JSON.stringify(name)} is unknown`);
+  for (const name of disable) if (!known.has(name)) errs.push(`disable-admission-plugins plugin ${JSON.stringify(name)} is unknown`);
+  const off = new Set(disable);
+  const both = [...new Set(enable)].filter((n) => off.has(n)).sort();
+  if (both.length > 0) errs.push(`[${both.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
+  return errs;
+}
+
+/** The names of the plugins that are on, in the order they run. */
+export function enabledAdmissionPlugins(enable: readonly string[] = [], disable: readonly string[] = []): string[] {
+  const on = new Set([...DEFAULT_ON_PLUGINS, ...enable]);
+  for (const name of disable) on.delete(name);
+  return ALL_ORDERED_PLUGINS.filter((n) => on.has(n));
+}
+
+/**
+ * The plugins of `definitions` that are on, in upstream's order, with `embedded` (the embedder's plugins)
+ * before the dynamic ones. A plugin that is on and that no group implements is not run: kapi does not have it
+ * (`missingAdmissionPlugins` names those a user asked for).
+ */
+export function admissionPlugins(definitions: readonly AdmissionPluginDefinition[], enabled: readonly string[], ctx: AdmissionContext, embedded: readonly AdmissionPlugin[] = []): AdmissionPlugin[] {
+  const byName = new Map(definitions.map((d) => [d.name, d]));
+  const out: AdmissionPlugin[] = [];
+  for (const name of ALL_ORDERED_PLUGINS) {
+    if (name === 'MutatingAdmissionPolicy') out.push(...embedded);
+    const definition = enabled.includes(name) ? byName.get(name) : undefined;
+    if (definition) out.push(definition.make(ctx));
+  }
+  return out;
+}
+
+/** The plugins `enable` asks for that no group implements. */
+export function missingAdmissionPlugins(definitions: readonly AdmissionPluginDefinition[], enable: readonly string[]): string[] {
+  const implemented = new Set(definitions.map((d) => d.name));
+  return [...new Set(enable)].filter((n) => !implemented.has(n));
+}
