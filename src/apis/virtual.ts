@@ -1,4 +1,5 @@
 /** A create-only resource with no store (the reviews), cluster-scoped unless said otherwise. */
+import { typedScope } from '../registry/request-scope.js';
 import type { VirtualEndpoint, VirtualRequest } from '../registry/registry.js';
 import type { KObject } from '../api/object.js';
 
@@ -18,6 +19,7 @@ export function virtualEndpoint(
     verbs: ['create'],
     subresources: {},
     custom: false,
+    scope: typedScope(group, version, { group, resource, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced }),
     create,
   };
 }

@@ -7,6 +7,7 @@
  * discovery shows them and their requests go to the backend; while it is not available they answer 503.
  * Every replica checks (each needs its own routes); the status is written only when it changes.
  */
+import { unstructuredScope } from '../registry/request-scope.js';
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
@@ -384,6 +385,10 @@ export class APIServiceAvailability {
         },
         verbs: Array.isArray(r.verbs) ? r.verbs.map(String) : [],
         custom: true,
+        // (Its requests are the backend's: the scope is never asked.)
+        get scope() {
+          return unstructuredScope(this.group, this.version, this.names);
+        },
         groupPriority: typeof apiService.spec.groupPriorityMinimum === 'number' ? apiService.spec.groupPriorityMinimum : undefined,
         versionPriority: typeof apiService.spec.versionPriority === 'number' ? apiService.spec.versionPriority : undefined,
         subresources: {

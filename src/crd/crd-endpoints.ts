@@ -2,6 +2,7 @@
  * The CustomResourceDefinition resource itself (apiextensions.k8s.io): its store, served in v1 and in
  * the deprecated v1beta1 (converted on the way in and out, with upstream's deprecation warning).
  */
+import { typedScope } from '../registry/request-scope.js';
 import { v1ToV1beta1, v1beta1ToV1 } from '../apis/apiextensions/conversion.js';
 import { builtinApplyType } from '../apply/index.js';
 import type { KObject } from '../api/object.js';
@@ -43,6 +44,7 @@ export function customResourceDefinitionEndpoints(storage: Storage): { store: Cr
   const v1: Endpoint = {
     ...common,
     version: 'v1',
+    scope: typedScope(CRD_NAMES.group, 'v1', CRD_NAMES),
     applyType: builtinApplyType(CRD_NAMES.group, 'v1', CRD_NAMES.kind),
     toVersion: (o) => o,
     toStorage: (o) => (o.apiVersion === 'apiextensions.k8s.io/v1' ? o : { ...o, apiVersion: 'apiextensions.k8s.io/v1' }),
@@ -50,6 +52,7 @@ export function customResourceDefinitionEndpoints(storage: Storage): { store: Cr
   const v1beta1: Endpoint = {
     ...common,
     version: 'v1beta1',
+    scope: typedScope(CRD_NAMES.group, 'v1beta1', CRD_NAMES),
     toVersion: (o) => v1ToV1beta1(o as never) as KObject,
     toStorage: (o) => v1beta1ToV1(o as never) as KObject,
     warning: V1BETA1_WARNING,

@@ -3,6 +3,7 @@
  * under /registry/<group>/<plural>/, objects in the storage version) and one
  * endpoint per served version, converting by apiVersion (conversion None).
  */
+import { unstructuredScope } from '../registry/request-scope.js';
 import { createHash } from 'node:crypto';
 import type { Endpoint } from '../registry/registry.js';
 import { RestStore } from '../registry/store.js';
@@ -68,6 +69,7 @@ export function customResourceEndpoints(crd: KObject, store: RestStore, terminat
         store,
         verbs: CR_VERBS,
         custom: true,
+        scope: unstructuredScope(group, v.name, names),
         // The strategy of the moment: a CRD update replaces it.
         decodeObject: (obj, o) => store.strategy.decode?.(obj, o),
         toVersion: (obj) => conversions.toVersion(obj, apiVersion),

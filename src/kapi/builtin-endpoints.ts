@@ -4,6 +4,7 @@
  * Go types, upstream's defaulting, Tables and merge types. Nothing here names a resource: what a resource
  * needs beyond the generic is in its row of the table.
  */
+import { typedScope } from '../registry/request-scope.js';
 import { BUILTIN_RESOURCES, typedConversion, typedDecoder, withTypedDecoding, type BuiltinContext, type BuiltinResource } from '../apis/builtin.js';
 import { NAMESPACES } from '../apis/core/namespaces.js';
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from '../apis/core/services.js';
@@ -32,6 +33,7 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
     names: r.names,
     verbs: r.verbs,
     custom: false,
+    scope: typedScope(r.names.group, r.version, r.names),
     subresources: { status: r.status, finalize: r.finalize, scale: r.scale, others: r.subresources },
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),

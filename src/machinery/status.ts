@@ -144,7 +144,7 @@ export const errors = {
     new StatusError(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualified(gr)}"`, { group: gr.group, kind: gr.resource }),
   notAcceptable: (accepted: string[]) =>
     new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`),
-  unsupportedMediaType: (accepted: string[]) =>
+  unsupportedMediaType: (accepted: readonly string[]) =>
     new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
   tooLarge: (limit: number) => new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`),
   expired: (message: string) => new StatusError(410, 'Expired', message),

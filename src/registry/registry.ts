@@ -15,6 +15,7 @@ import type { RestStore } from './store.js';
 import type { DecodeOptions, ResourceNames } from './types.js';
 import type { KObject } from '../api/object.js';
 import type { Admission, AdmissionUser } from './admission.js';
+import type { RequestScope } from './request-scope.js';
 
 /** What routing and discovery know of any served resource. */
 export interface ServedResource {
@@ -28,8 +29,10 @@ export interface ServedResource {
   warning?: string;
   /** The resource is being deleted: new objects are refused. */
   terminating?: boolean;
-  /** A custom resource (unstructured objects, JSON and YAML only, no strategic merge patch). */
+  /** A custom resource (for discovery's order and APIService registration; requests ask `scope`). */
   custom: boolean;
+  /** How its requests are decoded, converted and answered. */
+  scope: RequestScope;
   /** Server-side printing (meta.k8s.io Table) for this version. */
   table?: TableConvertor;
   /** The group's place in discovery (an aggregated APIService's groupPriorityMinimum; default that of CRDs, 1000). */

@@ -52,10 +52,7 @@ function notAcceptable(message: string): StatusError {
 
 /** The Go type upstream names in its 406 texts (`%T` of the object it was given). */
 function goType(endpoint: ServedResource, list: boolean): string {
-  if (endpoint.custom) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
-  // The internal package: the group's first label, but core for the core group and events.k8s.io (stored as core Events).
-  const pkg = endpoint.group === '' || endpoint.group === 'events.k8s.io' ? 'core' : endpoint.group.split('.')[0];
-  return `*${pkg}.${list ? endpoint.names.listKind : endpoint.names.kind}`;
+  return endpoint.scope.goType(list);
 }
 
 /** One object in the endpoint's version, converted as negotiated. */
@@ -167,7 +164,7 @@ export function writeStoredList(res: Response, code: number, head: KObject, item
   const { endpoint, output } = target;
   const itemJson = rememberedJson(target, true);
   // A typed list's items have no apiVersion and kind (Go's nested TypeMeta is empty); unstructured ones keep theirs.
-  const bare = !endpoint.custom && !output.conversion;
+  const bare = endpoint.scope.bareListItems && !output.conversion;
   if (itemJson) {
     const listHead = output.conversion ? (convertList(target, [], meta) as KObject) : { ...head, items: [] };
     const start = Buffer.from(stringifyJson(listHead).slice(0, -2));

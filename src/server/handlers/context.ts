@@ -49,7 +49,7 @@ const builtinStructs = new WeakMap<ServedResource, string | null>();
 export function builtinStruct(endpoint: ServedResource): string | undefined {
   let id = builtinStructs.get(endpoint);
   if (id === undefined) {
-    id = (!endpoint.custom && protobufStruct(groupVersion(endpoint.group, endpoint.version), endpoint.names.kind)) || null;
+    id = (endpoint.scope.protobuf && protobufStruct(groupVersion(endpoint.group, endpoint.version), endpoint.names.kind)) || null;
     builtinStructs.set(endpoint, id);
   }
   return id ?? undefined;

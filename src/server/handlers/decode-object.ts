@@ -6,7 +6,6 @@ import { field } from '../../machinery/field-errors.js';
 import { checkMetadataTypes, OBJECT_META_FIELDS } from '../../machinery/object-meta.js';
 import { errors } from '../../machinery/status.js';
 import { goMarshalJson, MAX_JSON_DEPTH, nestsDeeperThan, parseJson } from '../../machinery/json.js';
-import { structOfKind } from '../../api/go-type-expr.js';
 import type { KObject } from '../../api/object.js';
 import type { ServedResource } from '../../registry/registry.js';
 import type { DecodeOptions } from '../../registry/types.js';
@@ -51,44 +50,15 @@ export function checkTypeMeta(ctx: HandlerContext<ServedResource>, obj: unknown,
   const { endpoint } = ctx;
   const kind = endpoint.names.kind;
   const o = (obj ?? {}) as KObject;
-  if (o.kind === undefined || o.kind === null || o.kind === '') {
-    // Typed decoding fills a missing kind from the endpoint (gvkWithDefaults); unstructured decoding of a custom resource needs it.
-    if (endpoint.custom) throw errors.badRequest(`${kind} in version "${endpoint.version}" cannot be handled as a ${kind}: Object 'Kind' is missing in '${data()}'`);
-    o.kind = kind;
-  }
+  if (o.kind === undefined || o.kind === null || o.kind === '') endpoint.scope.missingKind(o, data);
   const expected = groupVersion(endpoint.group, endpoint.version);
   if (o.apiVersion === undefined || o.apiVersion === null || o.apiVersion === '') o.apiVersion = expected;
-  if (!endpoint.custom && (o.kind !== kind || o.apiVersion !== expected)) typedKindError(ctx, o);
+  endpoint.scope.checkKind(o);
   if (o.apiVersion !== expected) {
     throw errors.badRequest(`the API version in the data (${o.apiVersion}) does not match the expected API version (${expected})`);
   }
   if (o.kind !== kind) throw errors.invalid({ group: endpoint.group, resource: o.kind }, o.metadata?.name ?? '', [field.invalid('kind', o.kind, `must be ${kind}`)]);
   return checkMetadata(ctx, o);
-}
-
-/**
- * The typed decoder on a body of another kind or version: a kind the scheme does not know is
- * UseOrCreateObject's error; a known one decodes, and then fails to convert into the endpoint's
- * internal type. (A known kind of another version of this kind passes on to the version check.)
- */
-function typedKindError(ctx: HandlerContext<ServedResource>, o: KObject): void {
-  const { endpoint } = ctx;
-  const kind = endpoint.names.kind;
-  const apiVersion = String(o.apiVersion);
-  const slash = apiVersion.lastIndexOf('/');
-  const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
-  const prefix = `${o.kind} in version "${version}" cannot be handled as a ${kind}`;
-  if (!structOfKind(group, version, String(o.kind))) {
-    throw errors.badRequest(`${prefix}: no kind "${o.kind}" is registered for version "${apiVersion}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`);
-  }
-  if (o.kind !== kind) throw errors.badRequest(`${prefix}: converting (${version}.${o.kind}) to (${internalPackage(endpoint.group)}.${kind}): unknown conversion`);
-}
-
-/** The Go package of a group's internal types (events.k8s.io's Events are core's). */
-function internalPackage(group: string): string {
-  if (group === '' || group === 'events.k8s.io') return 'core';
-  if (group === 'rbac.authorization.k8s.io') return 'rbac';
-  return group.split('.')[0];
 }
 
 /**
@@ -98,13 +68,7 @@ function internalPackage(group: string): string {
  */
 export function checkPatchedTypeMeta(ctx: HandlerContext<ServedResource>, obj: KObject, checkDepth = false): KObject {
   const { endpoint } = ctx;
-  const kind = endpoint.names.kind;
-  const expected = groupVersion(endpoint.group, endpoint.version);
-  if (!endpoint.custom && obj !== null && typeof obj === 'object') {
-    // The typed decoder fills in what is missing or empty.
-    if (!obj.kind) obj.kind = kind;
-    if (!obj.apiVersion) obj.apiVersion = expected;
-  }
+  if (obj !== null && typeof obj === 'object' && !Array.isArray(obj)) endpoint.scope.fillTypeMeta(obj);
   // The patched JSON as the patch libraries write it (Go maps: keys sorted); made only for an error.
   const patchError = (why: (patched: string) => string) => {
     const patched = goMarshalJson(obj);
@@ -116,14 +80,7 @@ export function checkPatchedTypeMeta(ctx: HandlerContext<ServedResource>, obj: K
   if (notAnObject) throw patchError(() => notAnObject);
   if (obj === null) throw patchError(() => `Object 'Kind' is missing in 'null'`);
   if (obj.kind === undefined || obj.kind === null || obj.kind === '') throw patchError((patched) => `Object 'Kind' is missing in '${patched}'`);
-  if (endpoint.custom) {
-    const errs = [];
-    if (obj.kind !== kind) errs.push(field.invalid('kind', obj.kind, `must be ${kind}`));
-    if (obj.apiVersion !== expected) errs.push(field.invalid('apiVersion', obj.apiVersion, `must be ${expected}`));
-    if (errs.length) throw errors.invalid({ group: endpoint.group, resource: kind }, obj.metadata?.name ?? '', errs);
-  } else if (obj.kind !== kind || obj.apiVersion !== expected) {
-    throw patchError(() => `no kind "${String(obj.kind)}" is registered for version "${String(obj.apiVersion)}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`);
-  }
+  endpoint.scope.checkPatchedKind(obj, patchError);
   return checkMetadata(ctx, obj);
 }
 
@@ -163,15 +120,9 @@ function checkMetadata(ctx: HandlerContext<ServedResource>, o: KObject): KObject
 }
 
 /**
- * A built-in object with kind and apiVersion first, as Go's typed structs write them (output.ts
- * relies on it to list items without them); a custom resource as it came.
+ * An object as the endpoint's codec writes it: a typed one has kind and apiVersion first (output.ts
+ * relies on it to list items without them); an unstructured one is as it came.
  */
 export function typedOrder(ctx: HandlerContext<ServedResource>, o: KObject): KObject {
-  if (ctx.endpoint.custom) return o;
-  let i = 0;
-  for (const k in o) {
-    if (k !== (i === 0 ? 'kind' : 'apiVersion')) return { kind: o.kind, apiVersion: o.apiVersion, ...o };
-    if (++i === 2) break;
-  }
-  return o;
+  return ctx.endpoint.scope.order(o);
 }

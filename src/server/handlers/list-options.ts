@@ -57,7 +57,7 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   for (const r of fieldSel?.requirements ?? []) {
     const supported =
       r.field === 'metadata.name' || (r.field === 'metadata.namespace' && endpoint.names.namespaced) || (endpoint.selectableFields?.includes(r.field) ?? false);
-    if (!supported && endpoint.custom) throw errors.badRequest(`field label not supported: ${r.field}`);
+    if (!supported && endpoint.scope.refusesUnknownFieldLabels) throw errors.badRequest(`field label not supported: ${r.field}`);
   }
   if (info.name !== undefined) {
     const other = fieldSel?.requirements.find((r) => r.field === 'metadata.name' && (r.operator !== '=' || r.value !== info.name));
@@ -69,7 +69,7 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   const inVersion = endpoint.prepare ? fieldSel?.requirements.filter((r) => !r.field.startsWith('metadata.')) ?? [] : [];
   const byMetadata = inVersion.length > 0 ? fieldSel!.requirements.filter((r) => r.field.startsWith('metadata.')) : fieldSel?.requirements ?? [];
   // A built-in's fields are those of the request's version (events.k8s.io Events are stored as core ones).
-  const view = endpoint.custom ? (o: KObject) => o : endpoint.toVersion;
+  const view = endpoint.scope.convertsInHandler ? endpoint.toVersion : (o: KObject) => o;
   if (byMetadata.length > 0) filters.push((o) => byMetadata.every((r) => requirementMatches(r, view(o))));
   const converted = inVersion.length > 0 ? (o: KObject) => inVersion.every((r) => requirementMatches(r, o)) : undefined;
 

@@ -44,9 +44,7 @@ export interface ParsedPatch {
 /** Read and check a PATCH body: media type, syntax, operation count. */
 export async function readPatch(ctx: HandlerContext): Promise<ParsedPatch> {
   const { endpoint } = ctx;
-  const accepted = endpoint.custom
-    ? ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']
-    : ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+  const accepted = endpoint.scope.patchTypes;
   const mediaType = bodyMediaType(ctx.req.headers['content-type']);
   const patchType = PATCH_TYPES[mediaType];
   if (!patchType || !accepted.includes(mediaType)) throw errors.unsupportedMediaType(accepted);

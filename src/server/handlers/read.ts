@@ -30,7 +30,7 @@ export function listHead(ctx: HandlerContext, meta: ListMeta): KObject {
   const { endpoint } = ctx;
   const metadata: KObject = {};
   // Unstructured lists always carry `continue`; typed lists omit it when empty.
-  if (meta.continue || endpoint.custom) metadata.continue = meta.continue ?? '';
+  if (meta.continue || endpoint.scope.emptyContinue) metadata.continue = meta.continue ?? '';
   if (meta.remainingItemCount !== undefined && meta.remainingItemCount > 0) metadata.remainingItemCount = meta.remainingItemCount;
   metadata.resourceVersion = meta.resourceVersion;
   return { apiVersion: groupVersion(endpoint.group, endpoint.version), kind: endpoint.names.listKind, metadata };

@@ -40,7 +40,7 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
   if (info.extraParts) throw errors.notFound(gr, info.name ?? '');
   // Another method (OPTIONS, ...): a built-in's routes do not have it (go-restful's 405, as serviceErrorHandler
   // answers it); the CRD handler refuses its empty verb as any other.
-  if (info.verb === '' && !endpoint.custom) throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  if (info.verb === '' && endpoint.scope.methodNotAllowed) throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   // Subresources: scale converts to and from a Scale; those whose endpoint names a handler (a pod's kubelet
   // subresources, binding and eviction; a service account's token) are served by it; the others are the
   // object's own verbs, whose writes keep only part of what is sent (the store's subresource strategies).

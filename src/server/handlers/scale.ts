@@ -65,7 +65,7 @@ function checkScale(ctx: HandlerContext, body: unknown): KObject {
   }
   // A built-in's Scale is validated (ValidateScale); a custom resource's negative count is the resource's
   // own validation to refuse (ValidateScaleSpec).
-  if (!ctx.endpoint.custom && typeof replicas === 'number' && replicas < 0) {
+  if (ctx.endpoint.scope.validatesScale && typeof replicas === 'number' && replicas < 0) {
     throw errors.invalid({ group: 'autoscaling', resource: 'Scale' }, ctx.info.name!, [field.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
   }
   return s;

@@ -38,23 +38,23 @@ export function storeOptions(ctx: HandlerContext, dryRun: boolean, optionsKind =
     // Every write a handler makes decodes its object first (trackUpdate, or after an apply).
     decoded: true,
     admission: admissionOf(ctx, dryRun),
-    codec: ctx.endpoint.custom ? ctx.endpoint : undefined,
+    codec: ctx.endpoint.scope.convertsInHandler ? undefined : ctx.endpoint,
     loopback: ctx.loopback,
   };
 }
 
 /**
- * The form the store's strategy works on: a custom resource stays in the request's
- * version (the store converts it after the strategy, as upstream's CR scope does); a
- * built-in is in its internal form, which for kapi is its storage version.
+ * The form the store's strategy works on: a built-in's internal form, which for kapi is its storage
+ * version; where the store converts (a custom resource: after the strategy, as upstream's CR scope
+ * does), the request's version.
  */
 export function toInternal(ctx: HandlerContext, obj: KObject): KObject | Promise<KObject> {
-  return ctx.endpoint.custom ? obj : ctx.endpoint.toStorage(obj);
+  return ctx.endpoint.scope.convertsInHandler ? ctx.endpoint.toStorage(obj) : obj;
 }
 
 /** An object the store hands a handler (in the internal form) in the request's version. */
 export function fromInternal(ctx: HandlerContext, obj: KObject): KObject {
-  return ctx.endpoint.custom ? obj : ctx.endpoint.toVersion(obj);
+  return ctx.endpoint.scope.convertsInHandler ? ctx.endpoint.toVersion(obj) : obj;
 }
 
 /** The admission chain and this request's attributes for it, as the store runs it. */
