@@ -160,6 +160,18 @@ program
     // A failure that escaped its request is logged; the server stays up for every other client.
     process.on('unhandledRejection', (err) => console.error('kapi: unhandled rejection:', err));
     process.on('uncaughtException', (err) => console.error('kapi: uncaught exception:', err));
+    // Output whose reader went away (`kapi serve | head`, a log pipe whose supervisor died): kube-apiserver ends
+    // there (Go's SIGPIPE on a write to a broken stdout or stderr), and so does kapi, cleanly. Its writes fail
+    // from then on without a word (logging the failure would fail again, over and over).
+    let outputBroken = false;
+    for (const stream of [process.stdout, process.stderr]) {
+      stream.on('error', (err: NodeJS.ErrnoException) => {
+        if (outputBroken || err.code !== 'EPIPE') return;
+        outputBroken = true;
+        stopOnBrokenOutput();
+      });
+    }
+    let stopOnBrokenOutput: () => void = () => process.exit(1);
     const converters = opts.converters ? (await import(pathToFileURL(resolve(opts.converters)).href)).default : undefined;
     const admissionHooks = opts.admissionHooks ? (await import(pathToFileURL(resolve(opts.admissionHooks)).href)).default : undefined;
     if (admissionHooks !== undefined && !Array.isArray(admissionHooks)) throw new Error(`${opts.admissionHooks}: the default export must be a list of admission hooks`);
@@ -224,20 +236,22 @@ program
     console.log(`kapi serving on ${kapi.url} (ready in ${(performance.now() - started).toFixed(0)} ms)`);
     console.log(`export KUBECONFIG=${resolve(kapi.kubeconfigPath)}`);
     let stopping = false;
-    const stop = (signal: string) => {
+    const stop = (signal: string, code = 0) => {
       if (stopping) return;
       stopping = true;
-      console.log(`kapi: ${signal}, shutting down`);
+      if (!outputBroken) console.log(`kapi: ${signal}, shutting down`);
       kapi.stop().then(
-        () => process.exit(0),
+        () => process.exit(code),
         (err) => {
-          console.error('kapi: shutdown failed:', err);
+          if (!outputBroken) console.error('kapi: shutdown failed:', err);
           process.exit(1);
         },
       );
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
+    stopOnBrokenOutput = () => stop('broken output', 1);
+    if (outputBroken) stopOnBrokenOutput();
   });
 
 program

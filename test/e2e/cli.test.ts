@@ -176,3 +176,26 @@ it('refuses flag values it cannot read, naming the flag', async () => {
     assert.match(err, new RegExp(`kapi: invalid value "${value}" for ${flag}`));
   }
 });
+
+it('stops cleanly when the reader of its output goes away (`kapi serve | head -1`), as kube-apiserver ends on a broken pipe', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kapi-cli-pipe-'));
+  try {
+    const { child } = await startKapi(['--data-dir', join(dir, 'data')]);
+    const exited = new Promise<number | null>((res) => child.once('exit', res));
+    // The reader leaves; the next line kapi writes fails with EPIPE. (A signal makes it write one.)
+    child.stdout!.destroy();
+    child.stderr!.destroy();
+    child.kill('SIGINT');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    try {
+      const code = await exited;
+      // Without the fix, the EPIPE error's own log line failed again, forever: the process spun and never ended (killed here).
+      assert.notEqual(child.signalCode, 'SIGKILL', 'kapi had to be killed');
+      assert.ok(code === 0 || code === 1, `exit code ${code}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
