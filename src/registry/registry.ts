@@ -54,11 +54,40 @@ export interface SubresourceInfo {
   group?: string;
   version?: string;
   /**
-   * The server's handler that serves it (by its name in server/handlers/subresource-handlers.ts: 'pod'
-   * for a pod's kubelet subresources, binding and eviction; 'token-request'); absent: the object's own verbs,
-   * through the store's subresource strategy.
+   * Served by its group's code (upstream's subresource REST storages: a pod's log, exec, binding, eviction);
+   * absent: the object's own verbs, through the store's subresource strategy (or `handler`).
    */
-  handler?: 'pod' | 'token-request';
+  storage?: SubresourceStorage;
+  /** A handler of the server's that serves it ('token-request': a service account's token, which the server issues). */
+  handler?: 'token-request';
+}
+
+/** What a subresource's storage is given of a request. */
+export interface SubresourceRequest {
+  namespace: string | undefined;
+  name: string;
+  query: URLSearchParams;
+  /** The parent resource's store. */
+  store: RestStore;
+  /** The other served resources (a pod's node, its disruption budgets). */
+  lookup(group: string, version: string, resource: string): Endpoint | undefined;
+}
+
+/** A POST to a subresource: its body decoded as the subresource's kind. */
+export interface SubresourceCreateRequest extends SubresourceRequest {
+  body: KObject;
+  /** The query's dryRun=All. */
+  dryRun: boolean;
+  /** Admits `obj` as a CREATE of the subresource (with its kind), as upstream's create handler does. */
+  admit(obj: KObject, dryRun: boolean): Promise<void>;
+}
+
+/** A subresource's own verbs (upstream's rest.Connecter and rest.Creater of a subresource). */
+export interface SubresourceStorage {
+  /** GET and the connect verbs (a pod's log, exec, attach, portforward): the text answered with 200, or a StatusError. */
+  connect?(request: SubresourceRequest): Promise<string>;
+  /** POST: the object answered with 201. */
+  create?(request: SubresourceCreateRequest): Promise<KObject>;
 }
 
 /** What a virtual endpoint's verb is given besides the object. */

@@ -4,6 +4,7 @@
  * DefaultTolerationSeconds plugins' defaults; and the spec immutable but for the fields upstream lets
  * an update change.
  */
+import { POD_ATTACH, POD_BINDING, POD_EVICTION, POD_EXEC, POD_LOG, POD_PORTFORWARD } from './pod-subresources.js';
 import { field, type FieldError } from '../../machinery/field-errors.js';
 import { deepEqual } from '../../util/deep-equal.js';
 import { errors } from '../../machinery/status.js';
@@ -21,17 +22,17 @@ type Obj = JsonRecord;
 
 /**
  * The subresources of a Pod besides status, as upstream's pod storage registers them: the kubelet's
- * (answered without one by server/handlers/pod-subresources.ts), binding and eviction, and the two
+ * (answered without one: pod-subresources.ts), binding and eviction (their storages, pod-subresources.ts), and the two
  * that write part of the pod through this strategy (ephemeralcontainers, resize).
  */
 export const POD_SUBRESOURCES: readonly SubresourceInfo[] = [
-  { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'], handler: 'pod' },
-  { name: 'binding', kind: 'Binding', verbs: ['create'], handler: 'pod' },
+  { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'], storage: POD_ATTACH },
+  { name: 'binding', kind: 'Binding', verbs: ['create'], storage: POD_BINDING },
   { name: 'ephemeralcontainers', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
-  { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'], handler: 'pod' },
-  { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'], handler: 'pod' },
-  { name: 'log', kind: 'Pod', verbs: ['get'], handler: 'pod' },
-  { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'], handler: 'pod' },
+  { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'], storage: POD_EVICTION },
+  { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'], storage: POD_EXEC },
+  { name: 'log', kind: 'Pod', verbs: ['get'], storage: POD_LOG },
+  { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'], storage: POD_PORTFORWARD },
   { name: 'resize', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
 ];
 

@@ -8,7 +8,7 @@ import { writeNotFound } from '../respond.js';
 import type { HandlerContext } from './context.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleScale } from './scale.js';
-import { servePodSubresource } from './pod-subresources.js';
+import { serveSubresourceStorage } from './subresource-storage.js';
 import type { SubresourceInfo } from '../../registry/registry.js';
 import { handlePatch } from './patch.js';
 import { serveTokenRequest } from './token-request.js';
@@ -24,7 +24,6 @@ const SUBRESOURCE_VERBS = new Map([
 
 /** The handlers of subresources that are not the object's own verbs, by the name their endpoint gives (SubresourceInfo.handler). */
 const SUBRESOURCE_HANDLERS: Record<NonNullable<SubresourceInfo['handler']>, (ctx: HandlerContext) => Promise<void>> = {
-  pod: servePodSubresource,
   'token-request': serveTokenRequest,
 };
 
@@ -51,6 +50,7 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
     const served = other !== undefined || endpoint.subresources[info.subresource as 'status' | 'finalize'];
     if (!verbs || !served) throw errors.notFound(gr, info.name!);
     if (!verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
+    if (other?.storage) return serveSubresourceStorage(ctx, other);
     if (other?.handler) return SUBRESOURCE_HANDLERS[other.handler](ctx);
   }
   if (info.subresource === undefined && !endpoint.verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);

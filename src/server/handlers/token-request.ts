@@ -11,7 +11,7 @@ import type { TokenRequestSpec } from '../../apis/authentication/service-account
 import { isRecord } from '../../util/json-object.js';
 import { writeEncoded } from '../output.js';
 import type { HandlerContext } from './context.js';
-import { readTypedBody } from './pod-subresources.js';
+import { readTypedBody } from './subresource-storage.js';
 
 const GROUP_KIND = { group: 'authentication.k8s.io', resource: 'TokenRequest' };
 const BOUND_RESOURCES = { Pod: 'pods', Secret: 'secrets', Node: 'nodes' } as const;
