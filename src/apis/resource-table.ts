@@ -8,6 +8,7 @@ import type { KObject } from '../api/object.js';
 import type { SubresourceInfo } from '../registry/registry.js';
 import type { ResourceNames, Strategy } from '../registry/types.js';
 import type { ServiceRanges } from './core/services.js';
+import type { ServiceAccountTokens } from './authentication/service-account-tokens.js';
 import type { TableConvertor } from '../printing/index.js';
 
 export interface BuiltinResource {
@@ -21,6 +22,8 @@ export interface BuiltinResource {
   scale?: ScaleConfig;
   /** Its other subresources (a pod's log, exec, eviction...). */
   subresources?: readonly SubresourceInfo[];
+  /** Its other subresources, for those made from the server's context (a service account's token). */
+  subresourcesIn?: (context: BuiltinContext) => readonly SubresourceInfo[];
   strategy?: Strategy;
   /**
    * The strategy, for a resource whose strategy reads other objects (a Service's addresses taken, a Pod's
@@ -38,6 +41,8 @@ export interface BuiltinResource {
 /** What some built-in strategies read beyond their own objects: the server's settings, and other resources' watch caches. */
 export interface BuiltinContext {
   ranges: ServiceRanges;
+  /** The issuer of service account tokens (the token subresource's). */
+  serviceAccountTokens?: ServiceAccountTokens;
   /** The stored objects of a resource (v1), as its watch cache has them. */
   objects(group: string, resource: string): KObject[];
   /** One stored object of a resource (v1), from its watch cache (undefined: none, or not cached yet). */
@@ -67,7 +72,7 @@ export function res(
   resource: string,
   kind: string,
   namespaced: boolean,
-  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; subresources?: readonly SubresourceInfo[]; strategy?: Strategy; strategyIn?: BuiltinResource['strategyIn']; reads?: BuiltinResource['reads']; storedAs?: StoredAs; printer?: () => TableConvertor } = {},
+  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; subresources?: readonly SubresourceInfo[]; strategy?: Strategy; strategyIn?: BuiltinResource['strategyIn']; reads?: BuiltinResource['reads']; storedAs?: StoredAs; printer?: () => TableConvertor; subresourcesIn?: BuiltinResource['subresourcesIn'] } = {},
 ): BuiltinResource {
   return {
     version,
@@ -85,6 +90,7 @@ export function res(
     status: extra.status,
     scale: extra.scale,
     subresources: extra.subresources,
+    subresourcesIn: extra.subresourcesIn,
     strategy: extra.strategy,
     strategyIn: extra.strategyIn,
     reads: extra.reads,

@@ -4,6 +4,7 @@
  * Go types, upstream's defaulting, Tables and merge types. Nothing here names a resource: what a resource
  * needs beyond the generic is in its row of the table.
  */
+import type { ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { typedScope } from '../registry/request-scope.js';
 import { BUILTIN_RESOURCES, typedConversion, typedDecoder, withTypedDecoding, type BuiltinContext, type BuiltinResource } from '../apis/builtin.js';
 import { NAMESPACES } from '../apis/core/namespaces.js';
@@ -34,7 +35,7 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
     verbs: r.verbs,
     custom: false,
     scope: typedScope(r.names.group, r.version, r.names),
-    subresources: { status: r.status, finalize: r.finalize, scale: r.scale, others: r.subresources },
+    subresources: { status: r.status, finalize: r.finalize, scale: r.scale, others: r.subresourcesIn ? r.subresourcesIn(context) : r.subresources },
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),
     decodeObject: structId ? typedDecoder(structId, r.names.kind) : undefined,
@@ -67,10 +68,11 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
 }
 
 /** Every built-in resource's endpoint, registered; the watch caches their strategies read are filled from the start (not awaited). */
-export function installBuiltinEndpoints(registry: ApiRegistry, storage: Storage, ranges: ServiceRanges): void {
+export function installBuiltinEndpoints(registry: ApiRegistry, storage: Storage, ranges: ServiceRanges, serviceAccountTokens?: ServiceAccountTokens): void {
   const storeOf = (group: string, resource: string) => registry.lookup(group, 'v1', resource)?.store;
   const context: BuiltinContext = {
     ranges,
+    serviceAccountTokens,
     objects: (group, resource) => storeOf(group, resource)?.cache.list().items.map((e) => e.object) ?? [],
     object: (group, resource, namespace, name) => {
       const store = storeOf(group, resource);

@@ -54,12 +54,10 @@ export interface SubresourceInfo {
   group?: string;
   version?: string;
   /**
-   * Served by its group's code (upstream's subresource REST storages: a pod's log, exec, binding, eviction);
-   * absent: the object's own verbs, through the store's subresource strategy (or `handler`).
+   * Served by its group's code (upstream's subresource REST storages: a pod's log, exec, binding, eviction,
+   * a service account's token); absent: the object's own verbs, through the store's subresource strategy.
    */
   storage?: SubresourceStorage;
-  /** A handler of the server's that serves it ('token-request': a service account's token, which the server issues). */
-  handler?: 'token-request';
 }
 
 /** What a subresource's storage is given of a request. */

@@ -541,7 +541,6 @@ export class HttpServer {
         minRequestTimeoutSeconds: this.limits.minRequestTimeoutSeconds,
         loopback: x.internal,
         lookup: (group, version, resource) => this.options.registry.lookup(group, version, resource),
-        serviceAccountTokens: this.options.serviceAccountTokens?.tokens,
         auditAnnotations: (x.auditAnnotations ??= Object.create(null) as Record<string, string>),
       };
       // Warnings gathered while serving (deprecation, unknown fields) go out with the headers, whenever they are written.

@@ -1,4 +1,5 @@
 /** The core (the legacy group, /api/v1) group: its rows of the built-in table (see resource-table.ts) and its admission plugin. */
+import { tokenRequestStorage } from '../authentication/token-request.js';
 import { configMapPrinter, endpointsPrinter, eventPrinter, nodePrinter, persistentVolumeClaimPrinter, persistentVolumePrinter, podPrinter, podTemplatePrinter, replicationControllerPrinter, resourceQuotaPrinter, secretPrinter, serviceAccountPrinter, servicePrinter } from '../../printing/index.js';
 import { res, WORKLOAD_SCALE, NO_COLLECTION, plain, replicated, withStatus, type BuiltinResource } from '../resource-table.js';
 import { nameIsDNS1035Label, validatePathSegmentName } from '../../machinery/validation.js';
@@ -48,7 +49,7 @@ export const CORE_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { printer: serviceAccountPrinter,
     shortNames: ['sa'],
     strategy: plain,
-    subresources: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'], handler: 'token-request' }],
+    subresourcesIn: (c) => [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'], storage: tokenRequestStorage(c.serviceAccountTokens) }],
   }),
   res('', 'v1', 'services', 'Service', true, { printer: servicePrinter, shortNames: ['svc'], categories: ['all'], verbs: NO_COLLECTION, status: true, strategy: { ...withStatus, nameRule: nameIsDNS1035Label }, strategyIn: (base, c, services) => serviceStrategy(base, c.ranges, services), reads: [['', 'services']] }),
   // Kinds an operator's install bundle and tests touch; stored with their typed decoding, no controller acts on them.

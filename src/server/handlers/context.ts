@@ -7,7 +7,6 @@ import type { Negotiated } from '../negotiation.js';
 import type { ResourceRequest } from '../request-info.js';
 import type { Response } from '../exchange.js';
 import type { UserInfo } from '../../api/authentication.js';
-import type { ServiceAccountTokens } from '../../apis/authentication/service-account-tokens.js';
 
 
 /** `E`: the endpoint (a stored resource's, unless the handler serves any). */
@@ -32,8 +31,6 @@ export interface HandlerContext<E extends ServedResource = Endpoint> {
   rawBody?: string;
   /** The request body's size, once read: a large one is worked through in slices (util/turns.ts). */
   bodyBytes?: number;
-  /** Issues ServiceAccount tokens (TokenRequest). */
-  serviceAccountTokens?: ServiceAccountTokens;
   /** The endpoints of other resources (a pod's eviction reads PodDisruptionBudgets). */
   lookup?: (group: string, version: string, resource: string) => Endpoint | undefined;
 }

@@ -9,9 +9,7 @@ import type { HandlerContext } from './context.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleScale } from './scale.js';
 import { serveSubresourceStorage } from './subresource-storage.js';
-import type { SubresourceInfo } from '../../registry/registry.js';
 import { handlePatch } from './patch.js';
-import { serveTokenRequest } from './token-request.js';
 import { handleGet, handleList } from './read.js';
 import { handleWatch } from './watch.js';
 import { handleCreate, handleUpdate } from './write.js';
@@ -22,10 +20,6 @@ const SUBRESOURCE_VERBS = new Map([
   ['finalize', ['update']],
 ]);
 
-/** The handlers of subresources that are not the object's own verbs, by the name their endpoint gives (SubresourceInfo.handler). */
-const SUBRESOURCE_HANDLERS: Record<NonNullable<SubresourceInfo['handler']>, (ctx: HandlerContext) => Promise<void>> = {
-  'token-request': serveTokenRequest,
-};
 
 export async function serveResource(ctx: HandlerContext): Promise<void> {
   const { info, endpoint } = ctx;
@@ -40,7 +34,7 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
   // Another method (OPTIONS, ...): a built-in's routes do not have it (go-restful's 405, as serviceErrorHandler
   // answers it); the CRD handler refuses its empty verb as any other.
   if (info.verb === '' && endpoint.scope.methodNotAllowed) throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
-  // Subresources: scale converts to and from a Scale; those whose endpoint names a handler (a pod's kubelet
+  // Subresources: scale converts to and from a Scale; those with a storage of their group's (a pod's kubelet
   // subresources, binding and eviction; a service account's token) are served by it; the others are the
   // object's own verbs, whose writes keep only part of what is sent (the store's subresource strategies).
   if (info.subresource === 'scale' && endpoint.subresources.scale) return handleScale(ctx);
@@ -51,7 +45,6 @@ export async function serveResource(ctx: HandlerContext): Promise<void> {
     if (!verbs || !served) throw errors.notFound(gr, info.name!);
     if (!verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
     if (other?.storage) return serveSubresourceStorage(ctx, other);
-    if (other?.handler) return SUBRESOURCE_HANDLERS[other.handler](ctx);
   }
   if (info.subresource === undefined && !endpoint.verbs.includes(info.verb)) throw errors.methodNotSupported(gr, info.verb);
   switch (info.verb) {

@@ -7,21 +7,26 @@
 import { field } from '../../machinery/field-errors.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import { toRfc3339 } from '../../machinery/time.js';
-import type { TokenRequestSpec } from '../../apis/authentication/service-account-tokens.js';
+import type { KObject } from '../../api/object.js';
+import type { SubresourceCreateRequest, SubresourceStorage } from '../../registry/registry.js';
+import type { ServiceAccountTokens, TokenRequestSpec } from './service-account-tokens.js';
 import { isRecord } from '../../util/json-object.js';
-import { writeEncoded } from '../output.js';
-import type { HandlerContext } from './context.js';
-import { readTypedBody } from './subresource-storage.js';
 
 const GROUP_KIND = { group: 'authentication.k8s.io', resource: 'TokenRequest' };
 const BOUND_RESOURCES = { Pod: 'pods', Secret: 'secrets', Node: 'nodes' } as const;
 
-export async function serveTokenRequest(ctx: HandlerContext): Promise<void> {
-  const tokens = ctx.serviceAccountTokens;
-  if (!tokens) throw errors.notFound({ group: '', resource: 'serviceaccounts' }, ctx.info.name ?? '');
-  const request = await readTypedBody(ctx, 'authentication.k8s.io/v1', 'TokenRequest');
-  const namespace = ctx.info.namespace!;
-  const name = ctx.info.name!;
+/** The storage of `serviceaccounts/<name>/token`, issuing with `tokens` (none: there is no such subresource, 404). */
+export const tokenRequestStorage = (tokens: ServiceAccountTokens | undefined): SubresourceStorage => ({
+  create: async (req) => {
+    if (!tokens) throw errors.notFound({ group: '', resource: 'serviceaccounts' }, req.name);
+    return issueToken(tokens, req);
+  },
+});
+
+async function issueToken(tokens: ServiceAccountTokens, req: SubresourceCreateRequest): Promise<KObject> {
+  const request = req.body;
+  const namespace = req.namespace!;
+  const name = req.name;
   const spec = isRecord(request.spec) ? request.spec : {};
   const requested = spec.expirationSeconds === undefined || spec.expirationSeconds === null ? 3600 : spec.expirationSeconds;
   if (typeof requested !== 'number' || !Number.isInteger(requested)) throw errors.badRequest('spec.expirationSeconds must be an integer');
@@ -29,7 +34,7 @@ export async function serveTokenRequest(ctx: HandlerContext): Promise<void> {
   if (requested < 600) errs.push(field.invalid('spec.expirationSeconds', requested, 'may not specify a duration less than 10 minutes'));
   if (requested > 2 ** 32) errs.push(field.invalid('spec.expirationSeconds', requested, 'may not specify a duration larger than 2^32 seconds'));
   if (errs.length > 0) throw errors.invalid(GROUP_KIND, name, errs);
-  const account = await ctx.endpoint.store.get(namespace, name);
+  const account = await req.store.get(namespace, name);
   const audiences = Array.isArray(spec.audiences) && spec.audiences.length > 0 ? spec.audiences.map(String) : tokens.apiAudiences;
   const expirationSeconds = tokens.maxExpirationSeconds !== undefined ? Math.min(requested, tokens.maxExpirationSeconds) : requested;
   const out: TokenRequestSpec = { audiences, expirationSeconds };
@@ -42,7 +47,7 @@ export async function serveTokenRequest(ctx: HandlerContext): Promise<void> {
     const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
     if (group !== '' || !(kind in BOUND_RESOURCES)) throw errors.badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${kind}`);
     const resource = BOUND_RESOURCES[kind as keyof typeof BOUND_RESOURCES];
-    const store = ctx.lookup?.('', 'v1', resource)?.store;
+    const store = req.lookup('', 'v1', resource)?.store;
     if (!store) throw errors.badRequest(`cannot bind token to object of type /${version}, Kind=${kind}`);
     const bound = await store.get(kind === 'Node' ? undefined : namespace, refName);
     if (kind === 'Pod' && (bound.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName !== name) {
@@ -62,5 +67,5 @@ export async function serveTokenRequest(ctx: HandlerContext): Promise<void> {
     spec: { audiences, expirationSeconds, boundObjectRef: ref ?? null },
     status: { token, expirationTimestamp: toRfc3339(expirationTimestamp) },
   };
-  await writeEncoded(ctx.res, 201, response, ctx.output);
+  return response as KObject;
 }
