@@ -107,7 +107,8 @@ export interface AdmissionContext {
 /** An admission plugin a group implements, by upstream's name. */
 export interface AdmissionPluginDefinition {
   readonly name: string;
-  make(ctx: AdmissionContext): AdmissionPlugin;
+  /** The plugin; absent for one built into a strategy, which asks whether it is on (BuiltinContext.admissionPlugins). */
+  make?(ctx: AdmissionContext): AdmissionPlugin;
 }
 
 /** What --enable-admission-plugins and --disable-admission-plugins may not say (upstream's messages). */
@@ -140,7 +141,7 @@ export function admissionPlugins(definitions: readonly AdmissionPluginDefinition
   for (const name of ALL_ORDERED_PLUGINS) {
     if (name === 'MutatingAdmissionPolicy') out.push(...embedded);
     const definition = enabled.includes(name) ? byName.get(name) : undefined;
-    if (definition) out.push(definition.make(ctx));
+    if (definition?.make) out.push(definition.make(ctx));
   }
   return out;
 }

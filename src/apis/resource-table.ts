@@ -43,6 +43,8 @@ export interface BuiltinContext {
   ranges: ServiceRanges;
   /** The issuer of service account tokens (the token subresource's). */
   serviceAccountTokens?: ServiceAccountTokens;
+  /** The admission plugins that are on (strategies with plugins built in run them only then); absent: all. */
+  admissionPlugins?: ReadonlySet<string>;
   /** The stored objects of a resource (v1), as its watch cache has them. */
   objects(group: string, resource: string): KObject[];
   /** One stored object of a resource (v1), from its watch cache (undefined: none, or not cached yet). */

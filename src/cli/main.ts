@@ -157,21 +157,24 @@ program
       requestTimeoutMs: duration('--request-timeout', opts.requestTimeout),
       minRequestTimeoutSeconds: count('--min-request-timeout', opts.minRequestTimeout),
     };
+    // Output whose reader went away (`kapi serve | head`, a log pipe whose supervisor died) fails without a
+    // word: logging the failure would fail again, over and over. A broken stdout only silences it (an audit
+    // log on `-` drops its events, as audit.ts says); a broken stderr, kapi's log (klog's stream), ends kapi
+    // cleanly, as kube-apiserver ends on it (Go's SIGPIPE).
+    let stdoutBroken = false;
+    let stderrBroken = false;
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') stdoutBroken = true;
+    });
+    process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+      if (stderrBroken || err.code !== 'EPIPE') return;
+      stderrBroken = true;
+      stopOnBrokenLog();
+    });
+    let stopOnBrokenLog: () => void = () => process.exit(1);
     // A failure that escaped its request is logged; the server stays up for every other client.
-    process.on('unhandledRejection', (err) => console.error('kapi: unhandled rejection:', err));
-    process.on('uncaughtException', (err) => console.error('kapi: uncaught exception:', err));
-    // Output whose reader went away (`kapi serve | head`, a log pipe whose supervisor died): kube-apiserver ends
-    // there (Go's SIGPIPE on a write to a broken stdout or stderr), and so does kapi, cleanly. Its writes fail
-    // from then on without a word (logging the failure would fail again, over and over).
-    let outputBroken = false;
-    for (const stream of [process.stdout, process.stderr]) {
-      stream.on('error', (err: NodeJS.ErrnoException) => {
-        if (outputBroken || err.code !== 'EPIPE') return;
-        outputBroken = true;
-        stopOnBrokenOutput();
-      });
-    }
-    let stopOnBrokenOutput: () => void = () => process.exit(1);
+    process.on('unhandledRejection', (err) => stderrBroken || console.error('kapi: unhandled rejection:', err));
+    process.on('uncaughtException', (err) => stderrBroken || console.error('kapi: uncaught exception:', err));
     const converters = opts.converters ? (await import(pathToFileURL(resolve(opts.converters)).href)).default : undefined;
     const admissionHooks = opts.admissionHooks ? (await import(pathToFileURL(resolve(opts.admissionHooks)).href)).default : undefined;
     if (admissionHooks !== undefined && !Array.isArray(admissionHooks)) throw new Error(`${opts.admissionHooks}: the default export must be a list of admission hooks`);
@@ -239,19 +242,19 @@ program
     const stop = (signal: string, code = 0) => {
       if (stopping) return;
       stopping = true;
-      if (!outputBroken) console.log(`kapi: ${signal}, shutting down`);
+      if (!stdoutBroken) console.log(`kapi: ${signal}, shutting down`);
       kapi.stop().then(
         () => process.exit(code),
         (err) => {
-          if (!outputBroken) console.error('kapi: shutdown failed:', err);
+          if (!stderrBroken) console.error('kapi: shutdown failed:', err);
           process.exit(1);
         },
       );
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
-    stopOnBrokenOutput = () => stop('broken output', 1);
-    if (outputBroken) stopOnBrokenOutput();
+    stopOnBrokenLog = () => stop('log stream closed', 1);
+    if (stderrBroken) stopOnBrokenLog();
   });
 
 program

@@ -68,11 +68,18 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
 }
 
 /** Every built-in resource's endpoint, registered; the watch caches their strategies read are filled from the start (not awaited). */
-export function installBuiltinEndpoints(registry: ApiRegistry, storage: Storage, ranges: ServiceRanges, serviceAccountTokens?: ServiceAccountTokens): void {
+export function installBuiltinEndpoints(
+  registry: ApiRegistry,
+  storage: Storage,
+  ranges: ServiceRanges,
+  serviceAccountTokens?: ServiceAccountTokens,
+  admissionPlugins?: readonly string[],
+): void {
   const storeOf = (group: string, resource: string) => registry.lookup(group, 'v1', resource)?.store;
   const context: BuiltinContext = {
     ranges,
     serviceAccountTokens,
+    admissionPlugins: admissionPlugins && new Set(admissionPlugins),
     objects: (group, resource) => storeOf(group, resource)?.cache.list().items.map((e) => e.object) ?? [],
     object: (group, resource, namespace, name) => {
       const store = storeOf(group, resource);

@@ -128,7 +128,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const storage: Storage = encryption ? new EncryptingStorage(opened, encryption) : opened;
   const registry = new ApiRegistry();
 
-  installBuiltinEndpoints(registry, storage, serviceRanges, saTokens);
+  installBuiltinEndpoints(registry, storage, serviceRanges, saTokens, enabledPlugins);
   const namespaces = registry.lookup('', 'v1', 'namespaces')!.store;
 
   const { store: crdStore, endpoints: crdEndpoints } = customResourceDefinitionEndpoints(storage);

@@ -31,7 +31,7 @@ describe('admission plugins', () => {
     assert.equal(on.at(-1), 'AlwaysDeny');
     // The groups' plugins are made in that order (with the embedder's before the dynamic ones); the webhook pair shares one matcher.
     const made: string[] = [];
-    const definitions = [...BUILTIN_ADMISSION].reverse().map((d) => ({ name: d.name, make: () => (made.push(d.name), { name: d.name }) }));
+    const definitions = [...BUILTIN_ADMISSION].filter((d) => d.make).reverse().map((d) => ({ name: d.name, make: () => (made.push(d.name), { name: d.name }) }));
     const plugins = admissionPlugins(definitions, enabledAdmissionPlugins(), {} as AdmissionContext, [{ name: 'embedded' }]);
     assert.deepEqual(plugins.map((p) => p.name), ['NamespaceLifecycle', 'embedded', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
     assert.deepEqual(made, plugins.map((p) => p.name).filter((n) => n !== 'embedded'));
@@ -57,6 +57,32 @@ describe('admission plugins', () => {
     }
   });
 
+  it('runs the plugins built into the pod strategy (ServiceAccount, Priority, DefaultTolerationSeconds) only while they are on', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+    const on = await startTestServer();
+    try {
+      const r = await on.request('POST', '/api/v1/namespaces/default/pods', { body: pod });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.json.spec.serviceAccountName, 'default');
+      assert.ok(r.json.spec.volumes?.some((v: { name: string }) => v.name.startsWith('kube-api-access-')));
+      assert.equal(r.json.spec.priority, 0);
+      assert.equal(r.json.spec.tolerations?.length, 2);
+    } finally {
+      await on.stop();
+    }
+    const off = await startTestServer({ disableAdmissionPlugins: ['ServiceAccount', 'Priority', 'DefaultTolerationSeconds'] });
+    try {
+      const r = await off.request('POST', '/api/v1/namespaces/default/pods', { body: pod });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.json.spec.serviceAccountName, undefined);
+      assert.equal(r.json.spec.volumes, undefined);
+      assert.equal(r.json.spec.priority, undefined);
+      assert.equal(r.json.spec.tolerations, undefined);
+    } finally {
+      await off.stop();
+    }
+  });
+
   it('refuses to start on flags kube-apiserver refuses, and names the plugins kapi does not have', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kapi-admission-'));
     try {
@@ -65,9 +91,10 @@ describe('admission plugins', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     const warnings: string[] = [];
-    const s = await startTestServer({ enableAdmissionPlugins: ['AlwaysPullImages'], warn: (m) => warnings.push(m) });
+    const s = await startTestServer({ enableAdmissionPlugins: ['AlwaysPullImages', 'Priority'], warn: (m) => warnings.push(m) });
     try {
-      assert.ok(warnings.some((w) => w.includes('admission plugins kapi does not have are not run: AlwaysPullImages')), warnings.join('\n'));
+      // Priority is kapi's (in the pod strategy): only AlwaysPullImages is named.
+      assert.ok(warnings.some((w) => w.endsWith('admission plugins kapi does not have are not run: AlwaysPullImages')), warnings.join('\n'));
     } finally {
       await s.stop();
     }

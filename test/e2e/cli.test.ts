@@ -177,12 +177,13 @@ it('refuses flag values it cannot read, naming the flag', async () => {
   }
 });
 
-it('stops cleanly when the reader of its output goes away (`kapi serve | head -1`), as kube-apiserver ends on a broken pipe', async () => {
+it('stops cleanly when the reader of its output goes away (`kapi serve 2>&1 | head -1`), as kube-apiserver ends on a broken pipe', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kapi-cli-pipe-'));
   try {
     const { child } = await startKapi(['--data-dir', join(dir, 'data')]);
     const exited = new Promise<number | null>((res) => child.once('exit', res));
-    // The reader leaves; the next line kapi writes fails with EPIPE. (A signal makes it write one.)
+    // The reader leaves; the next line kapi writes fails with EPIPE. (A signal makes it write one; without the
+    // signal, the next line of its log on stderr ends it.)
     child.stdout!.destroy();
     child.stderr!.destroy();
     child.kill('SIGINT');

@@ -6,13 +6,17 @@ import { nameIsDNS1035Label, validatePathSegmentName } from '../../machinery/val
 import type { Strategy } from '../../registry/types.js';
 import { eventStrategy } from '../events/validation.js';
 import { configMapStrategy, secretStrategy } from './config.js';
-import { POD_SUBRESOURCES, podStrategy } from './pods.js';
+import { POD_ADMISSION_PLUGINS, POD_SUBRESOURCES, podStrategy } from './pods.js';
 import { serviceStrategy } from './services.js';
 import { namespaceLifecycle } from './namespaces.js';
 import type { AdmissionPluginDefinition } from '../admission-plugins.js';
 
-/** NamespaceLifecycle: behind an aggregator, the core cluster's namespaces decide. */
-export const CORE_ADMISSION: AdmissionPluginDefinition[] = [{ name: 'NamespaceLifecycle', make: (ctx) => namespaceLifecycle(ctx.coreNamespaces ?? ctx.namespaces) }];
+/** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), and the pod strategy's plugins. */
+export const CORE_ADMISSION: AdmissionPluginDefinition[] = [
+  { name: 'NamespaceLifecycle', make: (ctx) => namespaceLifecycle(ctx.coreNamespaces ?? ctx.namespaces) },
+  // Built into the pod strategy, which runs each while it is on (BuiltinContext.admissionPlugins).
+  ...POD_ADMISSION_PLUGINS.map((name) => ({ name })),
+];
 
 /**
  * Secret: `stringData` is written into `data` (base64; it wins over `data`) and is never stored, as the
@@ -39,7 +43,7 @@ export const CORE_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'events', 'Event', true, { printer: eventPrinter, shortNames: ['ev'], strategy: eventStrategy(plain) }),
   res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'], strategy: plain }),
   res('', 'v1', 'nodes', 'Node', false, { printer: nodePrinter, shortNames: ['no'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
-  res('', 'v1', 'pods', 'Pod', true, { printer: podPrinter, shortNames: ['po'], categories: ['all'], status: true, subresources: POD_SUBRESOURCES, strategyIn: (_, c) => podStrategy(() => c.objects('scheduling.k8s.io', 'priorityclasses'), (namespace, name) => c.object('', 'serviceaccounts', namespace, name)),
+  res('', 'v1', 'pods', 'Pod', true, { printer: podPrinter, shortNames: ['po'], categories: ['all'], status: true, subresources: POD_SUBRESOURCES, strategyIn: (_, c) => podStrategy(() => c.objects('scheduling.k8s.io', 'priorityclasses'), (namespace, name) => c.object('', 'serviceaccounts', namespace, name), (plugin) => c.admissionPlugins?.has(plugin) ?? true),
     reads: [['scheduling.k8s.io', 'priorityclasses'], ['', 'serviceaccounts']],
   }),
   res('', 'v1', 'podtemplates', 'PodTemplate', true, { printer: podTemplatePrinter, strategy: plain }),

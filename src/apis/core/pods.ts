@@ -125,12 +125,29 @@ function mountServiceAccountToken(pod: KObject, spec: Obj, serviceAccount: Servi
   });
 }
 
-function admit(pod: KObject, priorityClasses: () => Iterable<KObject>, serviceAccount: ServiceAccountGetter): void {
+/** The admission plugins built into the pod strategy (upstream's names), each run only while it is on. */
+export const POD_ADMISSION_PLUGINS = ['ServiceAccount', 'Priority', 'DefaultTolerationSeconds'] as const;
+
+function admit(pod: KObject, priorityClasses: () => Iterable<KObject>, serviceAccount: ServiceAccountGetter, on: (plugin: string) => boolean): void {
   const spec = (isObject(pod.spec) ? pod.spec : (pod.spec = {})) as Obj;
-  const forbidden = (why: string) => errors.forbidden({ group: '', resource: 'pods' }, String(pod.metadata?.name ?? ''), why);
   // ServiceAccount: the namespace's default account, and its token volume.
-  if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount = 'default';
-  mountServiceAccountToken(pod, spec, serviceAccount);
+  if (on('ServiceAccount')) {
+    if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount = 'default';
+    mountServiceAccountToken(pod, spec, serviceAccount);
+  }
+  if (on('Priority')) admitPriority(pod, spec, priorityClasses);
+  if (on('DefaultTolerationSeconds')) {
+    const tolerations = list(spec.tolerations);
+    for (const key of DEFAULT_TOLERATIONS) {
+      const tolerated = tolerations.some((t) => (t.key === key || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoExecute'));
+      if (!tolerated) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+    }
+    spec.tolerations = tolerations;
+  }
+}
+
+function admitPriority(pod: KObject, spec: Obj, priorityClasses: () => Iterable<KObject>): void {
+  const forbidden = (why: string) => errors.forbidden({ group: '', resource: 'pods' }, String(pod.metadata?.name ?? ''), why);
   // Priority: the named class's value (or the global default class's), 0 without either; what the spec gives must agree.
   const className = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';
   let chosen: KObject | undefined;
@@ -151,12 +168,6 @@ function admit(pod: KObject, priorityClasses: () => Iterable<KObject>, serviceAc
   if (!className && chosen) spec.priorityClassName = chosen.metadata.name;
   spec.priority = priority;
   spec.preemptionPolicy = policy;
-  const tolerations = list(spec.tolerations);
-  for (const key of DEFAULT_TOLERATIONS) {
-    const tolerated = tolerations.some((t) => (t.key === key || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoExecute'));
-    if (!tolerated) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
-  }
-  spec.tolerations = tolerations;
 }
 
 /** activeDeadlineSeconds may be set or shortened, never lengthened or unset. */
@@ -326,8 +337,11 @@ function resizeErrors(pod: KObject, old: KObject): FieldError[] {
   return errs;
 }
 
-/** The Pod strategy; `priorityClasses` lists the stored PriorityClasses (for the Priority plugin). */
-export function podStrategy(priorityClasses: () => Iterable<KObject> = () => [], serviceAccount: ServiceAccountGetter = () => undefined): Strategy {
+/**
+ * The Pod strategy; `priorityClasses` lists the stored PriorityClasses (for the Priority plugin), `plugins` says
+ * which of POD_ADMISSION_PLUGINS are on (default: all).
+ */
+export function podStrategy(priorityClasses: () => Iterable<KObject> = () => [], serviceAccount: ServiceAccountGetter = () => undefined, plugins: (name: string) => boolean = () => true): Strategy {
   return {
     allowUnconditionalUpdate: true,
     resetFieldsOnMainEndpoint: ['status'],
@@ -341,7 +355,7 @@ export function podStrategy(priorityClasses: () => Iterable<KObject> = () => [],
       return errs;
     },
     prepareForCreate(pod) {
-      admit(pod, priorityClasses, serviceAccount);
+      admit(pod, priorityClasses, serviceAccount, plugins);
       pod.status = { phase: 'Pending', qosClass: podQOSClass(pod.spec as Obj) };
     },
     prepareForUpdate(pod, old, ctx) {
