@@ -25,6 +25,7 @@ import {
   decodeManagedFields,
   emptyManaged,
   encodeManagedFields,
+  encodingManagedFields,
   isResetManagedFields,
   ManagedFieldsError,
   managerIdentifier,
@@ -309,12 +310,7 @@ function* updatingManagedFields(liveObj: KObject | undefined, newObj: KObject, m
     if (managed.fields.size === 0 && hasUid(live)) return newObj;
     const creating = liveObj === undefined && managed.fields.size === 0;
     const next = creating ? yield* trackingCreate(newObj, manager, opts) : yield* trackingUpdate(live, newObj, managed, manager, opts);
-    for (const vs of next.fields.values()) {
-      yield;
-      yield* vs.set.encoding();
-    }
-    yield;
-    setManagedFields(newObj, encodeManagedFields(next, managedFieldsOf(live)));
+    setManagedFields(newObj, yield* encodingManagedFields(next, managedFieldsOf(live)));
   } catch (e) {
     if (!(e instanceof TypedError) && !(e instanceof RangeError)) throw e;
     // As upstream, a write is never refused for managedFields: the live object's are kept.

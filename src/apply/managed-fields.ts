@@ -6,6 +6,7 @@
  * encode back into entries sorted as upstream sorts them (Apply before
  * Update, then by time, manager, apiVersion, subresource), empty ones dropped.
  */
+import { runSteps, type Steps } from '../util/turns.js';
 import { compareGoStrings, goQuote } from '../machinery/go-text.js';
 import { isManagerMadeEntry } from '../machinery/metadata-types.js';
 import { parseRfc3339, toRfc3339 } from '../machinery/time.js';
@@ -166,11 +167,16 @@ function normalizeTime(t: unknown): string | undefined {
  * the same manager, versioned set and time, that entry is kept.
  */
 export function encodeManagedFields(managed: Managed, previous?: unknown): JsonMap[] | undefined {
+  return runSteps(encodingManagedFields(managed, previous));
+}
+
+/** encodeManagedFields, pausing before each set it encodes and inside it (util/turns.ts). */
+export function* encodingManagedFields(managed: Managed, previous?: unknown): Steps<JsonMap[] | undefined> {
   if (managed.fields.size === 0) return undefined;
   const out: SortedEntry[] = [];
   for (const [id, vs] of managed.fields) {
     const time = managed.times.get(id);
-    const entry = madeBefore(previous, id, vs, time) ?? makeEntry(id, vs, time);
+    const entry = madeBefore(previous, id, vs, time) ?? (yield* makingEntry(id, vs, time));
     const operation = entry.operation;
     out.push({ entry, operation: typeof operation === 'string' ? operation : '', seconds: seconds(time) });
   }
@@ -187,7 +193,8 @@ function madeBefore(previous: unknown, id: string, vs: VersionedSet, time: strin
   return undefined;
 }
 
-function makeEntry(id: string, vs: VersionedSet, time: string | undefined): JsonMap {
+function* makingEntry(id: string, vs: VersionedSet, time: string | undefined): Steps<JsonMap> {
+  yield;
   const info = parseManagerIdentifier(id) ?? { manager: '', operation: '' };
   const entry: JsonMap = {};
   if (info.manager) entry.manager = info.manager;
@@ -196,7 +203,7 @@ function makeEntry(id: string, vs: VersionedSet, time: string | undefined): Json
   if (vs.apiVersion) entry.apiVersion = vs.apiVersion;
   if (time) entry.time = time;
   entry.fieldsType = 'FieldsV1';
-  entry.fieldsV1 = vs.set.toFieldsV1();
+  entry.fieldsV1 = yield* vs.set.encoding();
   if (info.subresource) entry.subresource = info.subresource;
   (entry as { [DECODED]?: DecodedEntry })[DECODED] = { id, vs, time };
   return Object.freeze(entry);

@@ -52,19 +52,10 @@ function reconcile(fields: Map<string, VersionedSet>, type: TypeInfo): Map<strin
   return out;
 }
 
-// Updater.update: other managers lose what changed (conflicts unless forced) and what was removed.
-function takeChanges(
-  oldObj: unknown,
-  newObj: unknown,
-  fields: Map<string, VersionedSet>,
-  workflow: string,
-  force: boolean,
-  opts: UpdaterOptions,
-): Comparison {
-  return runSteps(takingChanges(oldObj, newObj, fields, workflow, force, opts));
-}
-
-/** takeChanges, pausing while it compares (util/turns.ts). */
+/**
+ * Updater.update: other managers lose what changed (conflicts unless forced) and what was removed; pauses
+ * while it compares (util/turns.ts).
+ */
 function* takingChanges(
   oldObj: unknown,
   newObj: unknown,
@@ -143,7 +134,7 @@ export function applyConfig(
   const lastSet = fields.get(manager);
   fields.set(manager, { set: filter(toFieldSet(config, opts.type), opts), apiVersion, applied: true });
   merged = prune(merged, fields, lastSet, opts.type);
-  takeChanges(liveObj, merged, fields, manager, force, opts);
+  runSteps(takingChanges(liveObj, merged, fields, manager, force, opts));
   return { object: equalValues(liveObj, merged) ? undefined : merged, managed: { fields, times: new Map(managed.times) } };
 }
 

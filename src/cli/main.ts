@@ -236,8 +236,6 @@ program
           }
         : undefined,
     });
-    console.log(`kapi serving on ${kapi.url} (ready in ${(performance.now() - started).toFixed(0)} ms)`);
-    console.log(`export KUBECONFIG=${resolve(kapi.kubeconfigPath)}`);
     let stopping = false;
     const stop = (signal: string, code = 0) => {
       if (stopping) return;
@@ -255,6 +253,11 @@ program
     process.on('SIGINT', () => stop('SIGINT'));
     stopOnBrokenLog = () => stop('log stream closed', 1);
     if (stderrBroken) stopOnBrokenLog();
+    // Said once the signals are handled: whoever waits for these lines may stop kapi at once.
+    if (!stdoutBroken) {
+      console.log(`kapi serving on ${kapi.url} (ready in ${(performance.now() - started).toFixed(0)} ms)`);
+      console.log(`export KUBECONFIG=${resolve(kapi.kubeconfigPath)}`);
+    }
   });
 
 program
