@@ -137,10 +137,11 @@ export function enabledAdmissionPlugins(enable: readonly string[] = [], disable:
  */
 export function admissionPlugins(definitions: readonly AdmissionPluginDefinition[], enabled: readonly string[], ctx: AdmissionContext, embedded: readonly AdmissionPlugin[] = []): AdmissionPlugin[] {
   const byName = new Map(definitions.map((d) => [d.name, d]));
+  const on = new Set(enabled);
   const out: AdmissionPlugin[] = [];
   for (const name of ALL_ORDERED_PLUGINS) {
     if (name === 'MutatingAdmissionPolicy') out.push(...embedded);
-    const definition = enabled.includes(name) ? byName.get(name) : undefined;
+    const definition = on.has(name) ? byName.get(name) : undefined;
     if (definition?.make) out.push(definition.make(ctx));
   }
   return out;

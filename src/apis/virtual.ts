@@ -11,15 +11,16 @@ export function virtualEndpoint(
   create: (obj: KObject, request: VirtualRequest) => KObject | Promise<KObject>,
   namespaced = false,
 ): VirtualEndpoint {
+  const names = { group, resource, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced };
   return {
     virtual: true,
     group,
     version,
-    names: { group, resource, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced },
+    names,
     verbs: ['create'],
     subresources: {},
     custom: false,
-    scope: typedScope(group, version, { group, resource, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced }),
+    scope: typedScope(group, version, names),
     create,
   };
 }

@@ -368,27 +368,26 @@ export class APIServiceAvailability {
     const keys: string[] = [];
     for (const r of top) {
       const subs = result.resources.filter((s) => typeof s.name === 'string' && s.name.startsWith(`${r.name}/`));
+      const names = {
+        group,
+        resource: r.name,
+        singular: String(r.singularName ?? ''),
+        kind: String(r.kind ?? ''),
+        listKind: `${String(r.kind ?? '')}List`,
+        namespaced: r.namespaced === true,
+        shortNames: Array.isArray(r.shortNames) ? r.shortNames.map(String) : undefined,
+        categories: Array.isArray(r.categories) ? r.categories.map(String) : undefined,
+      };
       const endpoint: ProxiedEndpoint = {
         virtual: true,
         proxied: true,
         group,
         version,
-        names: {
-          group,
-          resource: r.name,
-          singular: String(r.singularName ?? ''),
-          kind: String(r.kind ?? ''),
-          listKind: `${String(r.kind ?? '')}List`,
-          namespaced: r.namespaced === true,
-          shortNames: Array.isArray(r.shortNames) ? r.shortNames.map(String) : undefined,
-          categories: Array.isArray(r.categories) ? r.categories.map(String) : undefined,
-        },
+        names,
         verbs: Array.isArray(r.verbs) ? r.verbs.map(String) : [],
         custom: true,
         // (Its requests are the backend's: the scope is never asked.)
-        get scope() {
-          return unstructuredScope(this.group, this.version, this.names);
-        },
+        scope: unstructuredScope(group, version, names),
         groupPriority: typeof apiService.spec.groupPriorityMinimum === 'number' ? apiService.spec.groupPriorityMinimum : undefined,
         versionPriority: typeof apiService.spec.versionPriority === 'number' ? apiService.spec.versionPriority : undefined,
         subresources: {
