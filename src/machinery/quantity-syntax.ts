@@ -35,9 +35,13 @@ function interpretSuffix(suffix: string): { base: 2 | 10; exponent: number } | u
   if (suffix.length < 2 || (suffix[0] !== 'e' && suffix[0] !== 'E')) return undefined;
   let i = 1;
   if (suffix[i] === '+' || suffix[i] === '-') i++;
-  if (i === suffix.length || suffix.length - i > 12) return undefined;
+  if (i === suffix.length) return undefined;
   for (let j = i; j < suffix.length; j++) if (!isDigit(suffix.charCodeAt(j))) return undefined;
-  const exponent = Number(suffix.slice(1));
+  // ParseInt reads leading zeros; what is left has to fit an int32.
+  let first = i;
+  while (first < suffix.length - 1 && suffix[first] === '0') first++;
+  if (suffix.length - first > 10) return undefined;
+  const exponent = Number((suffix[1] === '-' ? '-' : '') + suffix.slice(first));
   return Math.abs(exponent) < 2 ** 31 ? { base: 10, exponent } : undefined;
 }
 
