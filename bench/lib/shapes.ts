@@ -121,6 +121,7 @@ const CHECKED_CRD = crd('checkeds', 'Checked', {
         },
         names: { type: 'array', maxItems: 1_000_000, items: { type: 'string', maxLength: 16 }, 'x-kubernetes-validations': [{ rule: 'self.all(x, x.size() <= 16)', message: 'names are short' }] },
         text: { type: 'string', pattern: '^(a+)+$' },
+        quantity: { type: 'string', 'x-kubernetes-validations': [{ rule: "!isQuantity(self) || quantity(self).add(quantity(self)).sub(quantity('1')).isGreaterThan(quantity('1Ki'))", message: 'too small' }] },
       },
     },
   },
@@ -208,6 +209,17 @@ export const SHAPES: Shape[] = [
     request: (n) => ({ method: 'POST', path: CHECKED + DRY, body: JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Checked', metadata: { name: `regex-${n}` }, spec: { text: `${'a'.repeat(n)}b` } }), headers: JSON_TYPE }),
   },
   {
+    name: 'CEL quantity: quantity(), add, sub and a comparison of n digits',
+    n: 50_000,
+    expect: [201],
+    request: (n) => ({
+      method: 'POST',
+      path: CHECKED + DRY,
+      body: JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Checked', metadata: { name: `quantity-${n}` }, spec: { quantity: `${'7'.repeat(n)}.${'3'.repeat(n)}Mi` } }),
+      headers: JSON_TYPE,
+    }),
+  },
+  {
     name: 'quantity parsing: a PVC whose request is n digits and a wrong letter',
     n: 30_000,
     expect: [400],
@@ -226,6 +238,13 @@ export const SHAPES: Shape[] = [
     expect: [200],
     setup: async (c, n) => void (await must(c, 'POST', CM, configMap(`merge-${n}`, keys(n)))),
     request: (n) => ({ method: 'PATCH', path: `${CM}/merge-${n}`, body: JSON.stringify({ data: keys(n, (i) => `w${i}`) }), headers: { 'content-type': 'application/merge-patch+json' } }),
+  },
+  {
+    name: 'merge patch: one label on a ConfigMap of n keys',
+    n: 2000,
+    expect: [200],
+    setup: async (c, n) => void (await must(c, 'POST', CM, configMap(`label-${n}`, keys(n)))),
+    request: (n) => ({ method: 'PATCH', path: `${CM}/label-${n}`, body: JSON.stringify({ metadata: { labels: { round: String(Math.random()).slice(2, 10) } } }), headers: { 'content-type': 'application/merge-patch+json' } }),
   },
   {
     name: 'JSON patch: n operations on a ConfigMap',
@@ -294,6 +313,18 @@ export const SHAPES: Shape[] = [
     expect: [200],
     setup: async (c, n) => void (await must(c, 'PATCH', `${CM}/apply-${n}?fieldManager=first`, configMap(`apply-${n}`, keys(n)), [200, 201], { 'content-type': 'application/apply-patch+yaml' })),
     request: (n) => ({ method: 'PATCH', path: `${CM}/apply-${n}?fieldManager=second&force=true`, body: JSON.stringify(configMap(`apply-${n}`, keys(n, (i) => `w${i}`))), headers: { 'content-type': 'application/apply-patch+yaml' } }),
+  },
+  {
+    name: 'server-side apply: a ConfigMap of n keys applied again by its manager, with one more label',
+    n: 1000,
+    expect: [200],
+    setup: async (c, n) => void (await must(c, 'PATCH', `${CM}/reapply-${n}?fieldManager=m`, configMap(`reapply-${n}`, keys(n)), [200, 201], { 'content-type': 'application/apply-patch+yaml' })),
+    request: (n) => ({
+      method: 'PATCH',
+      path: `${CM}/reapply-${n}?fieldManager=m`,
+      body: JSON.stringify({ ...configMap(`reapply-${n}`, keys(n)), metadata: { name: `reapply-${n}`, namespace: NS, labels: { round: String(Math.random()).slice(2, 10) } } }),
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    }),
   },
   {
     name: 'server-side apply: a Deployment of n containers (a list map)',

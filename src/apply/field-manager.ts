@@ -24,7 +24,6 @@ import {
   copyManaged,
   decodeManagedFields,
   emptyManaged,
-  encodeManagedFields,
   encodingManagedFields,
   isResetManagedFields,
   ManagedFieldsError,
@@ -33,7 +32,7 @@ import {
 } from './managed-fields.js';
 import { MergeError } from './merge.js';
 import { fieldElement } from './path-element.js';
-import { applyConfig, ConflictsError, updatingOwnership, type UpdaterOptions } from './updater.js';
+import { applyingConfig, ConflictsError, updatingOwnership, type UpdaterOptions } from './updater.js';
 import { runSteps, runStepsInTurns, type Steps } from '../util/turns.js';
 import { validate, validationMessage } from './typed.js';
 import type { TypeInfo } from './types.js';
@@ -191,13 +190,9 @@ function capUpdateManagers(managed: Managed): void {
 /**
  * The update path below the request layer (capManagers → buildManagerInfo →
  * managedFieldsUpdater → stripMeta → structured merge): who owns what after `newObj`
- * replaced `liveObj`, written by `manager` (a name).
+ * replaced `liveObj`, written by `manager` (a name). In steps: the type checks and the
+ * comparison (in slices) each take their own.
  */
-function trackUpdate(liveObj: unknown, newObj: unknown, managed: Managed, manager: string, opts: FieldManagerOptions): Managed {
-  return runSteps(trackingUpdate(liveObj, newObj, managed, manager, opts));
-}
-
-/** trackUpdate in steps: the type checks and the comparison (in slices) each take their own. */
 function* trackingUpdate(liveObj: unknown, newObj: unknown, managed: Managed, manager: string, opts: FieldManagerOptions): Steps<Managed> {
   const id = updaterIdentifier(manager, opts);
   checkTyped(newObj, opts.type, 'new');
@@ -327,6 +322,15 @@ function* updatingManagedFields(liveObj: KObject | undefined, newObj: KObject, m
  * with managedFields, or not matching the type.
  */
 export function applyObject(liveObj: KObject | undefined, applied: KObject, manager: string, opts: ApplyOptions): KObject {
+  return runSteps(applyingObject(liveObj, applied, manager, opts));
+}
+
+/** applyObject for a large object: the same steps, with a turn of the event loop between them (util/turns.ts). */
+export function applyObjectInTurns(liveObj: KObject | undefined, applied: KObject, manager: string, opts: ApplyOptions): Promise<KObject> {
+  return runStepsInTurns(applyingObject(liveObj, applied, manager, opts));
+}
+
+function* applyingObject(liveObj: KObject | undefined, applied: KObject, manager: string, opts: ApplyOptions): Steps<KObject> {
   const live: KObject = liveObj ?? { apiVersion: opts.apiVersion, kind: opts.kind };
   let managed: Managed;
   try {
@@ -341,7 +345,7 @@ export function applyObject(liveObj: KObject | undefined, applied: KObject, mana
   let result: { object: KObject; managed: Managed };
   try {
     try {
-      result = applyTracked(live, applied, managed, manager, !!opts.force, opts);
+      result = yield* applyingTracked(live, applied, managed, manager, !!opts.force, opts);
     } catch (e) {
       if (!(e instanceof ConflictsError) || manager !== KUBECTL_MANAGER) throw e;
       // Fields kubectl applied client-side (per its annotation) may be taken over without force.
@@ -349,7 +353,7 @@ export function applyObject(liveObj: KObject | undefined, applied: KObject, mana
       if (!allowed) throw e;
       const remaining = e.conflicts.filter((c) => !allowed.has(c.path));
       if (remaining.length > 0) throw new ConflictsError(remaining);
-      result = applyTracked(live, applied, managed, manager, true, opts);
+      result = yield* applyingTracked(live, applied, managed, manager, true, opts);
     }
   } catch (e) {
     if (e instanceof ConflictsError) throw conflictError(e.conflicts);
@@ -357,17 +361,25 @@ export function applyObject(liveObj: KObject | undefined, applied: KObject, mana
     throw e;
   }
   if (manager === KUBECTL_MANAGER) updateLastApplied(result.object, applied);
-  setManagedFields(result.object, encodeManagedFields(result.managed, managedFieldsOf(live)));
+  yield;
+  setManagedFields(result.object, yield* encodingManagedFields(result.managed, managedFieldsOf(live)));
   return result.object;
 }
 
-// skipNonApplied → buildManagerInfo → managedFieldsUpdater → stripMeta → structured merge, for Apply.
-function applyTracked(live: KObject, applied: KObject, managed: Managed, manager: string, force: boolean, opts: ApplyOptions): { object: KObject; managed: Managed } {
+// skipNonApplied → buildManagerInfo → managedFieldsUpdater → stripMeta → structured merge, for Apply; pauses between its steps.
+function* applyingTracked(
+  live: KObject,
+  applied: KObject,
+  managed: Managed,
+  manager: string,
+  force: boolean,
+  opts: ApplyOptions,
+): Steps<{ object: KObject; managed: Managed }> {
   let current = managed;
   if (current.fields.size === 0) {
     // Fields set before the first apply belong to "before-first-apply".
     try {
-      current = trackUpdate({ apiVersion: applied.apiVersion, kind: applied.kind }, live, current, BEFORE_FIRST_APPLY_MANAGER, opts);
+      current = yield* trackingUpdate({ apiVersion: applied.apiVersion, kind: applied.kind }, live, current, BEFORE_FIRST_APPLY_MANAGER, opts);
     } catch (e) {
       if (e instanceof TypedError) throw errors.internal(`failed to create manager for existing fields: ${e.message}`);
       throw e;
@@ -379,11 +391,13 @@ function applyTracked(live: KObject, applied: KObject, managed: Managed, manager
   const invalid = validate(applied, opts.type, false);
   // Upstream answers 500 for this client mistake; kapi answers 400 with the same message.
   if (invalid.length) throw errors.badRequest(`failed to create typed patch object (${describe(applied)}): ${validationMessage(invalid)}`);
+  yield;
   const liveInvalid = validate(live, opts.type, true);
   if (liveInvalid.length) throw errors.internal(`failed to create typed live object (${describe(live)}): ${validationMessage(liveInvalid)}`);
+  yield;
   let outcome;
   try {
-    outcome = applyConfig(live, applied, opts.apiVersion, copyManaged(current), id, force, updaterOptions(opts));
+    outcome = yield* applyingConfig(live, applied, opts.apiVersion, copyManaged(current), id, force, updaterOptions(opts));
   } catch (e) {
     if (e instanceof MergeError) throw errors.internal(`failed to merge config: ${e.message}`);
     throw e;
@@ -392,6 +406,7 @@ function applyTracked(live: KObject, applied: KObject, managed: Managed, manager
   let object: KObject;
   if (outcome.object !== undefined) {
     if (recordsTime(opts)) outcome.managed.times.set(id, toRfc3339(opts.now ?? new Date()));
+    yield;
     object = deepClone(outcome.object as KObject);
     dropNullMetadata(object);
   } else object = deepClone(live);

@@ -7,6 +7,7 @@
 export {
   applyObject,
   applyObject as apply,
+  applyObjectInTurns,
   gvkString,
   resetFieldsFor,
   updateManagedFields,

@@ -9,7 +9,7 @@
  */
 import { compareGoStrings } from '../machinery/go-text.js';
 import { comparing, type Comparison } from './compare.js';
-import { runSteps, type Steps } from '../util/turns.js';
+import type { Steps } from '../util/turns.js';
 import { FieldSet } from './field-set.js';
 import type { Managed, VersionedSet } from './managed-fields.js';
 import { merge } from './merge.js';
@@ -119,8 +119,8 @@ export interface ApplyOutcome {
   managed: Managed;
 }
 
-/** Updater.Apply: merge `config` into `liveObj` for `manager` (an identifier); throws ConflictsError. */
-export function applyConfig(
+/** Updater.Apply: merge `config` into `liveObj` for `manager` (an identifier); throws ConflictsError. Pauses between its steps. */
+export function* applyingConfig(
   liveObj: unknown,
   config: unknown,
   apiVersion: string,
@@ -128,13 +128,20 @@ export function applyConfig(
   manager: string,
   force: boolean,
   opts: UpdaterOptions,
-): ApplyOutcome {
+): Steps<ApplyOutcome> {
   const fields = reconcile(managed.fields, opts.type);
   let merged = merge(liveObj, config, opts.type);
+  yield;
   const lastSet = fields.get(manager);
-  fields.set(manager, { set: filter(toFieldSet(config, opts.type), opts), apiVersion, applied: true });
-  merged = prune(merged, fields, lastSet, opts.type);
-  runSteps(takingChanges(liveObj, merged, fields, manager, force, opts));
+  const applying = filter(toFieldSet(config, opts.type), opts);
+  fields.set(manager, { set: applying, apiVersion, applied: true });
+  yield;
+  // Nothing is pruned when every field applied last time is applied again (the applier owns them all):
+  // the usual re-apply skips prune's passes over the whole object.
+  if (lastSet && !lastSet.set.difference(applying).isEmpty()) merged = prune(merged, fields, lastSet, opts.type);
+  yield;
+  yield* takingChanges(liveObj, merged, fields, manager, force, opts);
+  yield;
   return { object: equalValues(liveObj, merged) ? undefined : merged, managed: { fields, times: new Map(managed.times) } };
 }
 

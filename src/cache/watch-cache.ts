@@ -21,6 +21,8 @@ export interface CacheEntry<T> {
   /** The mod revision of this state of the object. */
   revision: number;
   object: T;
+  /** The length of its stored value (a write to a large object is worked through in steps); unknown for an older state. */
+  bytes?: number;
 }
 
 /** What an event is for a watcher with this filter; undefined: nothing. */
@@ -274,7 +276,7 @@ export class WatchCache<T> {
     const { kvs, revision } = await this.storage.range(this.prefix);
     // Stopped while listing: no watch is opened (it would outlive the cache and keep its connection).
     if (this.stopped) return;
-    for (const kv of kvs) this.put({ key: kv.key, revision: kv.modRevision, object: this.decode(kv) });
+    for (const kv of kvs) this.put({ key: kv.key, revision: kv.modRevision, object: this.decode(kv), bytes: kv.value.length });
     this.revision = revision;
     this.ring.reset(revision);
     this.handle = this.storage.watch(this.prefix, revision, {
@@ -312,7 +314,7 @@ export class WatchCache<T> {
         this.entries.delete(event.key);
         this.sorted.delete(event.key);
       } else {
-        this.put({ key: event.key, revision: event.revision, object: event.object });
+        this.put({ key: event.key, revision: event.revision, object: event.object, bytes: e.kv.value.length });
       }
       this.ring.push(event);
       this.revision = event.revision;

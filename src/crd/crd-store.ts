@@ -4,7 +4,7 @@
  * served (or no longer served) when the request returns.
  */
 import { RestStore, type DeleteResult, type UpdateResult } from '../registry/store.js';
-import type { DeleteOptions, WriteOptions } from '../registry/types.js';
+import type { DeleteOptions, TryUpdate, WriteOptions } from '../registry/types.js';
 import type { KObject } from '../api/object.js';
 
 export interface CrdWriteOptions extends WriteOptions {
@@ -24,7 +24,7 @@ export class CrdRestStore extends RestStore {
   override async update(
     namespace: string | undefined,
     name: string,
-    tryUpdate: (old: KObject | undefined) => KObject | Promise<KObject>,
+    tryUpdate: TryUpdate,
     opts: CrdWriteOptions = {},
   ): Promise<UpdateResult> {
     const res = await super.update(namespace, name, tryUpdate, opts);

@@ -19,7 +19,7 @@ import { rememberJson } from './json-memo.js';
 import { shareUnchanged } from './share-unchanged.js';
 import { decodeFromStorage, encodeObject, type EncodedObject } from './object-codec.js';
 import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
-import type { DeleteOptions, ResourceNames, Strategy, WriteOptions } from './types.js';
+import type { DeleteOptions, ResourceNames, Strategy, TryUpdate, WriteOptions } from './types.js';
 import type { KObject } from '../api/object.js';
 import { DEFAULT_SUBRESOURCE_STRATEGIES, type SubresourceStrategy } from './subresources.js';
 import { isLarge, nextTurn } from '../util/turns.js';
@@ -259,7 +259,7 @@ export class RestStore {
   async update(
     namespace: string | undefined,
     name: string,
-    tryUpdate: (old: KObject | undefined) => KObject | Promise<KObject>,
+    tryUpdate: TryUpdate,
     opts: WriteOptions = {},
   ): Promise<UpdateResult> {
     const key = this.key(namespace, name);
@@ -267,7 +267,7 @@ export class RestStore {
       const kv = await this.current(key, name);
       if (!kv) {
         if (opts.subresource !== undefined || (!this.strategy.allowCreateOnUpdate && !opts.allowCreate)) throw errors.notFound(this.resource, name);
-        const fresh = await tryUpdate(undefined);
+        const fresh = await tryUpdate(undefined, isLarge(opts.bodyBytes));
         if (fresh.metadata?.resourceVersion) throw errors.notFound(this.resource, name);
         try {
           return { object: await this.create(namespace, fresh, opts), created: true };
@@ -283,9 +283,10 @@ export class RestStore {
       if (codec?.prepare) await codec.prepare([old]);
       const base = codec ? codec.toVersion(old) : old;
       const prior = deepClone(base);
-      const large = isLarge(opts.bodyBytes);
+      // A small patch of a large object is as much work as a large body.
+      const large = isLarge(opts.bodyBytes) || isLarge(kv.bytes);
       if (large) await nextTurn();
-      let obj = await tryUpdate(prior);
+      let obj = await tryUpdate(prior, large);
       if (large) await nextTurn();
       const sub = opts.subresource === undefined ? undefined : this.subresourceStrategy(opts.subresource);
       if (sub) obj = sub.prepareForUpdate(obj, prior);
@@ -445,15 +446,15 @@ export class RestStore {
    * revision without reading the value and the cache holds that revision, it is
    * the cache's object: nothing to read or decode.
    */
-  private async current(key: string, name: string): Promise<{ modRevision: number; object: KObject } | undefined> {
+  private async current(key: string, name: string): Promise<{ modRevision: number; object: KObject; bytes?: number } | undefined> {
     const rev = this.storage.modRevisionOf?.(key);
     if (rev === 0) return undefined;
     if (rev !== undefined) {
       const cached = this.cache.get(key);
-      if (cached && cached.revision === rev) return { modRevision: rev, object: cached.object };
+      if (cached && cached.revision === rev) return { modRevision: rev, object: cached.object, bytes: cached.bytes };
     }
     const kv = await this.read(key, name);
-    return kv && { modRevision: kv.modRevision, object: this.decode(kv) };
+    return kv && { modRevision: kv.modRevision, object: this.decode(kv), bytes: kv.value.length };
   }
 
   private async read(key: string, name: string): Promise<KeyValue | undefined> {

@@ -124,6 +124,12 @@ export interface WriteOptions {
   codec?: VersionCodec;
 }
 
+/**
+ * The new state of an object from its current one (undefined: there is none), for a store's update. `large`:
+ * the request's body or the stored object is large, and the work is done in steps (util/turns.ts).
+ */
+export type TryUpdate = (old: KObject | undefined, large: boolean) => KObject | Promise<KObject>;
+
 /** Conversions between the storage version and one served version. */
 export interface VersionCodec {
   /** Runs the asynchronous conversions (webhooks, in-process converters) that toVersion will need. */

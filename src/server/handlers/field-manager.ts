@@ -8,7 +8,7 @@ import type { Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../api/object.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { decodeOptions } from './decode-object.js';
-import { isLarge, nextTurn } from '../../util/turns.js';
+import { nextTurn } from '../../util/turns.js';
 
 
 /** The options type of each writing verb, as invalid ones are reported. */
@@ -30,11 +30,18 @@ export function fieldManagerOptions(endpoint: Endpoint, subresource?: string): F
 /**
  * Decode `next` as the request's decoder does (prune, default) and record the non-apply write in its
  * `metadata.managedFields` (both objects in the request's version), for the request's subresource.
- * A large request does the two in steps (util/turns.ts), and the managed fields in several.
+ * A large request (`large`: its body or, for an update, the stored object is large) does the two in steps
+ * (util/turns.ts), and the managed fields in several.
  */
-export function trackUpdate(ctx: HandlerContext, live: KObject | undefined, next: KObject, subresource = ctx.info.subresource): KObject | Promise<KObject> {
+export function trackUpdate(
+  ctx: HandlerContext,
+  live: KObject | undefined,
+  next: KObject,
+  large: boolean,
+  subresource = ctx.info.subresource,
+): KObject | Promise<KObject> {
   ctx.endpoint.decodeObject?.(next, decodeOptions(ctx, OPTIONS_KIND[ctx.req.method ?? ''] ?? 'UpdateOptions'));
   const opts = fieldManagerOptions(ctx.endpoint, subresource);
-  if (!isLarge(ctx.bodyBytes)) return updateManagedFields(live, next, managerOf(ctx), opts);
+  if (!large) return updateManagedFields(live, next, managerOf(ctx), opts);
   return nextTurn().then(() => updateManagedFieldsInTurns(live, next, managerOf(ctx), opts));
 }

@@ -17,7 +17,7 @@ import { builtinStruct, type HandlerContext } from './context.js';
 import { checkPatchedTypeMeta, decodeOptions, typedOrder } from './decode-object.js';
 import { dryRunOf, fromInternal, storeOptions, toInternal } from './write.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
-import { applyBodyError, applyObject, checkApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
+import { applyBodyError, applyObject, applyObjectInTurns, checkApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
 import { parseYamlBody } from '../yaml-bodies.js';
 
 const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -116,15 +116,15 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
-    async (old) => {
+    async (old, large) => {
       const live = fromInternal(ctx, old!);
       const obj = patchedObject(ctx, patch, live);
       if (obj.metadata.name !== info.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
       }
       // Patching, decoding and field tracking are steps of their own in a large request.
-      if (isLarge(ctx.bodyBytes)) await nextTurn();
-      await trackUpdate(ctx, live, obj);
+      if (large) await nextTurn();
+      await trackUpdate(ctx, live, obj, large);
       return toInternal(ctx, obj);
     },
     storeOptions(ctx, dryRun),
@@ -142,10 +142,12 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
-    (old) => {
+    async (old, large) => {
       const live = old ? fromInternal(ctx, old) : undefined;
       if (!live && endpoint.terminating) throw errors.forbidden(gr, info.name!, 'create not allowed while custom resource definition is terminating');
-      const obj = applyObject(live, applied, manager, { ...fieldManagerOptions(endpoint, info.subresource), kind: endpoint.names.kind, force });
+      const applyOptions = { ...fieldManagerOptions(endpoint, info.subresource), kind: endpoint.names.kind, force };
+      const obj = large ? await applyObjectInTurns(live, applied, manager, applyOptions) : applyObject(live, applied, manager, applyOptions);
+      if (large) await nextTurn();
       // As upstream's apply patcher: the merged object is defaulted (and a custom resource pruned) before admission.
       endpoint.decodeObject?.(obj, decodeOptions(ctx, 'PatchOptions'));
       if (!live && obj.metadata?.uid) {

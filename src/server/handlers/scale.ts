@@ -15,7 +15,7 @@ import { writeVersionedObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { checkPatchOptions, readPatch } from './patch.js';
 import { dryRunOf, storeOptions } from './write.js';
-import { applyObject, gvkString } from '../../apply/index.js';
+import { applyObject, applyObjectInTurns, gvkString } from '../../apply/index.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
 
 export async function handleScale(ctx: HandlerContext): Promise<void> {
@@ -38,12 +38,12 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
   const result = await endpoint.store.update(
     info.namespace,
     info.name!,
-    (old) => {
+    (old, large) => {
       // `old` is in the request's version (the store's codec), where the scale paths point.
-      if (patch?.kind === 'apply') return applyToScale(ctx, old!, patch.applied!, scale, force ?? false);
+      if (patch?.kind === 'apply') return applyToScale(ctx, old!, patch.applied!, scale, force ?? false, large);
       const desired = incoming ?? checkScale(ctx, patch!.apply(toScale(old!, scale)));
       const live = deepClone(old!);
-      return trackUpdate(ctx, live, applyScale(old!, desired, scale), 'scale');
+      return trackUpdate(ctx, live, applyScale(old!, desired, scale), large, 'scale');
     },
     { ...storeOptions(ctx, dryRun), subresource: 'scale' },
   );
@@ -75,7 +75,7 @@ function checkScale(ctx: HandlerContext, body: unknown): KObject {
  * Server-side apply of a Scale: the applied replicas become an apply of the
  * object's replica field by the manager, recorded with subresource "scale".
  */
-function applyToScale(ctx: HandlerContext, live: KObject, applied: KObject, scale: ScaleConfig, force: boolean): KObject {
+async function applyToScale(ctx: HandlerContext, live: KObject, applied: KObject, scale: ScaleConfig, force: boolean, large: boolean): Promise<KObject> {
   if (applied.apiVersion !== 'autoscaling/v1' || applied.kind !== 'Scale') {
     throw errors.badRequest(`invalid object type: ${gvkString(applied.apiVersion ?? '', applied.kind ?? '')}`);
   }
@@ -83,7 +83,9 @@ function applyToScale(ctx: HandlerContext, live: KObject, applied: KObject, scal
   const { endpoint } = ctx;
   const asObject: KObject = { apiVersion: live.apiVersion, kind: live.kind, metadata: { name: live.metadata.name } };
   if (typeof desired.spec?.replicas === 'number') setPath(asObject, scale.specReplicasPath, desired.spec.replicas);
-  const merged = applyObject(live, asObject, ctx.query.get('fieldManager')!, { ...fieldManagerOptions(endpoint, 'scale'), kind: endpoint.names.kind, force });
+  const applyOptions = { ...fieldManagerOptions(endpoint, 'scale'), kind: endpoint.names.kind, force };
+  const manager = ctx.query.get('fieldManager')!;
+  const merged = large ? await applyObjectInTurns(live, asObject, manager, applyOptions) : applyObject(live, asObject, manager, applyOptions);
   if (desired.metadata?.resourceVersion) merged.metadata.resourceVersion = desired.metadata.resourceVersion;
   return merged;
 }

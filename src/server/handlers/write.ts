@@ -91,7 +91,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
     const ns = obj.metadata.namespace;
     if (ns && ns !== info.namespace) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
-  await trackUpdate(ctx, undefined, obj);
+  await trackUpdate(ctx, undefined, obj, large);
   const created = await endpoint.store.create(info.namespace, await toInternal(ctx, obj), storeOptions(ctx, dryRun));
   await endpoint.prepare?.([created]);
   if (large) await nextTurn();
@@ -116,10 +116,10 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const result = await endpoint.store.update(
     info.namespace,
     name,
-    async (old) => {
+    async (old, largeUpdate) => {
       // A copy per attempt: a retried compare-and-swap must not see the last attempt's managed fields.
       const next = deepClone(obj);
-      await trackUpdate(ctx, old ? fromInternal(ctx, old) : undefined, next);
+      await trackUpdate(ctx, old ? fromInternal(ctx, old) : undefined, next, largeUpdate);
       return toInternal(ctx, next);
     },
     storeOptions(ctx, dryRun),
