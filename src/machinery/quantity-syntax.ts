@@ -31,18 +31,19 @@ const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 function interpretSuffix(suffix: string): { base: 2 | 10; exponent: number } | undefined {
   if (Object.prototype.hasOwnProperty.call(BINARY_SUFFIX, suffix)) return { base: 2, exponent: BINARY_SUFFIX[suffix] };
   if (Object.prototype.hasOwnProperty.call(DECIMAL_SUFFIX, suffix)) return { base: 10, exponent: DECIMAL_SUFFIX[suffix] };
-  // An exponent: e or E, an optional sign, digits that fit an int32 (strconv.ParseInt(s, 10, 32)).
+  // An exponent: e or E, an optional sign and digits that fit an int64 (strconv.ParseInt(s, 10, 64), leading
+  // zeros read), then taken as an int32 as upstream's int32(parsed) does: wrapped.
   if (suffix.length < 2 || (suffix[0] !== 'e' && suffix[0] !== 'E')) return undefined;
   let i = 1;
   if (suffix[i] === '+' || suffix[i] === '-') i++;
   if (i === suffix.length) return undefined;
   for (let j = i; j < suffix.length; j++) if (!isDigit(suffix.charCodeAt(j))) return undefined;
-  // ParseInt reads leading zeros; what is left has to fit an int32.
   let first = i;
   while (first < suffix.length - 1 && suffix[first] === '0') first++;
-  if (suffix.length - first > 10) return undefined;
-  const exponent = Number((suffix[1] === '-' ? '-' : '') + suffix.slice(first));
-  return Math.abs(exponent) < 2 ** 31 ? { base: 10, exponent } : undefined;
+  if (suffix.length - first > 19) return undefined;
+  const parsed = BigInt((suffix[1] === '-' ? '-' : '') + suffix.slice(first));
+  if (parsed !== BigInt.asIntN(64, parsed)) return undefined;
+  return { base: 10, exponent: Number(BigInt.asIntN(32, parsed)) };
 }
 
 /** A quantity string's parts, or upstream's error for it. Linear in the string's length. */

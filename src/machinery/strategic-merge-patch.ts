@@ -64,10 +64,11 @@ const TYPED_DEPTH = 256;
 function mergeMap(target: Json, patch: Json, node: Node, depth = 0): Json {
   if (!isObj(patch)) return patch;
   if ((node === undefined && depth > UNTYPED_DEPTH) || depth > TYPED_DEPTH) return applyMergePatch(target, patch);
+  // As handleDirectiveInMergeMap: a map's `$patch` is replace or delete (which leaves an empty map), nothing else.
   const directive = patch.$patch;
-  if (directive === 'delete') return undefined;
+  if (directive === 'delete') return {};
   if (directive === 'replace') return withoutDirectives(patch, node, depth);
-  if (directive !== undefined && directive !== 'merge') throw new StrategicMergePatchError(`unknown patch type: ${directiveText(directive)} in map: ${goMap(patch)}`);
+  if (directive !== undefined) throw new StrategicMergePatchError(`unknown patch type: ${directiveText(directive)} in map: ${goMap(patch)}`);
   const base: Obj = isObj(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith('$')) continue;
@@ -88,9 +89,7 @@ function mergeMap(target: Json, patch: Json, node: Node, depth = 0): Json {
         base[key] = value;
       }
     } else if (isObj(value)) {
-      const merged = mergeMap(base[key], value, nodeOf(type), depth + 1);
-      if (merged === undefined) delete base[key];
-      else base[key] = merged;
+      base[key] = mergeMap(base[key], value, nodeOf(type), depth + 1);
     } else {
       base[key] = value;
     }

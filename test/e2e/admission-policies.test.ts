@@ -65,7 +65,7 @@ describe('ValidatingAdmissionPolicy', () => {
   });
 
   it('warns with a Warn binding, its message from a messageExpression over params and variables', async () => {
-    const res = await s.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('unowned', 1) });
+    const res = await s.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('unowned', 1, { team: 'a' }) });
     assert.equal(res.status, 201, res.text);
     assert.match(String(res.headers.warning), /Validation failed for ValidatingAdmissionPolicy 'owner-label' with binding 'owner-label-warn': missing label owner/);
     const owned = await s.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('owned', 1, { owner: 'me' }) });
@@ -196,7 +196,7 @@ describe('the authorizer variable of admission expressions', () => {
       }
       assert.equal(denied!.status, 422, denied!.text);
       assert.match(denied!.json.message, /ValidatingAdmissionPolicy 'approval' with binding 'approval' denied request: only approvers may approve:$/);
-      assert.equal((await s.request('POST', '/api/v1/namespaces/default/configmaps', cm('plain', {}))).status, 201);
+      assert.equal((await s.request('POST', '/api/v1/namespaces/default/configmaps', cm('plain', { team: 'a' }))).status, 201);
       // Given the verb, the same user may.
       ok(await s.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { body: { metadata: { name: 'approver' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['approve'] }] } }));
       ok(await s.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {

@@ -141,6 +141,14 @@ describe('custom resources over HTTP', () => {
     const rename = await s.request('PUT', `${ns('default')}/a`, { body: { ...ok.json, metadata: { ...ok.json.metadata, name: 'b' } } });
     assert.equal(rename.status, 400);
     assert.equal(rename.json.message, 'the name of the object (b) does not match the name on the URL (a)');
+    // As UpdateResource's checkName: an object without a name (or a patch that removes it) is undeterminable.
+    const { name: _name, ...metaNoName } = ok.json.metadata;
+    const nameless = await s.request('PUT', `${ns('default')}/a`, { body: { ...ok.json, metadata: metaNoName } });
+    assert.equal(nameless.status, 400);
+    assert.equal(nameless.json.message, 'the name of the object (a based on URL) was undeterminable: name must be provided');
+    const unnamed = await s.request('PATCH', `${ns('default')}/a`, { body: [{ op: 'remove', path: '/metadata/name' }], contentType: 'application/json-patch+json' });
+    assert.equal(unnamed.status, 400);
+    assert.equal(unnamed.json.message, 'the name of the object (a based on URL) was undeterminable: name must be provided');
     const missing = await s.request('PUT', `${ns('default')}/zzz`, { body: { ...ok.json, metadata: { ...ok.json.metadata, name: 'zzz' } } });
     assert.equal(missing.status, 404);
     const noop = await s.request('PATCH', `${ns('default')}/a`, { body: {}, contentType: 'application/merge-patch+json' });

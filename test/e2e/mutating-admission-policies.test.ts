@@ -54,7 +54,7 @@ describe('MutatingAdmissionPolicy', () => {
     await policy('deployment-defaults', {
       paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
       matchConstraints: rules('apps', 'deployments'),
-      matchConditions: [{ name: 'not-opted-out', expression: "!('skip' in object.metadata.labels)" }],
+      matchConditions: [{ name: 'not-opted-out', expression: "!has(object.metadata.labels) || !('skip' in object.metadata.labels)" }],
       variables: [{ name: 'team', expression: 'params.data.team' }],
       mutations: [
         {

@@ -63,7 +63,12 @@ describe('quantity syntax (apimachinery parseQuantityString and the suffixer)', 
     assert.equal(q('-500m').asFloat(), -0.5);
     // ParseInt reads an exponent's leading zeros.
     assert.equal(q('1e+0000000000003').asInteger(), 1000n);
-    assert.equal(parseQuantity('1e99999999999'), undefined);
+    // Exponents are read as an int64 and taken as an int32, wrapped: 2^32+3 is 3.
+    assert.equal(q('1e4294967299').asInteger(), 1000n);
+    assert.equal(q('1e-4294967293').asInteger(), 1000n);
+    assert.equal(quantityError('1e9223372036854775807'), undefined);
+    assert.equal(quantityError('1e9223372036854775808'), QUANTITY_SUFFIX_ERROR);
+    assert.equal(quantityError(`1e${'0'.repeat(40)}7`), undefined);
   });
 
   it('parses, compares and adds quantities of millions of digits in linear time', () => {

@@ -46,6 +46,10 @@ it('deletes list elements and map keys with $patch: delete and null, and replace
   assert.deepEqual(out.metadata.labels, { tier: 'front' });
   const replaced = applyStrategicMergePatch(deployment, { metadata: { labels: { $patch: 'replace', only: 'this' } } }) as any;
   assert.deepEqual(replaced.metadata.labels, { only: 'this' });
+  // A map's `$patch: delete` leaves it empty (handleDirectiveInMergeMap); `merge` is no directive of a map.
+  const emptied = applyStrategicMergePatch(deployment, { metadata: { labels: { $patch: 'delete' } } }) as any;
+  assert.deepEqual(emptied.metadata.labels, {});
+  assert.throws(() => applyStrategicMergePatch(deployment, { metadata: { labels: { $patch: 'merge', a: 'b' } } }), /unknown patch type: merge in map: map\[\$patch:merge a:b\]/);
 });
 
 it('merges primitive lists with their order and $deleteFromPrimitiveList, and replaces lists without directives', () => {

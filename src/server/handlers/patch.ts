@@ -15,7 +15,7 @@ import { writeStoredObject } from '../output.js';
 import { isLarge, nextTurn } from '../../util/turns.js';
 import { builtinStruct, type HandlerContext } from './context.js';
 import { checkPatchedTypeMeta, decodeOptions, typedOrder } from './decode-object.js';
-import { dryRunOf, fromInternal, storeOptions, toInternal } from './write.js';
+import { checkName, dryRunOf, fromInternal, storeOptions, toInternal } from './write.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
 import { applyBodyError, applyObject, applyObjectInTurns, checkApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
 import { parseYamlBody } from '../yaml-bodies.js';
@@ -119,9 +119,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     async (old, large) => {
       const live = fromInternal(ctx, old!);
       const obj = patchedObject(ctx, patch, live);
-      if (obj.metadata.name !== info.name) {
-        throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${info.name})`);
-      }
+      checkName(obj, info.name!);
       // Patching, decoding and field tracking are steps of their own in a large request.
       if (large) await nextTurn();
       await trackUpdate(ctx, live, obj, large);

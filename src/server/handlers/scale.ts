@@ -14,7 +14,7 @@ import { objectBodyFormat } from '../negotiation.js';
 import { writeVersionedObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { checkPatchOptions, readPatch } from './patch.js';
-import { dryRunOf, storeOptions } from './write.js';
+import { checkName, dryRunOf, storeOptions } from './write.js';
 import { applyObject, applyObjectInTurns, gvkString } from '../../apply/index.js';
 import { fieldManagerOptions, trackUpdate } from './field-manager.js';
 
@@ -55,9 +55,7 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
 function checkScale(ctx: HandlerContext, body: unknown): KObject {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest("Object 'Kind' is missing in the Scale body");
   const s = body as KObject;
-  if (s.metadata?.name !== undefined && s.metadata.name !== ctx.info.name) {
-    throw errors.badRequest(`the name of the object (${s.metadata.name}) does not match the name on the URL (${ctx.info.name})`);
-  }
+  checkName(s, ctx.info.name!);
   const replicas = s.spec?.replicas;
   if (replicas !== undefined && replicas !== null && (typeof replicas !== 'number' || !Number.isInteger(replicas) || Math.abs(replicas) > 2147483647)) {
     const what = typeof replicas === 'number' ? `number ${replicas}` : typeof replicas;

@@ -13,6 +13,18 @@ import { trackUpdate } from './field-manager.js';
 import { validateWriteOptions } from '../../apply/index.js';
 import { isLarge, nextTurn } from '../../util/turns.js';
 
+/**
+ * Upstream's checkName for an update or patch: the object names itself as the URL does; without a name it is
+ * "undeterminable" (a PUT must carry the name, as kube-apiserver's UpdateResource requires).
+ */
+export function checkName(obj: KObject | undefined, name: string): void {
+  const own: unknown = obj?.metadata?.name;
+  if (own === undefined || own === null || own === '') {
+    throw errors.badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+  }
+  if (own !== name) throw errors.badRequest(`the name of the object (${String(own)}) does not match the name on the URL (${name})`);
+}
+
 export function dryRunOf(ctx: Pick<HandlerContext, 'query'>, optionsKind: string): boolean {
   const values = ctx.query.getAll('dryRun');
   if (values.length === 0) return false;
@@ -106,10 +118,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const large = isLarge(ctx.bodyBytes);
   if (large) await nextTurn();
   const name = info.name!;
-  if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
-    throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
-  }
-  obj.metadata.name = name;
+  checkName(obj, name);
   if (endpoint.names.namespaced && obj.metadata.namespace && obj.metadata.namespace !== info.namespace) {
     throw errors.badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${info.namespace})`);
   }
