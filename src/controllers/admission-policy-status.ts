@@ -8,38 +8,30 @@
 import { typeCheckPolicy } from '../apis/admissionregistration/type-checking.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import type { KObject } from '../api/object.js';
-import type { Client, ResourceClient } from '../sdk/client.js';
-import { informerQueue, type InformerQueue } from './informer-queue.js';
+import type { Client } from '../sdk/client.js';
+import { predicates, type Controller, type Manager } from '../sdk/controller.js';
 import { isRecord } from '../util/json-object.js';
 
-export class AdmissionPolicyStatus {
-  private readonly loop: InformerQueue;
-  private readonly policies: ResourceClient;
+const POLICIES = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies', namespaced: false };
 
-  constructor(client: Client, private readonly registry: ApiRegistry, log: (message: string) => void) {
-    this.policies = client.resource({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies' });
-    this.loop = informerQueue(this.policies, 'validatingadmissionpolicy status', log, (name) => this.reconcile(name), (enqueue) => {
-      const changed = (policy: KObject) => enqueue(policy.metadata.name);
-      return { added: changed, updated: changed };
-    });
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): void {
-    this.loop.stop();
-  }
-
-  private async reconcile(name: string): Promise<void> {
-    const policy = this.loop.informer.get(name);
-    if (!policy || !isRecord(policy.spec)) return;
-    const generation = Number(policy.metadata.generation ?? 0);
-    const status = isRecord(policy.status) ? policy.status : {};
-    if (Number(status.observedGeneration ?? 0) >= generation) return;
-    const warnings = typeCheckPolicy(policy.spec, this.registry);
-    const typeChecking = warnings.length > 0 ? { expressionWarnings: warnings } : {};
-    await this.policies.update(undefined, name, { ...policy, status: { ...status, observedGeneration: generation, typeChecking } } as KObject, 'status');
-  }
+/** Adds the controller to `manager` (whose informer it reads); `client` writes the status. */
+export function addAdmissionPolicyStatus(manager: Manager, client: Client, registry: ApiRegistry): Controller {
+  const policies = manager.informer(POLICIES);
+  const writer = client.resource(POLICIES);
+  return manager.add({
+    name: 'validatingadmissionpolicy-status',
+    for: POLICIES,
+    // Only a spec change (a new generation) asks for a new check; a deleted policy has no status to write.
+    predicates: [{ ...predicates.generationChanged, delete: () => false }],
+    reconcile: async ({ name }) => {
+      const policy = policies.get(name);
+      if (!policy || !isRecord(policy.spec)) return;
+      const generation = Number(policy.metadata.generation ?? 0);
+      const status = isRecord(policy.status) ? policy.status : {};
+      if (Number(status.observedGeneration ?? 0) >= generation) return;
+      const warnings = typeCheckPolicy(policy.spec, registry);
+      const typeChecking = warnings.length > 0 ? { expressionWarnings: warnings } : {};
+      await writer.update(undefined, name, { ...policy, status: { ...status, observedGeneration: generation, typeChecking } } as KObject, 'status');
+    },
+  });
 }

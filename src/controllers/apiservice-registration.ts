@@ -8,38 +8,36 @@ import { AUTOMANAGED, localAPIService, localAvailable } from '../apis/apiregistr
 import type { ApiRegistry } from '../registry/registry.js';
 import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
-import { informerQueue, type InformerQueue } from './informer-queue.js';
+import type { Manager } from '../sdk/controller.js';
+import type { Informer } from '../sdk/informer.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { isRecord } from '../util/json-object.js';
 
-const KEY = 'local';
+const KEY = { name: 'local' };
 const SETTLE_MS = 200;
+const API_SERVICES = { group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices', namespaced: false };
 
 export class APIServiceRegistration {
-  private readonly loop: InformerQueue;
   private readonly apiServices: ResourceClient;
-  private unwatch = () => {};
+  private readonly informer: Informer;
+  private readonly unwatch: () => void;
 
-  constructor(client: Client, private readonly registry: ApiRegistry, log: (message: string) => void) {
-    this.apiServices = client.resource({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' });
-    // One key for the whole set (a key is never synced twice at once).
-    this.loop = informerQueue(this.apiServices, 'apiservice registration', log, () => this.sync(), () => {
-      const changed = () => this.loop.queue.addAfter(KEY, SETTLE_MS);
-      return { added: changed, updated: changed, deleted: changed };
-    });
-  }
-
-  async start(): Promise<void> {
-    // Changes to what is served come in bursts (a CRD's versions, several CRDs): synced once after them.
-    this.unwatch = this.registry.onChange(() => this.loop.queue.addAfter(KEY, SETTLE_MS));
-    await this.loop.start();
-    // Shortly after start, in the background: the first requests do not wait for some twenty APIServices to be written.
-    this.loop.queue.addAfter(KEY, SETTLE_MS);
+  /** Added to `manager` (whose APIService informer it reads); `client` writes. */
+  constructor(manager: Manager, client: Client, private readonly registry: ApiRegistry) {
+    this.apiServices = client.resource(API_SERVICES);
+    this.informer = manager.informer(API_SERVICES);
+    // One key for the whole set (a key is never synced twice at once), synced once after a burst of changes.
+    const controller = manager.add({ name: 'apiservice-registration', for: API_SERVICES, predicates: [{ create: () => false, update: () => false, delete: () => false }], reconcile: () => this.sync() });
+    const changed = () => controller.enqueueAfter(KEY, SETTLE_MS);
+    this.informer.addHandlers({ added: changed, updated: changed, deleted: changed });
+    // Changes to what is served come in bursts (a CRD's versions, several CRDs); the first sync comes shortly
+    // after start, in the background: the first requests do not wait for some twenty APIServices to be written.
+    this.unwatch = registry.onChange(changed);
+    changed();
   }
 
   stop(): void {
     this.unwatch();
-    this.loop.stop();
   }
 
   /** The local group-versions, each once (a CRD's if any of its resources is custom). */
@@ -58,7 +56,7 @@ export class APIServiceRegistration {
     const desired = this.desired();
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     for (const [name, want] of desired) {
-      let have = this.loop.informer.get(name);
+      let have = this.informer.get(name);
       if (have && isRecord(have.spec?.service)) continue; // an aggregated server's: not ours to change
       if (!have) have = await this.apiServices.create(undefined, want);
       else if (!deepEqual(have.spec, want.spec) || have.metadata.labels?.[AUTOMANAGED] !== want.metadata.labels[AUTOMANAGED]) {
@@ -69,7 +67,7 @@ export class APIServiceRegistration {
         await this.apiServices.update(undefined, name, { ...have, status: { conditions: [localAvailable(now)] } }, 'status');
       }
     }
-    for (const have of this.loop.informer.list()) {
+    for (const have of this.informer.list()) {
       if (have.metadata.labels?.[AUTOMANAGED] && !isRecord(have.spec?.service) && !desired.has(have.metadata.name)) {
         await this.apiServices.delete(undefined, have.metadata.name).catch((err: { code?: number }) => {
           if (err.code !== 404) throw err;

@@ -7,50 +7,40 @@
  */
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../machinery/labels.js';
 import type { KObject } from '../api/object.js';
-import type { Client, ResourceClient } from '../sdk/client.js';
-import { informerQueue, type InformerQueue } from './informer-queue.js';
+import type { Client } from '../sdk/client.js';
+import type { Controller, Manager } from '../sdk/controller.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { isRecord, records } from '../util/json-object.js';
 
-export class ClusterRoleAggregation {
-  private readonly loop: InformerQueue;
-  private readonly roles: ResourceClient;
+const CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', namespaced: false };
 
-  constructor(client: Client, log: (message: string) => void) {
-    this.roles = client.resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' });
-    this.loop = informerQueue(this.roles, 'clusterrole aggregation', log, (name) => this.reconcile(name), (enqueue) => {
-      const changed = () => {
-        for (const role of this.loop.informer.list()) if (isRecord(role.aggregationRule)) enqueue(role.metadata.name);
-      };
-      return { added: changed, updated: changed, deleted: changed };
-    });
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): void {
-    this.loop.stop();
-  }
-
-  private async reconcile(name: string): Promise<void> {
-    const role = this.loop.informer.get(name);
-    if (!role || !isRecord(role.aggregationRule)) return;
-    const selectors = records(role.aggregationRule.clusterRoleSelectors).flatMap((s) => {
-      try {
-        return [selectorFromLabelSelector(s as LabelSelectorSpec)];
-      } catch {
-        return [];
-      }
-    });
-    const sources = this.loop.informer
-      .list()
-      .filter((r) => r.metadata.name !== name && selectors.some((s) => s.matches((r.metadata.labels ?? {}) as Record<string, string>)))
-      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
-    const rules: unknown[] = [];
-    for (const source of sources) for (const rule of records(source.rules)) if (!rules.some((r) => deepEqual(r, rule))) rules.push(rule);
-    if (deepEqual(records(role.rules), rules)) return;
-    await this.roles.update(undefined, name, { ...role, rules } as KObject);
-  }
+/** Adds the controller to `manager` (whose informer it reads); `client` writes. */
+export function addClusterRoleAggregation(manager: Manager, client: Client): Controller {
+  const roles = manager.informer(CLUSTER_ROLES);
+  const writer = client.resource(CLUSTER_ROLES);
+  const aggregating = () => roles.list().filter((role) => isRecord(role.aggregationRule)).map((role) => ({ name: role.metadata.name }));
+  return manager.add({
+    name: 'clusterrole-aggregation',
+    for: CLUSTER_ROLES,
+    watches: [{ resource: CLUSTER_ROLES, map: aggregating }],
+    reconcile: async ({ name }) => {
+      const role = roles.get(name);
+      if (!role || !isRecord(role.aggregationRule)) return;
+      const selectors = records(role.aggregationRule.clusterRoleSelectors).flatMap((s) => {
+        try {
+          return [selectorFromLabelSelector(s as LabelSelectorSpec)];
+        } catch {
+          return [];
+        }
+      });
+      const sources = roles
+        .list()
+        .filter((r) => r.metadata.name !== name && selectors.some((s) => s.matches((r.metadata.labels ?? {}) as Record<string, string>)))
+        .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+      const rules: unknown[] = [];
+      for (const source of sources) for (const rule of records(source.rules)) if (!rules.some((r) => deepEqual(r, rule))) rules.push(rule);
+      if (deepEqual(records(role.rules), rules)) return;
+      await writer.update(undefined, name, { ...role, rules } as KObject);
+    },
+  });
 }

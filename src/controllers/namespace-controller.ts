@@ -13,7 +13,7 @@ import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../apis/core/namespace
 import { toRfc3339 } from '../machinery/time.js';
 import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
-import { informerQueue, type InformerQueue } from './informer-queue.js';
+import type { Manager, ReconcileResult } from '../sdk/controller.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { preferredResources } from './discovery-client.js';
 import type { ObjectEventHub } from './object-events.js';
@@ -29,37 +29,33 @@ const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.
 /** Upstream's estimate for content that is still going: look again after this long. */
 const REMAINING_RECHECK_MS = 15_000;
 
+const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces', namespaced: false };
+
 export class NamespaceController {
-  private readonly loop: InformerQueue;
   private readonly namespaces: ResourceClient;
 
+  /** Added to `manager` (whose namespace informer it follows); `client` does the deleting. */
   constructor(
+    manager: Manager,
     private readonly client: Client,
     hub: ObjectEventHub,
-    log: (message: string) => void,
   ) {
-    this.namespaces = client.resource({ group: '', version: 'v1', resource: 'namespaces' });
-    this.loop = informerQueue(this.namespaces, 'namespace controller', log, (name) => this.reconcile(name), (enqueue) => {
-      const consider = (ns: KObject) => {
-        if (ns.metadata?.deletionTimestamp) enqueue(ns.metadata.name);
-      };
-      return { added: consider, updated: consider };
+    this.namespaces = client.resource(NAMESPACES);
+    const informer = manager.informer(NAMESPACES);
+    const terminating = (ns: KObject) => Boolean(ns.metadata?.deletionTimestamp);
+    const controller = manager.add({
+      name: 'namespace',
+      for: NAMESPACES,
+      predicates: [{ create: terminating, update: terminating, delete: () => false }],
+      reconcile: ({ name }) => this.reconcile(name),
     });
     hub.on((_store, type, obj) => {
       const ns = obj.metadata?.namespace;
-      if (type === 'DELETED' && ns && this.loop.informer.get(ns)?.metadata.deletionTimestamp) this.loop.queue.add(ns);
+      if (type === 'DELETED' && ns && informer.get(ns)?.metadata.deletionTimestamp) controller.enqueue({ name: ns });
     });
   }
 
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): void {
-    this.loop.stop();
-  }
-
-  private async reconcile(name: string): Promise<void> {
+  private async reconcile(name: string): Promise<ReconcileResult> {
     let ns: KObject;
     try {
       ns = await this.namespaces.get(undefined, name);
@@ -90,8 +86,7 @@ export class NamespaceController {
       await this.writeConditions(ns, conditions);
       if (failure) throw new Error(failure);
       // The remaining objects' DELETED events bring this namespace back; so does the estimate.
-      this.loop.queue.addAfter(name, REMAINING_RECHECK_MS);
-      return;
+      return { requeueAfterMs: REMAINING_RECHECK_MS };
     }
     const spec = { ...ns.spec, finalizers: namespaceFinalizers(ns).filter((f) => f !== NAMESPACE_FINALIZER) };
     await this.namespaces.update(undefined, name, { ...ns, spec }, 'finalize');

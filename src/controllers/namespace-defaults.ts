@@ -1,64 +1,56 @@
 /**
  * What every namespace of a cluster has, put there as kube-controller-manager does, as a client of the
- * API: the `default` ServiceAccount (the service account controller) and the `kube-root-ca.crt`
- * ConfigMap holding the cluster's CA certificate (the root CA certificate publisher). Namespaces come
- * from an informer; a namespace being deleted is left alone; failures are retried with backoff.
+ * API: the `default` ServiceAccount (the service account controller, "serviceaccount") and the
+ * `kube-root-ca.crt` ConfigMap holding the cluster's CA certificate (the root CA certificate publisher,
+ * "root-ca-cert-publisher"). Both follow the manager's namespace informer and read what exists with the
+ * manager's identity (kube-controller-manager's own, as its shared informers do); their accounts only
+ * create, as their roles allow. A namespace being deleted is left alone; failures are retried with backoff.
  */
 import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
-import { informerQueue, type InformerQueue } from './informer-queue.js';
+import type { Controller, Manager } from '../sdk/controller.js';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 
-export class NamespaceDefaults {
-  private readonly loop: InformerQueue;
-  private readonly serviceAccounts: Writer;
-  private readonly configMaps: Writer;
+const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces', namespaced: false };
 
-  /**
-   * `reader` watches namespaces and reads what exists (kube-controller-manager's own identity, as its
-   * shared informers do); the controllers' accounts only create, as their roles allow.
-   */
-  constructor(
-    reader: Client,
-    serviceAccountClient: Client,
-    rootCaClient: Client,
-    private readonly caCertPem: string,
-    log: (message: string) => void,
-  ) {
-    const namespaces = reader.resource({ group: '', version: 'v1', resource: 'namespaces' });
-    const writer = (client: Client, resource: string): Writer => ({
-      read: reader.resource({ group: '', version: 'v1', resource }),
-      write: client.resource({ group: '', version: 'v1', resource }),
-    });
-    this.serviceAccounts = writer(serviceAccountClient, 'serviceaccounts');
-    this.configMaps = writer(rootCaClient, 'configmaps');
-    this.loop = informerQueue(namespaces, 'namespace defaults', log, (name) => this.reconcile(name), (enqueue) => {
-      const consider = (ns: KObject) => {
-        if (!ns.metadata?.deletionTimestamp) enqueue(ns.metadata.name);
-      };
-      return { added: consider, updated: consider };
-    });
-  }
+/** A controller that makes one object in every namespace that is not being deleted. */
+function addPerNamespace(manager: Manager, name: string, writer: Writer, objectFor: (namespace: string) => KObject): Controller {
+  const namespaces = manager.informer(NAMESPACES);
+  const live = (ns: KObject) => !ns.metadata?.deletionTimestamp;
+  return manager.add({
+    name,
+    for: NAMESPACES,
+    predicates: [{ create: live, update: live, delete: () => false }],
+    reconcile: async ({ name: namespace }) => {
+      if (namespaces.get(namespace)?.metadata.deletionTimestamp) return;
+      await ensure(writer, namespace, objectFor(namespace));
+    },
+  });
+}
 
-  start(): Promise<void> {
-    return this.loop.start();
-  }
+/** The service account controller: `default` in every namespace, created by `client`. */
+export function addServiceAccountController(manager: Manager, client: Client): Controller {
+  return addPerNamespace(manager, 'serviceaccount', writerOf(manager, client, 'serviceaccounts'), (namespace) => ({
+    kind: 'ServiceAccount',
+    apiVersion: 'v1',
+    metadata: { name: 'default', namespace },
+  }));
+}
 
-  stop(): void {
-    this.loop.stop();
-  }
+/** The root CA certificate publisher: `kube-root-ca.crt` with `caCertPem` in every namespace, created by `client`. */
+export function addRootCaPublisher(manager: Manager, client: Client, caCertPem: string): Controller {
+  return addPerNamespace(manager, 'root-ca-cert-publisher', writerOf(manager, client, 'configmaps'), (namespace) => ({
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { name: ROOT_CA_CONFIGMAP, namespace, annotations: { 'kubernetes.io/description': ROOT_CA_DESCRIPTION } },
+    data: { 'ca.crt': caCertPem },
+  }));
+}
 
-  private async reconcile(name: string): Promise<void> {
-    if (this.loop.informer.get(name)?.metadata.deletionTimestamp) return;
-    await ensure(this.serviceAccounts, name, { kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name: 'default', namespace: name } });
-    await ensure(this.configMaps, name, {
-      kind: 'ConfigMap',
-      apiVersion: 'v1',
-      metadata: { name: ROOT_CA_CONFIGMAP, namespace: name, annotations: { 'kubernetes.io/description': ROOT_CA_DESCRIPTION } },
-      data: { 'ca.crt': this.caCertPem },
-    });
-  }
+function writerOf(manager: Manager, client: Client, resource: string): Writer {
+  const gvr = { group: '', version: 'v1', resource };
+  return { read: manager.resource(gvr), write: client.resource(gvr) };
 }
 
 const ROOT_CA_DESCRIPTION =

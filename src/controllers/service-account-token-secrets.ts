@@ -4,59 +4,53 @@
  * token, the cluster's CA and the namespace in its data, and the account's uid in its annotations; one
  * whose account is gone (or was recreated) is deleted, as are an account's token Secrets when it goes.
  * kapi creates no such Secret on its own, as current upstream. It works as a client of the API with
- * kube-controller-manager's identity, reading through informers.
+ * kube-controller-manager's identity, reading through the manager's informers.
  */
 import type { ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import type { KObject } from '../api/object.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
-import { Informer, objectKey } from '../sdk/informer.js';
-import { WorkQueue } from '../sdk/workqueue.js';
+import type { Manager } from '../sdk/controller.js';
+import type { Informer } from '../sdk/informer.js';
 import { isRecord } from '../util/json-object.js';
 
 const TOKEN_TYPE = 'kubernetes.io/service-account-token';
 const NAME = 'kubernetes.io/service-account.name';
 const UID = 'kubernetes.io/service-account.uid';
 
+const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
+const ACCOUNTS = { group: '', version: 'v1', resource: 'serviceaccounts' };
+
 export class ServiceAccountTokenSecrets {
-  private readonly queue: WorkQueue;
   private readonly secretsInformer: Informer;
   private readonly accountsInformer: Informer;
   private readonly secrets: ResourceClient;
   private readonly accounts: ResourceClient;
 
+  /** Added to `manager` (whose Secret and ServiceAccount informers it reads); `client` writes. */
   constructor(
+    manager: Manager,
     client: Client,
     private readonly tokens: ServiceAccountTokens,
     private readonly caCertPem: string,
-    log: (message: string) => void,
   ) {
-    this.secrets = client.resource({ group: '', version: 'v1', resource: 'secrets' });
-    const accounts = (this.accounts = client.resource({ group: '', version: 'v1', resource: 'serviceaccounts' }));
-    this.queue = new WorkQueue((key) => this.reconcile(key), {
-      onError: (key, err, retries) => {
-        if (retries === 0 || retries % 10 === 0) log(`kapi: service account token secrets: ${key} (retry ${retries + 1}): ${(err as Error).message}`);
-      },
-    });
-    const secret = (s: KObject) => {
-      if (s.type === TOKEN_TYPE) this.queue.add(objectKey(s));
-    };
-    this.secretsInformer = new Informer(this.secrets, { added: secret, updated: secret }, { onError: (err) => log(`kapi: service account token secrets: ${(err as Error).message}`) });
+    this.secrets = client.resource(SECRETS);
+    this.accounts = client.resource(ACCOUNTS);
+    this.secretsInformer = manager.informer(SECRETS);
+    this.accountsInformer = manager.informer(ACCOUNTS);
+    const tokenSecret = (s: KObject) => s.type === TOKEN_TYPE;
     // An account that goes, or comes back, decides its Secrets' fate.
-    const account = (a: KObject) => {
-      for (const s of this.secretsInformer.list()) if (s.type === TOKEN_TYPE && s.metadata.namespace === a.metadata.namespace && s.metadata.annotations?.[NAME] === a.metadata.name) this.queue.add(objectKey(s));
-    };
-    this.accountsInformer = new Informer(accounts, { added: account, deleted: account }, { onError: (err) => log(`kapi: service account token secrets: ${(err as Error).message}`) });
-  }
-
-  async start(): Promise<void> {
-    await this.accountsInformer.start();
-    await this.secretsInformer.start();
-  }
-
-  stop(): void {
-    this.secretsInformer.stop();
-    this.accountsInformer.stop();
-    this.queue.shutdown();
+    const secretsOf = (a: KObject) =>
+      this.secretsInformer
+        .list()
+        .filter((s) => s.type === TOKEN_TYPE && s.metadata.namespace === a.metadata.namespace && s.metadata.annotations?.[NAME] === a.metadata.name)
+        .map((s) => ({ namespace: s.metadata.namespace, name: s.metadata.name }));
+    manager.add({
+      name: 'serviceaccount-token',
+      for: SECRETS,
+      predicates: [{ create: tokenSecret, update: tokenSecret, delete: () => false }],
+      watches: [{ resource: ACCOUNTS, map: secretsOf, predicates: [{ update: () => false }] }],
+      reconcile: (request) => this.reconcile(request.namespace ? `${request.namespace}/${request.name}` : request.name),
+    });
   }
 
   private async reconcile(key: string): Promise<void> {

@@ -5,18 +5,19 @@
  * cleanup): on one replica at a time, the one holding the Lease. Each calls the API through the loopback with an
  * identity of its own.
  */
-import { AdmissionPolicyStatus } from '../controllers/admission-policy-status.js';
+import { addAdmissionPolicyStatus } from '../controllers/admission-policy-status.js';
 import { APIServiceRegistration } from '../controllers/apiservice-registration.js';
-import { ClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
+import { addClusterRoleAggregation } from '../controllers/clusterrole-aggregation.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import type { ControllerIdentities, ControllerIdentity } from '../controllers/identities.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
-import { NamespaceDefaults } from '../controllers/namespace-defaults.js';
+import { addRootCaPublisher, addServiceAccountController } from '../controllers/namespace-defaults.js';
 import { ObjectEventHub } from '../controllers/object-events.js';
 import { ServiceAccountTokenSecrets } from '../controllers/service-account-token-secrets.js';
 import type { CrdController } from '../crd/controller.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import type { Client } from '../sdk/client.js';
+import { Manager } from '../sdk/controller.js';
 import { LeaderElector, type LeaderElectionOptions } from '../sdk/leader-election.js';
 import type { ServerConfig } from './config.js';
 
@@ -40,37 +41,42 @@ export interface RunningControllers {
 export async function startControllers(ctx: ControllerContext): Promise<RunningControllers> {
   const { registry, identities, clientFor, crds } = ctx;
   const { saTokens, servingCA, warn } = ctx.config;
-  let controllers: Array<{ stop(): void }> = [];
-  let gc: GarbageCollector | undefined;
+  let term: { manager: Manager; hub: ObjectEventHub; gc: GarbageCollector; registration: APIServiceRegistration } | undefined;
   const leases = clientFor(identities.controllerManager).resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
   const elector = new LeaderElector(
     leases,
     {
       async onStartedLeading() {
+        // A manager per term of leadership: its informers read as kube-controller-manager's shared informers
+        // do (its own identity); each controller writes with its own.
+        const manager = new Manager(clientFor(identities.controllerManager), { log: (m) => warn(`kapi: ${m}`) });
         const hub = new ObjectEventHub(registry);
-        const started = [
-          hub,
-          new NamespaceController(clientFor(identities.namespaces), hub, warn),
-          new NamespaceDefaults(clientFor(identities.controllerManager), clientFor(identities.serviceAccounts), clientFor(identities.rootCaPublisher), servingCA, warn),
-          new ClusterRoleAggregation(clientFor(identities.clusterRoleAggregation), warn),
-          new ServiceAccountTokenSecrets(clientFor(identities.controllerManager), saTokens, servingCA, warn),
-          new AdmissionPolicyStatus(clientFor(identities.admissionPolicyStatus), registry, warn),
-          new APIServiceRegistration(clientFor(identities.apiserver), registry, warn),
-        ];
-        gc = new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn);
-        controllers = [...started, gc];
-        for (const c of started) await c.start();
+        new NamespaceController(manager, clientFor(identities.namespaces), hub);
+        addServiceAccountController(manager, clientFor(identities.serviceAccounts));
+        addRootCaPublisher(manager, clientFor(identities.rootCaPublisher), servingCA);
+        addClusterRoleAggregation(manager, clientFor(identities.clusterRoleAggregation));
+        new ServiceAccountTokenSecrets(manager, clientFor(identities.controllerManager), saTokens, servingCA);
+        addAdmissionPolicyStatus(manager, clientFor(identities.admissionPolicyStatus), registry);
+        const registration = new APIServiceRegistration(manager, clientFor(identities.apiserver), registry);
+        const gc = new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn);
+        term = { manager, hub, gc, registration };
+        await hub.start();
+        await manager.start();
         crds.setLeader(true);
       },
       onStoppedLeading() {
-        for (const c of controllers) c.stop();
-        controllers = [];
-        gc = undefined;
+        if (term) {
+          term.registration.stop();
+          void term.manager.stop();
+          term.hub.stop();
+          term.gc.stop();
+        }
+        term = undefined;
         crds.setLeader(false);
       },
     },
     ctx.leaderElection,
   );
   await elector.start();
-  return { elector, gcIdle: () => gc?.idle() ?? Promise.resolve() };
+  return { elector, gcIdle: () => term?.gc.idle() ?? Promise.resolve() };
 }

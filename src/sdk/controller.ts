@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { KObject } from '../api/object.js';
 import type { Client, GroupVersionResource, ResourceClient } from './client.js';
-import { Informer, objectKey } from './informer.js';
+import { Informer, objectKey, type InformerHandlers } from './informer.js';
 import { LeaderElector } from './leader-election.js';
 import { WorkQueue } from './workqueue.js';
 
@@ -40,6 +40,60 @@ export interface Reconciler {
  */
 export type ResourceRef = (GroupVersionResource & { kind?: string; namespaced?: boolean }) | { gvr: GroupVersionResource; kind: string; scope?: 'Namespaced' | 'Cluster' };
 
+/**
+ * Which events of a watched resource reach the work queue, as controller-runtime's predicate.Funcs: an event
+ * passes when the function for its type answers true, or when there is none.
+ */
+export interface Predicate {
+  create?(obj: KObject): boolean;
+  update?(obj: KObject, old: KObject): boolean;
+  delete?(obj: KObject): boolean;
+}
+
+const changed = (read: (o: KObject) => unknown): Predicate => ({ update: (obj, old) => !sameJson(read(obj), read(old)) });
+const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a ?? {}) === JSON.stringify(b ?? {});
+
+/** controller-runtime's ready-made predicates, for ControllerOptions.predicates. */
+export const predicates = {
+  /** Updates that change metadata.generation (a spec change; status updates do not). */
+  generationChanged: { update: (obj: KObject, old: KObject) => obj.metadata?.generation !== old.metadata?.generation } satisfies Predicate,
+  /** Updates that change the labels. */
+  labelsChanged: changed((o) => o.metadata?.labels),
+  /** Updates that change the annotations. */
+  annotationsChanged: changed((o) => o.metadata?.annotations),
+  /** Updates to another resourceVersion (not an informer's resync). */
+  resourceVersionChanged: { update: (obj: KObject, old: KObject) => obj.metadata?.resourceVersion !== old.metadata?.resourceVersion } satisfies Predicate,
+  /** Any of these passes (predicate.Or). */
+  or: (...any: Predicate[]): Predicate => ({
+    create: (obj) => any.some((p) => passes(p, 'create', obj)),
+    update: (obj, old) => any.some((p) => passes(p, 'update', obj, old)),
+    delete: (obj) => any.some((p) => passes(p, 'delete', obj)),
+  }),
+};
+
+function passes(p: Predicate, event: keyof Predicate, obj: KObject, old?: KObject): boolean {
+  const f = p[event];
+  return f === undefined || (event === 'update' ? f(obj, old!) : (f as (o: KObject) => boolean)(obj));
+}
+
+/** An informer's handlers calling `to` for the events that pass all `preds` (an update: the new object, and with `old` the one before too). */
+function filtered(preds: Predicate[] = [], to: (obj: KObject) => void, old = false): InformerHandlers {
+  const all = (event: keyof Predicate, obj: KObject, before?: KObject) => preds.every((p) => passes(p, event, obj, before));
+  return {
+    added: (obj) => {
+      if (all('create', obj)) to(obj);
+    },
+    updated: (obj, before) => {
+      if (!all('update', obj, before)) return;
+      if (old) to(before);
+      to(obj);
+    },
+    deleted: (obj) => {
+      if (all('delete', obj)) to(obj);
+    },
+  };
+}
+
 /** A controller to add to a Manager, as controller-runtime's builder (`For`, `Owns`, `Watches`) and controller.Options. */
 export interface ControllerOptions {
   /** Unique in the manager; names its metrics (`controller` label) and its log lines. */
@@ -49,7 +103,12 @@ export interface ControllerOptions {
   /** Objects whose controlling owner (ownerReferences with controller: true) is a `for` object: its key is reconciled. */
   owns?: ResourceRef[];
   /** Other objects, mapped to the keys to reconcile. */
-  watches?: Array<{ resource: ResourceRef; map(obj: KObject): ReconcileRequest[] }>;
+  watches?: Array<{ resource: ResourceRef; map(obj: KObject): ReconcileRequest[]; predicates?: Predicate[] }>;
+  /**
+   * Events of the `for` and `owns` resources must pass all of these to queue a key (controller-runtime's
+   * `WithPredicates` on For and Owns); see `predicates` for ready-made ones.
+   */
+  predicates?: Predicate[];
   /** The reconciler: a function of the key, or an object with a reconcile method. */
   reconcile: Reconciler | Reconciler['reconcile'];
   /** Workers (controller-runtime's MaxConcurrentReconciles; default 1). */
@@ -170,6 +229,11 @@ export class Controller {
     if (this.ready) this.queue.add(keyOf(request));
   }
 
+  /** Queue a key after a delay (a key queued again meanwhile is reconciled once). */
+  enqueueAfter(request: ReconcileRequest, delayMs: number): void {
+    if (this.ready) this.queue.addAfter(keyOf(request), delayMs);
+  }
+
   /** Resolves when nothing is queued or being reconciled (delayed requeues do not count). */
   idle(): Promise<void> {
     return this.queue.idle();
@@ -183,7 +247,7 @@ export class Controller {
     this.forInformer = m.informer(this.opts.for);
     this.forKind = 'kind' in this.opts.for && this.opts.for.kind ? this.opts.for.kind : '';
     const forGroup = refGvr(this.opts.for).group;
-    this.forInformer.addHandlers({ added: enqueueObj, updated: enqueueObj, deleted: enqueueObj });
+    this.forInformer.addHandlers(filtered(this.opts.predicates, enqueueObj));
     const forNamespaced = refNamespaced(this.opts.for);
     const toOwner = (obj: KObject) => {
       const kind = this.forKind || this.forInformer?.kind;
@@ -196,14 +260,12 @@ export class Controller {
         this.queue.add(keyOf(owner));
       }
     };
-    for (const owned of this.opts.owns ?? []) {
-      m.informer(owned).addHandlers({ added: toOwner, updated: (obj, old) => (toOwner(old), toOwner(obj)), deleted: toOwner });
-    }
+    for (const owned of this.opts.owns ?? []) m.informer(owned).addHandlers(filtered(this.opts.predicates, toOwner, true));
     for (const w of this.opts.watches ?? []) {
       const mapped = (obj: KObject) => {
         for (const r of w.map(obj)) this.queue.add(keyOf(r));
       };
-      m.informer(w.resource).addHandlers({ added: mapped, updated: mapped, deleted: mapped });
+      m.informer(w.resource).addHandlers(filtered(w.predicates, mapped));
     }
   }
 

@@ -301,6 +301,41 @@ describe('kapi/sdk: the controller runtime', () => {
     }
   });
 
+  it('queues only the events that pass its predicates, and a watch\'s own', async () => {
+    const { Manager, predicates } = await import('kapi/sdk');
+    const m = new Manager(s.client('predicates'));
+    const seen: string[] = [];
+    const selected = (o: { metadata: { labels?: Record<string, string> } }) => o.metadata.labels?.pick === 'yes';
+    m.add({
+      name: 'picky',
+      for: CONFIGMAPS,
+      // Created with the label, or a change of the labels; never a deletion.
+      predicates: [{ create: selected, update: predicates.labelsChanged.update, delete: () => false }],
+      watches: [{ resource: { group: '', version: 'v1', resource: 'secrets' }, map: (o) => [{ namespace: o.metadata.namespace, name: `from-${o.metadata.name}` }], predicates: [{ create: (o) => o.metadata.name === 'pred-s' }] }],
+      reconcile: ({ name }) => {
+        if (name.startsWith('pred-') || name.startsWith('from-pred-')) seen.push(name);
+      },
+    });
+    await m.start();
+    try {
+      const cms = s.client().resource(CONFIGMAPS);
+      await cms.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pred-a', labels: { pick: 'yes' } } });
+      await cms.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pred-b' } });
+      await s.client().resource({ group: '', version: 'v1', resource: 'secrets' }).create('default', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pred-s' } });
+      await until('the created ones', async () => seen.includes('pred-a') && seen.includes('from-pred-s'));
+      // Data only: filtered out. Labels: passes.
+      await cms.patch('default', 'pred-b', { data: { a: 'b' } });
+      await cms.patch('default', 'pred-b', { metadata: { labels: { x: 'y' } } });
+      await until('the label change', async () => seen.includes('pred-b'));
+      assert.equal(seen.filter((n) => n === 'pred-b').length, 1, seen.join());
+      await cms.delete('default', 'pred-a');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(seen.sort(), ['from-pred-s', 'pred-a', 'pred-b']);
+    } finally {
+      await m.stop();
+    }
+  });
+
   it('records events, a repeat as a series', async () => {
     const recorder = new EventRecorder(s.client(), { controller: 'sdk.example.com/foo-controller' });
     const cm = await s.client().resource(CONFIGMAPS).create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'evented' } });

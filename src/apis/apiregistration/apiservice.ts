@@ -45,7 +45,8 @@ export function localAPIService(group: string, version: string, custom: boolean)
     apiVersion: 'apiregistration.k8s.io/v1',
     kind: 'APIService',
     metadata: { name: `${version}.${group}`, labels: { [AUTOMANAGED]: custom ? 'true' : 'onstart' } },
-    spec: { group, version, groupPriorityMinimum, versionPriority },
+    // As stored: the core group's empty name is left out (omitempty).
+    spec: { ...(group ? { group } : {}), version, groupPriorityMinimum, versionPriority },
   };
 }
 
