@@ -16,6 +16,7 @@ import { ensureServingCertificates } from '../src/server/certs.js';
 import { BenchClient, line, load, pct } from './lib/client.js';
 import { rename } from './lib/rename-converters.js';
 import { startServer } from './lib/server-process.js';
+import type { KObject } from '../src/api/object.js';
 
 const quick = process.argv.includes('--quick');
 const COUNT = quick ? 1000 : 3000;
@@ -28,7 +29,7 @@ async function startWebhook(dir: string): Promise<{ url: string; caBundle: strin
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const review = JSON.parse(Buffer.concat(chunks).toString());
-      const convertedObjects = review.request.objects.map((o: any) => rename(o, review.request.desiredAPIVersion));
+      const convertedObjects = review.request.objects.map((o: KObject) => rename(o, review.request.desiredAPIVersion));
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, convertedObjects, result: { status: 'Success' } } }));
     });

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
       await c.expect('DELETE', `${CT('default')}/owner-${policy.toLowerCase()}?propagationPolicy=${policy}`, 200);
       await until(c, `${CT('default')}/owner-${policy.toLowerCase()}`, true);
       for (let i = DEPENDENTS - 1; i >= 0; i -= Math.max(1, Math.floor(DEPENDENTS / 10))) await until(c, `/api/v1/namespaces/default/configmaps/dep-${policy.toLowerCase()}-${i}`, true);
-      const left = JSON.parse((await c.expect('GET', '/api/v1/namespaces/default/configmaps', 200)).body).items.filter((i: any) => i.metadata.name.startsWith(`dep-${policy.toLowerCase()}-`)).length;
+      const left = JSON.parse((await c.expect('GET', '/api/v1/namespaces/default/configmaps', 200)).body).items.filter((i: { metadata: { name: string } }) => i.metadata.name.startsWith(`dep-${policy.toLowerCase()}-`)).length;
       line(`cascading ${policy.toLowerCase()} delete of an owner with ${DEPENDENTS} dependents`, `${((performance.now() - t) / 1000).toFixed(2)} s until owner and dependents are gone (${left} left)`);
     }
   } finally {

@@ -34,7 +34,10 @@ const inProject = (decl) => {
   return f.startsWith(join(root, 'src')) && !f.includes('/node_modules/');
 };
 const where = (decl) => relative(root, decl.getSourceFile().fileName);
-const documented = (symbol) => symbol.getDocumentationComment(checker).length > 0 || (symbol.declarations ?? []).some((d) => ts.getJSDocCommentsAndTags(d).length > 0);
+const documented = (symbol) =>
+  symbol.getDocumentationComment(checker).length > 0 ||
+  // (`export * as x from`: the comment is the export declaration's.)
+  (symbol.declarations ?? []).some((d) => ts.getJSDocCommentsAndTags(ts.isNamespaceExport(d) ? d.parent : d).length > 0);
 // One line, and types named as in the source (never by a path of this machine).
 const oneLine = (s) => s.replace(/import\("[^"]*"(?:, \{[^}]*\}\s*\})?\)\./g, '').replace(/\s+/g, ' ');
 
@@ -81,9 +84,16 @@ function members(type, out) {
 function describe(symbol, name, out) {
   const s = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
   const decl = s.declarations?.[0];
-  const doc = documented(s) ? '' : ' (undocumented)';
+  // A re-export's own doc comment counts (anywhere along its chain of aliases).
+  let aliasDocumented = false;
+  for (let a = symbol; a && a !== s && a.flags & ts.SymbolFlags.Alias; a = checker.getImmediateAliasedSymbol(a)) aliasDocumented ||= documented(a);
+  const doc = documented(s) || aliasDocumented ? '' : ' (undocumented)';
   const lines = [];
-  if (s.flags & ts.SymbolFlags.Class) {
+  if (s.flags & ts.SymbolFlags.ValueModule) {
+    // A module re-exported as a namespace (the generated built-in types): its size, not each member.
+    const count = checker.getExportsOfModule(s).length;
+    lines.push(`- namespace **${name}**: ${count} exports of \`${decl ? relative(root, decl.getSourceFile().fileName).replace(/^dist\//, '') : '?'}\`${doc}`);
+  } else if (s.flags & ts.SymbolFlags.Class) {
     const instance = checker.getDeclaredTypeOfSymbol(s);
     const ctor = checker.getTypeOfSymbolAtLocation(s, decl);
     lines.push(`- class **${name}**${doc}`);

@@ -4,7 +4,8 @@
  * - every file whose first line marks it generated has an intact header (scripts/generated.mjs: a hand
  *   edit changes the digest), and the files kapi generates are all marked;
  * - generators whose input is in the repo run again and their output must not differ
- *   (the bootstrap policy from its YAML; the API report is checked by scripts/api-report.mjs).
+ *   (the bootstrap policy from its YAML, the built-in kinds' TypeScript types from the Go type model; the API
+ *   report is checked by scripts/api-report.mjs).
  * The Go type model and the apiextensions OpenAPI definitions come from upstream's sources, which CI does
  * not have: their generators (gen-builtin-types.mjs, openapi-v3-to-v2.mjs) are run by hand with them.
  */
@@ -36,9 +37,11 @@ for (const f of files) {
     failed = true;
   }
 }
-try {
-  execFileSync(process.execPath, [join(root, 'scripts/gen-bootstrap-policy.mjs'), '--check'], { stdio: 'inherit' });
-} catch {
-  failed = true;
+for (const generator of ['scripts/gen-bootstrap-policy.mjs', 'scripts/gen-kind-types.mjs']) {
+  try {
+    execFileSync(process.execPath, [join(root, generator), '--check'], { stdio: 'inherit' });
+  } catch {
+    failed = true;
+  }
 }
 if (failed) process.exit(1);

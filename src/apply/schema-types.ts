@@ -9,6 +9,7 @@
  * `any`, embedded resources and the root get apiVersion, kind and ObjectMeta.
  * Results are cached per schema object, so a CRD version compiles once.
  */
+import type { KObject } from '../api/object.js';
 import {
   ATOMIC_ANY,
   BOOLEAN,
@@ -23,7 +24,7 @@ import {
 } from './types.js';
 
 /** A JSON (OpenAPI v3 or v2) schema object, as found in a CRD or an OpenAPI document. */
-export type JsonSchema = Record<string, any>;
+export type JsonSchema = KObject;
 
 export interface SchemaTypeOptions {
   /** The CRD's spec.preserveUnknownFields (v1beta1): unknown fields are deduced everywhere. */

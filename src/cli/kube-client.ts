@@ -3,17 +3,18 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { parseJson } from '../machinery/json.js';
 import { parseYaml } from '../machinery/yaml.js';
+import type { KObject } from '../api/object.js';
 
 export interface KubeClient {
-  request(method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; json: any }>;
+  request(method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; json: KObject }>;
 }
 
 export function clientFromKubeconfig(path: string): KubeClient {
-  const config = parseYaml(readFileSync(path, 'utf8')) as any;
+  const config = parseYaml(readFileSync(path, 'utf8')) as KObject;
   const contextName = config['current-context'];
-  const context = (config.contexts ?? []).find((c: any) => c.name === contextName)?.context ?? config.contexts?.[0]?.context;
-  const cluster = (config.clusters ?? []).find((c: any) => c.name === context?.cluster)?.cluster ?? config.clusters?.[0]?.cluster;
-  const user = (config.users ?? []).find((u: any) => u.name === context?.user)?.user ?? config.users?.[0]?.user ?? {};
+  const context = (config.contexts ?? []).find((c: KObject) => c.name === contextName)?.context ?? config.contexts?.[0]?.context;
+  const cluster = (config.clusters ?? []).find((c: KObject) => c.name === context?.cluster)?.cluster ?? config.clusters?.[0]?.cluster;
+  const user = (config.users ?? []).find((u: KObject) => u.name === context?.user)?.user ?? config.users?.[0]?.user ?? {};
   if (!cluster?.server) throw new Error(`${path}: no cluster server found`);
   const ca = cluster['certificate-authority-data'] ? Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8') : undefined;
   const agent = new https.Agent({ ca, keepAlive: true });
@@ -38,7 +39,7 @@ export function clientFromKubeconfig(path: string): KubeClient {
             } catch {
               json = { message: text };
             }
-            resolve({ status: res.statusCode ?? 0, json });
+            resolve({ status: res.statusCode ?? 0, json: json as KObject });
           });
         });
         req.on('timeout', () => req.destroy(new Error(`${method} ${p}: timed out`)));

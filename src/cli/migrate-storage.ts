@@ -5,6 +5,7 @@
  * can be removed from the CRD safely. Works against a running server.
  */
 import type { KubeClient } from './kube-client.js';
+import type { KObject } from '../api/object.js';
 
 export interface MigrationResult {
   storageVersion: string;
@@ -17,7 +18,7 @@ export async function migrateStorage(client: KubeClient, crdName: string, log: (
   const got = await client.request('GET', crdPath);
   if (got.status !== 200) throw new Error(got.json?.message ?? `GET ${crdPath}: ${got.status}`);
   const crd = got.json;
-  const storageVersion: string = crd.spec.versions.find((v: any) => v.storage).name;
+  const storageVersion: string = crd.spec.versions.find((v: KObject) => v.storage).name;
   const base = `/apis/${crd.spec.group}/${storageVersion}/${crd.spec.names.plural}`;
   let migrated = 0;
   let cont = '';
@@ -37,7 +38,7 @@ export async function migrateStorage(client: KubeClient, crdName: string, log: (
 }
 
 /** PUT the object back unchanged; on a conflict, read it again and retry. Returns false when it is gone. */
-async function rewrite(client: KubeClient, crd: any, version: string, item: any): Promise<boolean> {
+async function rewrite(client: KubeClient, crd: KObject, version: string, item: KObject): Promise<boolean> {
   const ns = item.metadata.namespace;
   const path = `/apis/${crd.spec.group}/${version}/${ns ? `namespaces/${ns}/` : ''}${crd.spec.names.plural}/${item.metadata.name}`;
   let obj = item;

@@ -89,6 +89,8 @@ export interface ServerOptions {
    * Resources defined in TypeScript (`defineResource` of kapi/sdk): served as CRDs (their definitions written
    * at start), with their strategy hooks and their conversions through the internal form.
    */
+  // Definitions of any internal form (the type is invariant in it).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   resources?: ResourceDefinition<any>[];
   /** How long a conversion webhook may take (default 30 s, as upstream). */
   webhookTimeoutMs?: number;

@@ -4,9 +4,10 @@
  * writes, the v3 form of a v2 schema (component refs, refs with siblings
  * wrapped in allOf) and the set of definitions a schema refers to.
  */
+import type { KObject } from '../api/object.js';
 
 // A JSON schema object; kept loose on purpose (any JSON may appear in default, enum, example).
-export type Schema = { [key: string]: any };
+export type Schema = KObject;
 
 export const V2_PREFIX = '#/definitions/';
 export const V3_PREFIX = '#/components/schemas/';

@@ -208,7 +208,7 @@ export const deploymentPrinter = (): TableConvertor =>
   );
 
 /** ReplicaSets and ReplicationControllers print alike; only their doc names and selector forms differ. */
-const replicatedPrinter = (kind: 'ReplicaSet' | 'ReplicationController', selector: (sel: any) => string) => (): TableConvertor => {
+const replicatedPrinter = (kind: 'ReplicaSet' | 'ReplicationController', selector: (sel: KObject | undefined) => string) => (): TableConvertor => {
   const pkg = kind === 'ReplicaSet' ? 'apps/v1' : 'core/v1';
   return printer(
     [

@@ -45,3 +45,8 @@ export {
 export { EventRecorder, type EventRecorderOptions } from './events.js';
 export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 export { StatusError } from '../machinery/status.js';
+/**
+ * The built-in API types as their JSON reads, by package (`corev1.ConfigMap`, `appsv1.Deployment`, `metav1.ObjectMeta`),
+ * generated from kapi's Go type model: `client.resource<corev1.ConfigMap>({ group: '', version: 'v1', resource: 'configmaps' })`.
+ */
+export type * from '../api/kinds/index.js';

@@ -154,6 +154,8 @@ export interface ResourceDefinitionInput<Internal> {
   /** Default: Namespaced. */
   scope?: 'Namespaced' | 'Cluster';
   /** At least one; the storage version is the one marked `storage`, else the first. */
+  // Each version has a spec and status of its own (the type is invariant in them).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   versions: ReadonlyArray<ResourceVersion<any, any, Internal>>;
   /** Default: a status subresource. */
   subresources?: { status?: boolean; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };

@@ -13,6 +13,7 @@ import { parseYaml } from '../machinery/yaml.js';
 import type { UserInfo } from '../api/authentication.js';
 import type { Exchange, Filter } from './filters.js';
 import { isLongRunning } from './filters.js';
+import type { KObject } from '../api/object.js';
 
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
@@ -205,7 +206,7 @@ function stripManagedFields(root: unknown): void {
   while (stack.length > 0) {
     const obj = stack.pop();
     if (!obj || typeof obj !== 'object') continue;
-    const o = obj as Record<string, any>;
+    const o = obj as KObject;
     if (o.metadata && typeof o.metadata === 'object') delete o.metadata.managedFields;
     if (Array.isArray(o.items)) for (const item of o.items) stack.push(item);
   }

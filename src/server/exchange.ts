@@ -9,7 +9,8 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { ServerHttp2Stream } from 'node:http2';
 
-type Listener = (...args: any[]) => void;
+/** A stream event's listener, as Node types them. */
+type Listener = Parameters<ServerHttp2Stream['on']>[1];
 
 export interface Request {
   readonly headers: IncomingHttpHeaders;

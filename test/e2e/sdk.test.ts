@@ -24,6 +24,7 @@ import {
   type Condition,
   type TypeOf,
 } from 'kapi/sdk';
+import type { appsv1, corev1 } from 'kapi/sdk';
 import { startTestServer, type TestServer } from 'kapi/testing';
 
 const GROUP = 'sdk.example.com';
@@ -334,6 +335,22 @@ describe('kapi/sdk: the controller runtime', () => {
     } finally {
       await m.stop();
     }
+  });
+
+  it('types built-in objects from the Go model', async () => {
+    const configMaps = s.client().resource<corev1.ConfigMap>(CONFIGMAPS);
+    const made = await configMaps.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed', labels: { a: 'b' } }, data: { key: 'value' } });
+    const data: Record<string, string> | undefined = made.data;
+    assert.deepEqual(data, { key: 'value' });
+    // @ts-expect-error: a ConfigMap's data holds strings (tsc refuses this line when the types are right).
+    const wrong: corev1.ConfigMap = { data: { key: 1 } };
+    assert.ok(wrong);
+    // @ts-expect-error: a Deployment's kind is its own.
+    const mislabelled: appsv1.Deployment = { kind: 'ConfigMap', spec: { selector: {}, template: {} } };
+    assert.ok(mislabelled);
+    const deployment: appsv1.Deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'typed' }, spec: { replicas: 1, selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'nginx', resources: { limits: { cpu: '100m', memory: 64 } } }] } } } };
+    const created = await s.client().resource<appsv1.Deployment>({ group: 'apps', version: 'v1', resource: 'deployments' }).create('default', deployment);
+    assert.equal(created.spec.template.spec?.containers?.[0].resources?.limits?.cpu, '100m');
   });
 
   it('records events, a repeat as a series', async () => {

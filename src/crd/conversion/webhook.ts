@@ -45,9 +45,9 @@ export function webhookConverter(config: WebhookConfig, resolveService: ServiceR
         throw fail((err as Error).message);
       }
       if (reply.status !== 200) throw fail(`the server rejected our request (status ${reply.status})`);
-      let parsed: any;
+      let parsed: KObject;
       try {
-        parsed = parseJson(reply.body);
+        parsed = parseJson(reply.body) as KObject;
       } catch (err) {
         throw fail(`unable to decode the webhook response: ${(err as Error).message}`);
       }

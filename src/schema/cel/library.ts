@@ -89,7 +89,7 @@ function objectKey(v: unknown): string {
 }
 
 export function registerLibrary(env: Environment): void {
-  const fn = (sig: string, handler: (...args: any[]) => unknown): void => {
+  const fn = (sig: string, handler: (...args: never[]) => unknown): void => {
     env.registerFunction(sig, handler);
   };
   // regex
@@ -129,7 +129,7 @@ export function registerLibrary(env: Environment): void {
   for (const t of ['int', 'double', 'string', 'bool', 'google.protobuf.Timestamp', 'google.protobuf.Duration']) {
     fn(`list<${t}>.isSorted(): bool`, (l: unknown[]) => sorted(l));
     if (t === 'int' || t === 'double' || t === 'google.protobuf.Duration') {
-      fn(`list<${t}>.sum(): ${t}`, (l: unknown[]) => (t === 'int' ? l.reduce((a: bigint, b) => a + (b as bigint), 0n) : t === 'double' ? l.reduce((a: number, b) => a + (b as number), 0) : l.reduce((a: any, b: any) => a.addDuration(b))));
+      fn(`list<${t}>.sum(): ${t}`, (l: unknown[]) => (t === 'int' ? l.reduce((a: bigint, b) => a + (b as bigint), 0n) : t === 'double' ? l.reduce((a: number, b) => a + (b as number), 0) : l.reduce((a, b) => (a as { addDuration(d: unknown): unknown }).addDuration(b))));
     }
     fn(`list<${t}>.min(): ${t}`, (l: unknown[]) => {
       if (!l.length) throw new CelError('min called on empty list');

@@ -11,6 +11,7 @@ import { parseListParams } from './list-options.js';
 import { listHead } from './read.js';
 import { int64Param } from './query-params.js';
 import { admissionOf, dryRunOf } from './write.js';
+import type { KObject } from '../../api/object.js';
 
 const DELETE_OPTIONS = { group: 'meta.k8s.io', resource: 'DeleteOptions' };
 const POLICIES = ['Foreground', 'Background', 'Orphan'];
@@ -19,12 +20,12 @@ async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   const opts: DeleteOptions = { dryRun: dryRunOf(ctx, 'DeleteOptions') };
   const raw = await readBody(ctx.req, ctx.res);
   if (raw.length > 0) {
-    let body: any;
+    let body: KObject;
     if (bodyMediaType(ctx.req.headers['content-type']) === 'application/vnd.kubernetes.protobuf') {
       body = decodeProtobufBody(raw, { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions' });
     } else {
       try {
-        body = parseJson(raw.toString('utf8'));
+        body = parseJson(raw.toString('utf8')) as KObject;
       } catch (err) {
         throw errors.badRequest((err as Error).message);
       }
