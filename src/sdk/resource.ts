@@ -18,6 +18,7 @@ import type { Strategy, WriteOptions } from '../registry/types.js';
 import type { KObject } from '../api/object.js';
 import type { JSONSchemaProps } from '../schema/types.js';
 import type { Infer, Schema } from './schema.js';
+import type * as metav1 from '../api/kinds/meta-v1.js';
 
 /**
  * metav1.OwnerReference: an object this one depends on, in its namespace or cluster-scoped. Garbage
@@ -35,32 +36,13 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
-/** metav1.ObjectMeta: the metadata every object has. The server sets uid, resourceVersion, generation and the timestamps. */
-export interface ObjectMeta {
-  /** Unique among the resource's objects in the namespace; immutable. */
-  name?: string;
-  /** A prefix the server makes a unique name from on create, when `name` is absent. */
-  generateName?: string;
-  /** Absent for cluster-scoped objects. */
-  namespace?: string;
-  /** Unique in time and space, set on create: an object made again under the same name has another. */
-  uid?: string;
-  /** The version of the object as stored, opaque: an update carrying it is refused (409 Conflict) when the object changed meanwhile. */
-  resourceVersion?: string;
-  /** Incremented by each change of the desired state (for a custom resource: anything but metadata, and status with a status subresource). */
-  generation?: number;
-  /** RFC 3339. */
-  creationTimestamp?: string;
-  /** Set (RFC 3339) when deletion was asked for while finalizers hold the object. */
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  /** Keys that must all be removed (by their controllers) before a deleted object goes. */
-  finalizers?: string[];
+/**
+ * metav1.ObjectMeta: the metadata every object has (the generated type, upstream's field documentation). The
+ * server sets uid, resourceVersion, generation and the timestamps.
+ */
+export interface ObjectMeta extends Omit<metav1.ObjectMeta, 'ownerReferences'> {
+  /** Objects this one depends on: garbage collection deletes it once they are all gone. */
   ownerReferences?: OwnerReference[];
-  /** Server-side apply's record of which manager owns which fields. */
-  managedFields?: unknown[];
 }
 
 /** Any Kubernetes object. */
