@@ -109,6 +109,8 @@ export interface AdmissionPluginDefinition {
   readonly name: string;
   /** The plugin; absent for one built into a strategy, which asks whether it is on (BuiltinContext.admissionPlugins). */
   make?(ctx: AdmissionContext): AdmissionPlugin;
+  /** The stores whose watch caches the plugin decides from: started, when it is on, before the server serves. */
+  caches?(ctx: AdmissionContext): RestStore[];
 }
 
 /** What --enable-admission-plugins and --disable-admission-plugins may not say (upstream's messages). */
@@ -145,6 +147,12 @@ export function admissionPlugins(definitions: readonly AdmissionPluginDefinition
     if (definition?.make) out.push(definition.make(ctx));
   }
   return out;
+}
+
+/** The stores the plugins that are on read from their watch caches, each once. */
+export function admissionCaches(definitions: readonly AdmissionPluginDefinition[], enabled: readonly string[], ctx: AdmissionContext): RestStore[] {
+  const on = new Set(enabled);
+  return [...new Set(definitions.filter((d) => on.has(d.name)).flatMap((d) => d.caches?.(ctx) ?? []))];
 }
 
 /** The plugins `enable` asks for that no group implements. */

@@ -20,7 +20,7 @@ import type { Kapi, KapiOptions } from './options.js';
 import { customResourceDefinitionEndpoints } from '../crd/crd-endpoints.js';
 import { rbacEscalationCheck } from '../apis/rbac/escalation.js';
 import { reconcileBootstrapPolicy } from '../apis/rbac/bootstrap.js';
-import { admissionPlugins } from '../apis/admission-plugins.js';
+import { admissionCaches, admissionPlugins } from '../apis/admission-plugins.js';
 import { BUILTIN_ADMISSION } from '../apis/builtin.js';
 import { parseServiceRanges } from '../apis/core/services.js';
 import { APIServiceAvailability } from '../controllers/apiservice-availability.js';
@@ -34,7 +34,6 @@ import { CrdController } from '../crd/controller.js';
 import { CrdFinalizer } from '../crd/finalizer.js';
 import { OpenApiPublisher } from '../openapi/index.js';
 import { ApiRegistry } from '../registry/registry.js';
-import type { RestStore } from '../registry/store.js';
 import { AdmissionChain } from '../registry/admission.js';
 import { watchCertificatePair } from '../server/serving-files.js';
 import { writeAdminKubeconfig } from '../server/kubeconfig.js';
@@ -105,27 +104,16 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
 
   const { authenticator, identities, getObject, authorizer, resolver } = await installAccess(registry, options, config, delegation);
   const metrics = new ApiMetrics(registry);
-  const admissionStore = (resource: string) => registry.lookup('admissionregistration.k8s.io', 'v1', resource)!.store as RestStore;
+  const admissionContext = { registry, namespaces, coreNamespaces: delegation.coreNamespaces, authorizer, resolveService, hooks: options.admissionHooks, observeWebhook: metrics.webhookCalled.bind(metrics) };
   const admission = admissionPlugins(
     BUILTIN_ADMISSION,
     enabledPlugins,
-    { registry, namespaces, coreNamespaces: delegation.coreNamespaces, authorizer, resolveService, hooks: options.admissionHooks, observeWebhook: (...args) => metrics.webhookCalled(...args) },
+    admissionContext,
     // kapi's own: the policy-based RBAC storages' check, where an authorizer can say no; then the embedder's.
     [...(authorizer === alwaysAllow ? [] : [rbacEscalationCheck(authorizer, resolver)]), ...(options.admission ?? [])],
   );
-  // Webhooks are matched against the watch caches of their configurations (and the namespaces' labels).
-  await Promise.all(
-    [
-      'validatingwebhookconfigurations',
-      'mutatingwebhookconfigurations',
-      'validatingadmissionpolicies',
-      'validatingadmissionpolicybindings',
-      'mutatingadmissionpolicies',
-      'mutatingadmissionpolicybindings',
-    ]
-      .map((r) => admissionStore(r).start())
-      .concat(namespaces.start()),
-  );
+  // The plugins that are on decide from watch caches (webhook and policy configurations, namespaces' labels).
+  await Promise.all(admissionCaches(BUILTIN_ADMISSION, enabledPlugins, admissionContext).map((store) => store.start()));
   let auditing: { policy: AuditPolicy; backend: AuditBackend } | undefined;
   if (auditPolicy) {
     auditing = { policy: auditPolicy, backend: options.auditBackend ?? auditLogBackend(options.auditLogPath!, warn) };

@@ -50,10 +50,14 @@ const policyStores = (ctx: AdmissionContext, kind: 'validating' | 'mutating') =>
   authorizer: ctx.authorizer,
 });
 
+/** What a plugin matches against: its configurations' caches, and the namespaces' (their labels, for selectors). */
+const policyCaches = (ctx: AdmissionContext, kind: 'validating' | 'mutating') => [store(ctx, `${kind}admissionpolicies`), store(ctx, `${kind}admissionpolicybindings`), ctx.namespaces];
+const webhookCaches = (ctx: AdmissionContext, kind: 'validating' | 'mutating') => [store(ctx, `${kind}webhookconfigurations`), ctx.namespaces];
+
 /** The group's admission plugins: policies and webhooks (apis/admission-plugins.ts orders them). */
 export const ADMISSIONREGISTRATION_ADMISSION: AdmissionPluginDefinition[] = [
-  { name: 'MutatingAdmissionPolicy', make: (ctx) => mutatingPolicyAdmission(policyStores(ctx, 'mutating')) },
-  { name: 'MutatingAdmissionWebhook', make: (ctx) => webhooks(ctx).find((p) => p.name === 'MutatingAdmissionWebhook')! },
-  { name: 'ValidatingAdmissionPolicy', make: (ctx) => validatingPolicyAdmission(policyStores(ctx, 'validating')) },
-  { name: 'ValidatingAdmissionWebhook', make: (ctx) => webhooks(ctx).find((p) => p.name === 'ValidatingAdmissionWebhook')! },
+  { name: 'MutatingAdmissionPolicy', make: (ctx) => mutatingPolicyAdmission(policyStores(ctx, 'mutating')), caches: (ctx) => policyCaches(ctx, 'mutating') },
+  { name: 'MutatingAdmissionWebhook', make: (ctx) => webhooks(ctx).find((p) => p.name === 'MutatingAdmissionWebhook')!, caches: (ctx) => webhookCaches(ctx, 'mutating') },
+  { name: 'ValidatingAdmissionPolicy', make: (ctx) => validatingPolicyAdmission(policyStores(ctx, 'validating')), caches: (ctx) => policyCaches(ctx, 'validating') },
+  { name: 'ValidatingAdmissionWebhook', make: (ctx) => webhooks(ctx).find((p) => p.name === 'ValidatingAdmissionWebhook')!, caches: (ctx) => webhookCaches(ctx, 'validating') },
 ];

@@ -13,7 +13,7 @@ import type { AdmissionPluginDefinition } from '../admission-plugins.js';
 
 /** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), and the pod strategy's plugins. */
 export const CORE_ADMISSION: AdmissionPluginDefinition[] = [
-  { name: 'NamespaceLifecycle', make: (ctx) => namespaceLifecycle(ctx.coreNamespaces ?? ctx.namespaces) },
+  { name: 'NamespaceLifecycle', make: (ctx) => namespaceLifecycle(ctx.coreNamespaces ?? ctx.namespaces), caches: (ctx) => [ctx.namespaces] },
   // Built into the pod strategy, which runs each while it is on (BuiltinContext.admissionPlugins).
   ...POD_ADMISSION_PLUGINS.map((name) => ({ name })),
 ];
