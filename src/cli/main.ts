@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { buildConfig, createResource, initProject } from './scaffold.js';
-import { startKapi, type AuthorizationMode } from '../kapi/index.js';
+import { CONTROLLER_NAMES, startKapi, type AuthorizationMode } from '../kapi/index.js';
 import { parseGoDuration } from '../server/filters.js';
 import { clientFromKubeconfig } from './kube-client.js';
 import { migrateStorage } from './migrate-storage.js';
@@ -19,6 +19,7 @@ interface ServeOptions {
   tlsPrivateKeyFile?: string;
   tlsSan: string[];
   enableAdmissionPlugins: string[];
+  controllers: string[];
   disableAdmissionPlugins: string[];
   encryptionProviderConfig?: string;
   anonymousAuth: boolean;
@@ -132,6 +133,7 @@ program
   .option('--converters <module>', 'an ES module whose default export maps CRD names to TypeScript/JavaScript converters')
   .option('--enable-admission-plugins <names>', "admission plugins to run besides the default ones (kube-apiserver's names, comma-separated, repeatable)", collect, [])
   .option('--disable-admission-plugins <names>', 'default admission plugins not to run (comma-separated, repeatable)', collect, [])
+  .option('--controllers <names>', `kapi's controllers to run, as kube-controller-manager's flag: '*' all, 'name' that one, '-name' not that one (comma-separated, repeatable; the first mention of a name decides); names: ${CONTROLLER_NAMES.join(', ')}`, collect, [])
   .option('--admission-hooks <module>', 'an ES module whose default export is a list of admission hooks (webhook semantics, in the process)')
   .option('--resources <module>', 'an ES module whose default export is a list of resources defined with kapi/sdk (served with their strategies)')
   .option('--etcd-servers <urls>', 'store in etcd instead of the embedded store: comma-separated endpoints, e.g. http://127.0.0.1:2379')
@@ -210,6 +212,7 @@ program
       tlsSans: commaList(opts.tlsSan),
       enableAdmissionPlugins: commaList(opts.enableAdmissionPlugins),
       disableAdmissionPlugins: commaList(opts.disableAdmissionPlugins),
+      builtinControllers: opts.controllers.length > 0 ? commaList(opts.controllers) : undefined,
       anonymousAuth: opts.anonymousAuth,
       serviceAccountIssuers: opts.serviceAccountIssuer,
       serviceAccountSigningKeyFile: opts.serviceAccountSigningKeyFile,

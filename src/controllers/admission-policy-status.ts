@@ -19,7 +19,7 @@ export function addAdmissionPolicyStatus(manager: Manager, client: Client, regis
   const policies = manager.informer(POLICIES);
   const writer = client.resource(POLICIES);
   return manager.add({
-    name: 'validatingadmissionpolicy-status',
+    name: 'validatingadmissionpolicy-status-controller',
     for: POLICIES,
     // Only a spec change (a new generation) asks for a new check; a deleted policy has no status to write.
     predicates: [{ ...predicates.generationChanged, delete: () => false }],

@@ -20,7 +20,7 @@ export function addClusterRoleAggregation(manager: Manager, client: Client): Con
   const writer = client.resource(CLUSTER_ROLES);
   const aggregating = () => roles.list().filter((role) => isRecord(role.aggregationRule)).map((role) => ({ name: role.metadata.name }));
   return manager.add({
-    name: 'clusterrole-aggregation',
+    name: 'clusterrole-aggregation-controller',
     for: CLUSTER_ROLES,
     watches: [{ resource: CLUSTER_ROLES, map: aggregating }],
     reconcile: async ({ name }) => {

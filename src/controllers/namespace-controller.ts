@@ -44,7 +44,7 @@ export class NamespaceController {
     const informer = manager.informer(NAMESPACES);
     const terminating = (ns: KObject) => Boolean(ns.metadata?.deletionTimestamp);
     const controller = manager.add({
-      name: 'namespace',
+      name: 'namespace-controller',
       for: NAMESPACES,
       predicates: [{ create: terminating, update: terminating, delete: () => false }],
       reconcile: ({ name }) => this.reconcile(name),

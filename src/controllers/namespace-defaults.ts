@@ -31,7 +31,7 @@ function addPerNamespace(manager: Manager, name: string, writer: Writer, objectF
 
 /** The service account controller: `default` in every namespace, created by `client`. */
 export function addServiceAccountController(manager: Manager, client: Client): Controller {
-  return addPerNamespace(manager, 'serviceaccount', writerOf(manager, client, 'serviceaccounts'), (namespace) => ({
+  return addPerNamespace(manager, 'serviceaccount-controller', writerOf(manager, client, 'serviceaccounts'), (namespace) => ({
     kind: 'ServiceAccount',
     apiVersion: 'v1',
     metadata: { name: 'default', namespace },
@@ -40,7 +40,7 @@ export function addServiceAccountController(manager: Manager, client: Client): C
 
 /** The root CA certificate publisher: `kube-root-ca.crt` with `caCertPem` in every namespace, created by `client`. */
 export function addRootCaPublisher(manager: Manager, client: Client, caCertPem: string): Controller {
-  return addPerNamespace(manager, 'root-ca-cert-publisher', writerOf(manager, client, 'configmaps'), (namespace) => ({
+  return addPerNamespace(manager, 'root-ca-certificate-publisher-controller', writerOf(manager, client, 'configmaps'), (namespace) => ({
     kind: 'ConfigMap',
     apiVersion: 'v1',
     metadata: { name: ROOT_CA_CONFIGMAP, namespace, annotations: { 'kubernetes.io/description': ROOT_CA_DESCRIPTION } },

@@ -45,7 +45,7 @@ export class ServiceAccountTokenSecrets {
         .filter((s) => s.type === TOKEN_TYPE && s.metadata.namespace === a.metadata.namespace && s.metadata.annotations?.[NAME] === a.metadata.name)
         .map((s) => ({ namespace: s.metadata.namespace, name: s.metadata.name }));
     manager.add({
-      name: 'serviceaccount-token',
+      name: 'serviceaccount-token-controller',
       for: SECRETS,
       predicates: [{ create: tokenSecret, update: tokenSecret, delete: () => false }],
       watches: [{ resource: ACCOUNTS, map: secretsOf, predicates: [{ update: () => false }] }],

@@ -18,6 +18,7 @@ import { certificatePairStamp, readCertificatePair } from '../server/serving-fil
 import { parseEncryptionConfig } from '../storage/encryption.js';
 import { ensurePrivateDir } from '../util/private-files.js';
 import type { KapiOptions } from './options.js';
+import { controllerSelectionErrors } from './controllers.js';
 
 /** What the Config step gives the rest of a start. */
 export interface ServerConfig {
@@ -78,6 +79,8 @@ export async function loadConfig(options: KapiOptions): Promise<ServerConfig> {
   const missing = missingAdmissionPlugins(BUILTIN_ADMISSION, enable);
   if (missing.length > 0) warn(`kapi: admission plugins kapi does not have are not run: ${missing.join(', ')}`);
   const admissionPlugins = enabledAdmissionPlugins(enable, disable);
+  const controllerErrors = controllerSelectionErrors(options.builtinControllers ?? []);
+  if (controllerErrors.length > 0) throw new Error(`validation failed for '--controllers': [${controllerErrors.join(', ')}]`);
   if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
   // The files' stamp is taken before they are read: a change in between is seen by the watcher.
   const servingFilesStamp = options.tlsCertFile ? certificatePairStamp(options.tlsCertFile, options.tlsPrivateKeyFile!) : '';

@@ -21,6 +21,56 @@ import { Manager } from '../sdk/controller.js';
 import { LeaderElector, type LeaderElectionOptions } from '../sdk/leader-election.js';
 import type { ServerConfig } from './config.js';
 
+/**
+ * kapi's controllers by kube-controller-manager's names, and the aliases it still takes (`--controllers`).
+ * APIService registration is kube-apiserver's own (autoregister) and always runs.
+ */
+/** The Lease (in kube-system) the replicas elect the one that runs the controllers by. */
+export const CONTROLLERS_LEASE = 'kapi-controller-manager';
+
+export const CONTROLLER_NAMES = [
+  'clusterrole-aggregation-controller',
+  'garbage-collector-controller',
+  'namespace-controller',
+  'root-ca-certificate-publisher-controller',
+  'serviceaccount-controller',
+  'serviceaccount-token-controller',
+  'validatingadmissionpolicy-status-controller',
+] as const;
+const ALIASES: Record<string, string> = {
+  'clusterrole-aggregation': 'clusterrole-aggregation-controller',
+  garbagecollector: 'garbage-collector-controller',
+  namespace: 'namespace-controller',
+  'root-ca-cert-publisher': 'root-ca-certificate-publisher-controller',
+  serviceaccount: 'serviceaccount-controller',
+  'serviceaccount-token': 'serviceaccount-token-controller',
+};
+const canonical = (name: string) => (Object.hasOwn(ALIASES, name) ? ALIASES[name] : name);
+
+/** kube-controller-manager's errors for a --controllers list: names it does not know (a `-` before one too). */
+export function controllerSelectionErrors(selectors: readonly string[]): string[] {
+  const known = new Set<string>(CONTROLLER_NAMES);
+  return selectors
+    .filter((s) => s !== '*')
+    .map((s) => (s.startsWith('-') ? s.slice(1) : s))
+    .filter((name) => !known.has(canonical(name)))
+    .map((name) => `${JSON.stringify(name)} is not in the list of known controllers`);
+}
+
+/**
+ * Whether a controller runs, as kube-controller-manager's IsControllerEnabled: the first of its name (or alias)
+ * or `-` its name decides; else `*` turns on every controller (all of kapi's are on by default); else it is off.
+ */
+export function controllerEnabled(name: string, selectors: readonly string[]): boolean {
+  let star = false;
+  for (const s of selectors) {
+    if (s === '*') star = true;
+    else if (s.startsWith('-') ? canonical(s.slice(1)) === name : false) return false;
+    else if (canonical(s) === name) return true;
+  }
+  return star;
+}
+
 export interface ControllerContext {
   registry: ApiRegistry;
   identities: ControllerIdentities;
@@ -29,6 +79,8 @@ export interface ControllerContext {
   config: ServerConfig;
   crds: CrdController;
   leaderElection: LeaderElectionOptions;
+  /** --controllers (kube-controller-manager's syntax; default `*`). */
+  controllers: readonly string[];
 }
 
 export interface RunningControllers {
@@ -41,7 +93,7 @@ export interface RunningControllers {
 export async function startControllers(ctx: ControllerContext): Promise<RunningControllers> {
   const { registry, identities, clientFor, crds } = ctx;
   const { saTokens, servingCA, warn } = ctx.config;
-  let term: { manager: Manager; hub: ObjectEventHub; gc: GarbageCollector; registration: APIServiceRegistration } | undefined;
+  let term: { manager: Manager; hub: ObjectEventHub; gc?: GarbageCollector; registration: APIServiceRegistration } | undefined;
   const leases = clientFor(identities.controllerManager).resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
   const elector = new LeaderElector(
     leases,
@@ -51,14 +103,15 @@ export async function startControllers(ctx: ControllerContext): Promise<RunningC
         // do (its own identity); each controller writes with its own.
         const manager = new Manager(clientFor(identities.controllerManager), { log: (m) => warn(`kapi: ${m}`) });
         const hub = new ObjectEventHub(registry);
-        new NamespaceController(manager, clientFor(identities.namespaces), hub);
-        addServiceAccountController(manager, clientFor(identities.serviceAccounts));
-        addRootCaPublisher(manager, clientFor(identities.rootCaPublisher), servingCA);
-        addClusterRoleAggregation(manager, clientFor(identities.clusterRoleAggregation));
-        new ServiceAccountTokenSecrets(manager, clientFor(identities.controllerManager), saTokens, servingCA);
-        addAdmissionPolicyStatus(manager, clientFor(identities.admissionPolicyStatus), registry);
+        const on = (name: (typeof CONTROLLER_NAMES)[number]) => controllerEnabled(name, ctx.controllers);
+        if (on('namespace-controller')) new NamespaceController(manager, clientFor(identities.namespaces), hub);
+        if (on('serviceaccount-controller')) addServiceAccountController(manager, clientFor(identities.serviceAccounts));
+        if (on('root-ca-certificate-publisher-controller')) addRootCaPublisher(manager, clientFor(identities.rootCaPublisher), servingCA);
+        if (on('clusterrole-aggregation-controller')) addClusterRoleAggregation(manager, clientFor(identities.clusterRoleAggregation));
+        if (on('serviceaccount-token-controller')) new ServiceAccountTokenSecrets(manager, clientFor(identities.controllerManager), saTokens, servingCA);
+        if (on('validatingadmissionpolicy-status-controller')) addAdmissionPolicyStatus(manager, clientFor(identities.admissionPolicyStatus), registry);
         const registration = new APIServiceRegistration(manager, clientFor(identities.apiserver), registry);
-        const gc = new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn);
+        const gc = on('garbage-collector-controller') ? new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) : undefined;
         term = { manager, hub, gc, registration };
         await hub.start();
         await manager.start();
@@ -69,7 +122,7 @@ export async function startControllers(ctx: ControllerContext): Promise<RunningC
           term.registration.stop();
           void term.manager.stop();
           term.hub.stop();
-          term.gc.stop();
+          term.gc?.stop();
         }
         term = undefined;
         crds.setLeader(false);
@@ -78,5 +131,5 @@ export async function startControllers(ctx: ControllerContext): Promise<RunningC
     ctx.leaderElection,
   );
   await elector.start();
-  return { elector, gcIdle: () => term?.gc.idle() ?? Promise.resolve() };
+  return { elector, gcIdle: () => term?.gc?.idle() ?? Promise.resolve() };
 }

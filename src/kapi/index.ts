@@ -13,7 +13,7 @@ import { installAccess } from './access.js';
 import { installBuiltinEndpoints } from './builtin-endpoints.js';
 import { loadConfig } from './config.js';
 import { bootstrap, publishMasterEndpoints, rbacStores, writeDefinedCrds } from './bootstrap.js';
-import { startControllers } from './controllers.js';
+import { CONTROLLERS_LEASE, startControllers } from './controllers.js';
 import { publishExtensionAuthentication, requestHeaderAuthentication } from './core-cluster.js';
 import { completeDelegation, followCoreRequestHeader } from './delegation.js';
 import type { Kapi, KapiOptions } from './options.js';
@@ -45,6 +45,7 @@ import { openStorageAsync, type Storage } from '../storage/index.js';
 import { EncryptingStorage } from '../storage/encryption.js';
 
 export type { AuthorizationMode, Kapi, KapiOptions } from './options.js';
+export { CONTROLLER_NAMES } from './controllers.js';
 
 export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   // Config: every file read and checked before anything is opened (a bad file leaves nothing running).
@@ -168,7 +169,9 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     clientFor,
     config,
     crds,
-    leaderElection: { exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd', ...options.leaderElection },
+    // A Lease of kapi's own: the real kube-controller-manager, pointed at kapi, elects its leader on its own one.
+    leaderElection: { name: CONTROLLERS_LEASE, exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd', ...options.leaderElection },
+    controllers: options.builtinControllers ?? ['*'],
   });
   const elector = running.elector;
 

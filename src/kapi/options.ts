@@ -115,6 +115,13 @@ export interface ServerOptions {
   authorizer?: Authorizer;
   /** Warnings at start and unexpected errors while serving (default: stderr). */
   warn?: (message: string) => void;
+  /**
+   * --controllers: which of kapi's controllers run, in kube-controller-manager's syntax and names (`*`: all;
+   * `namespace-controller` or its alias `namespace`: that one; `-garbage-collector-controller`: not that one;
+   * the first mention of a name decides). Default `['*']`. Turn them off when the real kube-controller-manager
+   * runs against kapi.
+   */
+  builtinControllers?: string[];
   /** Controller leader election (replicas on etcd): lease duration and retry period. */
   leaderElection?: { leaseDurationSeconds?: number; retryPeriodMs?: number };
   /** --audit-policy-file: the audit policy (audit.k8s.io/v1 Policy); without it nothing is audited, as upstream. */

@@ -106,8 +106,10 @@ describe('in-process controllers as API clients', () => {
     assert.deepEqual(byApiserver[0].user?.groups, ['system:masters', 'system:authenticated']);
   });
 
-  it('holds its leader-election Lease through the API, as kube-controller-manager', async () => {
-    const lease = await s.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager');
+  it('holds a leader-election Lease of its own through the API, as kube-controller-manager holds its one', async () => {
+    // kube-controller-manager's own Lease is left to the real one, should it run against kapi.
+    assert.equal((await s.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager')).status, 404);
+    const lease = await s.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kapi-controller-manager');
     assert.equal(lease.status, 200);
     assert.ok(lease.json.spec.holderIdentity);
     assert.deepEqual(lease.json.metadata.managedFields.map((m: any) => m.manager), ['kube-controller-manager']);
@@ -149,5 +151,28 @@ describe('in-process controllers as API clients', () => {
     } finally {
       informer.stop();
     }
+  });
+});
+
+describe('--controllers: kube-controller-manager\'s selection of the in-process controllers', () => {
+  it('runs what the list names (aliases too), and refuses names it does not know, as kube-controller-manager', async () => {
+    const s = await startTestServer({ builtinControllers: ['-namespace', '*'] });
+    try {
+      assert.equal((await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'kept' } } })).status, 201);
+      // The service account controller runs: the namespace gets its default account.
+      await until('the default service account', async () => (await s.request('GET', '/api/v1/namespaces/kept/serviceaccounts/default')).status === 200);
+      assert.equal((await s.request('DELETE', '/api/v1/namespaces/kept')).status, 200);
+      // No namespace controller: the namespace stays, terminating.
+      await new Promise((r) => setTimeout(r, 300));
+      const kept = await s.request('GET', '/api/v1/namespaces/kept');
+      assert.equal(kept.status, 200);
+      assert.equal(kept.json.status.phase, 'Terminating');
+    } finally {
+      await s.stop();
+    }
+    await assert.rejects(
+      startTestServer({ builtinControllers: ['*', '-deployment-controller', 'nope'] }),
+      /validation failed for '--controllers': \["deployment-controller" is not in the list of known controllers, "nope" is not in the list of known controllers\]/,
+    );
   });
 });
