@@ -21,13 +21,13 @@ import { Manager } from '../sdk/controller.js';
 import { LeaderElector, type LeaderElectionOptions } from '../sdk/leader-election.js';
 import type { ServerConfig } from './config.js';
 
+/** The Lease (in kube-system) the replicas elect the one that runs the controllers by. */
+export const CONTROLLERS_LEASE = 'kapi-controller-manager';
+
 /**
  * kapi's controllers by kube-controller-manager's names, and the aliases it still takes (`--controllers`).
  * APIService registration is kube-apiserver's own (autoregister) and always runs.
  */
-/** The Lease (in kube-system) the replicas elect the one that runs the controllers by. */
-export const CONTROLLERS_LEASE = 'kapi-controller-manager';
-
 export const CONTROLLER_NAMES = [
   'clusterrole-aggregation-controller',
   'garbage-collector-controller',
@@ -65,8 +65,9 @@ export function controllerEnabled(name: string, selectors: readonly string[]): b
   let star = false;
   for (const s of selectors) {
     if (s === '*') star = true;
-    else if (s.startsWith('-') ? canonical(s.slice(1)) === name : false) return false;
-    else if (canonical(s) === name) return true;
+    else if (s.startsWith('-')) {
+      if (canonical(s.slice(1)) === name) return false;
+    } else if (canonical(s) === name) return true;
   }
   return star;
 }
