@@ -32,7 +32,7 @@ import { requestMetrics, type ApiMetrics } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
 import { writeError, writeNotFound, writeObject, writeSerialized, addWarnings, writePlain, statusOf } from './respond.js';
 import { audit, type AuditBackend, type AuditPolicy } from './audit.js';
-import { IdleConnections, type Connection } from './connections.js';
+import { BatchedCloser, IdleConnections, type Connection } from './connections.js';
 import { loopbackExchange } from './loopback.js';
 import type { LoopbackRequest, LoopbackSink } from '../api/serving.js';
 import { alwaysAllow, authorization } from './authz.js';
@@ -126,6 +126,8 @@ export class HttpServer {
   private readonly server: http2.Http2SecureServer;
   private address?: AddressInfo;
   private readonly sockets = new Set<Socket>();
+  /** Idle HTTP/1.1 connections their clients closed, destroyed in batches. */
+  private readonly closer = new BatchedCloser();
   /** Bumped when the client CAs change (setClientAuthentication); 0: as the server started. */
   private caGeneration = 0;
   /** The CAs of users' own certificates since the last change. */
@@ -213,6 +215,16 @@ export class HttpServer {
       const conn = this.idle.track(() => socket.destroy());
       socketConnections.set(socket, conn);
       socket.once('close', () => this.idle.forget(conn));
+      // The client closed its side of an idle connection: it is destroyed, without the TLS close_notify and the
+      // graceful shutdown Node's HTTP server would start, a few hundred per turn of the loop (closing one costs
+      // about 60 µs: 10,000 clients closing together held the loop for a second). A connection with a response
+      // under way ends as Node ends it.
+      socket.prependListener('end', () => {
+        if ((socket as { _httpMessage?: unknown })._httpMessage) return;
+        // Node's own 'end' listener, next, would end it gracefully: nothing more is written to it.
+        socket.end = () => socket;
+        this.closer.add(socket);
+      });
     });
     // A request to switch protocols (HTTP/1.1 only) comes with its connection: answered as any request through
     // a response on that connection, which then closes, unless an aggregated backend takes the connection over.
