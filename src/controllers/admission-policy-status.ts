@@ -9,7 +9,7 @@ import { typeCheckPolicy } from '../apis/admissionregistration/type-checking.js'
 import type { ApiRegistry } from '../registry/registry.js';
 import type { KObject } from '../api/object.js';
 import type { Client } from '../sdk/client.js';
-import { predicates, type Controller, type Manager } from '../sdk/controller.js';
+import type { Controller, Manager } from '../sdk/controller.js';
 import { isRecord } from '../util/json-object.js';
 
 const POLICIES = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies', namespaced: false };
@@ -21,8 +21,8 @@ export function addAdmissionPolicyStatus(manager: Manager, client: Client, regis
   return manager.add({
     name: 'validatingadmissionpolicy-status-controller',
     for: POLICIES,
-    // Only a spec change (a new generation) asks for a new check; a deleted policy has no status to write.
-    predicates: [{ ...predicates.generationChanged, delete: () => false }],
+    // A deleted policy has no status to write (the reconcile checks the generation it observed).
+    predicates: [{ delete: () => false }],
     reconcile: async ({ name }) => {
       const policy = policies.get(name);
       if (!policy || !isRecord(policy.spec)) return;

@@ -20,7 +20,8 @@ const API_SERVICES = { group: 'apiregistration.k8s.io', version: 'v1', resource:
 export class APIServiceRegistration {
   private readonly apiServices: ResourceClient;
   private readonly informer: Informer;
-  private readonly unwatch: () => void;
+  private readonly changed: () => void;
+  private unwatch = () => {};
 
   /** Added to `manager` (whose APIService informer it reads); `client` writes. */
   constructor(manager: Manager, client: Client, private readonly registry: ApiRegistry) {
@@ -28,12 +29,16 @@ export class APIServiceRegistration {
     this.informer = manager.informer(API_SERVICES);
     // One key for the whole set (a key is never synced twice at once), synced once after a burst of changes.
     const controller = manager.add({ name: 'apiservice-registration', for: API_SERVICES, predicates: [{ create: () => false, update: () => false, delete: () => false }], reconcile: () => this.sync() });
-    const changed = () => controller.enqueueAfter(KEY, SETTLE_MS);
+    const changed = (this.changed = () => controller.enqueueAfter(KEY, SETTLE_MS));
     this.informer.addHandlers({ added: changed, updated: changed, deleted: changed });
-    // Changes to what is served come in bursts (a CRD's versions, several CRDs); the first sync comes shortly
-    // after start, in the background: the first requests do not wait for some twenty APIServices to be written.
-    this.unwatch = registry.onChange(changed);
-    changed();
+  }
+
+  /** Once the manager's informers have listed: changes to what is served come in bursts (a CRD's versions,
+   * several CRDs); the first sync comes shortly after, in the background (the first requests do not wait for
+   * some twenty APIServices to be written). */
+  start(): void {
+    this.unwatch = this.registry.onChange(this.changed);
+    this.changed();
   }
 
   stop(): void {

@@ -116,6 +116,7 @@ export async function startControllers(ctx: ControllerContext): Promise<RunningC
         term = { manager, hub, gc, registration };
         await hub.start();
         await manager.start();
+        registration.start();
         crds.setLeader(true);
       },
       onStoppedLeading() {

@@ -263,81 +263,110 @@ export class RestStore {
     opts: WriteOptions = {},
   ): Promise<UpdateResult> {
     const key = this.key(namespace, name);
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const kv = await this.current(key, name);
-      if (!kv) {
-        if (opts.subresource !== undefined || (!this.strategy.allowCreateOnUpdate && !opts.allowCreate)) throw errors.notFound(this.resource, name);
-        const fresh = await tryUpdate(undefined, isLarge(opts.bodyBytes));
-        if (fresh.metadata?.resourceVersion) throw errors.notFound(this.resource, name);
-        try {
-          return { object: await this.create(namespace, fresh, opts), created: true };
-        } catch (err) {
-          if ((err as { reason?: string }).reason === 'AlreadyExists') continue;
-          throw err;
+    // Large writes to one object take turns with each other: worked in steps, each would otherwise lose the
+    // compare-and-swap to the others, again and again.
+    let release: (() => void) | undefined;
+    try {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const kv = await this.current(key, name);
+        if (!kv) {
+          if (opts.subresource !== undefined || (!this.strategy.allowCreateOnUpdate && !opts.allowCreate)) throw errors.notFound(this.resource, name);
+          const fresh = await tryUpdate(undefined, isLarge(opts.bodyBytes));
+          if (fresh.metadata?.resourceVersion) throw errors.notFound(this.resource, name);
+          try {
+            return { object: await this.create(namespace, fresh, opts), created: true };
+          } catch (err) {
+            if ((err as { reason?: string }).reason === 'AlreadyExists') continue;
+            throw err;
+          }
         }
-      }
-      const old = kv.object;
-      // The stored object as the strategy sees it (with a codec, in the request's version): `base` is
-      // shared and never changed; tryUpdate gets a copy of its own, which it may change.
-      const codec = opts.codec;
-      if (codec?.prepare) await codec.prepare([old]);
-      const base = codec ? codec.toVersion(old) : old;
-      const prior = deepClone(base);
-      // A small patch of a large object is as much work as a large body.
-      const large = isLarge(opts.bodyBytes) || isLarge(kv.bytes);
-      if (large) await nextTurn();
-      let obj = await tryUpdate(prior, large);
-      if (large) await nextTurn();
-      const sub = opts.subresource === undefined ? undefined : this.subresourceStrategy(opts.subresource);
-      if (sub) obj = sub.prepareForUpdate(obj, prior);
-      const clientRV = (obj.metadata ??= {}).resourceVersion;
-      if (clientRV !== undefined && clientRV !== '' && clientRV !== old.metadata.resourceVersion) {
-        throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
-      }
-      if (clientRV === undefined || clientRV === '') {
-        if (!this.strategy.allowUnconditionalUpdate) throw errors.invalid(this.resource, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
-        // An unconditional update is made against the stored object (upstream's Versioner().UpdateObject).
-        obj.metadata.resourceVersion = old.metadata.resourceVersion;
-      }
-      const admission = opts.admission;
-      const mutation = this.mutationWatch();
-      if (admission?.chain.mutating.length) {
-        await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base, defaulter: mutation.defaulter });
-        // A write through a subresource keeps only its part, whatever admission changed (upstream resets after it too).
+        const old = kv.object;
+        // The stored object as the strategy sees it (with a codec, in the request's version): `base` is
+        // shared and never changed; tryUpdate gets a copy of its own, which it may change.
+        const codec = opts.codec;
+        if (codec?.prepare) await codec.prepare([old]);
+        const base = codec ? codec.toVersion(old) : old;
+        const prior = deepClone(base);
+        // A small patch of a large object is as much work as a large body.
+        const large = isLarge(opts.bodyBytes) || isLarge(kv.bytes);
+        if (large && !release) {
+          release = await this.takeTurn(key);
+          attempt--;
+          continue; // read again, now that it is this write's turn
+        }
+        if (large) await nextTurn();
+        let obj = await tryUpdate(prior, large);
+        if (large) await nextTurn();
+        const sub = opts.subresource === undefined ? undefined : this.subresourceStrategy(opts.subresource);
         if (sub) obj = sub.prepareForUpdate(obj, prior);
-      }
-      if (large) await nextTurn();
-      this.beforeUpdate(namespace, obj, base, opts, this.asDecoded(opts, mutation.changed));
-      if (admission?.chain.validating.length) await admission.chain.validate({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
-      if (large) await nextTurn();
-      obj = await this.toStorage(obj, opts);
-      const meta = obj.metadata;
-      meta.resourceVersion = old.metadata.resourceVersion;
-      // Also points obj's unchanged members at old's, so the cache shares them.
-      if (shareUnchanged(obj, old) && !this.storage.isStale?.(key, kv.modRevision)) return { object: old, created: false };
-      if (meta.deletionTimestamp && !this.hasPendingFinalizers(obj)) {
-        // The last finalizer is gone from an object being deleted: delete it now.
+        const clientRV = (obj.metadata ??= {}).resourceVersion;
+        if (clientRV !== undefined && clientRV !== '' && clientRV !== old.metadata.resourceVersion) {
+          throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
+        }
+        if (clientRV === undefined || clientRV === '') {
+          if (!this.strategy.allowUnconditionalUpdate) throw errors.invalid(this.resource, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+          // An unconditional update is made against the stored object (upstream's Versioner().UpdateObject).
+          obj.metadata.resourceVersion = old.metadata.resourceVersion;
+        }
+        const admission = opts.admission;
+        const mutation = this.mutationWatch();
+        if (admission?.chain.mutating.length) {
+          await admission.chain.admit({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base, defaulter: mutation.defaulter });
+          // A write through a subresource keeps only its part, whatever admission changed (upstream resets after it too).
+          if (sub) obj = sub.prepareForUpdate(obj, prior);
+        }
+        if (large) await nextTurn();
+        this.beforeUpdate(namespace, obj, base, opts, this.asDecoded(opts, mutation.changed));
+        if (admission?.chain.validating.length) await admission.chain.validate({ ...admission.request, operation: 'UPDATE', object: obj, oldObject: base });
+        if (large) await nextTurn();
+        obj = await this.toStorage(obj, opts);
+        const meta = obj.metadata;
+        meta.resourceVersion = old.metadata.resourceVersion;
+        // Also points obj's unchanged members at old's, so the cache shares them.
+        if (shareUnchanged(obj, old) && !this.storage.isStale?.(key, kv.modRevision)) return { object: old, created: false };
+        if (meta.deletionTimestamp && !this.hasPendingFinalizers(obj)) {
+          // The last finalizer is gone from an object being deleted: delete it now.
+          if (opts.dryRun) return { object: obj, created: false };
+          try {
+            await this.storage.delete(key, kv.modRevision);
+            return { object: obj, created: false };
+          } catch (err) {
+            if (err instanceof ConflictError) continue;
+            throw toStatusError(err, this.resource, name);
+          }
+        }
         if (opts.dryRun) return { object: obj, created: false };
         try {
-          await this.storage.delete(key, kv.modRevision);
-          return { object: obj, created: false };
+          return { object: this.decode(await this.storage.update(key, this.encode(key, obj), kv.modRevision)), created: false };
         } catch (err) {
-          if (err instanceof ConflictError) continue;
+          this.written.delete(key);
+          // A lost race: build the object again on the new revision (a resourceVersion the
+          // client sent then no longer matches, and that attempt answers 409).
+          if (err instanceof ConflictError || err instanceof KeyNotFoundError) continue;
           throw toStatusError(err, this.resource, name);
         }
       }
-      if (opts.dryRun) return { object: obj, created: false };
-      try {
-        return { object: this.decode(await this.storage.update(key, this.encode(key, obj), kv.modRevision)), created: false };
-      } catch (err) {
-        this.written.delete(key);
-        // A lost race: build the object again on the new revision (a resourceVersion the
-        // client sent then no longer matches, and that attempt answers 409).
-        if (err instanceof ConflictError || err instanceof KeyNotFoundError) continue;
-        throw toStatusError(err, this.resource, name);
-      }
+      throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
+    } finally {
+      release?.();
     }
-    throw errors.conflict(this.resource, name, MODIFIED_CONFLICT);
+  }
+
+  /** Large writes by key: the last one's turn, which the next waits for. */
+  private readonly largeWrites = new Map<string, Promise<void>>();
+
+  /** Waits for the large writes to `key` before this one; the function given back ends this one's turn. */
+  private async takeTurn(key: string): Promise<() => void> {
+    const before = this.largeWrites.get(key);
+    let end!: () => void;
+    const mine = new Promise<void>((resolve) => (end = resolve));
+    const chained = before ? before.then(() => mine) : mine;
+    this.largeWrites.set(key, chained);
+    await before;
+    return () => {
+      end();
+      if (this.largeWrites.get(key) === chained) this.largeWrites.delete(key);
+    };
   }
 
   /**

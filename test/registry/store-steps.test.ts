@@ -45,3 +45,13 @@ test('a small patch of a large stored object is worked in steps; of a small one,
     await store.cache.sync();
   }
 });
+
+test('concurrent updates of a large object take turns: none loses the compare-and-swap for good', async () => {
+  await store.create('default', configMap('contended', 2000));
+  const writes = Array.from({ length: 40 }, (_, i) =>
+    store.update('default', 'contended', (old) => ({ ...old!, metadata: { ...old!.metadata, resourceVersion: undefined, labels: { ...old!.metadata.labels, [`w${i}`]: 'x' } } }), { bodyBytes: 40 }),
+  );
+  await Promise.all(writes);
+  const final = await store.get('default', 'contended');
+  assert.equal(Object.keys(final.metadata.labels ?? {}).length, 40);
+});

@@ -41,10 +41,7 @@ class Checker {
         continue;
       }
       const s = stack ? `${stack}.${key}` : key;
-      const v = obj[key];
-      this.value(info.type, v, { struct: goName, stack: s, path: p, goType: info.field.goType ?? typeName(info.type) });
-      // What encoding/json leaves out of what it writes back: the object as stored and served.
-      if (info.field.omitempty && isEmptyValue(info.type, v)) delete obj[key];
+      this.value(info.type, obj[key], { struct: goName, stack: s, path: p, goType: info.field.goType ?? typeName(info.type) });
     }
   }
 
@@ -140,32 +137,6 @@ class Checker {
       // RawExtension, FieldsV1, JSON: any JSON.
     }
   }
-}
-
-/**
- * encoding/json's isEmptyValue for an omitempty field: nil (JSON null) for a pointer, no items for a slice, map or
- * bytes, the zero of a string, number or bool. A struct (Time and Quantity among them) is never empty.
- */
-function isEmptyValue(t: Type, v: Json): boolean {
-  switch (t.k) {
-    case 'ptr':
-      return v === null;
-    case 'slice':
-      return v === null || (Array.isArray(v) && v.length === 0);
-    case 'map':
-      return v === null || (isObj(v) && isEmptyObject(v));
-    case 'bytes':
-      return v === null || v === '';
-    case 'scalar':
-      return v === null || v === '' || v === false || v === 0 || v === 0n;
-    default:
-      return false;
-  }
-}
-
-function isEmptyObject(v: Obj): boolean {
-  for (const k in v) if (Object.hasOwn(v, k)) return false;
-  return true;
 }
 
 /** Types whose values hold no fields (their errors name the field, not the item). */
