@@ -280,13 +280,6 @@ export class RestStore {
             throw err;
           }
         }
-        const old = kv.object;
-        // The stored object as the strategy sees it (with a codec, in the request's version): `base` is
-        // shared and never changed; tryUpdate gets a copy of its own, which it may change.
-        const codec = opts.codec;
-        if (codec?.prepare) await codec.prepare([old]);
-        const base = codec ? codec.toVersion(old) : old;
-        const prior = deepClone(base);
         // A small patch of a large object is as much work as a large body.
         const large = isLarge(opts.bodyBytes) || isLarge(kv.bytes);
         if (large && !release) {
@@ -294,6 +287,13 @@ export class RestStore {
           attempt--;
           continue; // read again, now that it is this write's turn
         }
+        const old = kv.object;
+        // The stored object as the strategy sees it (with a codec, in the request's version): `base` is
+        // shared and never changed; tryUpdate gets a copy of its own, which it may change.
+        const codec = opts.codec;
+        if (codec?.prepare) await codec.prepare([old]);
+        const base = codec ? codec.toVersion(old) : old;
+        const prior = deepClone(base);
         if (large) await nextTurn();
         let obj = await tryUpdate(prior, large);
         if (large) await nextTurn();

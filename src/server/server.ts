@@ -216,7 +216,7 @@ export class HttpServer {
       socketConnections.set(socket, conn);
       socket.once('close', () => this.idle.forget(conn));
       // The client closed its side of an idle connection: it is destroyed, without the TLS close_notify and the
-      // graceful shutdown Node's HTTP server would start, a few hundred per turn of the loop (closing one costs
+      // graceful shutdown Node's HTTP server would start, 100 per turn of the loop (closing one costs
       // about 60 µs: 10,000 clients closing together held the loop for a second). A connection with a response
       // under way ends as Node ends it.
       socket.prependListener('end', () => {

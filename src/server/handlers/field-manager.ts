@@ -3,7 +3,7 @@
  * User-Agent), the merge type of the endpoint's objects, and the bookkeeping
  * call each handler makes inside its compare-and-swap update.
  */
-import { BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, updateManagedFields, updateManagedFieldsInTurns, type FieldManagerOptions } from '../../apply/index.js';
+import { applyObject, applyObjectInTurns, BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, updateManagedFields, updateManagedFieldsInTurns, type ApplyOptions, type FieldManagerOptions } from '../../apply/index.js';
 import type { Endpoint } from '../../registry/registry.js';
 import type { KObject } from '../../api/object.js';
 import { groupVersion, type HandlerContext } from './context.js';
@@ -44,4 +44,9 @@ export function trackUpdate(
   const opts = fieldManagerOptions(ctx.endpoint, subresource);
   if (!large) return updateManagedFields(live, next, managerOf(ctx), opts);
   return nextTurn().then(() => updateManagedFieldsInTurns(live, next, managerOf(ctx), opts));
+}
+
+/** A server-side apply of `applied` by `manager` (apply/applyObject), in steps for a large request. */
+export function applyFor(large: boolean, live: KObject | undefined, applied: KObject, manager: string, opts: ApplyOptions): KObject | Promise<KObject> {
+  return large ? applyObjectInTurns(live, applied, manager, opts) : applyObject(live, applied, manager, opts);
 }

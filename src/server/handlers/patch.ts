@@ -16,8 +16,8 @@ import { isLarge, nextTurn } from '../../util/turns.js';
 import { builtinStruct, type HandlerContext } from './context.js';
 import { checkPatchedTypeMeta, decodeOptions, typedOrder } from './decode-object.js';
 import { checkName, dryRunOf, fromInternal, storeOptions, toInternal } from './write.js';
-import { fieldManagerOptions, trackUpdate } from './field-manager.js';
-import { applyBodyError, applyObject, applyObjectInTurns, checkApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
+import { applyFor, fieldManagerOptions, trackUpdate } from './field-manager.js';
+import { applyBodyError, checkApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
 import { parseYamlBody } from '../yaml-bodies.js';
 
 const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -143,8 +143,7 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
     async (old, large) => {
       const live = old ? fromInternal(ctx, old) : undefined;
       if (!live && endpoint.terminating) throw errors.forbidden(gr, info.name!, 'create not allowed while custom resource definition is terminating');
-      const applyOptions = { ...fieldManagerOptions(endpoint, info.subresource), kind: endpoint.names.kind, force };
-      const obj = large ? await applyObjectInTurns(live, applied, manager, applyOptions) : applyObject(live, applied, manager, applyOptions);
+      const obj = await applyFor(large, live, applied, manager, { ...fieldManagerOptions(endpoint, info.subresource), kind: endpoint.names.kind, force });
       if (large) await nextTurn();
       // As upstream's apply patcher: the merged object is defaulted (and a custom resource pruned) before admission.
       endpoint.decodeObject?.(obj, decodeOptions(ctx, 'PatchOptions'));

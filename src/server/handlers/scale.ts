@@ -15,8 +15,8 @@ import { writeVersionedObject } from '../output.js';
 import type { HandlerContext } from './context.js';
 import { checkPatchOptions, readPatch } from './patch.js';
 import { checkName, dryRunOf, storeOptions } from './write.js';
-import { applyObject, applyObjectInTurns, gvkString } from '../../apply/index.js';
-import { fieldManagerOptions, trackUpdate } from './field-manager.js';
+import { gvkString } from '../../apply/index.js';
+import { applyFor, fieldManagerOptions, trackUpdate } from './field-manager.js';
 
 export async function handleScale(ctx: HandlerContext): Promise<void> {
   const { endpoint, info } = ctx;
@@ -81,9 +81,7 @@ async function applyToScale(ctx: HandlerContext, live: KObject, applied: KObject
   const { endpoint } = ctx;
   const asObject: KObject = { apiVersion: live.apiVersion, kind: live.kind, metadata: { name: live.metadata.name } };
   if (typeof desired.spec?.replicas === 'number') setPath(asObject, scale.specReplicasPath, desired.spec.replicas);
-  const applyOptions = { ...fieldManagerOptions(endpoint, 'scale'), kind: endpoint.names.kind, force };
-  const manager = ctx.query.get('fieldManager')!;
-  const merged = large ? await applyObjectInTurns(live, asObject, manager, applyOptions) : applyObject(live, asObject, manager, applyOptions);
+  const merged = await applyFor(large, live, asObject, ctx.query.get('fieldManager')!, { ...fieldManagerOptions(endpoint, 'scale'), kind: endpoint.names.kind, force });
   if (desired.metadata?.resourceVersion) merged.metadata.resourceVersion = desired.metadata.resourceVersion;
   return merged;
 }
