@@ -11,24 +11,26 @@ import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
 import { builtinDefaulter } from './builtin-defaults.js';
 import { CORE_ADMISSION, CORE_RESOURCES } from './core/install.js';
+import { CORE_START_HOOKS } from './core/start.js';
 import { APPS_RESOURCES } from './apps/install.js';
 import { COORDINATION_RESOURCES } from './coordination/install.js';
 import { EVENTS_RESOURCES } from './events/install.js';
-import { RBAC_RESOURCES } from './rbac/install.js';
+import { RBAC_RESOURCES, RBAC_START_HOOKS } from './rbac/install.js';
 import { BATCH_RESOURCES } from './batch/install.js';
 import { AUTOSCALING_RESOURCES } from './autoscaling/install.js';
 import { NETWORKING_RESOURCES } from './networking/install.js';
 import { POLICY_RESOURCES } from './policy/install.js';
-import { SCHEDULING_RESOURCES } from './scheduling/install.js';
+import { SCHEDULING_RESOURCES, SCHEDULING_START_HOOKS } from './scheduling/install.js';
 import { DISCOVERY_RESOURCES } from './discovery/install.js';
 import { STORAGE_RESOURCES } from './storage/install.js';
 import { NODE_RESOURCES } from './node/install.js';
 import { ADMISSIONREGISTRATION_ADMISSION, ADMISSIONREGISTRATION_RESOURCES } from './admissionregistration/install.js';
 import { APIREGISTRATION_RESOURCES } from './apiregistration/install.js';
-import { FLOWCONTROL_RESOURCES } from './flowcontrol/install.js';
+import { FLOWCONTROL_RESOURCES, FLOWCONTROL_START_HOOKS } from './flowcontrol/install.js';
 import { CERTIFICATES_RESOURCES } from './certificates/install.js';
 import type { BuiltinResource } from './resource-table.js';
 import type { AdmissionPluginDefinition } from './admission-plugins.js';
+import type { StartHook } from './start-hooks.js';
 
 export type { BuiltinContext, BuiltinResource, StoredAs } from './resource-table.js';
 
@@ -55,6 +57,9 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
 
 /** The admission plugins the groups implement (apis/admission-plugins.ts runs those that are on, in upstream's order). */
 export const BUILTIN_ADMISSION: AdmissionPluginDefinition[] = [...CORE_ADMISSION, ...ADMISSIONREGISTRATION_ADMISSION];
+
+/** The groups' start hooks (upstream's post-start hooks), run together at start. */
+export const BUILTIN_START_HOOKS: StartHook[] = [...CORE_START_HOOKS, ...SCHEDULING_START_HOOKS, ...FLOWCONTROL_START_HOOKS, ...RBAC_START_HOOKS];
 
 /**
  * upstream's typed decoding of a request's object in its version (`structId`, the endpoint's struct), as the

@@ -15,7 +15,7 @@ import type { ApiRegistry } from '../registry/registry.js';
 import { adminUserInfo, TokenAuthenticator } from '../server/authn.js';
 import { alwaysAllow } from '../server/authz.js';
 import { delegatedAuthorizer } from '../server/delegated.js';
-import { rbacStores } from './bootstrap.js';
+import { registryRbacStores } from '../apis/rbac/install.js';
 import type { ServerConfig } from './config.js';
 import type { Delegation } from './delegation.js';
 import type { KapiOptions } from './options.js';
@@ -61,7 +61,7 @@ export async function installAccess(registry: ApiRegistry, options: KapiOptions,
   };
   // The reviews: resources with no store, answered by the authenticator and the authorizer.
   for (const ep of authenticationReviews(lookupToken, saTokens.apiAudiences)) registry.add(ep);
-  const rbac = rbacStores(registry);
+  const rbac = registryRbacStores(registry);
   // RBAC decides from the watch caches of its four kinds, as upstream's authorizer from its informers.
   await Promise.all(Object.values(rbac).map((store) => store.start()));
   const resolver = new RbacResolver(rbac);

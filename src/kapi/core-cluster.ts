@@ -4,7 +4,7 @@
  * read from it; and, when kapi is the front, the same ConfigMap written for its own extension servers.
  */
 import type { KObject } from '../api/object.js';
-import type { ApiRegistry } from '../registry/registry.js';
+import type { RestStore } from '../registry/store.js';
 import { parseCertificateBundle } from '../server/certs.js';
 import { IssuerCheck, REQUEST_HEADER_DEFAULTS, RequestHeaderAuthenticator } from '../server/request-header.js';
 import type { HttpServerOptions } from '../server/server.js';
@@ -17,7 +17,7 @@ import type { KapiOptions } from './options.js';
  * of client certificates, the front proxy's CA, and its allowed names and headers (JSON lists); written only
  * when it says something else.
  */
-export async function publishExtensionAuthentication(registry: ApiRegistry, clientCAs: string[], frontProxyCAs: string[], settings: NonNullable<KapiOptions['requestHeader']>): Promise<void> {
+export async function publishExtensionAuthentication(store: RestStore, clientCAs: string[], frontProxyCAs: string[], settings: NonNullable<KapiOptions['requestHeader']>): Promise<void> {
   const settingsData = {
     'requestheader-allowed-names': JSON.stringify(settings.allowedNames ?? []),
     'requestheader-username-headers': JSON.stringify(settings.usernameHeaders ?? REQUEST_HEADER_DEFAULTS.usernameHeaders),
@@ -31,7 +31,6 @@ export async function publishExtensionAuthentication(registry: ApiRegistry, clie
     'requestheader-client-ca-file': joinedBundle(old?.data?.['requestheader-client-ca-file'], frontProxyCAs),
     ...settingsData,
   });
-  const store = registry.lookup('', 'v1', 'configmaps')!.store;
   const current = await store.get('kube-system', EXTENSION_AUTHENTICATION).catch(() => undefined);
   if (current && deepEqual(current.data, dataOf(current))) return;
   await store.update(

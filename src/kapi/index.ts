@@ -12,20 +12,21 @@ import { join } from 'node:path';
 import { installAccess } from './access.js';
 import { installBuiltinEndpoints } from './builtin-endpoints.js';
 import { loadConfig } from './config.js';
-import { bootstrap, publishMasterEndpoints, rbacStores, writeDefinedCrds } from './bootstrap.js';
 import { CONTROLLERS_LEASE, startControllers } from './controllers.js';
 import { publishExtensionAuthentication, requestHeaderAuthentication } from './core-cluster.js';
 import { completeDelegation, followCoreRequestHeader } from './delegation.js';
 import type { Kapi, KapiOptions } from './options.js';
 import { customResourceDefinitionEndpoints } from '../crd/crd-endpoints.js';
 import { rbacEscalationCheck } from '../apis/rbac/escalation.js';
-import { reconcileBootstrapPolicy } from '../apis/rbac/bootstrap.js';
 import { admissionCaches, admissionPlugins } from '../apis/admission-plugins.js';
-import { BUILTIN_ADMISSION } from '../apis/builtin.js';
+import { BUILTIN_ADMISSION, BUILTIN_START_HOOKS } from '../apis/builtin.js';
+import { coreStores } from '../apis/core/install.js';
+import type { StartContext } from '../apis/start-hooks.js';
 import { parseServiceRanges } from '../apis/core/services.js';
 import { APIServiceAvailability } from '../controllers/apiservice-availability.js';
 import type { ControllerIdentity } from '../controllers/identities.js';
 import { definedConverter, definedStrategy } from '../sdk/resource.js';
+import { writeDefinedCrds } from '../sdk/defined-crds.js';
 import { Client } from '../sdk/client.js';
 import { DelegatedAuthenticator } from '../server/delegated.js';
 import { converterFactory } from '../crd/conversion/index.js';
@@ -63,12 +64,12 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const registry = new ApiRegistry();
 
   installBuiltinEndpoints(registry, storage, serviceRanges, saTokens, enabledPlugins);
-  const namespaces = registry.lookup('', 'v1', 'namespaces')!.store;
+  const core = coreStores(registry);
 
   const { store: crdStore, endpoints: crdEndpoints } = customResourceDefinitionEndpoints(storage);
   for (const ep of crdEndpoints) registry.add(ep);
 
-  const resolveService = serviceResolver(registry.lookup('', 'v1', 'services')!.store, registry.lookup('', 'v1', 'endpoints')!.store);
+  const resolveService = serviceResolver(core.services, core.endpoints);
   const defined = new Map((options.resources ?? []).map((r) => [r.crd.metadata.name as string, r]));
   const definedConverters = Object.fromEntries([...defined].flatMap(([name, r]) => {
     const convert = definedConverter(r);
@@ -101,11 +102,20 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     published: { setCrd: (crd) => openapi.setCrd(crd as never), removeCrd: (name) => openapi.removeCrd(name) } });
   crdStore.sync = (name) => crds.sync(name);
   await crds.start();
-  await Promise.all([bootstrap(namespaces, registry, parseServiceRanges(serviceRanges).firstIP), reconcileBootstrapPolicy(rbacStores(registry))]);
+  // The groups' start hooks: the objects every cluster has, RBAC's bootstrap policy.
+  const startContext: StartContext = {
+    store(group, resource) {
+      const ep = registry.lookup(group, 'v1', resource);
+      if (!ep) throw new Error(`${resource}.${group}/v1 is not served`);
+      return ep.store;
+    },
+    kubernetesIP: parseServiceRanges(serviceRanges).firstIP,
+  };
+  await Promise.all(BUILTIN_START_HOOKS.map((h) => h.run?.(startContext).catch((err: Error) => Promise.reject(new Error(`start hook ${h.name}: ${err.message}`)))));
 
   const { authenticator, identities, getObject, authorizer, resolver } = await installAccess(registry, options, config, delegation);
   const metrics = new ApiMetrics(registry);
-  const admissionContext = { registry, namespaces, coreNamespaces: delegation.coreNamespaces, authorizer, resolveService, hooks: options.admissionHooks, observeWebhook: metrics.webhookCalled.bind(metrics) };
+  const admissionContext = { registry, namespaces: core.namespaces, coreNamespaces: delegation.coreNamespaces, authorizer, resolveService, hooks: options.admissionHooks, observeWebhook: metrics.webhookCalled.bind(metrics) };
   const admission = admissionPlugins(
     BUILTIN_ADMISSION,
     enabledPlugins,
@@ -150,10 +160,10 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
   // Aggregated APIServices: checked (and their resources routed) on every replica.
   // Endpoints are read from their watch cache (on every replica, not only the leader's controllers).
-  await registry.lookup('', 'v1', 'endpoints')!.store.start();
+  await core.endpoints.start();
   const availability = (aggregation.availability = new APIServiceAvailability(clientFor(identities.apiserver), registry, {
-    services: registry.lookup('', 'v1', 'services')!.store,
-    endpoints: registry.lookup('', 'v1', 'endpoints')!.store,
+    services: core.services,
+    endpoints: core.endpoints,
     proxyClient,
     openapi,
     intervalMs: options.apiServiceCheckIntervalMs,
@@ -208,10 +218,12 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     };
     unwatch = watchCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!, renewed, warn, 1000, servingFilesStamp);
   }
-  await publishMasterEndpoints(registry, bindAddress, address.port).catch((err: Error) => warn(`kapi: publishing the kubernetes Service's endpoints: ${err.message}`));
+  for (const h of BUILTIN_START_HOOKS) {
+    await h.listening?.(startContext, { bindAddress, port: address.port }).catch((err: Error) => warn(`kapi: start hook ${h.name}: ${err.message}`));
+  }
   // As kube-apiserver: the settings its extension servers authenticate proxied requests by, for them to read.
   if (options.requestHeader) {
-    await publishExtensionAuthentication(registry, [tls.caCertPem, ...clientCAs], frontProxyCAs, options.requestHeader).catch((err: Error) =>
+    await publishExtensionAuthentication(core.configMaps, [tls.caCertPem, ...clientCAs], frontProxyCAs, options.requestHeader).catch((err: Error) =>
       warn(`kapi: publishing kube-system/extension-apiserver-authentication: ${err.message}`),
     );
   }

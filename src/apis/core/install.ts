@@ -10,6 +10,8 @@ import { POD_ADMISSION_PLUGINS, POD_SUBRESOURCES, podStrategy } from './pods.js'
 import { serviceStrategy } from './services.js';
 import { namespaceLifecycle } from './namespaces.js';
 import type { AdmissionPluginDefinition } from '../admission-plugins.js';
+import type { ApiRegistry } from '../../registry/registry.js';
+import type { RestStore } from '../../registry/store.js';
 
 /** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), and the pod strategy's plugins. */
 export const CORE_ADMISSION: AdmissionPluginDefinition[] = [
@@ -60,3 +62,13 @@ export const CORE_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { printer: persistentVolumePrinter, shortNames: ['pv'], status: true, strategy: { ...withStatus, nameRule: validatePathSegmentName } }),
   res('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { printer: persistentVolumeClaimPrinter, shortNames: ['pvc'], status: true, strategy: withStatus }),
 ];
+
+/**
+ * The core stores the server itself reads and writes: namespaces (NamespaceLifecycle), Services and Endpoints
+ * (where webhooks, converters and aggregated servers are), ConfigMaps (the authentication settings published
+ * for extension servers).
+ */
+export function coreStores(registry: ApiRegistry): { namespaces: RestStore; services: RestStore; endpoints: RestStore; configMaps: RestStore } {
+  const store = (resource: string) => registry.lookup('', 'v1', resource)!.store;
+  return { namespaces: store('namespaces'), services: store('services'), endpoints: store('endpoints'), configMaps: store('configmaps') };
+}
