@@ -16,7 +16,11 @@
  * hub, its in-process informer); every read of an object's current state and
  * every write is a request of its client, as
  * system:serviceaccount:kube-system:generic-garbage-collector, through the
- * whole request path. Work is queued per object and retried with backoff.
+ * whole request path. Work is queued per object and retried with backoff. It runs on
+ * the leader's Manager (a runnable, as kube-controller-manager's collector is not a
+ * reconcile loop either: its graph builder feeds two queues of its own); its events
+ * come from the watch caches the server keeps anyway, where upstream's metadata
+ * informers would keep a second copy of every object.
  */
 import type { CacheEventType } from '../cache/watch-cache.js';
 import type { ApiRegistry } from '../registry/registry.js';
@@ -24,6 +28,7 @@ import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type RestStore } from '../regis
 import type { KObject } from '../api/object.js';
 import { deepCloneMutable } from '../machinery/json.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
+import type { Manager } from '../sdk/controller.js';
 import { WorkQueue } from '../sdk/workqueue.js';
 import type { ObjectEventHub } from './object-events.js';
 
@@ -53,28 +58,26 @@ export class GarbageCollector {
   /** The objects with queued work, by uid. */
   private readonly queued = new Map<string, ObjectRef>();
 
+  /** Added to `manager` (it runs while the manager does); follows `hub`, a runnable added before it. */
   constructor(
+    manager: Manager,
     hub: ObjectEventHub,
     private readonly registry: ApiRegistry,
     private readonly client: Client,
-    log: (message: string) => void,
   ) {
     this.queue = new WorkQueue((key) => this.process(key), {
       workers: 20,
       onError: (key, err, retries) => {
-        if (retries === 0 || retries % 10 === 0) log(`kapi: garbage collector: ${key} (retry ${retries + 1}): ${(err as Error).message}`);
+        if (retries === 0 || retries % 10 === 0) manager.log(`garbage collector: ${key} (retry ${retries + 1}): ${(err as Error).message}`);
       },
     });
     hub.on((store, type, obj) => this.onEvent(store, type, obj));
+    void manager.addRunnable({ start: () => {}, stop: () => this.queue.shutdown() });
   }
 
   /** Resolves when no work is queued (for tests and benchmarks). */
   idle(): Promise<void> {
     return this.queue.idle();
-  }
-
-  stop(): void {
-    this.queue.shutdown();
   }
 
   private onEvent(store: RestStore, type: CacheEventType, obj: KObject): void {

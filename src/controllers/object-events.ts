@@ -12,6 +12,7 @@ import type { KObject } from '../api/object.js';
 
 export type ObjectListener = (store: RestStore, type: CacheEventType, obj: KObject) => void;
 
+/** A runnable of the leader's Manager: it follows the stores while the manager runs. */
 export class ObjectEventHub {
   private readonly watchers = new Map<RestStore, CacheWatcher | 'starting'>();
   private readonly listeners = new Set<ObjectListener>();

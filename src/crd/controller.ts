@@ -40,9 +40,8 @@ export class CrdController {
   });
   private watcher?: CacheWatcher;
   /** Only the leading replica deletes the instances of a CRD being deleted. */
-  private leader = false;
-  /** The CRD finalizer, set once the API can be called (it writes through it). */
-  finalizer?: CrdFinalizer;
+  /** The CRD finalizer, while this replica leads (a controller of the leader's Manager). */
+  private finalizer?: CrdFinalizer;
 
   constructor(
     private readonly storage: Storage,
@@ -73,10 +72,9 @@ export class CrdController {
     );
   }
 
-  setLeader(leader: boolean): void {
-    this.leader = leader;
-    if (!leader) return;
-    for (const e of this.crds.cache.list().items) if (e.object.metadata.deletionTimestamp) void this.sync(e.object.metadata.name);
+  /** The finalizer of the leader's term (undefined: this replica does not lead); it finds the CRDs being deleted itself. */
+  setFinalizer(finalizer: CrdFinalizer | undefined): void {
+    this.finalizer = finalizer;
   }
 
   /** The store serving a CRD's resource, while it is served. */
@@ -85,7 +83,6 @@ export class CrdController {
   }
 
   stop(): void {
-    this.finalizer?.stop();
     this.watcher?.close();
     for (const name of [...this.servings.keys()]) this.stopServing(name);
   }
@@ -128,7 +125,7 @@ export class CrdController {
     if (isConditionTrue(crd, 'NamesAccepted') || isConditionTrue(crd, 'Established')) this.serve(crd);
     else this.stopServing(name);
 
-    if (crd.metadata.deletionTimestamp && this.leader && this.finalizer) {
+    if (crd.metadata.deletionTimestamp && this.finalizer) {
       // Deleting the instances and the finalizer here keeps a CRD's DELETE synchronous when nothing holds it:
       // the finalizer writes through the API, and the apiserver's own writes do not wait for this reconcile.
       await this.finalizer.finalizeNow(name);

@@ -5,55 +5,59 @@
  * Terminating condition's outcome and drop the cleanup finalizer in one /status
  * write through the API, as the apiserver's loopback client does. Instances held
  * by their own finalizers bring the CRD back when they go; failures are retried
- * with backoff.
+ * with backoff. A controller of the leader's Manager.
  */
 import type { CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
 import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../api/object.js';
 import { deepCloneMutable } from '../machinery/json.js';
 import type { Client, ResourceClient } from '../sdk/client.js';
-import { WorkQueue } from '../sdk/workqueue.js';
+import type { Controller, Manager, ReconcileResult } from '../sdk/controller.js';
 import { CLEANUP_FINALIZER, setCondition } from './naming.js';
 
 /** While instances remain, look again this often even without an event. */
 const RECHECK_MS = 5000;
 
+const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', namespaced: false };
+
+/** A controller of the manager (its CRD informer, queue and workers), with the instance watches of its own. */
 export class CrdFinalizer {
-  private readonly queue: WorkQueue;
+  private readonly controller: Controller;
   private readonly crds: ResourceClient;
   /** Instances being waited for, by CRD name: a deleted one brings the CRD back. */
   private readonly instanceWatches = new Map<string, { store: RestStore; watch: CacheWatcher }>();
 
+  /** Added to `manager` (whose CRD informer it follows); `client` writes. */
   constructor(
+    manager: Manager,
     client: Client,
     /** The store serving a CRD's resource, while it is served. */
     private readonly storeOf: (crdName: string) => RestStore | undefined,
-    log: (message: string) => void,
   ) {
-    this.crds = client.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
-    this.queue = new WorkQueue((name) => this.finalize(name), {
-      onError: (name, err, retries) => {
-        if (retries === 0 || retries % 10 === 0) log(`kapi: CRD finalizer: ${name} (retry ${retries + 1}): ${(err as Error).message}`);
-      },
+    this.crds = client.resource(CRDS);
+    const deleting = (crd: KObject) => Boolean(crd.metadata?.deletionTimestamp);
+    this.controller = manager.add({
+      name: 'crd-finalizer',
+      for: CRDS,
+      predicates: [{ create: deleting, update: deleting, delete: () => false }],
+      // upstream's CRDFinalizer runs 5 workers
+      maxConcurrentReconciles: 5,
+      reconcile: ({ name }) => this.finalize(name),
     });
+    void manager.addRunnable({ start: () => {}, stop: () => this.closeWatches() });
   }
 
-  enqueue(name: string): void {
-    this.queue.add(name);
-  }
-
-  /** Finalize now (in the queue's turn for the name) and wait; a failure is retried later with backoff. */
+  /** Finalize now (after anything queued for the name) and wait; a failure is retried later with backoff. */
   finalizeNow(name: string): Promise<void> {
-    return this.queue.addAndWait(name);
+    return this.controller.reconcileNow({ name });
   }
 
-  stop(): void {
-    this.queue.shutdown();
+  private closeWatches(): void {
     for (const w of this.instanceWatches.values()) w.watch.close();
     this.instanceWatches.clear();
   }
 
-  private async finalize(name: string): Promise<void> {
+  private async finalize(name: string): Promise<ReconcileResult> {
     let crd: KObject;
     try {
       crd = await this.crds.get(undefined, name);
@@ -66,7 +70,10 @@ export class CrdFinalizer {
     if (store) {
       await store.deleteCollection({ consistent: true });
       const remaining = (await store.list({ consistent: true })).items.length;
-      if (remaining > 0) return this.watchInstances(name, store);
+      if (remaining > 0) {
+        this.watchInstances(name, store);
+        return { requeueAfterMs: RECHECK_MS };
+      }
     }
     this.unwatch(name);
     const done = store
@@ -90,7 +97,6 @@ export class CrdFinalizer {
    * ends (the cache restarted), and every 5 s while any remain (upstream's finalizer polls).
    */
   private watchInstances(name: string, store: RestStore): void {
-    this.queue.addAfter(name, RECHECK_MS);
     if (this.instanceWatches.get(name)?.store === store) return;
     this.unwatch(name);
     const entry = { store, watch: undefined as unknown as CacheWatcher };
@@ -98,13 +104,13 @@ export class CrdFinalizer {
       { afterRevision: store.cache.currentRevision },
       {
         onEvent: (type: CacheEventType) => {
-          if (type === 'DELETED') this.queue.add(name);
+          if (type === 'DELETED') this.controller.enqueue({ name });
           return true;
         },
         onClose: () => {
           if (this.instanceWatches.get(name) !== entry) return;
           this.instanceWatches.delete(name);
-          this.queue.add(name);
+          this.controller.enqueue({ name });
         },
       },
     );

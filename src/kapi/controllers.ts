@@ -15,6 +15,7 @@ import { addRootCaPublisher, addServiceAccountController } from '../controllers/
 import { ObjectEventHub } from '../controllers/object-events.js';
 import { ServiceAccountTokenSecrets } from '../controllers/service-account-token-secrets.js';
 import type { CrdController } from '../crd/controller.js';
+import { CrdFinalizer } from '../crd/finalizer.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import type { Client } from '../sdk/client.js';
 import { Manager } from '../sdk/controller.js';
@@ -94,7 +95,7 @@ export interface RunningControllers {
 export async function startControllers(ctx: ControllerContext): Promise<RunningControllers> {
   const { registry, identities, clientFor, crds } = ctx;
   const { saTokens, servingCA, warn } = ctx.config;
-  let term: { manager: Manager; hub: ObjectEventHub; gc?: GarbageCollector; registration: APIServiceRegistration } | undefined;
+  let term: { manager: Manager; gc?: GarbageCollector } | undefined;
   const leases = clientFor(identities.controllerManager).resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
   const elector = new LeaderElector(
     leases,
@@ -104,6 +105,7 @@ export async function startControllers(ctx: ControllerContext): Promise<RunningC
         // do (its own identity); each controller writes with its own.
         const manager = new Manager(clientFor(identities.controllerManager), { log: (m) => warn(`kapi: ${m}`) });
         const hub = new ObjectEventHub(registry);
+        await manager.addRunnable(hub);
         const on = (name: (typeof CONTROLLER_NAMES)[number]) => controllerEnabled(name, ctx.controllers);
         if (on('namespace-controller')) new NamespaceController(manager, clientFor(identities.namespaces), hub);
         if (on('serviceaccount-controller')) addServiceAccountController(manager, clientFor(identities.serviceAccounts));
@@ -111,23 +113,17 @@ export async function startControllers(ctx: ControllerContext): Promise<RunningC
         if (on('clusterrole-aggregation-controller')) addClusterRoleAggregation(manager, clientFor(identities.clusterRoleAggregation));
         if (on('serviceaccount-token-controller')) new ServiceAccountTokenSecrets(manager, clientFor(identities.controllerManager), saTokens, servingCA);
         if (on('validatingadmissionpolicy-status-controller')) addAdmissionPolicyStatus(manager, clientFor(identities.admissionPolicyStatus), registry);
-        const registration = new APIServiceRegistration(manager, clientFor(identities.apiserver), registry);
-        const gc = on('garbage-collector-controller') ? new GarbageCollector(hub, registry, clientFor(identities.garbageCollector), warn) : undefined;
-        term = { manager, hub, gc, registration };
-        await hub.start();
+        await manager.addRunnable(new APIServiceRegistration(manager, clientFor(identities.apiserver), registry));
+        const gc = on('garbage-collector-controller') ? new GarbageCollector(manager, hub, registry, clientFor(identities.garbageCollector)) : undefined;
+        const finalizer = new CrdFinalizer(manager, clientFor(identities.apiserver), (name) => crds.storeOf(name));
+        term = { manager, gc };
         await manager.start();
-        registration.start();
-        crds.setLeader(true);
+        crds.setFinalizer(finalizer);
       },
       onStoppedLeading() {
-        if (term) {
-          term.registration.stop();
-          void term.manager.stop();
-          term.hub.stop();
-          term.gc?.stop();
-        }
+        crds.setFinalizer(undefined);
+        void term?.manager.stop();
         term = undefined;
-        crds.setLeader(false);
       },
     },
     ctx.leaderElection,

@@ -32,7 +32,6 @@ import { DelegatedAuthenticator } from '../server/delegated.js';
 import { converterFactory } from '../crd/conversion/index.js';
 import { serviceResolver } from '../crd/conversion/service-resolver.js';
 import { CrdController } from '../crd/controller.js';
-import { CrdFinalizer } from '../crd/finalizer.js';
 import { OpenApiPublisher } from '../openapi/index.js';
 import { ApiRegistry } from '../registry/registry.js';
 import { AdmissionChain } from '../registry/admission.js';
@@ -157,7 +156,6 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   followCoreRequestHeader(delegation, options, config, http);
   // Run: the loopback clients, aggregation, the controllers, the port.
   const clientFor = (id: ControllerIdentity) => new Client((req, sink) => http.loopback(req, sink), id.token, id.userAgent);
-  crds.finalizer = new CrdFinalizer(clientFor(identities.apiserver), (name) => crds.storeOf(name), warn);
   // Aggregated APIServices: checked (and their resources routed) on every replica.
   // Endpoints are read from their watch cache (on every replica, not only the leader's controllers).
   await core.endpoints.start();

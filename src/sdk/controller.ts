@@ -117,6 +117,14 @@ export interface ControllerOptions {
   rateLimit?: { baseDelayMs?: number; maxDelayMs?: number; qps?: number; burst?: number };
 }
 
+/** Work a Manager starts and stops with its controllers (`Manager.addRunnable`), as controller-runtime's Runnable. */
+export interface Runnable {
+  /** Starts the work; the manager waits for it before starting the next runnable. */
+  start(): Promise<void> | void;
+  /** Stops the work (the manager stops, or loses its Lease). */
+  stop(): Promise<void> | void;
+}
+
 /** Options of a Manager, as controller-runtime's manager.Options. */
 export interface ManagerOptions {
   /** Only this namespace's objects (default: all). */
@@ -234,6 +242,14 @@ export class Controller {
     if (this.ready) this.queue.addAfter(keyOf(request), delayMs);
   }
 
+  /**
+   * Queues a key and resolves once a reconcile of it that started after this call has finished (its failure is
+   * retried with backoff as any other, and does not reject); at once when the controller does not run.
+   */
+  reconcileNow(request: ReconcileRequest): Promise<void> {
+    return this.ready ? this.queue.addAndWait(keyOf(request)) : Promise.resolve();
+  }
+
   /** Resolves when nothing is queued or being reconciled (delayed requeues do not count). */
   idle(): Promise<void> {
     return this.queue.idle();
@@ -271,6 +287,7 @@ export class Controller {
 
   /** Stops taking keys (queued ones and pending retries are dropped); a reconcile under way finishes. */
   stop(): void {
+    this.ready = false;
     this.queue.shutdown();
   }
 
@@ -318,6 +335,9 @@ export class Manager {
   /** Each informer's start, once. */
   private readonly starts = new Map<Informer, Promise<void>>();
   private readonly controllers: Controller[] = [];
+  private readonly runnables: Runnable[] = [];
+  /** The runnables started (with leader election: while leading). */
+  private runnablesStarted = false;
   /** Controllers not connected to their informers yet (with leader election: until this process leads). */
   private readonly waiting: Controller[] = [];
   private readonly m: Metrics;
@@ -376,14 +396,38 @@ export class Manager {
     return c;
   }
 
-  /** Starts the informers (waiting for their first lists), then the controllers (once leading, with leader election). */
+  /**
+   * Adds work that runs with the controllers (controller-runtime's `Manager.Add` of a leader-election runnable):
+   * started once the informers have listed (with leader election: once leading), in the order added; stopped
+   * when the manager stops or loses its Lease. Added after that, it starts at once.
+   */
+  async addRunnable(runnable: Runnable): Promise<void> {
+    this.runnables.push(runnable);
+    if (this.runnablesStarted) await runnable.start();
+  }
+
+  private async startRunnables(): Promise<void> {
+    this.runnablesStarted = true;
+    for (const r of this.runnables) await r.start();
+  }
+
+  private async stopRunnables(): Promise<void> {
+    if (!this.runnablesStarted) return;
+    this.runnablesStarted = false;
+    for (const r of [...this.runnables].reverse()) await r.stop();
+  }
+
+  /**
+   * Starts the informers (waiting for their first lists), then the controllers and runnables (once leading, with
+   * leader election).
+   */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     this.running = true;
     await Promise.all([...this.informers.values()].map((i) => this.startInformer(i)));
     const le = this.opts.leaderElection;
-    if (!le) return;
+    if (!le) return this.startRunnables();
     const leases = this.client.resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
     this.elector = new LeaderElector(
       {
@@ -397,12 +441,14 @@ export class Manager {
           const ready = this.waiting.splice(0);
           for (const c of ready) c.setUp();
           await Promise.all([...this.informers.values()].map((i) => this.startInformer(i)));
+          await this.startRunnables();
         },
         // As controller-runtime, a manager that lost its Lease does no more work (and, by default, exits).
         onStoppedLeading: () => {
           if (this.stopping) return;
           this.log('manager: lost the leader Lease; controllers stopped');
           for (const c of this.controllers) c.stop();
+          void this.stopRunnables().catch((err: unknown) => this.log(`manager: stopping: ${(err as Error)?.message ?? String(err)}`));
           (le.onLost ?? (() => process.exit(1)))();
         },
       },
@@ -433,6 +479,7 @@ export class Manager {
     this.stopping = true;
     this.running = false;
     for (const c of this.controllers) c.stop();
+    await this.stopRunnables();
     for (const i of this.informers.values()) i.stop();
     await this.elector?.stop();
   }

@@ -337,6 +337,39 @@ describe('kapi/sdk: the controller runtime', () => {
     }
   });
 
+  it('starts its runnables once the informers have listed, in order, and stops them in reverse; reconcileNow waits for a reconcile', async () => {
+    const { Manager } = await import('kapi/sdk');
+    const m = new Manager(s.client('runnables'));
+    const log: string[] = [];
+    let reconciled = 0;
+    const informer = m.informer(CONFIGMAPS);
+    const c = m.add({
+      name: 'now',
+      for: CONFIGMAPS,
+      predicates: [{ create: () => false, update: () => false, delete: () => false }],
+      reconcile: async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        reconciled++;
+      },
+    });
+    await m.addRunnable({ start: () => void log.push(`a starts, informer synced: ${informer.hasSynced}`), stop: () => void log.push('a stops') });
+    await m.addRunnable({ start: async () => void log.push('b starts'), stop: () => void log.push('b stops') });
+    assert.equal(log.length, 0, 'nothing starts before the manager');
+    await m.start();
+    try {
+      assert.deepEqual(log, ['a starts, informer synced: true', 'b starts']);
+      await m.addRunnable({ start: () => void log.push('c starts'), stop: () => void log.push('c stops') });
+      assert.equal(log.at(-1), 'c starts', 'added to a running manager, it starts at once');
+      await c.reconcileNow({ namespace: 'default', name: 'anything' });
+      assert.equal(reconciled, 1, 'reconcileNow resolves once the reconcile has finished');
+    } finally {
+      await m.stop();
+    }
+    assert.deepEqual(log.slice(3), ['c stops', 'b stops', 'a stops']);
+    await c.reconcileNow({ name: 'after-stop' });
+    assert.equal(reconciled, 1, 'a stopped controller reconciles nothing');
+  });
+
   it('types built-in objects from the Go model', async () => {
     const configMaps = s.client().resource<corev1.ConfigMap>(CONFIGMAPS);
     const made = await configMaps.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed', labels: { a: 'b' } }, data: { key: 'value' } });
