@@ -20,7 +20,7 @@ import { withHeader } from './generated.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
-const GENERATOR = 'scripts/gen-kind-types.mjs from src/api/go-types.ts and src/api/go-type-docs.ts';
+const GENERATOR = 'scripts/gen-kind-types.mjs from src/api/go-types.ts, src/api/go-type-docs.ts and src/openapi/apiextensions-v1-definitions.ts';
 
 /** The JSON text inside the first String.raw`…` of a file. */
 function rawJson(file) {
@@ -34,6 +34,22 @@ const packagesAt = goTypesText.indexOf('GO_PACKAGES');
 const PACKAGES = JSON.parse(goTypesText.slice(goTypesText.indexOf('{', packagesAt), goTypesText.indexOf(';\n', packagesAt)));
 const STRUCTS = rawJson('src/api/go-types.ts');
 const DOCS = rawJson('src/api/go-type-docs.ts');
+/** apiextensions' descriptions are in its published OpenAPI (src/api/go-type-docs.ts has the API groups' types.go only). */
+const APIEXTENSIONS_OPENAPI = (() => {
+  const text = readFileSync(join(root, 'src/openapi/apiextensions-v1-definitions.ts'), 'utf8');
+  const start = text.indexOf('= {', text.indexOf('APIEXTENSIONS_V1_DEFINITIONS')) + 2;
+  // One definition per line, each ending in a comma (the last one too).
+  return JSON.parse(text.slice(start, text.lastIndexOf('};') + 1).replace(/,\s*\}$/, '}'));
+})();
+/** A struct's descriptions ('' for the type's own), from go-type-docs or, for apiextensions, its OpenAPI. */
+function docsOf(id) {
+  if (DOCS[id]) return DOCS[id];
+  const def = APIEXTENSIONS_OPENAPI[`io.k8s.apiextensions-apiserver.pkg.apis.${packageOf(id).replace('/', '.')}.${nameOf(id)}`];
+  if (!def) return {};
+  const out = { '': def.description };
+  for (const [field, schema] of Object.entries(def.properties ?? {})) out[field] = schema.description;
+  return out;
+}
 
 const fileOf = (pkg) => pkg.replace('/', '-');
 /** client-go's alias of a package: core/v1 → corev1. */
@@ -84,7 +100,7 @@ const PROPERTY = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 function structDecl(id, pkg, uses) {
   const s = STRUCTS[id];
   const name = nameOf(id);
-  const docs = DOCS[id] ?? {};
+  const docs = docsOf(id);
   let out = doc(docs[''], '');
   if (s.jsonForm) {
     const schema = 'JSONSchemaProps';

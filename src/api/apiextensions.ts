@@ -5,6 +5,11 @@
  * Objects are plain JSON: every field is optional because clients may omit anything.
  */
 
+import type { ExternalDocumentation, ValidationRule, JSONSchemaProps, CustomResourceValidation, CustomResourceSubresourceScale, SelectableField, CustomResourceDefinitionNames, ServiceReference, WebhookClientConfig } from './kinds/apiextensions-v1.js';
+
+/** The schema-level shapes are the generated v1 kinds' (identical JSON in v1beta1). */
+export type { ExternalDocumentation, ValidationRule, JSONSchemaProps, CustomResourceValidation, CustomResourceSubresourceScale, SelectableField, CustomResourceDefinitionNames, ServiceReference, WebhookClientConfig };
+
 export const GROUP = 'apiextensions.k8s.io';
 export const V1 = `${GROUP}/v1`;
 export const V1BETA1 = `${GROUP}/v1beta1`;
@@ -44,118 +49,10 @@ export interface ObjectMeta {
   [key: string]: unknown;
 }
 
-/** A schema's `externalDocs`: a link to more documentation. */
-export interface ExternalDocumentation {
-  description?: string;
-  url?: string;
-}
-
-/** One entry of `x-kubernetes-validations`: a CEL rule on the value at its place in the schema (`self`; `oldSelf` on update). */
-export interface ValidationRule {
-  /** The CEL expression; the value is valid when it is true. */
-  rule?: string;
-  /** The error message when the rule is false (default: `failed rule: <rule>`). */
-  message?: string;
-  /** A CEL expression of type string giving the message; it takes precedence over `message`. */
-  messageExpression?: string;
-  /** The error's cause reason: FieldValueInvalid (default), FieldValueForbidden, FieldValueRequired or FieldValueDuplicate. */
-  reason?: string;
-  /** The field the error is reported on, relative to the value (e.g. `.spec.replicas`). */
-  fieldPath?: string;
-  /** A transition rule (one using `oldSelf`) runs on create too, `oldSelf` then an empty CEL optional (otherwise: updates only). */
-  optionalOldSelf?: boolean;
-}
-
-/** JSONSchemaProps: identical JSON in v1 and v1beta1. */
-export interface JSONSchemaProps {
-  id?: string;
-  $schema?: string;
-  $ref?: string;
-  description?: string;
-  type?: string;
-  format?: string;
-  title?: string;
-  default?: JSONValue;
-  maximum?: number;
-  exclusiveMaximum?: boolean;
-  minimum?: number;
-  exclusiveMinimum?: boolean;
-  maxLength?: number;
-  minLength?: number;
-  pattern?: string;
-  maxItems?: number;
-  minItems?: number;
-  uniqueItems?: boolean;
-  multipleOf?: number;
-  enum?: JSONValue[];
-  maxProperties?: number;
-  minProperties?: number;
-  required?: string[];
-  /** A schema, or (forbidden, but representable) an array of schemas. */
-  items?: JSONSchemaProps | JSONSchemaProps[];
-  allOf?: JSONSchemaProps[];
-  oneOf?: JSONSchemaProps[];
-  anyOf?: JSONSchemaProps[];
-  not?: JSONSchemaProps;
-  properties?: Record<string, JSONSchemaProps>;
-  additionalProperties?: JSONSchemaProps | boolean;
-  patternProperties?: Record<string, JSONSchemaProps>;
-  dependencies?: Record<string, JSONSchemaProps | string[]>;
-  additionalItems?: JSONSchemaProps | boolean;
-  definitions?: Record<string, JSONSchemaProps>;
-  externalDocs?: ExternalDocumentation;
-  example?: JSONValue;
-  nullable?: boolean;
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-embedded-resource'?: boolean;
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-list-map-keys'?: string[];
-  'x-kubernetes-list-type'?: string;
-  'x-kubernetes-map-type'?: string;
-  'x-kubernetes-validations'?: ValidationRule[];
-}
-
-export interface CustomResourceValidation {
-  openAPIV3Schema?: JSONSchemaProps;
-}
-
-export interface CustomResourceSubresourceScale {
-  specReplicasPath?: string;
-  statusReplicasPath?: string;
-  labelSelectorPath?: string;
-}
-
 export interface CustomResourceSubresources {
   /** An empty object enables the status subresource. */
   status?: Record<string, never>;
   scale?: CustomResourceSubresourceScale;
-}
-
-export interface SelectableField {
-  jsonPath?: string;
-}
-
-export interface CustomResourceDefinitionNames {
-  plural?: string;
-  singular?: string;
-  shortNames?: string[];
-  kind?: string;
-  listKind?: string;
-  categories?: string[];
-}
-
-export interface ServiceReference {
-  namespace?: string;
-  name?: string;
-  path?: string;
-  port?: number;
-}
-
-export interface WebhookClientConfig {
-  url?: string;
-  service?: ServiceReference;
-  /** base64 of PEM bytes on the wire. */
-  caBundle?: string;
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
