@@ -310,3 +310,20 @@ function quantity(v: unknown): string {
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
   return str(v) || '0';
 }
+
+/** The controlling owner as `kind.group/name` (`<none>` without one), as upstream's formatResourceName. */
+function controllerName(obj: KObject): string {
+  const ref = list(obj.metadata?.ownerReferences).find((r) => r?.controller === true);
+  if (!ref) return '<none>';
+  const apiVersion = str(ref.apiVersion);
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const kind = str(ref.kind);
+  const groupKind = group ? `${kind}.${group}` : kind;
+  return groupKind ? `${groupKind.toLowerCase()}/${str(ref.name)}` : str(ref.name);
+}
+
+export const controllerRevisionPrinter = (): TableConvertor =>
+  printer(
+    [nameColumn(), column('Controller', 'string', 'Controller of the object'), docColumn('Revision', 'string', 'apps/v1.ControllerRevision', 'revision'), ageColumn()],
+    (cr, now) => [nameOf(cr), controllerName(cr), int(cr.revision), age(cr, now)],
+  );

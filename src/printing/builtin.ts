@@ -21,6 +21,7 @@ export {
   nodePrinter,
   podPrinter,
   podTemplatePrinter,
+  controllerRevisionPrinter,
   replicaSetPrinter,
   replicationControllerPrinter,
   resourceQuotaPrinter,

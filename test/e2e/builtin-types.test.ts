@@ -102,4 +102,31 @@ describe('typed decoding of built-in kinds', () => {
     assert.equal(secret.json.stringData, undefined);
     assert.equal(secret.json.type, 'Opaque');
   });
+  // kube-controller-manager's StatefulSet and DaemonSet controllers keep their history in ControllerRevisions.
+  it('serves ControllerRevisions as upstream: data mandatory and immutable, revision not negative, the controller in its Table', async () => {
+    const CRS = '/apis/apps/v1/namespaces/default/controllerrevisions';
+    const missing = await s.request('POST', CRS, { body: { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'r0' }, revision: -1 } });
+    assert.equal(missing.status, 422, missing.text);
+    assert.equal(missing.json.message, 'ControllerRevision.apps "r0" is invalid: [data: Required value: data is mandatory, revision: Invalid value: -1: must be greater than or equal to 0]');
+    const sts = await s.request('POST', '/apis/apps/v1/namespaces/default/statefulsets', {
+      body: { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web' }, spec: { selector: { matchLabels: { app: 'web' } }, serviceName: 'web', template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } },
+    });
+    assert.equal(sts.status, 201, sts.text);
+    // Owned by a StatefulSet that exists (the garbage collector removes a revision whose owner is gone).
+    const owner = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: sts.json.metadata.uid, controller: true, blockOwnerDeletion: true };
+    const created = await s.request('POST', CRS, {
+      body: { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'web-5d8f', ownerReferences: [owner] }, data: { spec: { template: { metadata: { labels: { app: 'web' } } } } }, revision: 1 },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.data, { spec: { template: { metadata: { labels: { app: 'web' } } } } });
+    const changed = await s.request('PATCH', `${CRS}/web-5d8f`, { body: { data: { spec: { replicas: 2 } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(changed.status, 422, changed.text);
+    assert.match(changed.json.message, /^ControllerRevision\.apps "web-5d8f" is invalid: data: Invalid value: .*: field is immutable$/);
+    const relabelled = await s.request('PATCH', `${CRS}/web-5d8f`, { body: { metadata: { labels: { 'controller.kubernetes.io/hash': '5d8f' } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(relabelled.status, 200, relabelled.text);
+    const table = await s.request('GET', CRS, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' });
+    assert.equal(table.status, 200, table.text);
+    assert.deepEqual(table.json.columnDefinitions.map((c: { name: string }) => c.name), ['Name', 'Controller', 'Revision', 'Age']);
+    assert.deepEqual(table.json.rows[0].cells.slice(0, 3), ['web-5d8f', 'statefulset.apps/web', 1]);
+  });
 });

@@ -94,3 +94,25 @@ export function workloadValidation(base: Strategy, kind: 'deployment' | 'daemons
     },
   };
 }
+
+/**
+ * ControllerRevision (ValidateControllerRevision and its update): `data` is mandatory and never changes, `revision`
+ * is not negative. Its name is a DNS subdomain, as the generic check has it.
+ */
+export function controllerRevisionValidation(base: Strategy): Strategy {
+  const validate = (obj: KObject): FieldError[] => {
+    const errs: FieldError[] = [];
+    if (obj.data === undefined || obj.data === null) errs.push(field.required('data', 'data is mandatory'));
+    if (typeof obj.revision === 'number' && obj.revision < 0) errs.push(field.invalid('revision', obj.revision, 'must be greater than or equal to 0'));
+    return errs;
+  };
+  return {
+    ...base,
+    validate: (obj, ctx) => [...validate(obj), ...(base.validate?.(obj, ctx) ?? [])],
+    validateUpdate(obj, old, ctx) {
+      const errs = validate(obj);
+      if (!deepEqual(obj.data ?? null, old.data ?? null)) errs.push(field.invalid('data', obj.data ?? null, 'field is immutable'));
+      return [...errs, ...(base.validateUpdate?.(obj, old, ctx) ?? [])];
+    },
+  };
+}
