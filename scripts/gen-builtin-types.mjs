@@ -28,7 +28,7 @@ const PACKAGES = {
   'apiextensions/v1': [extRepo, 'pkg/apis/apiextensions/v1', 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1'],
   'apiregistration/v1': [aggregatorRepo, 'pkg/apis/apiregistration/v1', 'k8s.io/kube-aggregator/pkg/apis/apiregistration/v1'],
 };
-for (const p of ['core/v1', 'apps/v1', 'batch/v1', 'coordination/v1', 'events/v1', 'networking/v1', 'policy/v1', 'rbac/v1', 'authentication/v1', 'authorization/v1', 'autoscaling/v1', 'autoscaling/v2', 'discovery/v1', 'flowcontrol/v1', 'admissionregistration/v1', 'scheduling/v1', 'storage/v1', 'node/v1', 'certificates/v1', 'scheduling/v1alpha3', 'apidiscovery/v2']) {
+for (const p of ['core/v1', 'apps/v1', 'batch/v1', 'batch/v1beta1', 'policy/v1beta1', 'discovery/v1beta1', 'coordination/v1', 'events/v1', 'networking/v1', 'policy/v1', 'rbac/v1', 'authentication/v1', 'authorization/v1', 'autoscaling/v1', 'autoscaling/v2', 'discovery/v1', 'flowcontrol/v1', 'admissionregistration/v1', 'scheduling/v1', 'storage/v1', 'node/v1', 'certificates/v1', 'scheduling/v1alpha3', 'apidiscovery/v2']) {
   PACKAGES[p] = [apiRepo, p, `k8s.io/api/${p}`];
 }
 const BY_IMPORT = new Map(Object.entries(PACKAGES).map(([id, [, , imp]]) => [imp, id]));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the programs the end-to-end tests drive, into .cache/bin (idempotent):
 # kubectl from Debian's kubernetes-client package, etcd (3.4) from etcd-server
-# and etcdctl from etcd-client; gcc and python3-kubernetes from Debian when missing. Needs Debian's package lists; as root it
+# and etcdctl from etcd-client; gcc and python3-kubernetes from Debian when missing; the Go test client, and
+# kube-controller-manager and kube-scheduler built from Debian's kubernetes source (go-client.sh, control-plane.sh). Needs Debian's package lists; as root it
 # refreshes them when a download fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,3 +59,4 @@ fetch_deb kubernetes-client usr/bin/kubectl kubectl
 fetch_deb etcd-server usr/bin/etcd etcd
 fetch_deb etcd-client usr/bin/etcdctl etcdctl
 bash scripts/go-client.sh
+bash scripts/control-plane.sh

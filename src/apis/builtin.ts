@@ -31,6 +31,7 @@ import { CERTIFICATES_RESOURCES } from './certificates/install.js';
 import type { BuiltinResource } from './resource-table.js';
 import type { AdmissionPluginDefinition } from './admission-plugins.js';
 import type { StartHook } from './start-hooks.js';
+import { REMOVED_RESOURCES } from './removed-versions.js';
 
 export type { BuiltinContext, BuiltinResource, StoredAs } from './resource-table.js';
 
@@ -53,6 +54,7 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
   ...APIREGISTRATION_RESOURCES,
   ...FLOWCONTROL_RESOURCES,
   ...CERTIFICATES_RESOURCES,
+  ...REMOVED_RESOURCES,
 ];
 
 /** The admission plugins the groups implement (apis/admission-plugins.ts runs those that are on, in upstream's order). */

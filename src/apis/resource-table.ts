@@ -36,6 +36,8 @@ export interface BuiltinResource {
   storedAs?: StoredAs;
   /** Its table convertor, upstream's printer for the kind (without one: Name and Created At). */
   printer?: () => TableConvertor;
+  /** A version upstream no longer serves: served only when --runtime-config turns it on (removed-versions.ts). */
+  removed?: boolean;
 }
 
 /** What some built-in strategies read beyond their own objects: the server's settings, and other resources' watch caches. */
@@ -74,7 +76,7 @@ export function res(
   resource: string,
   kind: string,
   namespaced: boolean,
-  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; subresources?: readonly SubresourceInfo[]; strategy?: Strategy; strategyIn?: BuiltinResource['strategyIn']; reads?: BuiltinResource['reads']; storedAs?: StoredAs; printer?: () => TableConvertor; subresourcesIn?: BuiltinResource['subresourcesIn'] } = {},
+  extra: { shortNames?: string[]; categories?: string[]; verbs?: string[]; status?: boolean; scale?: ScaleConfig; subresources?: readonly SubresourceInfo[]; strategy?: Strategy; strategyIn?: BuiltinResource['strategyIn']; reads?: BuiltinResource['reads']; storedAs?: StoredAs; printer?: () => TableConvertor; subresourcesIn?: BuiltinResource['subresourcesIn']; removed?: boolean } = {},
 ): BuiltinResource {
   return {
     version,
@@ -98,6 +100,7 @@ export function res(
     reads: extra.reads,
     storedAs: extra.storedAs,
     printer: extra.printer,
+    removed: extra.removed,
   };
 }
 

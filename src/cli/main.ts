@@ -6,6 +6,7 @@ import { buildConfig, createResource, initProject } from './scaffold.js';
 import { CONTROLLER_NAMES, startKapi, type AuthorizationMode } from '../kapi/index.js';
 import { parseGoDuration } from '../server/filters.js';
 import { clientFromKubeconfig } from './kube-client.js';
+import { parseRuntimeConfig } from '../apis/runtime-config.js';
 import { migrateStorage } from './migrate-storage.js';
 
 interface ServeOptions {
@@ -20,6 +21,7 @@ interface ServeOptions {
   tlsSan: string[];
   enableAdmissionPlugins: string[];
   controllers: string[];
+  runtimeConfig: string[];
   disableAdmissionPlugins: string[];
   encryptionProviderConfig?: string;
   anonymousAuth: boolean;
@@ -133,6 +135,7 @@ program
   .option('--converters <module>', 'an ES module whose default export maps CRD names to TypeScript/JavaScript converters')
   .option('--enable-admission-plugins <names>', "admission plugins to run besides the default ones (kube-apiserver's names, comma-separated, repeatable)", collect, [])
   .option('--disable-admission-plugins <names>', 'default admission plugins not to run (comma-separated, repeatable)', collect, [])
+  .option('--runtime-config <key=value>', "built-in group versions to serve or not, as kube-apiserver's flag: api/all, api/ga, api/beta, api/alpha or <group>/<version>, =true or =false (comma-separated, repeatable); batch/v1beta1, policy/v1beta1 and discovery.k8s.io/v1beta1, which upstream removed and the 1.20 control plane lists, are off unless turned on", collect, [])
   .option('--controllers <names>', `kapi's controllers to run, as kube-controller-manager's flag: '*' all, 'name' that one, '-name' not that one (comma-separated, repeatable; the first mention of a name decides); names: ${CONTROLLER_NAMES.join(', ')}`, collect, [])
   .option('--admission-hooks <module>', 'an ES module whose default export is a list of admission hooks (webhook semantics, in the process)')
   .option('--resources <module>', 'an ES module whose default export is a list of resources defined with kapi/sdk (served with their strategies)')
@@ -212,6 +215,7 @@ program
       tlsSans: commaList(opts.tlsSan),
       enableAdmissionPlugins: commaList(opts.enableAdmissionPlugins),
       disableAdmissionPlugins: commaList(opts.disableAdmissionPlugins),
+      runtimeConfig: opts.runtimeConfig.length > 0 ? parseRuntimeConfig(opts.runtimeConfig.join(',')) : undefined,
       builtinControllers: opts.controllers.length > 0 ? commaList(opts.controllers) : undefined,
       anonymousAuth: opts.anonymousAuth,
       serviceAccountIssuers: opts.serviceAccountIssuer,

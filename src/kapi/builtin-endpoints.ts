@@ -67,13 +67,14 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
   };
 }
 
-/** Every built-in resource's endpoint, registered; the watch caches their strategies read are filled from the start (not awaited). */
+/** Every served built-in resource's endpoint (--runtime-config), registered; the watch caches their strategies read are filled from the start (not awaited). */
 export function installBuiltinEndpoints(
   registry: ApiRegistry,
   storage: Storage,
   ranges: ServiceRanges,
   serviceAccountTokens?: ServiceAccountTokens,
   admissionPlugins?: readonly string[],
+  served: (r: BuiltinResource) => boolean = (r) => !r.removed,
 ): void {
   const storeOf = (group: string, resource: string) => registry.lookup(group, 'v1', resource)?.store;
   const context: BuiltinContext = {
@@ -87,7 +88,7 @@ export function installBuiltinEndpoints(
     },
   };
   const lookup: EndpointLookup = (group, version, resource) => registry.lookup(group, version, resource);
-  const resources = [NAMESPACES, ...BUILTIN_RESOURCES];
+  const resources = [NAMESPACES, ...BUILTIN_RESOURCES.filter(served)];
   for (const r of resources) registry.add(builtinEndpoint(storage, r, context, lookup));
   const read = new Set(resources.flatMap((r) => (r.reads ?? []).map(([group, resource]) => `${group}/${resource}`)));
   for (const gr of read) {

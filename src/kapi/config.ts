@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { checkAdmissionHooks } from '../apis/admissionregistration/webhook-admission.js';
 import { admissionFlagErrors, enabledAdmissionPlugins, missingAdmissionPlugins } from '../apis/admission-plugins.js';
-import { BUILTIN_ADMISSION } from '../apis/builtin.js';
+import { BUILTIN_ADMISSION, BUILTIN_RESOURCES, type BuiltinResource } from '../apis/builtin.js';
+import { servedByRuntimeConfig } from '../apis/runtime-config.js';
 import { ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { DEFAULT_SERVICE_RANGES, parseServiceRanges, type ServiceRanges } from '../apis/core/services.js';
 import { parseAuditPolicy, type AuditPolicy } from '../server/audit.js';
@@ -44,6 +45,8 @@ export interface ServerConfig {
   encryption: ReturnType<typeof parseEncryptionConfig> | undefined;
   /** The admission plugins that are on (upstream's names, in the order they run). */
   admissionPlugins: string[];
+  /** Whether a built-in resource's version is served (--runtime-config). */
+  served: (r: BuiltinResource) => boolean;
 }
 
 /** Reads and checks what the options name (the data dir is made private first). */
@@ -79,6 +82,12 @@ export async function loadConfig(options: KapiOptions): Promise<ServerConfig> {
   const missing = missingAdmissionPlugins(BUILTIN_ADMISSION, enable);
   if (missing.length > 0) warn(`kapi: admission plugins kapi does not have are not run: ${missing.join(', ')}`);
   const admissionPlugins = enabledAdmissionPlugins(enable, disable);
+  let served: (r: BuiltinResource) => boolean;
+  try {
+    served = servedByRuntimeConfig(options.runtimeConfig ?? {}, BUILTIN_RESOURCES);
+  } catch (err) {
+    throw new Error(`--runtime-config: ${(err as Error).message}`);
+  }
   const controllerErrors = controllerSelectionErrors(options.builtinControllers ?? []);
   if (controllerErrors.length > 0) throw new Error(`validation failed for '--controllers': [${controllerErrors.join(', ')}]`);
   if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) throw new Error('--tls-cert-file and --tls-private-key-file go together');
@@ -88,7 +97,7 @@ export async function loadConfig(options: KapiOptions): Promise<ServerConfig> {
   // What verifies the served certificate: kapi's CA, or the user's certificate file (with its chain).
   const servingCA = servingFiles ? servingFiles.certPem : tls.caCertPem;
   const encryption = options.encryptionProviderConfig ? parseEncryptionConfig(await readFile(options.encryptionProviderConfig, 'utf8'), options.encryptionProviderConfig) : undefined;
-  return { dataDir, warn, bindAddress, tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, encryption, admissionPlugins };
+  return { dataDir, warn, bindAddress, tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, encryption, admissionPlugins, served };
 }
 
 function serviceRangesOf(options: KapiOptions): ServiceRanges {

@@ -62,7 +62,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const storage: Storage = encryption ? new EncryptingStorage(opened, encryption) : opened;
   const registry = new ApiRegistry();
 
-  installBuiltinEndpoints(registry, storage, serviceRanges, saTokens, enabledPlugins);
+  installBuiltinEndpoints(registry, storage, serviceRanges, saTokens, enabledPlugins, config.served);
   const core = coreStores(registry);
 
   const { store: crdStore, endpoints: crdEndpoints } = customResourceDefinitionEndpoints(storage);

@@ -107,6 +107,13 @@ export interface ServerOptions {
   /** --disable-admission-plugins: default admission plugins not to run (e.g. NamespaceLifecycle). */
   disableAdmissionPlugins?: string[];
   /**
+   * --runtime-config: built-in group versions to serve or not, as kube-apiserver's flag (`api/all`, `api/ga`,
+   * `api/beta`, `api/alpha`, `<group>/<version>`; the value `true` or `false`, '' for true). Versions upstream has
+   * removed (`batch/v1beta1`, `policy/v1beta1`, `discovery.k8s.io/v1beta1`, which the 1.20 control plane lists) are
+   * served only when turned on here.
+   */
+  runtimeConfig?: Record<string, string>;
+  /**
    * --authorization-mode: 'RBAC' (the default: system:masters may do anything, everyone else what the
    * stored roles and bindings give) or 'AlwaysAllow' (every authenticated request is allowed).
    */

@@ -1,0 +1,56 @@
+/**
+ * `--runtime-config` (kube-apiserver's flag, as k8s.io/apiserver's resourceconfig reads it): which built-in group
+ * versions are served. `api/all`, then `api/ga`, `api/beta` and `api/alpha` (versions of that stability), then
+ * `<group>/<version>` (`v1` or `api/v1` for the core group); a key without a value is `true`. A group kapi does not
+ * serve is skipped, as upstream skips a group it does not know; an unknown version of a served group is an error.
+ * By default every version is served but the removed ones (removed-versions.ts).
+ */
+import type { BuiltinResource } from './resource-table.js';
+
+const STABILITY: Record<string, RegExp> = { 'api/ga': /^v\d+$/, 'api/beta': /^v\d+beta\d+$/, 'api/alpha': /^v\d+alpha\d+$/ };
+
+function flag(key: string, value: string): boolean {
+  if (value === '' || value === 'true') return true;
+  if (value === 'false') return false;
+  throw new Error(`invalid value of ${key}: ${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+}
+
+/** Whether each resource of the table is served under these overrides (throws upstream's error for a bad one). */
+export function servedByRuntimeConfig(overrides: Readonly<Record<string, string>>, table: readonly BuiltinResource[]): (r: BuiltinResource) => boolean {
+  const groupVersions = new Set(table.map((r) => `${r.names.group}/${r.version}`));
+  const groups = new Set(table.map((r) => r.names.group));
+  const all = overrides['api/all'] === undefined ? undefined : flag('api/all', overrides['api/all']);
+  const byStability = Object.entries(STABILITY).flatMap(([key, pattern]) => (overrides[key] === undefined ? [] : [{ pattern, on: flag(key, overrides[key]) }]));
+  const explicit = new Map<string, boolean>();
+  for (const [key, value] of Object.entries(overrides)) {
+    if (key === 'api/all' || key in STABILITY) continue;
+    const tokens = key.split('/');
+    // The core group: `v1` or `api/v1` (its legacy prefix).
+    const [group, version] = tokens.length === 1 ? ['', tokens[0]] : tokens[0] === 'api' && tokens.length === 2 ? ['', tokens[1]] : [tokens[0], tokens[1]];
+    if (tokens.length > 3 || !version) throw new Error(`invalid key ${key}`);
+    if (!groups.has(group)) continue;
+    if (!groupVersions.has(`${group}/${version}`)) throw new Error(`group version ${group ? `${group}/` : ''}${version} that has not been registered`);
+    explicit.set(`${group}/${version}`, flag(key, value));
+  }
+  return (r) => {
+    const gv = `${r.names.group}/${r.version}`;
+    const set = explicit.get(gv);
+    if (set !== undefined) return set;
+    const stable = byStability.find((s) => s.pattern.test(r.version));
+    if (stable) return stable.on;
+    return all ?? !r.removed;
+  };
+}
+
+/** A `--runtime-config` value (`key=value,key`) as its overrides. */
+export function parseRuntimeConfig(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of text.split(',')) {
+    const item = part.trim();
+    if (!item) continue;
+    const eq = item.indexOf('=');
+    if (eq < 0) out[item] = '';
+    else out[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return out;
+}
