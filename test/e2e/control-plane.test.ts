@@ -156,7 +156,7 @@ describe('kube-controller-manager and kube-scheduler against kapi', () => {
     await until('the Deployment\'s dependents to go', async () => (await items(`/apis/apps/v1/namespaces/${ns}/replicasets`)).length === 0 && (await podsOf('web-')).length === 0, 30_000);
   });
 
-  it('computes ResourceQuota usage, and deletes a namespace with what is in it', async () => {
+  it('computes ResourceQuota usage, which kapi\'s quota admission charges and enforces, and deletes a namespace with what is in it', async () => {
     const ns = 'quota';
     assert.equal((await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status, 201);
     for (const name of ['a', 'b']) assert.equal((await s.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name } } })).status, 201);
@@ -172,6 +172,15 @@ describe('kube-controller-manager and kube-scheduler against kapi', () => {
     const q = await get(`/api/v1/namespaces/${ns}/resourcequotas/q`);
     assert.deepEqual(q.status.hard, { configmaps: '5', pods: '10' });
     assert.equal(q.status.used.pods, '0');
+    // kapi's ResourceQuota admission charges each create against the controller's numbers, and refuses the one over.
+    for (const name of ['c', 'd']) assert.equal((await s.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name } } })).status, 201);
+    const over = await s.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'e' } } });
+    assert.equal(over.status, 403, over.text);
+    assert.equal(over.json.message, 'configmaps "e" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=5, limited: configmaps=5');
+    // Deleting one gives room back once the quota controller has counted again (it follows deletions).
+    assert.equal((await s.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/a`)).status, 200);
+    await until('the quota controller to count the deletion', async () => (await get(`/api/v1/namespaces/${ns}/resourcequotas/q`))?.status?.used?.configmaps === '4', 30_000);
+    assert.equal((await s.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'e' } } })).status, 201);
     // Every namespace gets its default ServiceAccount from kube-controller-manager (kapi's controller is off).
     await until('the default ServiceAccount', async () => Boolean(await get(`/api/v1/namespaces/${ns}/serviceaccounts/default`)), 15_000);
 

@@ -9,15 +9,19 @@ import { configMapStrategy, secretStrategy } from './config.js';
 import { POD_ADMISSION_PLUGINS, POD_SUBRESOURCES, podStrategy } from './pods.js';
 import { serviceStrategy } from './services.js';
 import { namespaceLifecycle } from './namespaces.js';
+import { resourceQuotaAdmission } from './resource-quota.js';
 import type { AdmissionPluginDefinition } from '../admission-plugins.js';
 import type { ApiRegistry } from '../../registry/registry.js';
 import type { RestStore } from '../../registry/store.js';
 
-/** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), and the pod strategy's plugins. */
+const quotaStore = (registry: ApiRegistry) => registry.lookup('', 'v1', 'resourcequotas')!.store;
+
+/** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), the pod strategy's plugins, ResourceQuota. */
 export const CORE_ADMISSION: AdmissionPluginDefinition[] = [
   { name: 'NamespaceLifecycle', make: (ctx) => namespaceLifecycle(ctx.coreNamespaces ?? ctx.namespaces), caches: (ctx) => [ctx.namespaces] },
   // Built into the pod strategy, which runs each while it is on (BuiltinContext.admissionPlugins).
   ...POD_ADMISSION_PLUGINS.map((name) => ({ name })),
+  { name: 'ResourceQuota', make: (ctx) => resourceQuotaAdmission(quotaStore(ctx.registry)), caches: (ctx) => [quotaStore(ctx.registry)] },
 ];
 
 /**

@@ -1,0 +1,154 @@
+/**
+ * Resource lists as quota adds and compares them (k8s.io/apiserver's quota helpers): quantities with their
+ * format (a sum keeps the format of its first term unless that is zero, as resource.Quantity's Add does), written in canonical form
+ * (Quantity.String). Arithmetic is the CEL quantity's (linear in the digits).
+ */
+import { parseQuantity, Quantity } from '../../schema/cel/quantity.js';
+import { isRecord } from '../../util/json-object.js';
+
+export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+
+export interface Amount {
+  readonly q: Quantity;
+  readonly format: QuantityFormat;
+}
+
+/** A ResourceList: resource name → amount. */
+export type Amounts = Map<string, Amount>;
+
+/** A quantity's text as an amount (undefined: not a quantity). */
+export function amountOf(value: unknown): Amount | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const text = String(value);
+  const q = parseQuantity(text);
+  if (!q) return undefined;
+  const format: QuantityFormat = /[KMGTPE]i$/.test(text) ? 'BinarySI' : /[eE][+-]?\d+$/.test(text) ? 'DecimalExponent' : 'DecimalSI';
+  return { q, format };
+}
+
+export const ONE: Amount = { q: Quantity.ofInt(1n), format: 'DecimalSI' };
+export const countOf = (n: number): Amount => ({ q: Quantity.ofInt(BigInt(n)), format: 'DecimalSI' });
+
+/** A ResourceList's JSON (`{cpu: '500m'}`) as amounts; entries that are not quantities are left out. */
+export function amountsOf(list: unknown): Amounts {
+  const out: Amounts = new Map();
+  if (!isRecord(list)) return out;
+  for (const [name, value] of Object.entries(list)) {
+    const a = amountOf(value);
+    if (a) out.set(name, a);
+  }
+  return out;
+}
+
+/** quota.Add. */
+export function addAmounts(a: Amounts, b: Amounts): Amounts {
+  const out: Amounts = new Map(a);
+  for (const [name, v] of b) {
+    const mine = out.get(name);
+    // A zero takes the other's format, as resource.Quantity's Add does.
+    out.set(name, mine ? { q: mine.q.add(v.q), format: mine.q.sign() === 0 ? v.format : mine.format } : v);
+  }
+  return out;
+}
+
+/** quota.Max. */
+export function maxAmounts(a: Amounts, b: Amounts): Amounts {
+  const out: Amounts = new Map(a);
+  for (const [name, v] of b) {
+    const mine = out.get(name);
+    if (!mine || v.q.cmp(mine.q) > 0) out.set(name, v);
+  }
+  return out;
+}
+
+/** quota.SubtractWithNonNegativeResult. */
+export function subtractNonNegative(a: Amounts, b: Amounts): Amounts {
+  const out: Amounts = new Map();
+  for (const [name, v] of a) {
+    const other = b.get(name);
+    const diff = other ? v.q.sub(other.q) : v.q;
+    out.set(name, { q: diff.sign() < 0 ? Quantity.ofInt(0n) : diff, format: v.q.sign() === 0 && other ? other.format : v.format });
+  }
+  return out;
+}
+
+/** quota.Mask: only these names. */
+export function maskAmounts(a: Amounts, names: Iterable<string>): Amounts {
+  const out: Amounts = new Map();
+  for (const n of names) {
+    const v = a.get(n);
+    if (v) out.set(n, v);
+  }
+  return out;
+}
+
+export const removeZeros = (a: Amounts): Amounts => new Map([...a].filter(([, v]) => v.q.sign() !== 0));
+export const negativeNames = (a: Amounts): string[] => [...a].filter(([, v]) => v.q.sign() < 0).map(([n]) => n);
+export const sameAmounts = (a: Amounts, b: Amounts): boolean => a.size === b.size && [...a].every(([n, v]) => b.get(n)?.q.cmp(v.q) === 0);
+
+/** quota.LessThanOrEqual: whether every amount of `a` is at most `b`'s (a name `b` lacks is not limited), and the names over. */
+export function lessThanOrEqual(a: Amounts, b: Amounts): { allowed: boolean; exceeded: string[] } {
+  const exceeded = [...a].filter(([n, v]) => {
+    const limit = b.get(n);
+    return limit !== undefined && v.q.cmp(limit.q) > 0;
+  });
+  return { allowed: exceeded.length === 0, exceeded: exceeded.map(([n]) => n) };
+}
+
+const DECIMAL_SUFFIXES = ['n', 'u', 'm', '', 'k', 'M', 'G', 'T', 'P', 'E'];
+const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+/** digits ÷ small, by long division (linear): the quotient's digits and the remainder. */
+function divide(digits: string, by: number): [string, number] {
+  let rem = 0;
+  let out = '';
+  for (let i = 0; i < digits.length; i++) {
+    const cur = rem * 10 + (digits.charCodeAt(i) - 48);
+    const d = Math.floor(cur / by);
+    rem = cur - d * by;
+    if (out || d) out += String(d);
+  }
+  return [out || '0', rem];
+}
+
+/** Quantity.String: the canonical text of an amount in its format. */
+export function formatAmount({ q, format }: Amount): string {
+  if (q.sign() === 0) return '0';
+  const sign = q.negative ? '-' : '';
+  const nano = q.nano;
+  if (format === 'BinarySI') {
+    // A whole number of at least 1024 in binary suffixes; anything else reads better (and exactly) as DecimalSI.
+    const whole = nano.length > 9 && nano.endsWith('000000000') ? nano.slice(0, -9) : undefined;
+    if (whole && (whole.length > 4 || Number(whole) >= 1024)) {
+      let value = whole;
+      let power = 0;
+      while (power < BINARY_SUFFIXES.length - 1) {
+        const [quotient, rem] = divide(value, 1024);
+        if (rem !== 0) break;
+        value = quotient;
+        power++;
+      }
+      return `${sign}${value}${BINARY_SUFFIXES[power]}`;
+    }
+  }
+  let zeros = 0;
+  while (zeros < nano.length - 1 && nano.charCodeAt(nano.length - 1 - zeros) === 48) zeros++;
+  const groups = Math.min(Math.floor(zeros / 3), DECIMAL_SUFFIXES.length - 1);
+  const mantissa = nano.slice(0, nano.length - 3 * groups);
+  const exponent = -9 + 3 * groups;
+  if (format === 'DecimalExponent') return `${sign}${mantissa}${exponent === 0 ? '' : `e${exponent}`}`;
+  return `${sign}${mantissa}${DECIMAL_SUFFIXES[groups]}`;
+}
+
+/** A ResourceList's JSON, in canonical text. */
+export function amountsJson(a: Amounts): Record<string, string> {
+  return Object.fromEntries([...a].map(([n, v]) => [n, formatAmount(v)]));
+}
+
+/** The names, sorted, with their amounts (`cpu=500m,pods=1`), as the quota errors print them. */
+export function prettyAmounts(a: Amounts): string {
+  return [...a.keys()]
+    .sort()
+    .map((n) => `${n}=${formatAmount(a.get(n)!)}`)
+    .join(',');
+}

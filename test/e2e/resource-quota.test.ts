@@ -1,0 +1,110 @@
+/**
+ * The ResourceQuota admission plugin (#41), with the quota's status written by hand as a quota controller would:
+ * usage charged at admission with a compare-and-swap, upstream's 403s (exceeded, status unknown, must specify),
+ * scopes, dry runs not charged, and concurrent creates never over the limit.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './harness.js';
+
+const NS = '/api/v1/namespaces/q';
+
+describe('ResourceQuota admission', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    assert.equal((await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'q' } } })).status, 201);
+  });
+  after(() => s.stop());
+
+  /** A quota with its status as the quota controller writes it (`used` absent: not computed yet). */
+  const quota = async (name: string, spec: Record<string, unknown>, used?: Record<string, string>) => {
+    const created = await s.request('POST', `${NS}/resourcequotas`, { body: { metadata: { name }, spec } });
+    assert.equal(created.status, 201, created.text);
+    const status = await s.request('PUT', `${NS}/resourcequotas/${name}/status`, { body: { ...created.json, status: { hard: spec.hard, ...(used ? { used } : {}) } } });
+    assert.equal(status.status, 200, status.text);
+  };
+  const used = async (name: string) => (await s.request('GET', `${NS}/resourcequotas/${name}`)).json.status.used;
+  const pod = (name: string, resources?: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    metadata: { name },
+    spec: { containers: [{ name: 'c', image: 'nginx', ...(resources ? { resources } : {}) }], ...extra },
+  });
+
+  it('refuses what a quota limits while its usage is unknown, then charges each create and refuses the one over', async () => {
+    await quota('counts', { hard: { configmaps: '3', 'count/secrets': '1' } });
+    const unknown = await s.request('POST', `${NS}/configmaps`, { body: { metadata: { name: 'early' } } });
+    assert.equal(unknown.status, 403, unknown.text);
+    assert.equal(unknown.json.message, 'configmaps "early" is forbidden: status unknown for quota: counts, resources: configmaps');
+    assert.equal(unknown.json.reason, 'Forbidden');
+    // The controller's first count (the namespace's root CA ConfigMap, kapi's, is one).
+    const q = (await s.request('GET', `${NS}/resourcequotas/counts`)).json;
+    assert.equal((await s.request('PUT', `${NS}/resourcequotas/counts/status`, { body: { ...q, status: { hard: q.spec.hard, used: { configmaps: '1', 'count/secrets': '0' } } } })).status, 200);
+
+    const dry = await s.request('POST', `${NS}/configmaps?dryRun=All`, { body: { metadata: { name: 'dry' } } });
+    assert.equal(dry.status, 201, dry.text);
+    assert.deepEqual(await used('counts'), { configmaps: '1', 'count/secrets': '0' }, 'a dry run is not charged');
+    for (const name of ['a', 'b']) assert.equal((await s.request('POST', `${NS}/configmaps`, { body: { metadata: { name } } })).status, 201);
+    assert.deepEqual(await used('counts'), { configmaps: '3', 'count/secrets': '0' });
+    const over = await s.request('POST', `${NS}/configmaps`, { body: { metadata: { generateName: 'c-' } } });
+    assert.equal(over.status, 403, over.text);
+    // Named as upstream names it: the generated name is there by validating admission.
+    assert.match(over.json.message, /^configmaps "c-[a-z0-9]{5}" is forbidden: exceeded quota: counts, requested: configmaps=1, used: configmaps=3, limited: configmaps=3$/);
+    // kubectl shows the server's error as it would kube-apiserver's.
+    const cli = await s.kubectl(['-n', 'q', 'create', 'configmap', 'd']);
+    assert.notEqual(cli.code, 0);
+    assert.match(cli.stderr, /Error from server \(Forbidden\): configmaps "d" is forbidden: exceeded quota: counts, requested: configmaps=1, used: configmaps=3, limited: configmaps=3/);
+    // An update creates nothing: not charged, not refused.
+    assert.equal((await s.request('PATCH', `${NS}/configmaps/a`, { body: { data: { k: 'v' } }, contentType: 'application/merge-patch+json' })).status, 200);
+  });
+
+  it('never lets concurrent creates past the limit', async () => {
+    await quota('secrets', { hard: { secrets: '5' } }, { secrets: '0' });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.request('POST', `${NS}/secrets`, { body: { metadata: { name: `s${i}` } } })));
+    const created = results.filter((r) => r.status === 201).length;
+    // count/secrets of the other quota is 1: the first secret is the only one both quotas let in.
+    assert.equal(created, 1, results.map((r) => r.status).join());
+    assert.deepEqual(await used('secrets'), { secrets: '1' });
+    assert.ok(results.filter((r) => r.status === 403).every((r) => /exceeded quota: counts, requested: count\/secrets=1/.test(r.json.message)));
+  });
+
+  it('charges pods\' compute requests and limits, and refuses a pod that does not say what a quota limits', async () => {
+    await quota('compute', { hard: { pods: '2', 'requests.cpu': '1', 'limits.memory': '1Gi' } }, { pods: '0', 'requests.cpu': '0', 'limits.memory': '0' });
+    const bare = await s.request('POST', `${NS}/pods`, { body: pod('bare') });
+    assert.equal(bare.status, 403, bare.text);
+    assert.equal(bare.json.message, 'pods "bare" is forbidden: failed quota: compute: must specify limits.memory,requests.cpu');
+    const first = await s.request('POST', `${NS}/pods`, { body: pod('p1', { requests: { cpu: '600m' }, limits: { memory: '512Mi' } }) });
+    assert.equal(first.status, 201, first.text);
+    assert.deepEqual(await used('compute'), { pods: '1', 'requests.cpu': '600m', 'limits.memory': '512Mi' });
+    const second = await s.request('POST', `${NS}/pods`, { body: pod('p2', { requests: { cpu: '500m' }, limits: { memory: '512Mi' } }) });
+    assert.equal(second.status, 403, second.text);
+    assert.equal(second.json.message, 'pods "p2" is forbidden: exceeded quota: compute, requested: requests.cpu=500m, used: requests.cpu=600m, limited: requests.cpu=1');
+    const third = await s.request('POST', `${NS}/pods`, { body: pod('p3', { requests: { cpu: '400m' }, limits: { memory: '512Mi' } }) });
+    assert.equal(third.status, 201, third.text);
+    assert.deepEqual(await used('compute'), { pods: '2', 'requests.cpu': '1', 'limits.memory': '1Gi' }, 'sums in canonical form');
+  });
+
+  it('applies a quota with scopes only to the pods in them', async () => {
+    // In a namespace of their own (the compute quota above is full).
+    assert.equal((await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'q2' } } })).status, 201);
+    const inQ2 = async (name: string, spec: Record<string, unknown>) => {
+      const c = await s.request('POST', '/api/v1/namespaces/q2/resourcequotas', { body: { metadata: { name }, spec } });
+      assert.equal((await s.request('PUT', `/api/v1/namespaces/q2/resourcequotas/${name}/status`, { body: { ...c.json, status: { hard: spec.hard, used: { pods: '0' } } } })).status, 200);
+    };
+    await inQ2('best-effort', { hard: { pods: '1' }, scopes: ['BestEffort'] });
+    await inQ2('terminating', { hard: { pods: '0' }, scopes: ['Terminating'] });
+    await inQ2('high', { hard: { pods: '0' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] } });
+    assert.equal((await s.request('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { body: { metadata: { name: 'high' }, value: 1000 } })).status, 201);
+    const high = await s.request('POST', '/api/v1/namespaces/q2/pods', { body: pod('high', { requests: { cpu: '100m' } }, { priorityClassName: 'high' }) });
+    assert.equal(high.status, 403);
+    assert.match(high.json.message, /exceeded quota: high, requested: pods=1, used: pods=0, limited: pods=0/);
+    const burstable = await s.request('POST', '/api/v1/namespaces/q2/pods', { body: pod('burstable', { requests: { cpu: '100m' } }) });
+    assert.equal(burstable.status, 201, burstable.text);
+    assert.equal((await s.request('POST', '/api/v1/namespaces/q2/pods', { body: pod('be1') })).status, 201);
+    const be2 = await s.request('POST', '/api/v1/namespaces/q2/pods', { body: pod('be2') });
+    assert.equal(be2.status, 403);
+    assert.match(be2.json.message, /exceeded quota: best-effort, requested: pods=1, used: pods=1, limited: pods=1/);
+    const deadline = await s.request('POST', '/api/v1/namespaces/q2/pods', { body: pod('job', { requests: { cpu: '100m' } }, { activeDeadlineSeconds: 60 }) });
+    assert.equal(deadline.status, 403);
+    assert.match(deadline.json.message, /exceeded quota: terminating, requested: pods=1, used: pods=0, limited: pods=0/);
+  });
+});
