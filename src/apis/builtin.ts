@@ -125,8 +125,9 @@ export function withTypedDecoding(strategy: Strategy, structId: string, kind: st
     // Stored objects are defaulted as they are decoded, as upstream's storage codec does: one written
     // before a default existed reads (and compares on update) as if it had been written with it.
     onRead(obj) {
-      strategy.onRead?.(obj);
+      const changed = strategy.onRead?.(obj);
       builtinDefaulter.apply(structId, obj);
+      return changed;
     },
   };
 }

@@ -92,7 +92,7 @@ export function customResourceStrategy(opts: CustomResourceOptions): Strategy {
     onRead(obj) {
       // Defaulted in the schema of the version it was stored in (unstructuredDefaulter), which after a
       // storage version switch is not the current storage version: its defaults would show in old objects.
-      schemaFor(obj, { version: opts.storageVersion }).read(obj);
+      return schemaFor(obj, { version: opts.storageVersion }).read(obj);
     },
     prepareForStorage(obj) {
       // Converted from the request's version: pruned and defaulted in the storage version's schema.

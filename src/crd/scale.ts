@@ -5,6 +5,7 @@
  */
 import { field, type FieldError } from '../machinery/field-errors.js';
 import type { KObject } from '../api/object.js';
+import { formatGoFloat } from '../machinery/go-text.js';
 
 import { selectorFromLabelSelector, type LabelSelectorSpec } from '../machinery/labels.js';
 import type { ScaleConfig } from '../api/serving.js';
@@ -45,6 +46,22 @@ export function setPath(obj: KObject, path: string, value: unknown): void {
 
 const MAX_INT32 = 2147483647;
 
+/** A JSON value's Go type once unstructured decoding has it (%T). */
+function goTypeName(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  return Array.isArray(v) ? '[]interface {}' : 'map[string]interface {}';
+}
+
+/** A scalar as Go's %v prints it (a collection as JSON: upstream's map[...] form is rarely met here). */
+function goValueText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return formatGoFloat(v);
+  if (typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
+
 /** The replica and selector checks of upstream's CR validator, with the path (leading dot kept) as field. */
 export function validateScaleFields(obj: KObject, scale: ScaleConfig): FieldError[] {
   const errs: FieldError[] = [];
@@ -52,7 +69,8 @@ export function validateScaleFields(obj: KObject, scale: ScaleConfig): FieldErro
     const { found, value } = getPath(obj, path);
     if (!found || value === null) continue;
     if ((typeof value !== 'number' && typeof value !== 'bigint') || !Number.isInteger(Number(value))) {
-      errs.push(field.invalid(path, value, 'should be an integer'));
+      // unstructured.NestedInt64's error, the value read as 0.
+      errs.push(field.invalid(path, 0, `${path} accessor error: ${goValueText(value)} is of the type ${goTypeName(value)}, expected int64`));
     } else if (Number(value) < 0) {
       errs.push(field.invalid(path, value, 'should be a non-negative integer'));
     } else if (BigInt(value) > BigInt(MAX_INT32)) {

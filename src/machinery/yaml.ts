@@ -55,6 +55,7 @@ export const NESTED_TOO_DEEPLY = 'yaml: document nested too deeply';
 
 function parseDocs(text: string, limit: number): Document.Parsed[] {
   checkDepth(text);
+  checkVersionDirectives(text);
   const lineCounter = new LineCounter();
   // The failsafe schema leaves every scalar a string; Converter resolves them like go-yaml.
   const docs = parseAllDocuments(text, {
@@ -72,7 +73,7 @@ function parseDocs(text: string, limit: number): Document.Parsed[] {
       // The parser recurses; nesting far below go-yaml's limit of 10000 can exhaust the stack.
       if (/call stack/.test(err.message)) throw new YamlSyntaxError(NESTED_TOO_DEEPLY);
       const go = goYamlProblem(text, err.code, err.message, err.pos[0]);
-      if (go) throw goYamlError(go, lineCounter);
+      if (go) throw goYamlError(go, lineCounter, text);
       const line = lineCounter.linePos(err.pos[0]).line || 1;
       throw new YamlSyntaxError(`yaml: line ${line}: ${err.message.split('\n')[0]}`, line);
     }
@@ -120,8 +121,10 @@ function goYamlProblem(text: string, code: string, message: string, pos: number)
  * go-yaml's `yaml: line N: problem` (decode.go parser.fail): marks count lines from 0, and only
  * scanner errors add one, so a parser error on the second line says "line 1"; none on the first.
  */
-function goYamlError(go: GoYamlProblem, lines: LineCounter): YamlSyntaxError {
-  const line0 = lines.linePos(go.at).line - 1;
+function goYamlError(go: GoYamlProblem, lines: LineCounter, text: string): YamlSyntaxError {
+  let line0 = lines.linePos(go.at).line - 1;
+  // The stream's end is a token of its own, which libyaml puts at the start of a new line (fetch_stream_end).
+  if (!go.scanner && go.at >= text.length && text.length > 0 && !text.endsWith('\n')) line0++;
   const line = line0 === 0 ? 0 : go.scanner ? line0 + 1 : line0;
   return new YamlSyntaxError(line ? `yaml: line ${line}: ${go.problem}` : `yaml: ${go.problem}`, line0 + 1);
 }
@@ -147,6 +150,27 @@ function nextToken(text: string, at: number): number {
 function mappingValue(text: string, at: number): number {
   for (let i = at; i < text.length; i++) if (text[i] === ':' && /\s/.test(text[i + 1] ?? ' ')) return i;
   return at;
+}
+
+/**
+ * go-yaml v2 reads YAML 1.1 only: a `%YAML` directive of another version is "found incompatible YAML document",
+ * a second one in a document's directives "found duplicate %YAML directive" (parser errors, at the directive).
+ */
+function checkVersionDirectives(text: string): void {
+  if (!text.includes('%YAML')) return;
+  let line = 0;
+  let seen = false;
+  for (let start = 0; start <= text.length; line++) {
+    const end = lineEnd(text, start);
+    const m = /^%YAML[ \t]+(\d+)\.(\d+)/.exec(text.slice(start, Math.min(end, start + 64)));
+    if (m) {
+      const where = line === 0 ? '' : `line ${line}: `;
+      if (seen) throw new YamlSyntaxError(`yaml: ${where}found duplicate %YAML directive`, line + 1);
+      if (m[1] !== '1' || m[2] !== '1') throw new YamlSyntaxError(`yaml: ${where}found incompatible YAML document`, line + 1);
+      seen = true;
+    } else if (text.startsWith('---', start) || text.startsWith('...', start)) seen = false;
+    start = end + 1;
+  }
 }
 
 const MAX_DEPTH = 10000;

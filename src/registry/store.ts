@@ -323,7 +323,8 @@ export class RestStore {
         const meta = obj.metadata;
         meta.resourceVersion = old.metadata.resourceVersion;
         // Also points obj's unchanged members at old's, so the cache shares them.
-        if (shareUnchanged(obj, old) && !this.storage.isStale?.(key, kv.modRevision)) return { object: old, created: false };
+        // A no-op when nothing changed from the stored form (an object that read differently is written).
+        if (shareUnchanged(obj, old) && !this.changedOnRead.has(old) && !this.storage.isStale?.(key, kv.modRevision)) return { object: old, created: false };
         if (meta.deletionTimestamp && !this.hasPendingFinalizers(obj)) {
           // The last finalizer is gone from an object being deleted: delete it now.
           if (opts.dryRun) return { object: obj, created: false };
@@ -532,9 +533,12 @@ export class RestStore {
   /** Decode a stored value and let the strategy default and prune it (as served, not as stored). */
   private decodeRead(kv: KeyValue): KObject {
     const obj = decodeFromStorage(kv);
-    this.strategy.onRead?.(obj);
+    if (this.strategy.onRead?.(obj) === true) this.changedOnRead.add(obj);
     return obj;
   }
+
+  /** Decoded objects that read differently from their stored form (a default added since, a field pruned). */
+  private readonly changedOnRead = new WeakSet<KObject>();
 
   private async listFromStorage(prefix: string, opts: StoreListOptions): Promise<StoreListResult> {
     const items: KObject[] = [];

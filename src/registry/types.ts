@@ -59,8 +59,12 @@ export interface Strategy {
   validatesMetadata?: boolean | 'names';
   /** The rule metadata.name (and generateName) must follow; default: a DNS subdomain (NameIsDNSSubdomain). */
   nameRule?: NameValidator;
-  /** Called on every object decoded from storage (pruning and defaulting on read; the result is not written back). */
-  onRead?(obj: KObject): void;
+  /**
+   * Called on every object decoded from storage (pruning and defaulting on read; the result is not written back).
+   * `true`: that changed the object from its stored form, so an update that sends it back writes (upstream
+   * compares the stored bytes to decide that a write is a no-op).
+   */
+  onRead?(obj: KObject): boolean | void;
   /**
    * Called on a written object converted from the version the strategy saw to the storage
    * version (pruning and defaulting in the storage version, as upstream after a conversion).

@@ -40,31 +40,42 @@ function planOf(s: Structural): Plan {
   return p;
 }
 
-/** Applies defaults of s to x in place; nodes without defaults below them are skipped. */
-export function applyDefaults(x: unknown, s: Structural | undefined): void {
-  if (!s || !(s.subtree & HAS_DEFAULT)) return;
+/** Applies defaults of s to x in place; nodes without defaults below them are skipped. Returns whether anything changed. */
+export function applyDefaults(x: unknown, s: Structural | undefined): boolean {
+  if (!s || !(s.subtree & HAS_DEFAULT)) return false;
+  let changed = false;
   if (Array.isArray(x)) {
     const items = s.items as Structural;
     for (let i = 0; i < x.length; i++) {
-      if (isNonNullableNull(x[i], items)) x[i] = jsonClone(items.default ?? null);
-      applyDefaults(x[i], items);
+      if (isNonNullableNull(x[i], items)) {
+        x[i] = jsonClone(items.default ?? null);
+        changed = true;
+      }
+      if (applyDefaults(x[i], items)) changed = true;
     }
-    return;
+    return changed;
   }
-  if (!isObject(x)) return;
+  if (!isObject(x)) return false;
   const plan = planOf(s);
   for (const [k, prop] of plan.withDefault) {
-    if (!Object.prototype.hasOwnProperty.call(x, k) || isNonNullableNull(x[k], prop)) setOwn(x, k, jsonClone(prop.default));
+    if (!Object.prototype.hasOwnProperty.call(x, k) || isNonNullableNull(x[k], prop)) {
+      setOwn(x, k, jsonClone(prop.default));
+      changed = true;
+    }
   }
-  for (const [k, prop] of plan.below) if (Object.prototype.hasOwnProperty.call(x, k)) applyDefaults(x[k], prop);
+  for (const [k, prop] of plan.below) if (Object.prototype.hasOwnProperty.call(x, k) && applyDefaults(x[k], prop)) changed = true;
   const ap = plan.additional;
   if (ap) {
     for (const k of Object.keys(x)) {
       if (s.properties?.has(k)) continue;
-      if (isNonNullableNull(x[k], ap)) x[k] = jsonClone(ap.default ?? null);
-      applyDefaults(x[k], ap);
+      if (isNonNullableNull(x[k], ap)) {
+        x[k] = jsonClone(ap.default ?? null);
+        changed = true;
+      }
+      if (applyDefaults(x[k], ap)) changed = true;
     }
   }
+  return changed;
 }
 
 /** Whether any node of s below (or at) it has a default; lets callers skip defaulting. */

@@ -80,8 +80,8 @@ export interface CompiledSchema {
   default(obj: unknown): void;
   /** Request decoding: prune (tracking unknown fields), default, prune what defaults added. */
   admit(obj: unknown): PruneResult;
-  /** Reading from storage: prune (malformed metadata dropped) and default. */
-  read(obj: unknown): void;
+  /** Reading from storage: prune (malformed metadata dropped) and default; whether that changed the object. */
+  read(obj: unknown): boolean;
 }
 
 const BLOCKING = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
@@ -91,7 +91,7 @@ const NOT_CHECKED = 'some validation rules were not checked because the object w
 function refusing(): CompiledSchema {
   const refuse = (): FieldError[] => [fe.internal('', 'the schema of this resource is too large or too deeply nested to be evaluated')];
   const none = (): PruneResult => ({ unknownFields: [] });
-  return { structural: undefined, hasDefaults: false, validate: refuse, validateUpdate: refuse, validateStatusUpdate: refuse, prune: none, default: () => {}, admit: none, read: () => {} };
+  return { structural: undefined, hasDefaults: false, validate: refuse, validateUpdate: refuse, validateStatusUpdate: refuse, prune: none, default: () => {}, admit: none, read: () => false };
 }
 
 function structuralOf(schema: JSONSchemaProps | undefined): Structural | undefined {
@@ -171,8 +171,8 @@ export function compileSchema(openAPIV3Schema: JSONSchemaProps | undefined, opts
     return { unknownFields: unknown };
   }
 
-  function applyDefaultsTo(obj: unknown): void {
-    if (defaults) applyDefaults(obj, structural);
+  function applyDefaultsTo(obj: unknown): boolean {
+    return defaults ? applyDefaults(obj, structural) : false;
   }
 
   return {
@@ -234,8 +234,8 @@ export function compileSchema(openAPIV3Schema: JSONSchemaProps | undefined, opts
       return r;
     },
     read(obj) {
-      prune(obj, { dropInvalidMetadata: true });
-      applyDefaultsTo(obj);
+      const pruned = prune(obj, { dropInvalidMetadata: true, trackUnknownFields: true }).unknownFields.length > 0;
+      return applyDefaultsTo(obj) || pruned;
     },
   };
 }

@@ -20,7 +20,9 @@ export const AUTOSCALING_RESOURCES: BuiltinResource[] = [
     strategy: {
       ...withStatus,
       onRead(obj) {
-        if (obj.apiVersion === 'autoscaling/v1') replaceWith(obj, hpaToV2(obj));
+        if (obj.apiVersion !== 'autoscaling/v1') return false;
+        replaceWith(obj, hpaToV2(obj));
+        return true;
       },
     },
   }),

@@ -5,6 +5,7 @@
  */
 import { namespacePrinter } from '../../printing/index.js';
 import { errors } from '../../machinery/status.js';
+import { nameIsDNSLabel } from '../../machinery/validation.js';
 import type { RestStore } from '../../registry/store.js';
 import type { Strategy } from '../../registry/types.js';
 import type { KObject } from '../../api/object.js';
@@ -16,6 +17,8 @@ const IMMORTAL_NAMESPACES = ['default', 'kube-system', 'kube-public'];
 
 const namespaceStrategy: Strategy = {
   allowUnconditionalUpdate: true,
+  // ValidateNamespaceName: a DNS-1123 label (no dots).
+  nameRule: nameIsDNSLabel,
   resetFieldsOnMainEndpoint: ['status'],
   prepareForCreate(obj: KObject) {
     obj.status = { phase: 'Active' };

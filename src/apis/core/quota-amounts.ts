@@ -4,9 +4,8 @@
  * (Quantity.String). Arithmetic is the CEL quantity's (linear in the digits).
  */
 import { parseQuantity, Quantity } from '../../schema/cel/quantity.js';
+import { formatQuantity, quantityFormat, type QuantityFormat } from '../../schema/cel/quantity-format.js';
 import { isRecord } from '../../util/json-object.js';
-
-export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
 export interface Amount {
   readonly q: Quantity;
@@ -21,9 +20,7 @@ export function amountOf(value: unknown): Amount | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
   const text = String(value);
   const q = parseQuantity(text);
-  if (!q) return undefined;
-  const format: QuantityFormat = /[KMGTPE]i$/.test(text) ? 'BinarySI' : /[eE][+-]?\d+$/.test(text) ? 'DecimalExponent' : 'DecimalSI';
-  return { q, format };
+  return q ? { q, format: quantityFormat(text) } : undefined;
 }
 
 export const ONE: Amount = { q: Quantity.ofInt(1n), format: 'DecimalSI' };
@@ -95,51 +92,6 @@ export function lessThanOrEqual(a: Amounts, b: Amounts): { allowed: boolean; exc
   return { allowed: exceeded.length === 0, exceeded: exceeded.map(([n]) => n) };
 }
 
-const DECIMAL_SUFFIXES = ['n', 'u', 'm', '', 'k', 'M', 'G', 'T', 'P', 'E'];
-const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
-
-/** digits ÷ small, by long division (linear): the quotient's digits and the remainder. */
-function divide(digits: string, by: number): [string, number] {
-  let rem = 0;
-  let out = '';
-  for (let i = 0; i < digits.length; i++) {
-    const cur = rem * 10 + (digits.charCodeAt(i) - 48);
-    const d = Math.floor(cur / by);
-    rem = cur - d * by;
-    if (out || d) out += String(d);
-  }
-  return [out || '0', rem];
-}
-
-/** Quantity.String: the canonical text of an amount in its format. */
-export function formatAmount({ q, format }: Amount): string {
-  if (q.sign() === 0) return '0';
-  const sign = q.negative ? '-' : '';
-  const nano = q.nano;
-  if (format === 'BinarySI') {
-    // A whole number of at least 1024 in binary suffixes; anything else reads better (and exactly) as DecimalSI.
-    const whole = nano.length > 9 && nano.endsWith('000000000') ? nano.slice(0, -9) : undefined;
-    if (whole && (whole.length > 4 || Number(whole) >= 1024)) {
-      let value = whole;
-      let power = 0;
-      while (power < BINARY_SUFFIXES.length - 1) {
-        const [quotient, rem] = divide(value, 1024);
-        if (rem !== 0) break;
-        value = quotient;
-        power++;
-      }
-      return `${sign}${value}${BINARY_SUFFIXES[power]}`;
-    }
-  }
-  let zeros = 0;
-  while (zeros < nano.length - 1 && nano.charCodeAt(nano.length - 1 - zeros) === 48) zeros++;
-  const groups = Math.min(Math.floor(zeros / 3), DECIMAL_SUFFIXES.length - 1);
-  const mantissa = nano.slice(0, nano.length - 3 * groups);
-  const exponent = -9 + 3 * groups;
-  if (format === 'DecimalExponent') return `${sign}${mantissa}${exponent === 0 ? '' : `e${exponent}`}`;
-  return `${sign}${mantissa}${DECIMAL_SUFFIXES[groups]}`;
-}
-
 /** A ResourceList's JSON, in canonical text. */
 export function amountsJson(a: Amounts): Record<string, string> {
   return Object.fromEntries([...a].map(([n, v]) => [n, formatAmount(v)]));
@@ -151,4 +103,9 @@ export function prettyAmounts(a: Amounts): string {
     .sort()
     .map((n) => `${n}=${formatAmount(a.get(n)!)}`)
     .join(',');
+}
+
+/** Quantity.String of an amount. */
+export function formatAmount({ q, format }: Amount): string {
+  return formatQuantity(q, format);
 }

@@ -2,11 +2,13 @@
  * Defaulting of built-in objects along their Go structs, as upstream's generated SetObjectDefaults_*
  * functions do: at every value of a struct type, that struct's defaulter (a hook: upstream's hand-written
  * SetDefaults_<Struct>) runs first, then the `+default=` markers of its fields (go-types.ts) fill fields
- * left at their zero value, then the walk goes on into its fields, list items and map values.
+ * left at their zero value, then the walk goes on into its fields, list items and map values. Quantities are
+ * written in canonical form on the way (resource.Quantity decodes and encodes them so: `1000m` reads back `1`).
  */
 import { deref, parseType, type Type } from '../../api/go-type-expr.js';
 import { GO_STRUCTS } from '../../api/go-types.js';
 import { isRecord as isObject, type JsonRecord } from '../../util/json-object.js';
+import { canonicalQuantity } from '../cel/quantity-format.js';
 
 type Obj = JsonRecord;
 
@@ -36,6 +38,8 @@ interface Marked {
 interface Plan {
   hook?: StructDefaulter;
   marked: Marked[];
+  /** Fields holding a quantity, or a map of them (a ResourceList). */
+  quantities: Array<{ json: string; map: boolean }>;
   children: Array<{ json: string; type: Type } | { inline: string }>;
 }
 
@@ -56,6 +60,11 @@ export class TypedDefaulter {
       const cur = obj[m.json];
       const zero = cur === undefined || cur === null || (!m.pointer && (cur === '' || cur === 0 || cur === false));
       if (zero) obj[m.json] = structuredClone(m.value);
+    }
+    for (const q of plan.quantities) {
+      const v = obj[q.json];
+      if (!q.map) obj[q.json] = canonical(v);
+      else if (isObject(v)) for (const k of Object.keys(v)) v[k] = canonical(v[k]);
     }
     for (const c of plan.children) {
       if ('inline' in c) this.apply(c.inline, obj);
@@ -78,7 +87,7 @@ export class TypedDefaulter {
   private plan(structId: string): Plan | null {
     if (this.plans.has(structId)) return this.plans.get(structId)!;
     this.plans.set(structId, null);
-    const plan: Plan = { hook: this.hooks[structId], marked: [], children: [] };
+    const plan: Plan = { hook: this.hooks[structId], marked: [], quantities: [], children: [] };
     for (const f of GO_STRUCTS[structId]?.fields ?? []) {
       const type = parseType(f.type);
       if (f.default !== undefined) {
@@ -87,11 +96,14 @@ export class TypedDefaulter {
         const zero = value === '' || value === 0 || value === false;
         if (value !== undefined && (!zero || type.k === 'ptr')) plan.marked.push({ json: f.json, value, pointer: type.k === 'ptr' });
       }
+      const held = deref(type);
+      if (held.k === 'special' && held.name === 'Quantity') plan.quantities.push({ json: f.json, map: false });
+      if (held.k === 'map' && deref(held.value).k === 'special' && (deref(held.value) as { name: string }).name === 'Quantity') plan.quantities.push({ json: f.json, map: true });
       const inner = innermostStruct(type);
       if (inner === undefined || this.plan(inner) === null) continue;
       plan.children.push(f.inline ? { inline: inner } : { json: f.json, type });
     }
-    const useful = plan.hook !== undefined || plan.marked.length > 0 || plan.children.length > 0;
+    const useful = plan.hook !== undefined || plan.marked.length > 0 || plan.quantities.length > 0 || plan.children.length > 0;
     this.plans.set(structId, useful ? plan : null);
     return useful ? plan : null;
   }
@@ -104,4 +116,10 @@ function innermostStruct(t: Type): string | undefined {
   if (t.k === 'slice') return innermostStruct(t.elem);
   if (t.k === 'map') return innermostStruct(t.value);
   return undefined;
+}
+
+/** A quantity in canonical form (anything else, e.g. absent, as it is). */
+function canonical(v: unknown): unknown {
+  if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'bigint') return v;
+  return canonicalQuantity(v) ?? v;
 }

@@ -55,6 +55,13 @@ export async function handleScale(ctx: HandlerContext): Promise<void> {
 function checkScale(ctx: HandlerContext, body: unknown): KObject {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest("Object 'Kind' is missing in the Scale body");
   const s = body as KObject;
+  // The subresource decodes autoscaling/v1 Scales only (another version or kind is not in its scheme).
+  if ((s.kind && s.kind !== 'Scale') || (s.apiVersion && s.apiVersion !== 'autoscaling/v1')) {
+    const apiVersion = String(s.apiVersion ?? '');
+    const kind = String(s.kind ?? 'Scale');
+    const scheme = ctx.endpoint.scope.validatesScale ? ' in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"' : '';
+    throw errors.badRequest(`${kind} in version "${apiVersion.slice(apiVersion.lastIndexOf('/') + 1)}" cannot be handled as a Scale: no kind "${kind}" is registered for version "${apiVersion}"${scheme}`);
+  }
   checkName(s, ctx.info.name!);
   const replicas = s.spec?.replicas;
   if (replicas !== undefined && replicas !== null && (typeof replicas !== 'number' || !Number.isInteger(replicas) || Math.abs(replicas) > 2147483647)) {
