@@ -43,6 +43,8 @@ export interface ControllerIdentities {
   clusterRoleAggregation: ControllerIdentity;
   /** ValidatingAdmissionPolicies' status (type checking). */
   admissionPolicyStatus: ControllerIdentity;
+  /** ResourceQuotas' status (hard and used). */
+  resourceQuota: ControllerIdentity;
 }
 
 export function controllerIdentities(): ControllerIdentities {
@@ -55,5 +57,6 @@ export function controllerIdentities(): ControllerIdentities {
     rootCaPublisher: serviceAccount('root-ca-cert-publisher'),
     clusterRoleAggregation: serviceAccount('clusterrole-aggregation-controller'),
     admissionPolicyStatus: serviceAccount('validatingadmissionpolicy-status-controller'),
+    resourceQuota: serviceAccount('resourcequota-controller'),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * kapi's in-process controllers, the ones kube-controller-manager would run (namespace deletion, garbage
  * collection, the namespaces' default ServiceAccount and root CA, ServiceAccount token Secrets, ClusterRole
- * aggregation, ValidatingAdmissionPolicy status) and the apiserver's own (APIService registration, CRD instance
+ * aggregation, ResourceQuota status, ValidatingAdmissionPolicy status) and the apiserver's own (APIService registration, CRD instance
  * cleanup): on one replica at a time, the one holding the Lease. Each calls the API through the loopback with an
  * identity of its own.
  */
@@ -13,6 +13,7 @@ import type { ControllerIdentities, ControllerIdentity } from '../controllers/id
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { addRootCaPublisher, addServiceAccountController } from '../controllers/namespace-defaults.js';
 import { ObjectEventHub } from '../controllers/object-events.js';
+import { addResourceQuotaController } from '../controllers/resource-quota-controller.js';
 import { ServiceAccountTokenSecrets } from '../controllers/service-account-token-secrets.js';
 import type { CrdController } from '../crd/controller.js';
 import { CrdFinalizer } from '../crd/finalizer.js';
@@ -33,6 +34,7 @@ export const CONTROLLER_NAMES = [
   'clusterrole-aggregation-controller',
   'garbage-collector-controller',
   'namespace-controller',
+  'resourcequota-controller',
   'root-ca-certificate-publisher-controller',
   'serviceaccount-controller',
   'serviceaccount-token-controller',
@@ -42,6 +44,7 @@ const ALIASES: Record<string, string> = {
   'clusterrole-aggregation': 'clusterrole-aggregation-controller',
   garbagecollector: 'garbage-collector-controller',
   namespace: 'namespace-controller',
+  resourcequota: 'resourcequota-controller',
   'root-ca-cert-publisher': 'root-ca-certificate-publisher-controller',
   serviceaccount: 'serviceaccount-controller',
   'serviceaccount-token': 'serviceaccount-token-controller',
@@ -112,6 +115,7 @@ export async function startControllers(ctx: ControllerContext): Promise<RunningC
         if (on('root-ca-certificate-publisher-controller')) addRootCaPublisher(manager, clientFor(identities.rootCaPublisher), servingCA);
         if (on('clusterrole-aggregation-controller')) addClusterRoleAggregation(manager, clientFor(identities.clusterRoleAggregation));
         if (on('serviceaccount-token-controller')) new ServiceAccountTokenSecrets(manager, clientFor(identities.controllerManager), saTokens, servingCA);
+        if (on('resourcequota-controller')) addResourceQuotaController(manager, clientFor(identities.resourceQuota), hub, registry);
         if (on('validatingadmissionpolicy-status-controller')) addAdmissionPolicyStatus(manager, clientFor(identities.admissionPolicyStatus), registry);
         await manager.addRunnable(new APIServiceRegistration(manager, clientFor(identities.apiserver), registry));
         const gc = on('garbage-collector-controller') ? new GarbageCollector(manager, hub, registry, clientFor(identities.garbageCollector)) : undefined;

@@ -1,18 +1,19 @@
 /**
- * The ResourceQuota admission plugin (#41), with the quota's status written by hand as a quota controller would:
- * usage charged at admission with a compare-and-swap, upstream's 403s (exceeded, status unknown, must specify),
- * scopes, dry runs not charged, and concurrent creates never over the limit.
+ * The ResourceQuota admission plugin (#41), with the quota's status written by hand as a quota controller would
+ * (kapi's own quota controller off): usage charged at admission with a compare-and-swap, upstream's 403s (exceeded,
+ * status unknown, must specify), scopes, dry runs not charged, and concurrent creates never over the limit. Then
+ * kapi's quota controller: status computed, given back when objects go, and enforced.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from './harness.js';
+import { startTestServer, until, type TestServer } from './harness.js';
 
 const NS = '/api/v1/namespaces/q';
 
 describe('ResourceQuota admission', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ builtinControllers: ['*', '-resourcequota-controller'] });
     assert.equal((await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'q' } } })).status, 201);
   });
   after(() => s.stop());
@@ -106,5 +107,31 @@ describe('ResourceQuota admission', () => {
     const deadline = await s.request('POST', '/api/v1/namespaces/q2/pods', { body: pod('job', { requests: { cpu: '100m' } }, { activeDeadlineSeconds: 60 }) });
     assert.equal(deadline.status, 403);
     assert.match(deadline.json.message, /exceeded quota: terminating, requested: pods=1, used: pods=0, limited: pods=0/);
+  });
+});
+
+describe('kapi\'s ResourceQuota controller', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('computes a quota\'s usage, gives it back when objects go, and the admission plugin enforces it', async () => {
+    assert.equal((await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'team' } } })).status, 201);
+    for (const name of ['a', 'b']) assert.equal((await s.request('POST', '/api/v1/namespaces/team/secrets', { body: { metadata: { name } } })).status, 201);
+    const created = await s.request('POST', '/api/v1/namespaces/team/resourcequotas', { body: { metadata: { name: 'q' }, spec: { hard: { secrets: '3', 'count/deployments.apps': '1', 'requests.cpu': '1' } } } });
+    assert.equal(created.status, 201, created.text);
+    const status = async () => (await s.request('GET', '/api/v1/namespaces/team/resourcequotas/q')).json.status;
+    await until('the controller\'s first count', async () => (await status())?.used?.secrets === '2');
+    assert.deepEqual(await status(), { hard: { secrets: '3', 'count/deployments.apps': '1', 'requests.cpu': '1' }, used: { secrets: '2', 'count/deployments.apps': '0', 'requests.cpu': '0' } });
+    assert.equal((await s.request('POST', '/api/v1/namespaces/team/secrets', { body: { metadata: { name: 'c' } } })).status, 201);
+    const over = await s.request('POST', '/api/v1/namespaces/team/secrets', { body: { metadata: { name: 'd' } } });
+    assert.equal(over.status, 403);
+    assert.equal(over.json.message, 'secrets "d" is forbidden: exceeded quota: q, requested: secrets=1, used: secrets=3, limited: secrets=3');
+    // Deleting one gives its unit back (replenishment), and then there is room again.
+    assert.equal((await s.request('DELETE', '/api/v1/namespaces/team/secrets/a')).status, 200);
+    await until('the controller to give the deleted secret back', async () => (await status())?.used?.secrets === '2');
+    assert.equal((await s.request('POST', '/api/v1/namespaces/team/secrets', { body: { metadata: { name: 'd' } } })).status, 201);
   });
 });

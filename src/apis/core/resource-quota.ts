@@ -324,3 +324,42 @@ export function resourceQuotaAdmission(quotas: RestStore): AdmissionPlugin {
     },
   };
 }
+
+/** The resources (group, resource) whose objects a quota's hard names count. */
+function countedResources(hardNames: string[]): Array<{ group: string; resource: string }> {
+  const out = new Map<string, { group: string; resource: string }>();
+  const add = (group: string, resource: string) => out.set(`${group}/${resource}`, { group, resource });
+  if (podEvaluator.matching(hardNames).length > 0) add('', 'pods');
+  if (serviceEvaluator.matching(hardNames).length > 0) add('', 'services');
+  if (pvcEvaluator.matching(hardNames).length > 0) add('', 'persistentvolumeclaims');
+  for (const name of hardNames) {
+    if (Object.hasOwn(LEGACY_COUNT_ALIASES, name)) add('', name);
+    if (!name.startsWith('count/')) continue;
+    const gr = name.slice('count/'.length);
+    const dot = gr.indexOf('.');
+    if (dot < 0) add('', gr);
+    else add(gr.slice(dot + 1), gr.slice(0, dot));
+  }
+  return [...out.values()];
+}
+
+/**
+ * A quota's usage as kube-controller-manager's quota controller computes it (CalculateUsage): for each resource its
+ * hard names count, the usage of every object of the namespace in the quota's scopes, each matched name from 0.
+ * `list` gives a resource's objects in the quota's namespace (undefined: the resource is not served).
+ */
+export async function calculateQuotaUsage(quota: KObject, list: (group: string, resource: string) => Promise<KObject[] | undefined>): Promise<Amounts> {
+  const hardNames = Object.keys(isRecord(quota.spec?.hard) ? quota.spec.hard : {});
+  const scopes = scopesOf(quota);
+  let used: Amounts = new Map();
+  for (const { group, resource } of countedResources(hardNames)) {
+    const evaluator = evaluatorFor(group, resource);
+    const matched = evaluator.matching(hardNames).filter((n) => !used.has(n));
+    if (matched.length === 0) continue;
+    for (const n of matched) used.set(n, countOf(0));
+    for (const obj of (await list(group, resource)) ?? []) {
+      if (scopes.every((s) => evaluator.matchesScope(s, obj))) used = addAmounts(used, maskAmounts(evaluator.usage(obj), matched));
+    }
+  }
+  return used;
+}
