@@ -228,7 +228,33 @@ function webhook(w: Obj, mutating: boolean): void {
   if (mutating) setIfUnset(w, 'reinvocationPolicy', 'Never');
 }
 
+/**
+ * SetDefaults_LimitRangeItem: a Container item's default limit is its max, and its default request its default
+ * limit, else its min.
+ */
+function limitRangeItem(item: Obj): void {
+  if (item.type !== 'Container') return;
+  const list = (key: string): Obj => {
+    const v = item[key];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Obj;
+    return (item[key] = {});
+  };
+  const fill = (into: Obj, from: unknown) => {
+    if (from === null || typeof from !== 'object' || Array.isArray(from)) return;
+    for (const [k, v] of Object.entries(from)) if (!Object.hasOwn(into, k)) into[k] = v;
+  };
+  const defaults = list('default');
+  const defaultRequest = list('defaultRequest');
+  fill(defaults, item.max);
+  fill(defaultRequest, defaults);
+  fill(defaultRequest, item.min);
+  // Empty maps are omitted (omitempty).
+  if (Object.keys(defaults).length === 0) delete item.default;
+  if (Object.keys(defaultRequest).length === 0) delete item.defaultRequest;
+}
+
 export const BUILTIN_DEFAULTERS: StructDefaulters = {
+  'core/v1.LimitRangeItem': limitRangeItem,
   'core/v1.Pod': pod,
   'core/v1.PodSpec': podSpec,
   'core/v1.Container': container,

@@ -10,17 +10,20 @@ import { POD_ADMISSION_PLUGINS, POD_SUBRESOURCES, podStrategy } from './pods.js'
 import { serviceStrategy } from './services.js';
 import { namespaceLifecycle } from './namespaces.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
+import { limitRanger } from './limit-ranger.js';
 import type { AdmissionPluginDefinition } from '../admission-plugins.js';
 import type { ApiRegistry } from '../../registry/registry.js';
 import type { RestStore } from '../../registry/store.js';
 
 const quotaStore = (registry: ApiRegistry) => registry.lookup('', 'v1', 'resourcequotas')!.store;
+const limitRangeStore = (registry: ApiRegistry) => registry.lookup('', 'v1', 'limitranges')!.store;
 
-/** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), the pod strategy's plugins, ResourceQuota. */
+/** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), the pod strategy's plugins, LimitRanger, ResourceQuota. */
 export const CORE_ADMISSION: AdmissionPluginDefinition[] = [
   { name: 'NamespaceLifecycle', make: (ctx) => namespaceLifecycle(ctx.coreNamespaces ?? ctx.namespaces), caches: (ctx) => [ctx.namespaces] },
   // Built into the pod strategy, which runs each while it is on (BuiltinContext.admissionPlugins).
   ...POD_ADMISSION_PLUGINS.map((name) => ({ name })),
+  { name: 'LimitRanger', make: (ctx) => limitRanger(limitRangeStore(ctx.registry)), caches: (ctx) => [limitRangeStore(ctx.registry)] },
   { name: 'ResourceQuota', make: (ctx) => resourceQuotaAdmission(quotaStore(ctx.registry)), caches: (ctx) => [quotaStore(ctx.registry)] },
 ];
 
