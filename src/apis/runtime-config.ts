@@ -3,9 +3,13 @@
  * versions are served. `api/all`, then `api/ga`, `api/beta` and `api/alpha` (versions of that stability), then
  * `<group>/<version>` (`v1` or `api/v1` for the core group); a key without a value is `true`. A group kapi does not
  * serve is skipped, as upstream skips a group it does not know; an unknown version of a served group is an error.
- * By default every version is served but the removed ones (removed-versions.ts).
+ * By default every version is served but the removed ones (removed-versions.ts); the versions kapi itself uses
+ * (core v1, RBAC, admission registration, leases...) cannot be turned off.
  */
 import type { BuiltinResource } from './resource-table.js';
+
+/** Group versions the server itself stores in or serves from (bootstrap objects, RBAC, leases, admission, reviews). */
+const REQUIRED = new Set(['/v1', 'rbac.authorization.k8s.io/v1', 'admissionregistration.k8s.io/v1', 'coordination.k8s.io/v1', 'apiregistration.k8s.io/v1', 'flowcontrol.apiserver.k8s.io/v1', 'scheduling.k8s.io/v1', 'discovery.k8s.io/v1', 'authentication.k8s.io/v1', 'authorization.k8s.io/v1']);
 
 const STABILITY: Record<string, RegExp> = { 'api/ga': /^v\d+$/, 'api/beta': /^v\d+beta\d+$/, 'api/alpha': /^v\d+alpha\d+$/ };
 
@@ -32,7 +36,7 @@ export function servedByRuntimeConfig(overrides: Readonly<Record<string, string>
     if (!groupVersions.has(`${group}/${version}`)) throw new Error(`group version ${group ? `${group}/` : ''}${version} that has not been registered`);
     explicit.set(`${group}/${version}`, flag(key, value));
   }
-  return (r) => {
+  const served = (r: BuiltinResource) => {
     const gv = `${r.names.group}/${r.version}`;
     const set = explicit.get(gv);
     if (set !== undefined) return set;
@@ -40,6 +44,9 @@ export function servedByRuntimeConfig(overrides: Readonly<Record<string, string>
     if (stable) return stable.on;
     return all ?? !r.removed;
   };
+  const off = [...new Set(table.filter((r) => !served(r)).map((r) => `${r.names.group}/${r.version}`))].filter((gv) => REQUIRED.has(gv));
+  if (off.length > 0) throw new Error(`${off.map((gv) => (gv.startsWith('/') ? gv.slice(1) : gv)).join(', ')} cannot be turned off: kapi itself stores in or serves from ${off.length > 1 ? 'them' : 'it'}`);
+  return served;
 }
 
 /** A `--runtime-config` value (`key=value,key`) as its overrides. */

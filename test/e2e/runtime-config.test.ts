@@ -24,6 +24,7 @@ describe('--runtime-config', () => {
     }
     await assert.rejects(startTestServer({ runtimeConfig: { 'batch/v2': 'true' } }), /--runtime-config: group version batch\/v2 that has not been registered/);
     await assert.rejects(startTestServer({ runtimeConfig: { 'api/all': 'yes' } }), /--runtime-config: invalid value of api\/all: yes/);
+    await assert.rejects(startTestServer({ runtimeConfig: { 'api/ga': 'false' } }), /--runtime-config: v1, .* cannot be turned off: kapi itself stores in or serves from them/);
   });
 
   it('turns versions on and off by stability and by name (a group kapi does not serve is skipped)', async () => {

@@ -12,20 +12,39 @@ import { namespaceLifecycle } from './namespaces.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
 import { limitRanger } from './limit-ranger.js';
 import type { AdmissionPluginDefinition } from '../admission-plugins.js';
+import type { AdmissionPlugin } from '../../registry/admission.js';
+import type { JsonRecord } from '../../util/json-object.js';
 import type { ApiRegistry } from '../../registry/registry.js';
 import type { RestStore } from '../../registry/store.js';
 
 const quotaStore = (registry: ApiRegistry) => registry.lookup('', 'v1', 'resourcequotas')!.store;
 const limitRangeStore = (registry: ApiRegistry) => registry.lookup('', 'v1', 'limitranges')!.store;
 
-/** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), the pod strategy's plugins, LimitRanger, ResourceQuota. */
+/** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), the pod strategy's plugins, TaintNodesByCondition, LimitRanger, ResourceQuota. */
 export const CORE_ADMISSION: AdmissionPluginDefinition[] = [
   { name: 'NamespaceLifecycle', make: (ctx) => namespaceLifecycle(ctx.coreNamespaces ?? ctx.namespaces), caches: (ctx) => [ctx.namespaces] },
   // Built into the pod strategy, which runs each while it is on (BuiltinContext.admissionPlugins).
   ...POD_ADMISSION_PLUGINS.map((name) => ({ name })),
+  { name: 'TaintNodesByCondition', make: () => taintNodesByCondition },
   { name: 'LimitRanger', make: (ctx) => limitRanger(limitRangeStore(ctx.registry)), caches: (ctx) => [limitRangeStore(ctx.registry)] },
   { name: 'ResourceQuota', make: (ctx) => resourceQuotaAdmission(quotaStore(ctx.registry)), caches: (ctx) => [quotaStore(ctx.registry)] },
 ];
+
+const NOT_READY = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
+
+/** TaintNodesByCondition: a new Node is tainted not-ready (NoSchedule) until the node lifecycle controller sees it Ready. */
+const taintNodesByCondition: AdmissionPlugin = {
+  name: 'TaintNodesByCondition',
+  reportsChanges: true,
+  admit(a) {
+    const node = a.object;
+    if (!node || a.operation !== 'CREATE' || a.subresource || a.resource.group !== '' || a.resource.resource !== 'nodes') return;
+    const taints: JsonRecord[] = Array.isArray(node.spec?.taints) ? node.spec.taints : [];
+    if (taints.some((t) => t?.key === NOT_READY.key && t?.effect === NOT_READY.effect)) return;
+    node.spec = { ...(node.spec ?? {}), taints: [...taints, { ...NOT_READY }] };
+    a.defaulter?.(node);
+  },
+};
 
 /**
  * Secret: `stringData` is written into `data` (base64; it wins over `data`) and is never stored, as the

@@ -1,0 +1,55 @@
+/**
+ * The storage admission plugins: DefaultStorageClass (a new claim that names no class gets the default
+ * StorageClass) and StorageObjectInUseProtection (new claims and volumes get the protection finalizer the
+ * protection controllers remove once nothing uses them).
+ */
+import type { AdmissionPluginDefinition } from '../admission-plugins.js';
+import { defaultClass } from '../default-class.js';
+
+const isCreateOf = (a: { operation: string; subresource: string; resource: { group: string; resource: string } }, resource: string) =>
+  a.operation === 'CREATE' && !a.subresource && a.resource.group === '' && a.resource.resource === resource;
+
+/** The StorageClasses' store (undefined while not served: --runtime-config). */
+const storageClasses = (ctx: Parameters<NonNullable<AdmissionPluginDefinition['make']>>[0]) => ctx.registry.lookup('storage.k8s.io', 'v1', 'storageclasses')?.store;
+
+export const STORAGE_ADMISSION: AdmissionPluginDefinition[] = [
+  {
+    name: 'DefaultStorageClass',
+    caches: (ctx) => [storageClasses(ctx)].filter((x) => x !== undefined),
+    make: (ctx) => {
+      const store = storageClasses(ctx);
+      return {
+        name: 'DefaultStorageClass',
+        reportsChanges: true,
+        admit(a) {
+          const pvc = a.object;
+          if (!pvc || !store || !isCreateOf(a, 'persistentvolumeclaims')) return;
+          // A class asked for, even "" (no class), or the beta annotation: left as it is.
+          if (pvc.spec?.storageClassName !== undefined && pvc.spec?.storageClassName !== null) return;
+          if (pvc.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'] !== undefined) return;
+          const def = defaultClass(store.cache.list().items.map((e) => e.object), ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class']);
+          if (!def) return;
+          pvc.spec = { ...(pvc.spec ?? {}), storageClassName: def.metadata.name };
+          a.defaulter?.(pvc);
+        },
+      };
+    },
+  },
+  {
+    name: 'StorageObjectInUseProtection',
+    make: () => ({
+      name: 'StorageObjectInUseProtection',
+      reportsChanges: true,
+      admit(a) {
+        const obj = a.object;
+        if (!obj) return;
+        const finalizer = isCreateOf(a, 'persistentvolumeclaims') ? 'kubernetes.io/pvc-protection' : isCreateOf(a, 'persistentvolumes') ? 'kubernetes.io/pv-protection' : undefined;
+        if (!finalizer) return;
+        const finalizers: unknown[] = Array.isArray(obj.metadata.finalizers) ? obj.metadata.finalizers : [];
+        if (finalizers.includes(finalizer)) return;
+        obj.metadata.finalizers = [...finalizers, finalizer];
+        a.defaulter?.(obj);
+      },
+    }),
+  },
+];
