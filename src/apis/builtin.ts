@@ -27,13 +27,14 @@ import { NODE_RESOURCES } from './node/install.js';
 import { ADMISSIONREGISTRATION_ADMISSION, ADMISSIONREGISTRATION_RESOURCES } from './admissionregistration/install.js';
 import { APIREGISTRATION_RESOURCES } from './apiregistration/install.js';
 import { FLOWCONTROL_RESOURCES, FLOWCONTROL_START_HOOKS } from './flowcontrol/install.js';
-import { CERTIFICATES_RESOURCES } from './certificates/install.js';
+import { CERTIFICATES_ADMISSION, CERTIFICATES_RESOURCES } from './certificates/install.js';
 import type { BuiltinResource } from './resource-table.js';
 import type { AdmissionPluginDefinition } from './admission-plugins.js';
 import type { StartHook } from './start-hooks.js';
 import { REMOVED_RESOURCES } from './removed-versions.js';
 import { STORAGE_ADMISSION } from './storage/admission.js';
 import { NETWORKING_ADMISSION } from './networking/admission.js';
+import { NODE_ADMISSION } from './node/admission.js';
 
 export type { BuiltinContext, BuiltinResource, StoredAs } from './resource-table.js';
 
@@ -60,7 +61,7 @@ export const BUILTIN_RESOURCES: BuiltinResource[] = [
 ];
 
 /** The admission plugins the groups implement (apis/admission-plugins.ts runs those that are on, in upstream's order). */
-export const BUILTIN_ADMISSION: AdmissionPluginDefinition[] = [...CORE_ADMISSION, ...STORAGE_ADMISSION, ...NETWORKING_ADMISSION, ...ADMISSIONREGISTRATION_ADMISSION];
+export const BUILTIN_ADMISSION: AdmissionPluginDefinition[] = [...CORE_ADMISSION, ...STORAGE_ADMISSION, ...NETWORKING_ADMISSION, ...NODE_ADMISSION, ...CERTIFICATES_ADMISSION, ...ADMISSIONREGISTRATION_ADMISSION];
 
 /** The groups' start hooks (upstream's post-start hooks), run together at start. */
 export const BUILTIN_START_HOOKS: StartHook[] = [...CORE_START_HOOKS, ...SCHEDULING_START_HOOKS, ...FLOWCONTROL_START_HOOKS, ...RBAC_START_HOOKS];

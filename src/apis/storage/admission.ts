@@ -1,9 +1,12 @@
 /**
  * The storage admission plugins: DefaultStorageClass (a new claim that names no class gets the default
- * StorageClass) and StorageObjectInUseProtection (new claims and volumes get the protection finalizer the
- * protection controllers remove once nothing uses them).
+ * StorageClass), StorageObjectInUseProtection (new claims and volumes get the protection finalizer the
+ * protection controllers remove once nothing uses them) and PersistentVolumeClaimResize.
  */
+import type { KObject } from '../../api/object.js';
+import { errors } from '../../machinery/status.js';
 import type { AdmissionPluginDefinition } from '../admission-plugins.js';
+import { amountOf } from '../core/quota-amounts.js';
 import { defaultClass } from '../default-class.js';
 
 const isCreateOf = (a: { operation: string; subresource: string; resource: { group: string; resource: string } }, resource: string) =>
@@ -11,6 +14,33 @@ const isCreateOf = (a: { operation: string; subresource: string; resource: { gro
 
 /** The StorageClasses' store (undefined while not served: --runtime-config). */
 const storageClasses = (ctx: Parameters<NonNullable<AdmissionPluginDefinition['make']>>[0]) => ctx.registry.lookup('storage.k8s.io', 'v1', 'storageclasses')?.store;
+
+/** PersistentVolumeClaimResize: a claim grows only when bound, and only where its StorageClass allows expansion. */
+const pvcResize: AdmissionPluginDefinition = {
+  name: 'PersistentVolumeClaimResize',
+  caches: (ctx) => [storageClasses(ctx)].filter((x) => x !== undefined),
+  make: (ctx) => {
+    const store = storageClasses(ctx);
+    const classOf = (pvc: KObject | undefined): string => {
+      const cls = pvc?.spec?.storageClassName ?? pvc?.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'];
+      return typeof cls === 'string' ? cls : '';
+    };
+    return {
+      name: 'PersistentVolumeClaimResize',
+      validate(a) {
+        if (a.operation !== 'UPDATE' || a.subresource || a.resource.group !== '' || a.resource.resource !== 'persistentvolumeclaims') return;
+        const size = amountOf(a.object?.spec?.resources?.requests?.storage);
+        const before = amountOf(a.oldObject?.spec?.resources?.requests?.storage);
+        if (!size || (before && size.q.cmp(before.q) <= 0)) return;
+        const forbidden = (message: string) => errors.forbidden({ group: '', resource: 'persistentvolumeclaims' }, a.name, message);
+        if (a.oldObject?.status?.phase !== 'Bound') throw forbidden('Only bound persistent volume claims can be expanded');
+        const cls = classOf(a.object);
+        const sc = cls && cls === classOf(a.oldObject) && store ? store.cache.get(store.key(undefined, cls))?.object : undefined;
+        if (sc?.allowVolumeExpansion !== true) throw forbidden('only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
+      },
+    };
+  },
+};
 
 export const STORAGE_ADMISSION: AdmissionPluginDefinition[] = [
   {
@@ -52,4 +82,6 @@ export const STORAGE_ADMISSION: AdmissionPluginDefinition[] = [
       },
     }),
   },
+  pvcResize,
 ];
+
