@@ -6,7 +6,8 @@
  */
 import type { Authorizer } from '../api/authorization.js';
 import type { KObject } from '../api/object.js';
-import type { AdmissionPlugin } from '../registry/admission.js';
+import type { AdmissionAttributes, AdmissionPlugin } from '../registry/admission.js';
+import { errors, type StatusError } from '../machinery/status.js';
 import type { ApiRegistry } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
 import type { AdmissionHook } from './admissionregistration/webhook-admission.js';
@@ -159,4 +160,13 @@ export function admissionCaches(definitions: readonly AdmissionPluginDefinition[
 export function missingAdmissionPlugins(definitions: readonly AdmissionPluginDefinition[], enable: readonly string[]): string[] {
   const implemented = new Set(definitions.map((d) => d.name));
   return [...new Set(enable)].filter((n) => !implemented.has(n));
+}
+
+/**
+ * admission.NewForbidden: a plugin's refusal of a request, a 403 naming its object (the name in the URL, else the
+ * object's name or generateName, else "Unknown").
+ */
+export function admissionForbidden(a: AdmissionAttributes, message: string): StatusError {
+  const name = a.name || a.object?.metadata?.name || a.object?.metadata?.generateName || 'Unknown';
+  return errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, String(name), message);
 }

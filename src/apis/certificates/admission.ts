@@ -7,15 +7,13 @@
 import type { AdmissionUser, AdmissionAttributes } from '../../registry/admission.js';
 import type { Authorizer } from '../../api/authorization.js';
 import type { KObject } from '../../api/object.js';
-import { errors } from '../../machinery/status.js';
 import { deepEqual } from '../../util/deep-equal.js';
-import type { AdmissionPluginDefinition } from '../admission-plugins.js';
+import { admissionForbidden, type AdmissionPluginDefinition } from '../admission-plugins.js';
 
 const GROUP = 'certificates.k8s.io';
 const KUBE_APISERVER_CLIENT = 'kubernetes.io/kube-apiserver-client';
 
 const isCsr = (a: AdmissionAttributes) => a.resource.group === GROUP && a.resource.resource === 'certificatesigningrequests';
-const forbidden = (a: AdmissionAttributes, message: string) => errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, a.name, message);
 
 /** IsAuthorizedForSignerName: the verb on the signer by name, else on its domain's wildcard. */
 async function authorizedForSigner(authorizer: Authorizer, user: AdmissionUser | undefined, verb: string, signerName: string): Promise<boolean> {
@@ -120,7 +118,7 @@ export const CERTIFICATES_ADMISSION: AdmissionPluginDefinition[] = [
         if (a.subresource !== 'approval' || !isCsr(a)) return;
         // Checked against the stored request (its signer cannot change through /approval).
         const signer = String(a.oldObject?.spec?.signerName ?? '');
-        if (!(await authorizedForSigner(ctx.authorizer, a.user, 'approve', signer))) throw forbidden(a, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
+        if (!(await authorizedForSigner(ctx.authorizer, a.user, 'approve', signer))) throw admissionForbidden(a, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
       },
     }),
   },
@@ -132,7 +130,7 @@ export const CERTIFICATES_ADMISSION: AdmissionPluginDefinition[] = [
         if (a.subresource !== 'status' || !isCsr(a)) return;
         if (deepEqual(conditionsAndCertificate(a.oldObject), conditionsAndCertificate(a.object))) return;
         const signer = String(a.oldObject?.spec?.signerName ?? '');
-        if (!(await authorizedForSigner(ctx.authorizer, a.user, 'sign', signer))) throw forbidden(a, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
+        if (!(await authorizedForSigner(ctx.authorizer, a.user, 'sign', signer))) throw admissionForbidden(a, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
       },
     }),
   },
@@ -144,8 +142,8 @@ export const CERTIFICATES_ADMISSION: AdmissionPluginDefinition[] = [
         if (a.subresource || !isCsr(a) || !a.object || a.object.spec?.signerName !== KUBE_APISERVER_CLIENT) return;
         const request = a.object.spec?.request;
         const orgs = typeof request === 'string' ? csrOrganizations(Buffer.from(request, 'base64').toString('latin1')) : undefined;
-        if (!orgs) throw forbidden(a, 'failed to parse CSR: PEM block type must be CERTIFICATE REQUEST');
-        if (orgs.includes('system:masters')) throw forbidden(a, `use of ${KUBE_APISERVER_CLIENT} signer with system:masters group is not allowed`);
+        if (!orgs) throw admissionForbidden(a, 'failed to parse CSR: PEM block type must be CERTIFICATE REQUEST');
+        if (orgs.includes('system:masters')) throw admissionForbidden(a, `use of ${KUBE_APISERVER_CLIENT} signer with system:masters group is not allowed`);
       },
     }),
   },

@@ -8,7 +8,7 @@
  * values rounded up; they differ only below a thousandth of a unit).
  */
 import type { KObject } from '../../api/object.js';
-import { errors } from '../../machinery/status.js';
+import { admissionForbidden } from '../admission-plugins.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RestStore } from '../../registry/store.js';
 import { Quantity } from '../../schema/cel/quantity.js';
@@ -176,8 +176,6 @@ const aggregate = (errs: string[]) => {
 
 export function limitRanger(limitRanges: RestStore): AdmissionPlugin {
   const rangesIn = (namespace: string) => limitRanges.cache.list({ prefix: limitRanges.namespacePrefix(namespace) }).items.map((e) => e.object);
-  const forbidden = (a: AdmissionAttributes, message: string) =>
-    errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, a.name || a.object?.metadata?.name || a.object?.metadata?.generateName || 'Unknown', message);
   return {
     name: 'LimitRanger',
     reportsChanges: true,
@@ -192,7 +190,7 @@ export function limitRanger(limitRanges: RestStore): AdmissionPlugin {
       if (!kind || !a.namespace) return;
       for (const lr of rangesIn(a.namespace)) {
         const errs = kind === 'pod' ? validatePod(lr, a.object!) : validateClaim(lr, a.object!);
-        if (errs.length > 0) throw forbidden(a, aggregate(errs));
+        if (errs.length > 0) throw admissionForbidden(a, aggregate(errs));
       }
     },
   };

@@ -14,6 +14,7 @@
  */
 import type { KObject } from '../../api/object.js';
 import { errors } from '../../machinery/status.js';
+import { admissionForbidden } from '../admission-plugins.js';
 import { selectorFromLabelSelector } from '../../machinery/labels.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RestStore } from '../../registry/store.js';
@@ -227,8 +228,6 @@ function scopesOf(quota: KObject): Scope[] {
   return out;
 }
 
-const forbidden = (a: AdmissionAttributes, message: string) =>
-  errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, a.name || a.object?.metadata?.name || a.object?.metadata?.generateName || 'Unknown', message);
 
 /** The quotas with what this request adds to each (empty: nothing to charge), or the refusal. */
 function checkRequest(quotas: KObject[], a: AdmissionAttributes, evaluator: Evaluator): Map<KObject, Amounts> {
@@ -239,16 +238,16 @@ function checkRequest(quotas: KObject[], a: AdmissionAttributes, evaluator: Eval
     const matched = evaluator.matching([...hard.keys()]);
     if (matched.length === 0 || !scopesOf(quota).every((s) => evaluator.matchesScope(s, obj))) continue;
     const failed = evaluator.constraints(matched, obj);
-    if (failed) throw forbidden(a, `failed quota: ${quota.metadata.name}: ${failed}`);
+    if (failed) throw admissionForbidden(a, `failed quota: ${quota.metadata.name}: ${failed}`);
     const used = isRecord(quota.status?.used) ? quota.status.used : {};
-    if (matched.some((n) => !(n in used))) throw forbidden(a, `status unknown for quota: ${quota.metadata.name}, resources: ${[...matched].sort().join(',')}`);
+    if (matched.some((n) => !(n in used))) throw admissionForbidden(a, `status unknown for quota: ${quota.metadata.name}, resources: ${[...matched].sort().join(',')}`);
     interesting.push(quota);
   }
   const charges = new Map<KObject, Amounts>();
   if (interesting.length === 0) return charges;
   let delta = evaluator.usage(obj);
   const negative = negativeNames(delta);
-  if (negative.length > 0) throw forbidden(a, `quota usage is negative for resource(s): ${negative.sort().join(',')}`);
+  if (negative.length > 0) throw admissionForbidden(a, `quota usage is negative for resource(s): ${negative.sort().join(',')}`);
   if (a.operation === 'UPDATE' && a.oldObject?.metadata?.resourceVersion) delta = subtractNonNegative(delta, evaluator.usage(a.oldObject));
   delta = removeZeros(delta);
   if (delta.size === 0) return charges;
@@ -259,7 +258,7 @@ function checkRequest(quotas: KObject[], a: AdmissionAttributes, evaluator: Eval
     const newUsed = addAmounts(used, requested);
     const { allowed, exceeded } = lessThanOrEqual(maskAmounts(newUsed, requested.keys()), hard);
     if (!allowed) {
-      throw forbidden(
+      throw admissionForbidden(
         a,
         `exceeded quota: ${quota.metadata.name}, requested: ${prettyAmounts(maskAmounts(requested, exceeded))}, used: ${prettyAmounts(maskAmounts(used, exceeded))}, limited: ${prettyAmounts(maskAmounts(hard, exceeded))}`,
       );

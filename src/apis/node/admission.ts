@@ -4,15 +4,12 @@
  * tolerations merged). A pod that names none may not say an overhead.
  */
 import type { KObject } from '../../api/object.js';
-import { errors } from '../../machinery/status.js';
 import type { AdmissionAttributes } from '../../registry/admission.js';
 import { deepEqual } from '../../util/deep-equal.js';
 import { isRecord, records } from '../../util/json-object.js';
-import type { AdmissionPluginDefinition } from '../admission-plugins.js';
+import { admissionForbidden, type AdmissionPluginDefinition } from '../admission-plugins.js';
 import { amountsOf, sameAmounts } from '../core/quota-amounts.js';
 
-const forbidden = (a: AdmissionAttributes, message: string) =>
-  errors.forbidden({ group: a.resource.group, resource: a.resource.resource }, a.name || a.object?.metadata?.name || a.object?.metadata?.generateName || 'Unknown', message);
 const isPodCreate = (a: AdmissionAttributes) => a.operation === 'CREATE' && !a.subresource && a.resource.group === '' && a.resource.resource === 'pods' && a.object !== undefined;
 const sameOverhead = (a: unknown, b: unknown) => isRecord(a) && isRecord(b) && sameAmounts(amountsOf(a), amountsOf(b));
 
@@ -31,7 +28,7 @@ export const NODE_ADMISSION: AdmissionPluginDefinition[] = [
         try {
           return await store.get(undefined, name);
         } catch {
-          throw forbidden(a, `pod rejected: RuntimeClass ${JSON.stringify(name)} not found`);
+          throw admissionForbidden(a, `pod rejected: RuntimeClass ${JSON.stringify(name)} not found`);
         }
       };
       return {
@@ -46,7 +43,7 @@ export const NODE_ADMISSION: AdmissionPluginDefinition[] = [
           let changed = false;
           if (isRecord(rc.overhead?.podFixed)) {
             if (spec.overhead !== undefined && spec.overhead !== null && !sameOverhead(spec.overhead, rc.overhead.podFixed)) {
-              throw forbidden(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+              throw admissionForbidden(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
             }
             spec.overhead = { ...rc.overhead.podFixed };
             changed = true;
@@ -57,7 +54,7 @@ export const NODE_ADMISSION: AdmissionPluginDefinition[] = [
             const own: Record<string, unknown> = isRecord(spec.nodeSelector) ? { ...spec.nodeSelector } : {};
             for (const [key, value] of Object.entries(wanted)) {
               if (Object.hasOwn(own, key) && own[key] !== value) {
-                throw forbidden(a, `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(own[key])}`);
+                throw admissionForbidden(a, `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(own[key])}`);
               }
               own[key] = value;
             }
@@ -74,9 +71,9 @@ export const NODE_ADMISSION: AdmissionPluginDefinition[] = [
           const rc = await classOf(a);
           const overhead = a.object!.spec?.overhead;
           if (rc && isRecord(rc.overhead?.podFixed)) {
-            if (!sameOverhead(overhead, rc.overhead.podFixed)) throw forbidden(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+            if (!sameOverhead(overhead, rc.overhead.podFixed)) throw admissionForbidden(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
           } else if (overhead !== undefined && overhead !== null) {
-            throw forbidden(a, 'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
+            throw admissionForbidden(a, 'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
           }
         },
       };

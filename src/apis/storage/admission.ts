@@ -4,8 +4,7 @@
  * protection controllers remove once nothing uses them) and PersistentVolumeClaimResize.
  */
 import type { KObject } from '../../api/object.js';
-import { errors } from '../../machinery/status.js';
-import type { AdmissionPluginDefinition } from '../admission-plugins.js';
+import { admissionForbidden, type AdmissionPluginDefinition } from '../admission-plugins.js';
 import { amountOf } from '../core/quota-amounts.js';
 import { defaultClass } from '../default-class.js';
 
@@ -32,11 +31,10 @@ const pvcResize: AdmissionPluginDefinition = {
         const size = amountOf(a.object?.spec?.resources?.requests?.storage);
         const before = amountOf(a.oldObject?.spec?.resources?.requests?.storage);
         if (!size || (before && size.q.cmp(before.q) <= 0)) return;
-        const forbidden = (message: string) => errors.forbidden({ group: '', resource: 'persistentvolumeclaims' }, a.name, message);
-        if (a.oldObject?.status?.phase !== 'Bound') throw forbidden('Only bound persistent volume claims can be expanded');
+        if (a.oldObject?.status?.phase !== 'Bound') throw admissionForbidden(a, 'Only bound persistent volume claims can be expanded');
         const cls = classOf(a.object);
         const sc = cls && cls === classOf(a.oldObject) && store ? store.cache.get(store.key(undefined, cls))?.object : undefined;
-        if (sc?.allowVolumeExpansion !== true) throw forbidden('only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
+        if (sc?.allowVolumeExpansion !== true) throw admissionForbidden(a, 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
       },
     };
   },
