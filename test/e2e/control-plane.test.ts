@@ -192,10 +192,12 @@ describe('kube-controller-manager and kube-scheduler against kapi', () => {
   });
 
   it('runs CronJobs on their schedule (kube-controller-manager 1.20 reads them as batch/v1beta1)', async () => {
-    await until('the CronJob\'s first Job', async () => (await items('/apis/batch/v1/namespaces/workloads/jobs')).some((j) => j.metadata.ownerReferences?.[0]?.name === 'tick'), 75_000);
-    const cron = await get('/apis/batch/v1/namespaces/workloads/cronjobs/tick');
-    assert.ok(cron.status?.lastScheduleTime, 'the controller wrote lastScheduleTime');
-    assert.equal(cron.status.active?.length, 1);
+    // The Job first, then the CronJob's status (lastScheduleTime, the Job as active).
+    await until('the CronJob\'s first Job, and its status', async () => {
+      const job = (await items('/apis/batch/v1/namespaces/workloads/jobs')).find((j) => j.metadata.ownerReferences?.[0]?.name === 'tick');
+      const cron = await get('/apis/batch/v1/namespaces/workloads/cronjobs/tick');
+      return Boolean(job && cron?.status?.lastScheduleTime && cron.status.active?.some((r: { name?: string }) => r.name === job.metadata.name));
+    }, 130_000);
   });
 
   it('list and watch everything they ask for', () => {
