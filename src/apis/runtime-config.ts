@@ -13,9 +13,10 @@ const REQUIRED = new Set(['/v1', 'rbac.authorization.k8s.io/v1', 'admissionregis
 
 const STABILITY: Record<string, RegExp> = { 'api/ga': /^v\d+$/, 'api/beta': /^v\d+beta\d+$/, 'api/alpha': /^v\d+alpha\d+$/ };
 
+/** strconv.ParseBool ('' is true: a key without a value). */
 function flag(key: string, value: string): boolean {
-  if (value === '' || value === 'true') return true;
-  if (value === 'false') return false;
+  if (['', '1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
   throw new Error(`invalid value of ${key}: ${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
 }
 
@@ -27,11 +28,13 @@ export function servedByRuntimeConfig(overrides: Readonly<Record<string, string>
   const byStability = Object.entries(STABILITY).flatMap(([key, pattern]) => (overrides[key] === undefined ? [] : [{ pattern, on: flag(key, overrides[key]) }]));
   const explicit = new Map<string, boolean>();
   for (const [key, value] of Object.entries(overrides)) {
-    if (key === 'api/all' || key in STABILITY) continue;
+    if (key === 'api/all' || Object.hasOwn(STABILITY, key)) continue;
     const tokens = key.split('/');
     // The core group: `v1` or `api/v1` (its legacy prefix).
     const [group, version] = tokens.length === 1 ? ['', tokens[0]] : tokens[0] === 'api' && tokens.length === 2 ? ['', tokens[1]] : [tokens[0], tokens[1]];
     if (tokens.length > 3 || !version) throw new Error(`invalid key ${key}`);
+    // A key naming one resource (upstream's group/version/resource) is not one kapi can switch: refused, not taken for its version.
+    if (tokens.length === 3 && tokens[0] !== 'api') throw new Error(`invalid key ${key}: kapi turns group versions on and off, not single resources`);
     if (!groups.has(group)) continue;
     if (!groupVersions.has(`${group}/${version}`)) throw new Error(`group version ${group ? `${group}/` : ''}${version} that has not been registered`);
     explicit.set(`${group}/${version}`, flag(key, value));
@@ -40,9 +43,11 @@ export function servedByRuntimeConfig(overrides: Readonly<Record<string, string>
     const gv = `${r.names.group}/${r.version}`;
     const set = explicit.get(gv);
     if (set !== undefined) return set;
+    // A removed version is served only when named (api/beta or api/all do not bring back what 1.36 removed).
+    if (r.removed) return false;
     const stable = byStability.find((s) => s.pattern.test(r.version));
     if (stable) return stable.on;
-    return all ?? !r.removed;
+    return all ?? true;
   };
   const off = [...new Set(table.filter((r) => !served(r)).map((r) => `${r.names.group}/${r.version}`))].filter((gv) => REQUIRED.has(gv));
   if (off.length > 0) throw new Error(`${off.map((gv) => (gv.startsWith('/') ? gv.slice(1) : gv)).join(', ')} cannot be turned off: kapi itself stores in or serves from ${off.length > 1 ? 'them' : 'it'}`);

@@ -26,6 +26,8 @@ export class CrdFinalizer {
   private readonly crds: ResourceClient;
   /** Instances being waited for, by CRD name: a deleted one brings the CRD back. */
   private readonly instanceWatches = new Map<string, { store: RestStore; watch: CacheWatcher }>();
+  /** The manager stopped: a reconcile that finishes after opens no watch. */
+  private stopped = false;
 
   /** Added to `manager` (whose CRD informer it follows); `client` writes. */
   constructor(
@@ -53,6 +55,7 @@ export class CrdFinalizer {
   }
 
   private closeWatches(): void {
+    this.stopped = true;
     for (const w of this.instanceWatches.values()) w.watch.close();
     this.instanceWatches.clear();
   }
@@ -97,6 +100,7 @@ export class CrdFinalizer {
    * ends (the cache restarted), and every 5 s while any remain (upstream's finalizer polls).
    */
   private watchInstances(name: string, store: RestStore): void {
+    if (this.stopped) return;
     if (this.instanceWatches.get(name)?.store === store) return;
     this.unwatch(name);
     const entry = { store, watch: undefined as unknown as CacheWatcher };

@@ -120,9 +120,10 @@ export async function startControllers(ctx: ControllerContext): Promise<RunningC
         await manager.addRunnable(new APIServiceRegistration(manager, clientFor(identities.apiserver), registry));
         const gc = on('garbage-collector-controller') ? new GarbageCollector(manager, hub, registry, clientFor(identities.garbageCollector)) : undefined;
         const finalizer = new CrdFinalizer(manager, clientFor(identities.apiserver), (name) => crds.storeOf(name));
-        term = { manager, gc };
+        const mine = (term = { manager, gc });
         await manager.start();
-        crds.setFinalizer(finalizer);
+        // The Lease may have been lost while the manager started.
+        if (term === mine) crds.setFinalizer(finalizer);
       },
       onStoppedLeading() {
         crds.setFinalizer(undefined);

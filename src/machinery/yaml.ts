@@ -160,15 +160,25 @@ function checkVersionDirectives(text: string): void {
   if (!text.includes('%YAML')) return;
   let line = 0;
   let seen = false;
+  // Directives come before a document's `---`: at the start of the stream and after a `...` end marker. A `%YAML`
+  // line anywhere else is part of a scalar, or the parser's error to report.
+  let directives = true;
   for (let start = 0; start <= text.length; line++) {
     const end = lineEnd(text, start);
-    const m = /^%YAML[ \t]+(\d+)\.(\d+)/.exec(text.slice(start, Math.min(end, start + 64)));
+    const head = text.slice(start, Math.min(end, start + 64));
+    const m = directives ? /^%YAML[ \t]+(\d+)\.(\d+)/.exec(head) : null;
     if (m) {
       const where = line === 0 ? '' : `line ${line}: `;
       if (seen) throw new YamlSyntaxError(`yaml: ${where}found duplicate %YAML directive`, line + 1);
       if (m[1] !== '1' || m[2] !== '1') throw new YamlSyntaxError(`yaml: ${where}found incompatible YAML document`, line + 1);
       seen = true;
-    } else if (text.startsWith('---', start) || text.startsWith('...', start)) seen = false;
+    } else if (head.startsWith('...')) {
+      directives = true;
+      seen = false;
+    } else if (directives && !/^(%|#|[ \t]*\r?$)/.test(head)) {
+      directives = false;
+      seen = false;
+    }
     start = end + 1;
   }
 }

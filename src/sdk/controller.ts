@@ -407,8 +407,13 @@ export class Manager {
   }
 
   private async startRunnables(): Promise<void> {
+    // Stopped (or the Lease lost) while the informers listed: nothing starts.
+    if (!this.running || this.stopping) return;
     this.runnablesStarted = true;
-    for (const r of this.runnables) await r.start();
+    for (const r of this.runnables) {
+      if (!this.runnablesStarted) return; // stopped between two starts (stopRunnables stopped those started)
+      await r.start();
+    }
   }
 
   private async stopRunnables(): Promise<void> {

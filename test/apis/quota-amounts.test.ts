@@ -26,6 +26,8 @@ describe('quota amounts', () => {
       ['1500e-3', '1500e-3'],
       ['100n', '100n'],
       ['-2k', '-2k'],
+      ['1e21', '1e21'],
+      ['1e100', '10e99'],
     ];
     for (const [input, want] of cases) assert.equal(canonical(input), want, input);
   });

@@ -72,7 +72,7 @@ describe('ResourceQuota admission', () => {
     await quota('compute', { hard: { pods: '2', 'requests.cpu': '1', 'limits.memory': '1Gi' } }, { pods: '0', 'requests.cpu': '0', 'limits.memory': '0' });
     const bare = await s.request('POST', `${NS}/pods`, { body: pod('bare') });
     assert.equal(bare.status, 403, bare.text);
-    assert.equal(bare.json.message, 'pods "bare" is forbidden: failed quota: compute: must specify limits.memory,requests.cpu');
+    assert.equal(bare.json.message, 'pods "bare" is forbidden: failed quota: compute: must specify limits.memory for: c; requests.cpu for: c');
     const first = await s.request('POST', `${NS}/pods`, { body: pod('p1', { requests: { cpu: '600m' }, limits: { memory: '512Mi' } }) });
     assert.equal(first.status, 201, first.text);
     assert.deepEqual(await used('compute'), { pods: '1', 'requests.cpu': '600m', 'limits.memory': '512Mi' });
@@ -107,6 +107,49 @@ describe('ResourceQuota admission', () => {
     const deadline = await s.request('POST', '/api/v1/namespaces/q2/pods', { body: pod('job', { requests: { cpu: '100m' } }, { activeDeadlineSeconds: 60 }) });
     assert.equal(deadline.status, 403);
     assert.match(deadline.json.message, /exceeded quota: terminating, requested: pods=1, used: pods=0, limited: pods=0/);
+  });
+});
+
+describe('ResourceQuota evaluators, as upstream\'s 1.36', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ builtinControllers: ['*', '-resourcequota-controller'] });
+    assert.equal((await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'e' } } })).status, 201);
+  });
+  after(() => s.stop());
+
+  it('charges sidecars beside the containers, cross-namespace affinity by its scope, and claims by their class in whole units', async () => {
+    const quota = async (name: string, spec: Record<string, unknown>, used: Record<string, string>) => {
+      const c = await s.request('POST', '/api/v1/namespaces/e/resourcequotas', { body: { metadata: { name }, spec } });
+      assert.equal((await s.request('PUT', `/api/v1/namespaces/e/resourcequotas/${name}/status`, { body: { ...c.json, status: { hard: spec.hard, used } } })).status, 200);
+    };
+    await quota('cpu', { hard: { 'requests.cpu': '100' } }, { 'requests.cpu': '0' });
+    await quota('cross', { hard: { pods: '0' }, scopeSelector: { matchExpressions: [{ scopeName: 'CrossNamespacePodAffinity', operator: 'Exists' }] } }, { pods: '0' });
+    await quota('bronze', { hard: { 'bronze.storageclass.storage.k8s.io/requests.storage': '3' } }, { 'bronze.storageclass.storage.k8s.io/requests.storage': '0' });
+    const cpu = (v: string) => ({ requests: { cpu: v } });
+    const pod = await s.request('POST', '/api/v1/namespaces/e/pods', {
+      body: {
+        metadata: { name: 'sidecars' },
+        spec: {
+          initContainers: [{ name: 'log', image: 'x', restartPolicy: 'Always', resources: cpu('4') }, { name: 'setup', image: 'x', resources: cpu('10') }],
+          containers: [{ name: 'app', image: 'x', resources: cpu('4') }],
+        },
+      },
+    });
+    assert.equal(pod.status, 201, pod.text);
+    // The sidecar runs beside the app (4 + 4); setup ran with the sidecar started before it (10 + 4): 14.
+    const used = async (name: string) => (await s.request('GET', `/api/v1/namespaces/e/resourcequotas/${name}`)).json.status.used;
+    assert.deepEqual(await used('cpu'), { 'requests.cpu': '14' });
+    const affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: {}, topologyKey: 'kubernetes.io/hostname', namespaceSelector: {} }] } };
+    const cross = await s.request('POST', '/api/v1/namespaces/e/pods', { body: { metadata: { name: 'cross' }, spec: { affinity, containers: [{ name: 'c', image: 'x', resources: cpu('1') }] } } });
+    assert.equal(cross.status, 403, cross.text);
+    assert.match(cross.json.message, /exceeded quota: cross, requested: pods=1, used: pods=0, limited: pods=0/);
+    // The beta annotation names the class (as the provisioner reads it); 500m is charged as 1.
+    const claim = (name: string) => ({ metadata: { name, annotations: { 'volume.beta.kubernetes.io/storage-class': 'bronze' } }, spec: { storageClassName: 'gold', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '500m' } } } });
+    for (const name of ['a', 'b', 'c']) assert.equal((await s.request('POST', '/api/v1/namespaces/e/persistentvolumeclaims', { body: claim(name) })).status, 201);
+    const fourth = await s.request('POST', '/api/v1/namespaces/e/persistentvolumeclaims', { body: claim('d') });
+    assert.equal(fourth.status, 403, fourth.text);
+    assert.match(fourth.json.message, /exceeded quota: bronze, requested: bronze.storageclass.storage.k8s.io\/requests.storage=1, used: bronze.storageclass.storage.k8s.io\/requests.storage=3/);
   });
 });
 

@@ -10,12 +10,13 @@ import { startTestServer, type TestServer } from './harness.js';
 describe('--runtime-config', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer({ runtimeConfig: { 'api/beta': 'true', 'batch/v1beta1': 'true', 'networking.k8s.io/v1': 'false', 'example.com/v1': 'true' } });
+    s = await startTestServer({ runtimeConfig: { 'api/beta': 'true', 'batch/v1beta1': 'true', 'policy/v1beta1': 'True', 'discovery.k8s.io/v1beta1': '', 'networking.k8s.io/v1': 'false', 'example.com/v1': 'true' } });
   });
   after(() => s.stop());
 
   it('serves nothing removed by default, and refuses a bad key or value', async () => {
-    const plain = await startTestServer();
+    // api/beta turns on beta versions, not the ones upstream removed: those must be named.
+    const plain = await startTestServer({ runtimeConfig: { 'api/beta': 'true' } });
     try {
       assert.equal((await plain.request('GET', '/apis/batch/v1beta1')).status, 404);
       assert.deepEqual((await plain.request('GET', '/apis/policy')).json.versions.map((v: { version: string }) => v.version), ['v1']);
@@ -23,6 +24,7 @@ describe('--runtime-config', () => {
       await plain.stop();
     }
     await assert.rejects(startTestServer({ runtimeConfig: { 'batch/v2': 'true' } }), /--runtime-config: group version batch\/v2 that has not been registered/);
+    await assert.rejects(startTestServer({ runtimeConfig: { 'batch/v1/jobs': 'false' } }), /--runtime-config: invalid key batch\/v1\/jobs: kapi turns group versions on and off, not single resources/);
     await assert.rejects(startTestServer({ runtimeConfig: { 'api/all': 'yes' } }), /--runtime-config: invalid value of api\/all: yes/);
     await assert.rejects(startTestServer({ runtimeConfig: { 'api/ga': 'false' } }), /--runtime-config: v1, .* cannot be turned off: kapi itself stores in or serves from them/);
   });
@@ -30,7 +32,7 @@ describe('--runtime-config', () => {
   it('turns versions on and off by stability and by name (a group kapi does not serve is skipped)', async () => {
     const versions = async (group: string) => ((await s.request('GET', `/apis/${group}`)).json?.versions ?? []).map((v: { version: string }) => v.version);
     assert.deepEqual(await versions('batch'), ['v1', 'v1beta1']);
-    assert.deepEqual(await versions('policy'), ['v1', 'v1beta1'], 'api/beta=true');
+    assert.deepEqual(await versions('policy'), ['v1', 'v1beta1'], 'policy/v1beta1=True (strconv.ParseBool)');
     assert.deepEqual(await versions('discovery.k8s.io'), ['v1', 'v1beta1']);
     assert.equal((await s.request('GET', '/apis/networking.k8s.io/v1')).status, 404, 'networking.k8s.io/v1=false');
     const cron = await s.request('POST', '/apis/batch/v1beta1/namespaces/default/cronjobs', {

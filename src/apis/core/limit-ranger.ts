@@ -114,14 +114,18 @@ function unitsUp(q: Quantity, milli: boolean): Quantity {
 
 /** sum: per name, the total over the containers when every one says it (cpu in thousandths, the rest whole units). */
 function sumLists(lists: Amounts[]): Amounts {
-  const out: Amounts = new Map();
-  const names = new Set(lists.flatMap((l) => [...l.keys()]));
-  for (const name of names) {
-    if (!lists.every((l) => l.has(name))) continue;
-    let total = Quantity.ofInt(0n);
-    for (const l of lists) total = total.add(unitsUp(l.get(name)!.q, name === 'cpu'));
-    out.set(name, { q: total, format: 'DecimalSI' });
+  // One pass over every entry: per name, how many lists say it and their total.
+  const totals = new Map<string, { count: number; total: Quantity }>();
+  for (const l of lists) {
+    for (const [name, v] of l) {
+      const t = totals.get(name) ?? { count: 0, total: Quantity.ofInt(0n) };
+      t.count++;
+      t.total = t.total.add(unitsUp(v.q, name === 'cpu'));
+      totals.set(name, t);
+    }
   }
+  const out: Amounts = new Map();
+  for (const [name, t] of totals) if (t.count === lists.length) out.set(name, { q: t.total, format: 'DecimalSI' });
   return out;
 }
 

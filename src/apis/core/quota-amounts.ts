@@ -37,25 +37,26 @@ export function amountsOf(list: unknown): Amounts {
   return out;
 }
 
-/** quota.Add. */
-export function addAmounts(a: Amounts, b: Amounts): Amounts {
-  const out: Amounts = new Map(a);
+/** quota.Add, into `into` (changed in place: a sum over many lists is linear in them all). */
+export function addInto(into: Amounts, b: Amounts): Amounts {
   for (const [name, v] of b) {
-    const mine = out.get(name);
+    const mine = into.get(name);
     // A zero takes the other's format, as resource.Quantity's Add does.
-    out.set(name, mine ? { q: mine.q.add(v.q), format: mine.q.sign() === 0 ? v.format : mine.format } : v);
+    into.set(name, mine ? { q: mine.q.add(v.q), format: mine.q.sign() === 0 ? v.format : mine.format } : v);
   }
-  return out;
+  return into;
 }
 
-/** quota.Max. */
-export function maxAmounts(a: Amounts, b: Amounts): Amounts {
-  const out: Amounts = new Map(a);
+/** quota.Add. */
+export const addAmounts = (a: Amounts, b: Amounts): Amounts => addInto(new Map(a), b);
+
+/** quota.Max, into `into` (changed in place). */
+export function maxInto(into: Amounts, b: Amounts): Amounts {
   for (const [name, v] of b) {
-    const mine = out.get(name);
-    if (!mine || v.q.cmp(mine.q) > 0) out.set(name, v);
+    const mine = into.get(name);
+    if (!mine || v.q.cmp(mine.q) > 0) into.set(name, v);
   }
-  return out;
+  return into;
 }
 
 /** quota.SubtractWithNonNegativeResult. */

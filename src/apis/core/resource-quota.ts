@@ -19,6 +19,8 @@ import { selectorFromLabelSelector } from '../../machinery/labels.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RestStore } from '../../registry/store.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
+import { compareGoStrings } from '../../machinery/go-text.js';
+import { Quantity } from '../../schema/cel/quantity.js';
 import { podQOSClass } from './pods.js';
 import {
   addAmounts,
@@ -28,13 +30,15 @@ import {
   countOf,
   lessThanOrEqual,
   maskAmounts,
-  maxAmounts,
+  maxInto,
+  addInto,
   negativeNames,
   ONE,
   prettyAmounts,
   removeZeros,
   sameAmounts,
   subtractNonNegative,
+  type Amount,
   type Amounts,
 } from './quota-amounts.js';
 
@@ -121,6 +125,8 @@ function podMatchesScope(scope: Scope, pod: KObject): boolean {
       return podQOSClass(pod.spec ?? {}) === 'BestEffort';
     case 'NotBestEffort':
       return podQOSClass(pod.spec ?? {}) !== 'BestEffort';
+    case 'CrossNamespacePodAffinity':
+      return crossNamespace(pod);
     case 'PriorityClass': {
       const className = pod.spec?.priorityClassName;
       const labels: Record<string, string> = typeof className === 'string' && className ? { PriorityClass: className } : {};
@@ -135,34 +141,67 @@ function podMatchesScope(scope: Scope, pod: KObject): boolean {
   }
 }
 
+/**
+ * resourcehelper.PodRequests (and PodLimits): the containers' sum; sidecars (init containers that restart always) run
+ * beside them and are added; each other init container runs with the sidecars started before it, and the largest of
+ * those runs counts when it is more.
+ */
+function podTotal(pod: KObject, which: 'requests' | 'limits'): Amounts {
+  const total: Amounts = new Map();
+  for (const c of containers(pod, 'containers')) addInto(total, resourcesOf(c, which));
+  const sidecars: Amounts = new Map();
+  const initPeak: Amounts = new Map();
+  for (const c of containers(pod, 'initContainers')) {
+    const own = resourcesOf(c, which);
+    if (c.restartPolicy === 'Always') {
+      addInto(total, own);
+      addInto(sidecars, own);
+      maxInto(initPeak, sidecars);
+    } else {
+      maxInto(initPeak, addInto(new Map(sidecars), own));
+    }
+  }
+  return maxInto(total, initPeak);
+}
+
+/** A pod term that reaches other namespaces (a namespace list or selector). */
+const crossNamespace = (pod: KObject): boolean =>
+  ['podAffinity', 'podAntiAffinity'].some((kind) => {
+    const a = pod.spec?.affinity?.[kind];
+    const terms = [...records(a?.requiredDuringSchedulingIgnoredDuringExecution), ...records(a?.preferredDuringSchedulingIgnoredDuringExecution).map((w) => (isRecord(w.podAffinityTerm) ? w.podAffinityTerm : {}))];
+    return terms.some((t) => (Array.isArray(t.namespaces) && t.namespaces.length > 0) || (t.namespaceSelector !== undefined && t.namespaceSelector !== null));
+  });
+
 const podEvaluator: Evaluator = {
   handles: (op) => op === 'CREATE',
   matching: (hard) => hard.filter((n) => POD_RESOURCES.includes(n) || n.startsWith('hugepages-') || n.startsWith('requests.hugepages-') || (n.startsWith('requests.') && isExtended(n.slice('requests.'.length)))),
   matchesScope: podMatchesScope,
   constraints(required, pod) {
     const wanted = required.filter((r) => VALIDATION_SET.includes(r));
-    const missing = new Set<string>();
+    // Each missing resource with the (sorted) names of the containers that do not say it.
+    const missing = new Map<string, Set<string>>();
     for (const c of [...containers(pod, 'containers'), ...containers(pod, 'initContainers')]) {
       const has = computeUsage(resourcesOf(c, 'requests'), resourcesOf(c, 'limits'));
-      for (const r of wanted) if (!has.has(r)) missing.add(r);
+      for (const r of wanted) {
+        if (has.has(r)) continue;
+        if (!missing.has(r)) missing.set(r, new Set());
+        missing.get(r)!.add(String(c.name));
+      }
     }
-    return missing.size === 0 ? undefined : `must specify ${[...missing].sort().join(',')}`;
+    if (missing.size === 0) return undefined;
+    const sorted = (xs: Iterable<string>) => [...xs].sort(compareGoStrings);
+    return `must specify ${sorted(missing.keys()).map((r) => `${r} for: ${sorted(missing.get(r)!).join(',')}`).join('; ')}`;
   },
   usage(pod) {
     const out: Amounts = new Map([['count/pods', ONE]]);
     if (!podCounts(pod, Date.now())) return out;
-    let requests: Amounts = new Map();
-    let limits: Amounts = new Map();
-    for (const c of containers(pod, 'containers')) {
-      requests = addAmounts(requests, resourcesOf(c, 'requests'));
-      limits = addAmounts(limits, resourcesOf(c, 'limits'));
-    }
-    // Init containers run one at a time before the others: the largest of them against the sum of the rest.
-    for (const c of containers(pod, 'initContainers')) {
-      requests = maxAmounts(requests, resourcesOf(c, 'requests'));
-      limits = maxAmounts(limits, resourcesOf(c, 'limits'));
-    }
-    return addAmounts(out, computeUsage(requests, limits));
+    const requests = podTotal(pod, 'requests');
+    const limits = podTotal(pod, 'limits');
+    // The pod's overhead (its RuntimeClass's): added to the requests, and to the limits it has.
+    const overhead = amountsOf(pod.spec?.overhead);
+    addInto(requests, overhead);
+    for (const [n, v] of overhead) if (limits.has(n)) addInto(limits, new Map([[n, v]]));
+    return addInto(out, computeUsage(requests, limits));
   },
 };
 
@@ -186,10 +225,20 @@ const serviceEvaluator: Evaluator = {
 };
 
 const STORAGE_CLASS_SUFFIX = '.storageclass.storage.k8s.io/';
+/** GetPersistentVolumeClaimClass: the beta annotation first (the provisioner reads it so), then the field. */
 const pvcStorageClass = (pvc: KObject): string => {
-  const cls = pvc.spec?.storageClassName ?? pvc.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'];
+  const annotations = isRecord(pvc.metadata?.annotations) ? pvc.metadata.annotations : {};
+  const cls = Object.hasOwn(annotations, 'volume.beta.kubernetes.io/storage-class') ? annotations['volume.beta.kubernetes.io/storage-class'] : pvc.spec?.storageClassName;
   return typeof cls === 'string' ? cls : '';
 };
+
+/** A storage amount rounded up to whole units (RoundUp(0)). */
+function wholeUnits(a: Amount): Amount {
+  const nano = a.q.nano;
+  if (nano.length <= 9 ? nano === '0' : nano.endsWith('000000000')) return a;
+  const whole = nano.length > 9 ? new Quantity(false, `${nano.slice(0, -9)}000000000`) : Quantity.ofInt(0n);
+  return { q: whole.add(Quantity.ofInt(1n)), format: a.format };
+}
 const pvcEvaluator: Evaluator = {
   handles: (op) => op === 'CREATE' || op === 'UPDATE',
   matching: (hard) => hard.filter((n) => ['count/persistentvolumeclaims', 'persistentvolumeclaims', 'requests.storage'].includes(n) || (n.includes(STORAGE_CLASS_SUFFIX) && (n.endsWith('/persistentvolumeclaims') || n.endsWith('/requests.storage')))),
@@ -202,7 +251,8 @@ const pvcEvaluator: Evaluator = {
     // The larger of what is asked and what is already allocated (a resize that failed still holds the space).
     const requested = amountOf(pvc.spec?.resources?.requests?.storage);
     const allocated = amountOf(pvc.status?.allocatedResources?.storage);
-    const storage = requested && allocated ? (allocated.q.cmp(requested.q) > 0 ? allocated : requested) : (requested ?? allocated);
+    const larger = requested && allocated && allocated.q.cmp(requested.q) > 0 ? allocated : requested;
+    const storage = larger && wholeUnits(larger);
     if (storage) {
       out.set('requests.storage', storage);
       if (cls) out.set(`${cls}${STORAGE_CLASS_SUFFIX}requests.storage`, storage);
@@ -239,8 +289,8 @@ function checkRequest(quotas: KObject[], a: AdmissionAttributes, evaluator: Eval
     if (matched.length === 0 || !scopesOf(quota).every((s) => evaluator.matchesScope(s, obj))) continue;
     const failed = evaluator.constraints(matched, obj);
     if (failed) throw admissionForbidden(a, `failed quota: ${quota.metadata.name}: ${failed}`);
-    const used = isRecord(quota.status?.used) ? quota.status.used : {};
-    if (matched.some((n) => !(n in used))) throw admissionForbidden(a, `status unknown for quota: ${quota.metadata.name}, resources: ${[...matched].sort().join(',')}`);
+    const used = amountsOf(quota.status?.used);
+    if (matched.some((n) => !used.has(n))) throw admissionForbidden(a, `status unknown for quota: ${quota.metadata.name}, resources: ${[...matched].sort().join(',')}`);
     interesting.push(quota);
   }
   const charges = new Map<KObject, Amounts>();
@@ -269,6 +319,8 @@ function checkRequest(quotas: KObject[], a: AdmissionAttributes, evaluator: Eval
 }
 
 const CONFLICT_RETRIES = 3;
+/** How long a request waits for its namespace's quota evaluation (upstream's 10 s). */
+const QUOTA_WAIT_MS = 10_000;
 
 /** The plugin, over the ResourceQuota store (its watch cache tells which namespaces have quotas). */
 export function resourceQuotaAdmission(quotas: RestStore): AdmissionPlugin {
@@ -280,10 +332,18 @@ export function resourceQuotaAdmission(quotas: RestStore): AdmissionPlugin {
     const mine = new Promise<void>((resolve) => (release = resolve));
     const chain = (before ?? Promise.resolve()).then(() => mine);
     turns.set(namespace, chain);
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await before;
-      await fn();
+      // As upstream's evaluator: a request that waits 10 s for its namespace's turn fails (500).
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(errors.internal('resource quota evaluation timed out')), QUOTA_WAIT_MS);
+      });
+      await Promise.race([(async () => {
+        await before;
+        await fn();
+      })(), timedOut]);
     } finally {
+      clearTimeout(timer);
       release();
       if (turns.get(namespace) === chain) turns.delete(namespace);
     }
@@ -350,14 +410,14 @@ function countedResources(hardNames: string[]): Array<{ group: string; resource:
 export async function calculateQuotaUsage(quota: KObject, list: (group: string, resource: string) => Promise<KObject[] | undefined>): Promise<Amounts> {
   const hardNames = Object.keys(isRecord(quota.spec?.hard) ? quota.spec.hard : {});
   const scopes = scopesOf(quota);
-  let used: Amounts = new Map();
+  const used: Amounts = new Map();
   for (const { group, resource } of countedResources(hardNames)) {
     const evaluator = evaluatorFor(group, resource);
     const matched = evaluator.matching(hardNames).filter((n) => !used.has(n));
     if (matched.length === 0) continue;
     for (const n of matched) used.set(n, countOf(0));
     for (const obj of (await list(group, resource)) ?? []) {
-      if (scopes.every((s) => evaluator.matchesScope(s, obj))) used = addAmounts(used, maskAmounts(evaluator.usage(obj), matched));
+      if (scopes.every((s) => evaluator.matchesScope(s, obj))) addInto(used, maskAmounts(evaluator.usage(obj), matched));
     }
   }
   return used;

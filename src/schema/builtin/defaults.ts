@@ -63,7 +63,9 @@ export class TypedDefaulter {
     }
     for (const q of plan.quantities) {
       const v = obj[q.json];
-      if (!q.map) obj[q.json] = canonical(v);
+      if (!q.map) {
+        if (v !== undefined) obj[q.json] = canonical(v);
+      }
       else if (isObject(v)) for (const k of Object.keys(v)) v[k] = canonical(v[k]);
     }
     for (const c of plan.children) {

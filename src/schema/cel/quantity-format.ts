@@ -50,7 +50,8 @@ export function formatQuantity(q: Quantity, format: QuantityFormat): string {
   }
   let zeros = 0;
   while (zeros < nano.length - 1 && nano.charCodeAt(nano.length - 1 - zeros) === 48) zeros++;
-  const groups = Math.min(Math.floor(zeros / 3), DECIMAL_SUFFIXES.length - 1);
+  // An exponent has no largest suffix; SI suffixes end at E (upstream then drops the suffix: kapi keeps E).
+  const groups = format === 'DecimalExponent' ? Math.floor(zeros / 3) : Math.min(Math.floor(zeros / 3), DECIMAL_SUFFIXES.length - 1);
   const mantissa = nano.slice(0, nano.length - 3 * groups);
   const exponent = -9 + 3 * groups;
   if (format === 'DecimalExponent') return `${sign}${mantissa}${exponent === 0 ? '' : `e${exponent}`}`;
