@@ -22,7 +22,7 @@ import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
 import type { DeleteOptions, ResourceNames, Strategy, TryUpdate, WriteOptions } from './types.js';
 import type { KObject } from '../api/object.js';
 import { DEFAULT_SUBRESOURCE_STRATEGIES, type SubresourceStrategy } from './subresources.js';
-import { isLarge, nextTurn } from '../util/turns.js';
+import { isLarge, KeyedTurns, nextTurn } from '../util/turns.js';
 
 const MAX_ATTEMPTS = 32;
 /** etcd's default --max-request-bytes (1.5 MiB): the largest write of one object. */
@@ -283,7 +283,7 @@ export class RestStore {
         // A small patch of a large object is as much work as a large body.
         const large = isLarge(opts.bodyBytes) || isLarge(kv.bytes);
         if (large && !release) {
-          release = await this.takeTurn(key);
+          release = await this.largeWrites.take(key);
           attempt--;
           continue; // read again, now that it is this write's turn
         }
@@ -353,22 +353,8 @@ export class RestStore {
     }
   }
 
-  /** Large writes by key: the last one's turn, which the next waits for. */
-  private readonly largeWrites = new Map<string, Promise<void>>();
-
-  /** Waits for the large writes to `key` before this one; the function given back ends this one's turn. */
-  private async takeTurn(key: string): Promise<() => void> {
-    const before = this.largeWrites.get(key);
-    let end!: () => void;
-    const mine = new Promise<void>((resolve) => (end = resolve));
-    const chained = before ? before.then(() => mine) : mine;
-    this.largeWrites.set(key, chained);
-    await before;
-    return () => {
-      end();
-      if (this.largeWrites.get(key) === chained) this.largeWrites.delete(key);
-    };
-  }
+  /** Large writes by key: each waits for the one before it on the same key. */
+  private readonly largeWrites = new KeyedTurns();
 
   /**
    * Delete, as the generic store does: the strategy's first-delete hook, then the

@@ -63,3 +63,25 @@ export async function runStepsInTurns<T>(steps: Steps<T>): Promise<T> {
     await nextTurn();
   }
 }
+
+/**
+ * Turns by key: work on one key runs one at a time, in the order it asked, while other keys go on (a per-key chain
+ * of promises; a key's entry goes once its last turn ends).
+ */
+export class KeyedTurns {
+  private readonly last = new Map<string, Promise<void>>();
+
+  /** Waits for the key's earlier turns; the function given back ends this one (call it once, in a finally). */
+  async take(key: string): Promise<() => void> {
+    const before = this.last.get(key);
+    let end!: () => void;
+    const mine = new Promise<void>((resolve) => (end = resolve));
+    const chained = before ? before.then(() => mine) : mine;
+    this.last.set(key, chained);
+    await before;
+    return () => {
+      end();
+      if (this.last.get(key) === chained) this.last.delete(key);
+    };
+  }
+}

@@ -10,6 +10,14 @@ import { startTestServer, until, type TestServer } from './harness.js';
 
 const NS = '/api/v1/namespaces/q';
 
+/** A quota in a namespace, with its status as a quota controller writes it (`used` absent: not computed yet). */
+async function quotaWithStatus(s: TestServer, namespace: string, name: string, spec: Record<string, unknown>, used?: Record<string, string>): Promise<void> {
+  const created = await s.request('POST', `/api/v1/namespaces/${namespace}/resourcequotas`, { body: { metadata: { name }, spec } });
+  assert.equal(created.status, 201, created.text);
+  const status = await s.request('PUT', `/api/v1/namespaces/${namespace}/resourcequotas/${name}/status`, { body: { ...created.json, status: { hard: spec.hard, ...(used ? { used } : {}) } } });
+  assert.equal(status.status, 200, status.text);
+}
+
 describe('ResourceQuota admission', () => {
   let s: TestServer;
   before(async () => {
@@ -18,13 +26,7 @@ describe('ResourceQuota admission', () => {
   });
   after(() => s.stop());
 
-  /** A quota with its status as the quota controller writes it (`used` absent: not computed yet). */
-  const quota = async (name: string, spec: Record<string, unknown>, used?: Record<string, string>) => {
-    const created = await s.request('POST', `${NS}/resourcequotas`, { body: { metadata: { name }, spec } });
-    assert.equal(created.status, 201, created.text);
-    const status = await s.request('PUT', `${NS}/resourcequotas/${name}/status`, { body: { ...created.json, status: { hard: spec.hard, ...(used ? { used } : {}) } } });
-    assert.equal(status.status, 200, status.text);
-  };
+  const quota = (name: string, spec: Record<string, unknown>, used?: Record<string, string>) => quotaWithStatus(s, 'q', name, spec, used);
   const used = async (name: string) => (await s.request('GET', `${NS}/resourcequotas/${name}`)).json.status.used;
   const pod = (name: string, resources?: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
     metadata: { name },
@@ -87,10 +89,7 @@ describe('ResourceQuota admission', () => {
   it('applies a quota with scopes only to the pods in them', async () => {
     // In a namespace of their own (the compute quota above is full).
     assert.equal((await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'q2' } } })).status, 201);
-    const inQ2 = async (name: string, spec: Record<string, unknown>) => {
-      const c = await s.request('POST', '/api/v1/namespaces/q2/resourcequotas', { body: { metadata: { name }, spec } });
-      assert.equal((await s.request('PUT', `/api/v1/namespaces/q2/resourcequotas/${name}/status`, { body: { ...c.json, status: { hard: spec.hard, used: { pods: '0' } } } })).status, 200);
-    };
+    const inQ2 = (name: string, spec: Record<string, unknown>) => quotaWithStatus(s, 'q2', name, spec, { pods: '0' });
     await inQ2('best-effort', { hard: { pods: '1' }, scopes: ['BestEffort'] });
     await inQ2('terminating', { hard: { pods: '0' }, scopes: ['Terminating'] });
     await inQ2('high', { hard: { pods: '0' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] } });
@@ -119,10 +118,7 @@ describe('ResourceQuota evaluators, as upstream\'s 1.36', () => {
   after(() => s.stop());
 
   it('charges sidecars beside the containers, cross-namespace affinity by its scope, and claims by their class in whole units', async () => {
-    const quota = async (name: string, spec: Record<string, unknown>, used: Record<string, string>) => {
-      const c = await s.request('POST', '/api/v1/namespaces/e/resourcequotas', { body: { metadata: { name }, spec } });
-      assert.equal((await s.request('PUT', `/api/v1/namespaces/e/resourcequotas/${name}/status`, { body: { ...c.json, status: { hard: spec.hard, used } } })).status, 200);
-    };
+    const quota = (name: string, spec: Record<string, unknown>, used: Record<string, string>) => quotaWithStatus(s, 'e', name, spec, used);
     await quota('cpu', { hard: { 'requests.cpu': '100' } }, { 'requests.cpu': '0' });
     await quota('cross', { hard: { pods: '0' }, scopeSelector: { matchExpressions: [{ scopeName: 'CrossNamespacePodAffinity', operator: 'Exists' }] } }, { pods: '0' });
     await quota('bronze', { hard: { 'bronze.storageclass.storage.k8s.io/requests.storage': '3' } }, { 'bronze.storageclass.storage.k8s.io/requests.storage': '0' });

@@ -21,6 +21,7 @@ import type { RestStore } from '../../registry/store.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 import { compareGoStrings } from '../../machinery/go-text.js';
 import { Quantity } from '../../schema/cel/quantity.js';
+import { KeyedTurns } from '../../util/turns.js';
 import { podQOSClass } from './pods.js';
 import {
   addAmounts,
@@ -324,28 +325,24 @@ const QUOTA_WAIT_MS = 10_000;
 
 /** The plugin, over the ResourceQuota store (its watch cache tells which namespaces have quotas). */
 export function resourceQuotaAdmission(quotas: RestStore): AdmissionPlugin {
-  const turns = new Map<string, Promise<void>>();
-  /** Runs `fn` once the namespace's earlier requests are done. */
+  const turns = new KeyedTurns();
+  /** Runs `fn` once the namespace's earlier requests are done; as upstream's evaluator, one that waits 10 s fails (500). */
   const inTurn = async (namespace: string, fn: () => Promise<void>): Promise<void> => {
-    const before = turns.get(namespace);
-    let release = () => {};
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const chain = (before ?? Promise.resolve()).then(() => mine);
-    turns.set(namespace, chain);
     let timer: NodeJS.Timeout | undefined;
+    let end: (() => void) | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(errors.internal('resource quota evaluation timed out')), QUOTA_WAIT_MS);
+    });
+    let abandoned = false;
+    const turn = turns.take(namespace).then((e) => (end = e));
     try {
-      // As upstream's evaluator: a request that waits 10 s for its namespace's turn fails (500).
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(errors.internal('resource quota evaluation timed out')), QUOTA_WAIT_MS);
-      });
-      await Promise.race([(async () => {
-        await before;
-        await fn();
-      })(), timedOut]);
+      await Promise.race([turn.then(() => (abandoned ? undefined : fn())), timedOut]);
     } finally {
+      abandoned = true;
       clearTimeout(timer);
-      release();
-      if (turns.get(namespace) === chain) turns.delete(namespace);
+      // A request that timed out waiting ends its turn once it comes (the turns after it are not held up).
+      if (end) end();
+      else void turn.then((e) => e());
     }
   };
   // One lookup in the watch cache's sorted keys: a namespace without quotas costs a request nothing more.
