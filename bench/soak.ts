@@ -8,6 +8,7 @@
  *   node dist/bench/soak.js [--quick] [--only <text>]
  *     --quick: 1,000 connections, 2,000 watches
  *     --only: just the single-request attacks whose names hold <text> (no connections, watches or uploads)
+ *     --crowd: just the connections, watches, YAML bodies and uploads (no single-request attacks)
  *
  * The client needs a file descriptor per idle connection: `ulimit -n` must
  * exceed the count (it is 20,000 on the CI machine).
@@ -39,6 +40,7 @@ const USER_TOKEN = 'soak-token';
 const YAML_AT_ONCE = quick ? 2 : 6;
 const onlyAt = process.argv.indexOf('--only');
 const ONLY = onlyAt > 0 ? process.argv[onlyAt + 1] : undefined;
+const CROWD_ONLY = process.argv.includes('--crowd');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -298,7 +300,7 @@ async function main(): Promise<void> {
     await measureGets(server, 1000); // warm-up
     line('GET, idle server', await measureGets(server, MEASURE_MS));
     if (ONLY === undefined) await crowd();
-    await attacks(server, admin, (index, n) => stageWith({ stage: 'shape', index, n, ms: MEASURE_MS }), rss);
+    if (!CROWD_ONLY) await attacks(server, admin, (index, n) => stageWith({ stage: 'shape', index, n, ms: MEASURE_MS }), rss);
     await sleep(1000);
     line('GET, after the attack', await measureGets(server, quick ? 1000 : 3000));
   } finally {

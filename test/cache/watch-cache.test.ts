@@ -176,6 +176,33 @@ for (const [name, make] of backends) {
       assert.equal(plain.seen.length, 4, 'the watcher that did not ask still gets every event');
     });
 
+    it('sends bookmarks to many watchers a slice per turn of the loop', async () => {
+      const { cache } = await setup({ bookmarkIntervalMs: 30 });
+      await cache.start();
+      const count = 2500;
+      const got: number[] = [];
+      let sentBeforeNextTurn: number | undefined;
+      for (let i = 0; i < count; i++) {
+        cache.watch(
+          { bookmarks: true },
+          {
+            onEvent: () => true,
+            onBookmark: (rev: number) => {
+              // Seen from the first watcher's bookmark: how many were sent before the loop went round once.
+              if (got.length === 0) setImmediate(() => (sentBeforeNextTurn ??= got.length));
+              got.push(rev);
+              return true;
+            },
+            onClose: () => {},
+          },
+        );
+      }
+      await until(() => got.length >= count, 'a bookmark to every watcher');
+      cache.stop();
+      assert.ok(sentBeforeNextTurn !== undefined && sentBeforeNextTurn < count, `bookmarks sent before the next turn: ${sentBeforeNextTurn} of ${count}`);
+      assert.ok(got.every((rev, i) => i === 0 || rev >= got[i - 1]), 'revisions never go back');
+    });
+
     it('waits for freshness, and times out past the current revision', async () => {
       const { storage, cache } = await setup();
       await cache.start();
