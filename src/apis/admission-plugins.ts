@@ -101,6 +101,8 @@ export interface AdmissionContext {
   resolveService: ServiceResolver;
   /** Admission hooks in the process (KapiOptions.admissionHooks). */
   hooks?: AdmissionHook[];
+  /** A plugin's configuration from --admission-control-config-file (its `configuration`, or the file its `path` names), if any. */
+  pluginConfig?: (name: string) => unknown;
   /** Told of every webhook call (upstream's admission webhook metrics). */
   observeWebhook?: (name: string, type: 'admit' | 'validating', operation: string, seconds: number, outcome: { rejected: boolean; code: number; error?: 'calling_webhook_error' | 'no_error' }) => void;
 }

@@ -23,6 +23,7 @@ interface ServeOptions {
   controllers: string[];
   runtimeConfig: string[];
   disableAdmissionPlugins: string[];
+  admissionControlConfigFile?: string;
   encryptionProviderConfig?: string;
   anonymousAuth: boolean;
   serviceAccountIssuer: string[];
@@ -135,6 +136,7 @@ program
   .option('--converters <module>', 'an ES module whose default export maps CRD names to TypeScript/JavaScript converters')
   .option('--enable-admission-plugins <names>', "admission plugins to run besides the default ones (kube-apiserver's names, comma-separated, repeatable)", collect, [])
   .option('--disable-admission-plugins <names>', 'default admission plugins not to run (comma-separated, repeatable)', collect, [])
+  .option('--admission-control-config-file <file>', "an AdmissionConfiguration: admission plugins' configuration (kapi reads PodSecurity's defaults and exemptions)")
   .option('--runtime-config <key=value>', "built-in group versions to serve or not, as kube-apiserver's flag: api/all, api/ga, api/beta, api/alpha or <group>/<version>, =true or =false (comma-separated, repeatable); batch/v1beta1, policy/v1beta1 and discovery.k8s.io/v1beta1, which upstream removed and the 1.20 control plane lists, are off unless turned on", collect, [])
   .option('--controllers <names>', `kapi's controllers to run, as kube-controller-manager's flag: '*' all, 'name' that one, '-name' not that one (comma-separated, repeatable; the first mention of a name decides); names: ${CONTROLLER_NAMES.join(', ')}`, collect, [])
   .option('--admission-hooks <module>', 'an ES module whose default export is a list of admission hooks (webhook semantics, in the process)')
@@ -215,6 +217,7 @@ program
       tlsSans: commaList(opts.tlsSan),
       enableAdmissionPlugins: commaList(opts.enableAdmissionPlugins),
       disableAdmissionPlugins: commaList(opts.disableAdmissionPlugins),
+      admissionControlConfigFile: opts.admissionControlConfigFile,
       runtimeConfig: opts.runtimeConfig.length > 0 ? parseRuntimeConfig(opts.runtimeConfig.join(',')) : undefined,
       builtinControllers: opts.controllers.length > 0 ? commaList(opts.controllers) : undefined,
       anonymousAuth: opts.anonymousAuth,

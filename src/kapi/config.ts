@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { checkAdmissionHooks } from '../apis/admissionregistration/webhook-admission.js';
 import { admissionFlagErrors, enabledAdmissionPlugins, missingAdmissionPlugins } from '../apis/admission-plugins.js';
+import { readAdmissionConfiguration } from '../apis/admission-config.js';
 import { BUILTIN_ADMISSION, BUILTIN_RESOURCES, type BuiltinResource } from '../apis/builtin.js';
 import { servedByRuntimeConfig } from '../apis/runtime-config.js';
 import { ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
@@ -45,6 +46,8 @@ export interface ServerConfig {
   encryption: ReturnType<typeof parseEncryptionConfig> | undefined;
   /** The admission plugins that are on (upstream's names, in the order they run). */
   admissionPlugins: string[];
+  /** --admission-control-config-file's plugin configurations, by plugin name. */
+  admissionConfig: ReadonlyMap<string, unknown>;
   /** Whether a built-in resource's version is served (--runtime-config). */
   served: (r: BuiltinResource) => boolean;
 }
@@ -82,6 +85,7 @@ export async function loadConfig(options: KapiOptions): Promise<ServerConfig> {
   const missing = missingAdmissionPlugins(BUILTIN_ADMISSION, enable);
   if (missing.length > 0) warn(`kapi: admission plugins kapi does not have are not run: ${missing.join(', ')}`);
   const admissionPlugins = enabledAdmissionPlugins(enable, disable);
+  const admissionConfig = options.admissionControlConfigFile ? readAdmissionConfiguration(options.admissionControlConfigFile) : new Map<string, unknown>();
   let served: (r: BuiltinResource) => boolean;
   try {
     served = servedByRuntimeConfig(options.runtimeConfig ?? {}, BUILTIN_RESOURCES);
@@ -97,7 +101,7 @@ export async function loadConfig(options: KapiOptions): Promise<ServerConfig> {
   // What verifies the served certificate: kapi's CA, or the user's certificate file (with its chain).
   const servingCA = servingFiles ? servingFiles.certPem : tls.caCertPem;
   const encryption = options.encryptionProviderConfig ? parseEncryptionConfig(await readFile(options.encryptionProviderConfig, 'utf8'), options.encryptionProviderConfig) : undefined;
-  return { dataDir, warn, bindAddress, tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, encryption, admissionPlugins, served };
+  return { dataDir, warn, bindAddress, tls, adminToken, extraTokens, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, encryption, admissionPlugins, admissionConfig, served };
 }
 
 function serviceRangesOf(options: KapiOptions): ServiceRanges {

@@ -114,7 +114,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
 
   const { authenticator, identities, getObject, authorizer, resolver } = await installAccess(registry, options, config, delegation);
   const metrics = new ApiMetrics(registry);
-  const admissionContext = { registry, namespaces: core.namespaces, coreNamespaces: delegation.coreNamespaces, authorizer, resolveService, hooks: options.admissionHooks, observeWebhook: metrics.webhookCalled.bind(metrics) };
+  const admissionContext = { registry, namespaces: core.namespaces, coreNamespaces: delegation.coreNamespaces, authorizer, resolveService, hooks: options.admissionHooks, pluginConfig: (name: string) => config.admissionConfig.get(name), observeWebhook: metrics.webhookCalled.bind(metrics) };
   const admission = admissionPlugins(
     BUILTIN_ADMISSION,
     enabledPlugins,

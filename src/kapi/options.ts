@@ -107,6 +107,11 @@ export interface ServerOptions {
   /** --disable-admission-plugins: default admission plugins not to run (e.g. NamespaceLifecycle). */
   disableAdmissionPlugins?: string[];
   /**
+   * --admission-control-config-file: an AdmissionConfiguration (apiserver.config.k8s.io/v1) with the admission
+   * plugins' configurations; kapi reads PodSecurity's (a PodSecurityConfiguration: defaults and exemptions).
+   */
+  admissionControlConfigFile?: string;
+  /**
    * --runtime-config: built-in group versions to serve or not, as kube-apiserver's flag (`api/all`, `api/ga`,
    * `api/beta`, `api/alpha`, `<group>/<version>`; the value `true` or `false`, '' for true). Versions upstream has
    * removed (`batch/v1beta1`, `policy/v1beta1`, `discovery.k8s.io/v1beta1`, which the 1.20 control plane lists) are

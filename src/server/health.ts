@@ -1,5 +1,6 @@
 /** /healthz, /livez, /readyz (with ?verbose and per-check paths) and /version. */
 import type { Response } from './exchange.js';
+import { KUBERNETES_VERSION } from '../api/version.js';
 
 const CHECKS = [
   'ping',
@@ -10,7 +11,7 @@ const CHECKS = [
   'poststarthook/crd-informer-synced',
 ];
 
-export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-kapi.0.1.0' };
+export { KUBERNETES_VERSION };
 
 export function isHealthPath(path: string): boolean {
   return /^\/(healthz|livez|readyz)(\/.*)?$/.test(path);

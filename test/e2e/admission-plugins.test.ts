@@ -33,7 +33,7 @@ describe('admission plugins', () => {
     const made: string[] = [];
     const definitions = [...BUILTIN_ADMISSION].filter((d) => d.make).reverse().map((d) => ({ name: d.name, make: () => (made.push(d.name), { name: d.name }) }));
     const plugins = admissionPlugins(definitions, enabledAdmissionPlugins(), {} as AdmissionContext, [{ name: 'embedded' }]);
-    assert.deepEqual(plugins.map((p) => p.name), ['NamespaceLifecycle', 'LimitRanger', 'TaintNodesByCondition', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'embedded', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
+    assert.deepEqual(plugins.map((p) => p.name), ['NamespaceLifecycle', 'LimitRanger', 'TaintNodesByCondition', 'PodSecurity', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'embedded', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
     assert.deepEqual(made, plugins.map((p) => p.name).filter((n) => n !== 'embedded'));
   });
 

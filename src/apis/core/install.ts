@@ -12,6 +12,7 @@ import { namespaceLifecycle } from './namespaces.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
 import { limitRanger } from './limit-ranger.js';
 import type { AdmissionPluginDefinition } from '../admission-plugins.js';
+import { POD_SECURITY_ADMISSION } from './pod-security.js';
 import type { AdmissionPlugin } from '../../registry/admission.js';
 import type { JsonRecord } from '../../util/json-object.js';
 import type { ApiRegistry } from '../../registry/registry.js';
@@ -20,7 +21,7 @@ import type { RestStore } from '../../registry/store.js';
 const quotaStore = (registry: ApiRegistry) => registry.lookup('', 'v1', 'resourcequotas')!.store;
 const limitRangeStore = (registry: ApiRegistry) => registry.lookup('', 'v1', 'limitranges')!.store;
 
-/** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), the pod strategy's plugins, TaintNodesByCondition, LimitRanger, ResourceQuota. */
+/** NamespaceLifecycle (behind an aggregator, the core cluster's namespaces decide), the pod strategy's plugins, TaintNodesByCondition, LimitRanger, ResourceQuota, PodSecurity. */
 export const CORE_ADMISSION: AdmissionPluginDefinition[] = [
   { name: 'NamespaceLifecycle', make: (ctx) => namespaceLifecycle(ctx.coreNamespaces ?? ctx.namespaces), caches: (ctx) => [ctx.namespaces] },
   // Built into the pod strategy, which runs each while it is on (BuiltinContext.admissionPlugins).
@@ -28,6 +29,7 @@ export const CORE_ADMISSION: AdmissionPluginDefinition[] = [
   { name: 'TaintNodesByCondition', make: () => taintNodesByCondition },
   { name: 'LimitRanger', make: (ctx) => limitRanger(limitRangeStore(ctx.registry)), caches: (ctx) => [limitRangeStore(ctx.registry)] },
   { name: 'ResourceQuota', make: (ctx) => resourceQuotaAdmission(quotaStore(ctx.registry)), caches: (ctx) => [quotaStore(ctx.registry)] },
+  POD_SECURITY_ADMISSION,
 ];
 
 const NOT_READY = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
