@@ -62,6 +62,18 @@ describe('selectableFields', () => {
     assert.equal(kubectl.stdout.trim(), 'shirt.stable.example.com/example3', kubectl.stderr);
   });
 
+  it('reads a built-in\'s absent boolean and integer field labels as their Go zero values', async () => {
+    // kube-controller-manager and the e2e framework list nodes with spec.unschedulable=false: a Node that does not say it is schedulable.
+    assert.equal((await s.request('POST', '/api/v1/nodes', { body: { metadata: { name: 'plain' } } })).status, 201);
+    assert.equal((await s.request('POST', '/api/v1/nodes', { body: { metadata: { name: 'cordoned' }, spec: { unschedulable: true } } })).status, 201);
+    const nodes = async (selector: string) => (await s.request('GET', `/api/v1/nodes?fieldSelector=${encodeURIComponent(selector)}`)).json.items.map((i: any) => i.metadata.name);
+    assert.deepEqual(await nodes('spec.unschedulable=false'), ['plain']);
+    assert.deepEqual(await nodes('spec.unschedulable!=false'), ['cordoned']);
+    const rs = { metadata: { name: 'rs' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
+    assert.equal((await s.request('POST', '/apis/apps/v1/namespaces/default/replicasets', { body: rs })).status, 201);
+    assert.deepEqual((await s.request('GET', '/apis/apps/v1/namespaces/default/replicasets?fieldSelector=status.replicas%3D0')).json.items.map((i: any) => i.metadata.name), ['rs']);
+  });
+
   it('filters watches, and refuses fields that are not selectable', async () => {
     const w = watchEvents(s.kapi, `${SHIRTS}?watch=true&fieldSelector=spec.color%3Dgreen`, 2, 5000);
     assert.equal(await w.status, 200);

@@ -70,8 +70,9 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   const byMetadata = inVersion.length > 0 ? fieldSel!.requirements.filter((r) => r.field.startsWith('metadata.')) : fieldSel?.requirements ?? [];
   // A built-in's fields are those of the request's version (events.k8s.io Events are stored as core ones).
   const view = endpoint.scope.convertsInHandler ? endpoint.toVersion : (o: KObject) => o;
-  if (byMetadata.length > 0) filters.push((o) => byMetadata.every((r) => requirementMatches(r, view(o))));
-  const converted = inVersion.length > 0 ? (o: KObject) => inVersion.every((r) => requirementMatches(r, o)) : undefined;
+  const builtin = !endpoint.scope.refusesUnknownFieldLabels;
+  if (byMetadata.length > 0) filters.push((o) => byMetadata.every((r) => requirementMatches(r, view(o), builtin)));
+  const converted = inVersion.length > 0 ? (o: KObject) => inVersion.every((r) => requirementMatches(r, o, builtin)) : undefined;
 
   const rv = q.get('resourceVersion') ?? '';
   const match = q.get('resourceVersionMatch') ?? '';
@@ -183,16 +184,24 @@ function asBadRequest<T>(parse: () => T): T {
   }
 }
 
-function requirementMatches(r: FieldRequirement, obj: KObject): boolean {
-  return (fieldValue(obj, r.field) === r.value) === (r.operator === '=');
+function requirementMatches(r: FieldRequirement, obj: KObject, builtin: boolean): boolean {
+  return (fieldValue(obj, r.field, builtin) === r.value) === (r.operator === '=');
 }
 
-function fieldValue(obj: KObject, path: string): string {
+/**
+ * The built-in field labels that are not strings: a built-in's field set prints the Go value, so an absent one is
+ * its zero value (`spec.unschedulable=false` selects a Node that does not say it, as kube-controller-manager and the
+ * e2e framework ask).
+ */
+const BUILTIN_ZERO_VALUES: Readonly<Record<string, string>> = { 'spec.unschedulable': 'false', 'spec.hostNetwork': 'false', 'status.replicas': '0', 'status.successful': '0' };
+
+function fieldValue(obj: KObject, path: string, builtin: boolean): string {
+  const absent = builtin ? (BUILTIN_ZERO_VALUES[path] ?? '') : ''; // a custom resource's absent field: the empty string, as upstream
   let cur: unknown = obj;
   for (const part of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return ''; // absent: the empty string, as upstream
+    if (cur === null || typeof cur !== 'object') return absent;
     cur = (cur as Record<string, unknown>)[part];
   }
-  if (cur === undefined || cur === null) return '';
+  if (cur === undefined || cur === null) return absent;
   return typeof cur === 'object' ? stringifyJson(cur) : String(cur);
 }
