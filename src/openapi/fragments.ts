@@ -27,6 +27,7 @@ import {
   type Schema,
 } from './schema-types.js';
 import type { SharedParameters } from './shared-parameters.js';
+import { runSteps, type Steps } from '../util/turns.js';
 
 export interface V3Part {
   schemas: Map<string, Schema>;
@@ -126,6 +127,11 @@ const v3Definition = (name: string) => builtinDefinition(name, true);
 
 /** The built-in resources' contribution: meta types, Scale, each resource's kind and list, and their paths. */
 export function builtinFragment(resources: readonly BuiltinResource[], shared: SharedParameters, opts: RouteOptions = {}): Fragment {
+  return runSteps(buildingBuiltinFragment(resources, shared, opts));
+}
+
+/** builtinFragment in steps (util/turns.ts): a pause after each resource and each group-version's v3 schemas. */
+export function* buildingBuiltinFragment(resources: readonly BuiltinResource[], shared: SharedParameters, opts: RouteOptions = {}): Steps<Fragment> {
   const f = emptyFragment();
   const defs = new Map<string, Schema>();
   const v3Roots = new Map<string, Set<string>>();
@@ -165,6 +171,7 @@ export function builtinFragment(resources: readonly BuiltinResource[], shared: S
     const roots = v3Roots.get(gvKey(r.group, r.version)) ?? new Set<string>();
     roots.add(kindDef).add(listDef);
     v3Roots.set(gvKey(r.group, r.version), roots);
+    yield;
   }
   f.v2Definitions = defs;
   // The v3 form of each definition: the built-in data's, or (a list without a Go type, a kind of any content) the v2 one.
@@ -172,6 +179,7 @@ export function builtinFragment(resources: readonly BuiltinResource[], shared: S
   for (const [key, roots] of v3Roots) {
     const part = v3Part(f, key);
     for (const n of refClosure([...roots, ...routeRefs()], lookup)) part.schemas.set(n, toV3Schema(lookup(n) as Schema));
+    yield;
   }
   return f;
 }

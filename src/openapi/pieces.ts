@@ -10,6 +10,7 @@ import { stringifyJson } from '../machinery/json.js';
 import type { Fragment } from './fragments.js';
 import { namedEntry, writePathItem, writeSchema } from './protobuf.js';
 import type { Schema } from './schema-types.js';
+import { runSteps, runStepsInTurns, type Steps } from '../util/turns.js';
 
 export interface Piece {
   bytes: Buffer;
@@ -43,7 +44,10 @@ export type V3Pieces = Map<string, { schemas: Map<string, Piece>; paths: Map<str
  * One contributor of definitions, schemas and paths (a CRD, or the built-ins). Each form
  * (v2 JSON, v2 protobuf, v3) is serialized on its first use, from a fragment built for it
  * and dropped after: only the pieces of the forms clients asked for are kept, which take
- * a fraction of the memory of the schema objects (most clients use one form).
+ * a fraction of the memory of the schema objects (most clients use one form). `prepare`
+ * serializes a form in steps, with a turn of the event loop between them (the built-ins'
+ * fragment and pieces take a few hundred milliseconds), so that a request for a cold document
+ * does not hold every other request; the synchronous accessors then find it done.
  */
 export class Source {
   private json: V2Pieces | undefined;
@@ -51,44 +55,80 @@ export class Source {
   private v3Pieces: V3Pieces | undefined;
 
   constructor(
-    private readonly build: () => Fragment,
+    private readonly build: () => Steps<Fragment>,
     /** The group-versions it contributes v3 documents to. */
     readonly groupVersions: readonly string[],
   ) {}
 
   v2Json(): V2Pieces {
-    this.json ??= v2Pieces(this.build(), (name, schema) => jsonEntry(name, schema), (path, item) => jsonEntry(path, item));
-    return this.json;
+    return (this.json ??= runSteps(this.serializing('json')) as V2Pieces);
   }
 
   v2Proto(): V2Pieces {
-    this.proto ??= v2Pieces(
-      this.build(),
-      (name, schema) => piece(namedEntry(1, name, (w) => writeSchema(w, schema))),
-      (path, item) => piece(namedEntry(2, path, (w) => writePathItem(w, item))),
-    );
-    return this.proto;
+    return (this.proto ??= runSteps(this.serializing('proto')) as V2Pieces);
   }
 
   v3(): V3Pieces {
-    if (this.v3Pieces) return this.v3Pieces;
+    return (this.v3Pieces ??= runSteps(this.serializing('v3')) as V3Pieces);
+  }
+
+  /** The form serialized, in turns of the event loop (util/turns.ts), unless it already is. */
+  async prepare(form: SourceForm): Promise<void> {
+    if (this.has(form)) return;
+    const made = await runStepsInTurns(this.serializing(form));
+    // Another request may have made it meanwhile (synchronously): the first one stays.
+    if (form === 'json') this.json ??= made as V2Pieces;
+    else if (form === 'proto') this.proto ??= made as V2Pieces;
+    else this.v3Pieces ??= made as V3Pieces;
+  }
+
+  private has(form: SourceForm): boolean {
+    return (form === 'json' ? this.json : form === 'proto' ? this.proto : this.v3Pieces) !== undefined;
+  }
+
+  private *serializing(form: SourceForm): Steps<V2Pieces | V3Pieces> {
+    const f = yield* this.build();
+    yield;
+    if (form === 'json') return yield* v2Pieces(f, (name, schema) => jsonEntry(name, schema), (path, item) => jsonEntry(path, item));
+    if (form === 'proto') {
+      return yield* v2Pieces(
+        f,
+        (name, schema) => piece(namedEntry(1, name, (w) => writeSchema(w, schema))),
+        (path, item) => piece(namedEntry(2, path, (w) => writePathItem(w, item))),
+      );
+    }
     const out: V3Pieces = new Map();
-    for (const [gv, part] of this.build().v3) {
+    let n = 0;
+    for (const [gv, part] of f.v3) {
       const schemas = new Map<string, Piece>();
       const paths = new Map<string, Piece>();
-      for (const [name, schema] of part.schemas) schemas.set(name, jsonEntry(name, schema as Schema));
+      for (const [name, schema] of part.schemas) {
+        schemas.set(name, jsonEntry(name, schema as Schema));
+        if (++n % ENTRIES_PER_STEP === 0) yield;
+      }
       for (const [path, item] of part.paths) paths.set(path, jsonEntry(path, item));
       out.set(gv, { schemas, paths });
     }
-    this.v3Pieces = out;
     return out;
   }
 }
 
-function v2Pieces(f: Fragment, definition: (name: string, schema: Schema) => Piece, path: (path: string, item: Schema) => Piece): V2Pieces {
+export type SourceForm = 'json' | 'proto' | 'v3';
+
+/** Definitions or paths serialized between two pauses. */
+const ENTRIES_PER_STEP = 100;
+
+function* v2Pieces(f: Fragment, definition: (name: string, schema: Schema) => Piece, path: (path: string, item: Schema) => Piece): Steps<V2Pieces> {
   const out: V2Pieces = { definitions: new Map(), paths: new Map() };
-  for (const [name, schema] of f.v2Definitions) out.definitions.set(name, definition(name, schema));
-  for (const [p, item] of f.v2Paths) out.paths.set(p, path(p, item));
+  let n = 0;
+  for (const [name, schema] of f.v2Definitions) {
+    out.definitions.set(name, definition(name, schema));
+    if (++n % ENTRIES_PER_STEP === 0) yield;
+  }
+  for (const [p, item] of f.v2Paths) {
+    out.paths.set(p, path(p, item));
+    if (++n % ENTRIES_PER_STEP === 0) yield;
+  }
   return out;
 }
 

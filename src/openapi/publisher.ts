@@ -8,9 +8,10 @@
  */
 import type { CustomResourceDefinitionV1 } from '../api/apiextensions.js';
 import { aggregatedFragment, type BackendPart } from './aggregated.js';
-import { builtinFragment, crdFragment, crdSupportSchemas, type BuiltinResource } from './fragments.js';
+import { buildingBuiltinFragment, crdFragment, crdSupportSchemas, type BuiltinResource, type Fragment } from './fragments.js';
+import { noSteps, type Steps } from '../util/turns.js';
 import { computeETag, negotiate, notAcceptable, notFound, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';
-import { DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece } from './pieces.js';
+import { DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece, type SourceForm } from './pieces.js';
 import type { Schema } from './schema-types.js';
 import { encodeDocument, namedEntry, writeParameter } from './protobuf.js';
 import { shareableParameters } from './parameters.js';
@@ -85,10 +86,7 @@ export class OpenApiPublisher {
   setCrd(crd: CustomResourceDefinitionV1): void {
     const name = crd.metadata?.name ?? '';
     const old = this.crds.get(name);
-    const source = new Source(() => {
-      this.fragmentBuilds++;
-      return crdFragment(crd, this.shared, this.routeOpts);
-    }, crdGroupVersions(crd));
+    const source = new Source(() => this.crdFragment(crd), crdGroupVersions(crd));
     this.crds.set(name, source);
     this.changed([...(old?.groupVersions ?? []), ...source.groupVersions]);
   }
@@ -112,6 +110,29 @@ export class OpenApiPublisher {
     if (share) this.aggregated.set(name, share);
     else if (!this.aggregated.delete(name)) return;
     this.changed([]);
+  }
+
+  /**
+   * Makes, a step per turn of the event loop, what `handle` will need for the path: the pieces of the form it
+   * asks for (cold, the built-ins' take a few hundred milliseconds of work), so that `handle` then assembles the
+   * document without holding the loop for long. Requests that come meanwhile share the work.
+   */
+  async prepare(pathWithQuery: string, headers: Headers = {}): Promise<void> {
+    const path = pathWithQuery.split('?')[0];
+    let form: SourceForm;
+    if (path === '/openapi/v2') {
+      const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
+      const i = negotiate(accept, V2_OFFERS);
+      if (i < 0) return;
+      form = i === 0 ? 'json' : 'proto';
+    } else if (path === '/openapi/v3' || path.startsWith('/openapi/v3/')) form = 'v3';
+    else return;
+    // After a change the sources are other ones: prepared again until none is left to make.
+    for (let pass = 0; pass < 3; pass++) {
+      const generation = this.generation;
+      for (const source of [this.builtins, ...this.crds.values()]) await source.prepare(form);
+      if (generation === this.generation) return;
+    }
   }
 
   /**
@@ -279,10 +300,19 @@ export class OpenApiPublisher {
 
   private builtinSource(resources: readonly BuiltinResource[]): Source {
     const gvs = [...new Set(resources.map((r) => (r.group ? `apis/${r.group}/${r.version}` : `api/${r.version}`)))];
-    return new Source(() => {
-      this.fragmentBuilds++;
-      return builtinFragment(resources, this.shared, this.routeOpts);
-    }, gvs);
+    return new Source(() => this.builtinFragment(resources), gvs);
+  }
+
+  /** The built-ins' fragment, in steps. */
+  private *builtinFragment(resources: readonly BuiltinResource[]): Steps<Fragment> {
+    this.fragmentBuilds++;
+    return yield* buildingBuiltinFragment(resources, this.shared, this.routeOpts);
+  }
+
+  /** A CRD's fragment (one step). */
+  private crdFragment(crd: CustomResourceDefinitionV1): Steps<Fragment> {
+    this.fragmentBuilds++;
+    return noSteps(crdFragment(crd, this.shared, this.routeOpts));
   }
 
   /** Pieces of one kind across sources, built-ins first (they win conflicts), aggregated ones last, sorted by key. */
@@ -320,7 +350,7 @@ export class OpenApiPublisher {
       if (!share.v2) continue;
       const fragment = aggregatedFragment(share.v2, (def) => this.localDefinition(def) ?? earlier.get(def));
       for (const [def, schema] of fragment.v2Definitions) if (!earlier.has(def)) earlier.set(def, schema);
-      sources.push(new Source(() => fragment, []));
+      sources.push(new Source(() => noSteps(fragment), []));
     }
     this.aggregatedSources = sources;
     return sources;

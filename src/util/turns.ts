@@ -47,6 +47,11 @@ function releaseOne(): void {
  */
 export type Steps<T> = Generator<void, T, void>;
 
+/** A value as steps that end at once. */
+export function* noSteps<T>(value: T): Steps<T> {
+  return value;
+}
+
 /** Run `steps` to the end without pausing. */
 export function runSteps<T>(steps: Steps<T>): T {
   for (;;) {
