@@ -53,6 +53,7 @@ export class Source {
   private json: V2Pieces | undefined;
   private proto: V2Pieces | undefined;
   private v3Pieces: V3Pieces | undefined;
+  private readonly preparing = new Map<SourceForm, Promise<void>>();
 
   constructor(
     private readonly build: () => Steps<Fragment>,
@@ -72,14 +73,27 @@ export class Source {
     return (this.v3Pieces ??= runSteps(this.serializing('v3')) as V3Pieces);
   }
 
-  /** The form serialized, in turns of the event loop (util/turns.ts), unless it already is. */
-  async prepare(form: SourceForm): Promise<void> {
-    if (this.has(form)) return;
-    const made = await runStepsInTurns(this.serializing(form));
-    // Another request may have made it meanwhile (synchronously): the first one stays.
-    if (form === 'json') this.json ??= made as V2Pieces;
-    else if (form === 'proto') this.proto ??= made as V2Pieces;
-    else this.v3Pieces ??= made as V3Pieces;
+  /** The form serialized, in turns of the event loop (util/turns.ts), unless it already is; requests meanwhile wait for the same work. */
+  prepare(form: SourceForm): Promise<void> | undefined {
+    if (this.has(form)) return undefined;
+    let pending = this.preparing.get(form);
+    if (!pending) {
+      pending = runStepsInTurns(this.serializing(form)).then(
+        (made) => {
+          this.preparing.delete(form);
+          // A synchronous accessor may have made it meanwhile: the first one stays.
+          if (form === 'json') this.json ??= made as V2Pieces;
+          else if (form === 'proto') this.proto ??= made as V2Pieces;
+          else this.v3Pieces ??= made as V3Pieces;
+        },
+        (err: unknown) => {
+          this.preparing.delete(form);
+          throw err;
+        },
+      );
+      this.preparing.set(form, pending);
+    }
+    return pending;
   }
 
   private has(form: SourceForm): boolean {

@@ -130,7 +130,10 @@ export class OpenApiPublisher {
     // After a change the sources are other ones: prepared again until none is left to make.
     for (let pass = 0; pass < 3; pass++) {
       const generation = this.generation;
-      for (const source of [this.builtins, ...this.crds.values()]) await source.prepare(form);
+      for (const source of [this.builtins, ...this.crds.values()]) {
+        const pending = source.prepare(form);
+        if (pending) await pending;
+      }
       if (generation === this.generation) return;
     }
   }

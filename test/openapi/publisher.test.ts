@@ -184,6 +184,19 @@ describe('OpenAPI publisher', () => {
     assert.deepEqual(doc.definitions['com.example.g3.v1.CronTab'], first.definitions['com.example.g3.v1.CronTab']);
   });
 
+  it('prepares a cold form in steps once, whoever asks meanwhile, and then serves it without building again', async () => {
+    const p = new OpenApiPublisher({ now: () => NOW });
+    p.setBuiltins(BUILTINS);
+    for (let i = 0; i < 3; i++) p.setCrd(crontabCrd({ group: `g${i}.example.com` }));
+    await Promise.all([p.prepare('/openapi/v2', { accept: 'application/json' }), p.prepare('/openapi/v2?x=1', { accept: 'application/json' })]);
+    assert.equal(p.fragmentBuilds, 4, 'one fragment per source, for both requests');
+    assert.equal(Object.keys(v2(p).definitions).filter((k) => k.endsWith('.v1.CronTab')).length, 3);
+    assert.equal(p.fragmentBuilds, 4, 'served from what was prepared');
+    await p.prepare('/openapi/v3', {});
+    assert.equal(p.handle('/openapi/v3', {})!.status, 200);
+    assert.equal(p.fragmentBuilds, 8, 'v3: a form of its own');
+  });
+
   it('serves the v3 discovery document and group-version documents with hash-based caching', () => {
     const p = publisher();
     const disc = p.handle('/openapi/v3', {})!;
