@@ -644,6 +644,21 @@ describe('workload validation', () => {
     assert.match(renamed.json.message, /spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden/);
     const scaled = await s.request('PATCH', `${sts}/db`, { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' });
     assert.equal(scaled.status, 200, scaled.text);
+    // Containers may mount the volume claim templates (their pods get a volume for each); not other volumes.
+    const mounting = (mount: string) => ({
+      metadata: { name: `m-${mount}` },
+      spec: {
+        serviceName: 'm',
+        selector: { matchLabels: { app: 'm' } },
+        template: { metadata: { labels: { app: 'm' } }, spec: { containers: [{ name: 'c', image: 'x', volumeMounts: [{ name: mount, mountPath: '/d' }] }] } },
+        volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+      },
+    });
+    const claimed = await s.request('POST', sts, { body: mounting('data') });
+    assert.equal(claimed.status, 201, claimed.text);
+    const unknown = await s.request('POST', sts, { body: mounting('nothing') });
+    assert.equal(unknown.status, 422);
+    assert.match(unknown.json.message, /spec\.template\.spec\.containers\[0\]\.volumeMounts\[0\]\.name: Not found: "nothing"/);
   });
 });
 

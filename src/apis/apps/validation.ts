@@ -10,7 +10,7 @@ import { selectorFromLabelSelector, validateLabelSelector, type LabelSelectorSpe
 import type { Strategy } from '../../registry/types.js';
 import type { KObject } from '../../api/object.js';
 import { deepEqual } from '../../util/deep-equal.js';
-import { isRecord, type JsonRecord } from '../../util/json-object.js';
+import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 import { validatePodSpecContainers } from '../core/pod-spec-validation.js';
 
 /** A map as json.Marshal writes it (keys sorted), for an error's value. */
@@ -44,13 +44,27 @@ function validateSelectorAndTemplate(spec: JsonRecord, kind: string): FieldError
   }
   if (!matches) errs.push(field.invalid('spec.template.metadata.labels', sortedMap(templateLabels), '`selector` does not match template `labels`'));
   const podSpec = isRecord(template.spec) ? template.spec : {};
-  errs.push(...validatePodSpecContainers(podSpec, 'spec.template.spec'));
+  errs.push(...validatePodSpecContainers(kind === 'statefulset' ? withClaimVolumes(podSpec, spec.volumeClaimTemplates) : podSpec, 'spec.template.spec'));
   const restart = podSpec.restartPolicy ?? 'Always';
   if (restart !== 'Always') errs.push(field.notSupported('spec.template.spec.restartPolicy', restart, ['Always']));
   if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null) {
     errs.push(field.invalid('spec.template.spec.activeDeadlineSeconds', podSpec.activeDeadlineSeconds, 'activeDeadlineSeconds in ReplicaSet is not Supported'));
   }
   return errs;
+}
+
+/**
+ * A StatefulSet's pod template as its pods will have it (volumesToAddForTemplates): a volume for each volume claim
+ * template the template does not name already, so that containers may mount the claims.
+ */
+function withClaimVolumes(podSpec: JsonRecord, claimTemplates: unknown): JsonRecord {
+  const volumes = records(podSpec.volumes);
+  const named = new Set(volumes.map((v) => v.name));
+  const added = records(claimTemplates)
+    .map((c) => (isRecord(c.metadata) ? c.metadata.name : undefined))
+    .filter((name): name is string => typeof name === 'string' && !named.has(name))
+    .map((name) => ({ name, persistentVolumeClaim: { claimName: name } }));
+  return added.length === 0 ? podSpec : { ...podSpec, volumes: [...volumes, ...added] };
 }
 
 function validateReplicas(spec: JsonRecord): FieldError[] {
