@@ -270,12 +270,7 @@ export class PodSecurityAdmission {
   private async validatePod(a: AdmissionAttributes): Promise<void> {
     if (IGNORED_POD_SUBRESOURCES.has(a.subresource)) return;
     if (this.exempt(a)) return;
-    let ns: KObject | undefined;
-    try {
-      ns = await this.namespaceOf(a.namespace);
-    } catch {
-      ns = undefined;
-    }
+    const ns = await this.lookUpNamespace(a.namespace);
     if (!ns) {
       this.annotate(a, { error: `failed to lookup namespace ${JSON.stringify(a.namespace)}` });
       throw errors.internal(`failed to lookup namespace ${JSON.stringify(a.namespace)}`);
@@ -293,18 +288,22 @@ export class PodSecurityAdmission {
   private async validatePodController(a: AdmissionAttributes, templateOf: (o: KObject) => unknown): Promise<void> {
     if (a.subresource) return;
     if (this.exempt(a)) return;
-    let ns: KObject | undefined;
-    try {
-      ns = await this.namespaceOf(a.namespace);
-    } catch {
-      ns = undefined;
-    }
+    const ns = await this.lookUpNamespace(a.namespace);
     if (!ns) return this.annotate(a, { error: `failed to lookup namespace ${JSON.stringify(a.namespace)}: namespaces ${JSON.stringify(a.namespace)} not found` });
     const { policy, errs } = policyToEvaluate(this.labelsOf(ns), this.config.defaults);
     if (errs.length === 0 && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') return;
     const template = templateOf(a.object!);
     if (!isRecord(template)) return;
     this.evaluate(a, policy, errs, isRecord(template.metadata) ? template.metadata : {}, isRecord(template.spec) ? template.spec : {}, false);
+  }
+
+  /** The namespace the object goes to; undefined when it cannot be read. */
+  private async lookUpNamespace(name: string): Promise<KObject | undefined> {
+    try {
+      return await this.namespaceOf(name);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Exempt by namespace or user: let through, and say why in the audit event. */
