@@ -120,17 +120,23 @@ export class OpenApiPublisher {
   async prepare(pathWithQuery: string, headers: Headers = {}): Promise<void> {
     const path = pathWithQuery.split('?')[0];
     let form: SourceForm;
+    // A group-version's v3 document needs the sources of that group-version only.
+    let gv: string | undefined;
     if (path === '/openapi/v2') {
       const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
       const i = negotiate(accept, V2_OFFERS);
       if (i < 0) return;
       form = i === 0 ? 'json' : 'proto';
-    } else if (path === '/openapi/v3' || path.startsWith('/openapi/v3/')) form = 'v3';
-    else return;
+    } else if (path === '/openapi/v3') form = 'v3';
+    else if (path.startsWith('/openapi/v3/')) {
+      form = 'v3';
+      gv = path.slice('/openapi/v3/'.length);
+    } else return;
     // After a change the sources are other ones: prepared again until none is left to make.
     for (let pass = 0; pass < 3; pass++) {
       const generation = this.generation;
       for (const source of [this.builtins, ...this.crds.values()]) {
+        if (gv !== undefined && !source.groupVersions.includes(gv)) continue;
         const pending = source.prepare(form);
         if (pending) await pending;
       }
