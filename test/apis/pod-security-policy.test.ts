@@ -22,6 +22,10 @@ describe('Pod Security Standards checks', () => {
     const meta = { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined' } };
     assert.equal(check('baseline', 'v1.18', annotated, meta).detail, 'seccompProfile (forbidden annotation seccomp.security.alpha.kubernetes.io/pod="unconfined")');
     assert.equal(check('baseline', 'v1.19', annotated, meta).allowed, true, 'annotations are not read from v1.19');
+    // Windows pods are spared the Linux-only restricted checks from v1.25, not before.
+    const windows = { os: { name: 'windows' }, securityContext: { runAsNonRoot: true }, containers: [container({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } })] };
+    assert.equal(check('restricted', 'v1.24', windows).detail, 'seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")');
+    assert.equal(check('restricted', 'v1.25', { ...windows, containers: [container()] }).allowed, true);
   });
 
   it('reads "latest" and newer versions as the server\'s own', () => {

@@ -267,9 +267,9 @@ function seccompProfileBaselineAnnotations(meta: KObject, spec: KObject): CheckR
 }
 
 /** The seccomp check of both levels: `required` (restricted) also refuses a container that sets none while the pod sets none. */
-function seccompProfile(required: boolean): CheckFn {
+function seccompProfile(required: boolean, windowsExempt = false): CheckFn {
   return (_meta, spec) => {
-    if (required && isWindows(spec)) return ALLOWED;
+    if (windowsExempt && isWindows(spec)) return ALLOWED;
     const badValues: string[] = [];
     const podProfile = podSecurityContext(spec)?.seccompProfile;
     const podBad = isRecord(podProfile) && !validSeccomp(podProfile.type);
@@ -530,7 +530,7 @@ const CHECKS: readonly Check[] = [
     level: 'restricted',
     versions: [
       { from: 19, check: seccompProfile(true), overrides: ['seccompProfile_baseline'] },
-      { from: 25, check: seccompProfile(true), overrides: ['seccompProfile_baseline'] },
+      { from: 25, check: seccompProfile(true, true), overrides: ['seccompProfile_baseline'] },
     ],
   },
 ];

@@ -272,8 +272,9 @@ export class PodSecurityAdmission {
     if (this.exempt(a)) return;
     const ns = await this.lookUpNamespace(a.namespace);
     if (!ns) {
-      this.annotate(a, { error: `failed to lookup namespace ${JSON.stringify(a.namespace)}` });
-      throw errors.internal(`failed to lookup namespace ${JSON.stringify(a.namespace)}`);
+      const err = errors.internal(`failed to lookup namespace ${JSON.stringify(a.namespace)}`);
+      this.annotate(a, { error: `${err.message}: namespaces ${JSON.stringify(a.namespace)} not found` });
+      throw err;
     }
     const { policy, errs } = policyToEvaluate(this.labelsOf(ns), this.config.defaults);
     if (errs.length === 0 && fullyPrivileged(policy)) {
