@@ -30,12 +30,19 @@ export class BenchClient {
   private next = 0;
 
   constructor(
-    base: string,
+    private readonly base: string,
     private readonly token: string,
-    ca: string,
+    private readonly ca: string,
     connections = 4,
   ) {
     this.sessions = Array.from({ length: Math.max(1, Math.min(connections, 8)) }, () => connect(base, ca));
+  }
+
+  /** The next session, connected again if the server closed it (as client-go's transport dials again). */
+  private session(): http2.ClientHttp2Session {
+    const i = this.next++ % this.sessions.length;
+    if (this.sessions[i].closed || this.sessions[i].destroyed) this.sessions[i] = connect(this.base, this.ca);
+    return this.sessions[i];
   }
 
   request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
@@ -48,7 +55,7 @@ export class BenchClient {
     const h: http2.OutgoingHttpHeaders = { ':method': method, ':path': path, authorization: `Bearer ${this.token}` };
     for (const [k, v] of Object.entries(headers)) h[k.toLowerCase()] = v;
     if (payload) h['content-type'] ??= 'application/json';
-    const session = this.sessions[this.next++ % this.sessions.length];
+    const session = this.session();
     return new Promise((resolve, reject) => {
       const stream = session.request(h, { endStream: !payload });
       let status = 0;
