@@ -1,6 +1,7 @@
 /**
  * The SDK's figures (issue #29):
- * - test server: startTestServer() to its first answered request, median of 100 (quick: 20);
+ * - test server: startTestServer() to its first answered request, median of 100 (quick: 20), and the heap each
+ *   start and stop leaves behind (with --expose-gc);
  * - reconciles/s of the example Foo controller (examples/foo-controller), creating Foos with 1 replica each
  *   against the test server in this process, until every Foo is Ready;
  * - informer memory: heap held by an informer's cache of 10,000 ConfigMaps (quick: 2,000), per 10,000.
@@ -28,6 +29,8 @@ async function settle(): Promise<void> {
 async function startup(): Promise<void> {
   const runs = quick ? 20 : 100;
   const times: number[] = [];
+  await settle();
+  const heapBefore = process.memoryUsage().heapUsed;
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     const s = await startTestServer();
@@ -36,6 +39,11 @@ async function startup(): Promise<void> {
     await s.stop();
   }
   line(`startTestServer → first request (median of ${runs})`, `${median(times).toFixed(1)} ms  (min ${Math.min(...times).toFixed(1)}, max ${Math.max(...times).toFixed(1)})`);
+  if (gc) {
+    await settle();
+    const held = (process.memoryUsage().heapUsed - heapBefore) / runs / 1024;
+    line(`heap kept per startTestServer()/stop() (${runs} cycles)`, `${held.toFixed(0)} KiB`);
+  }
 }
 
 async function reconciles(): Promise<void> {

@@ -21,6 +21,21 @@ export interface RequestLabels {
   dry_run: string;
 }
 
+let processMetrics: Registry | undefined;
+
+/**
+ * The process_* and nodejs_* metrics, one set per process: prom-client's default collectors keep their registry (a
+ * GC observer, an event-loop delay monitor) for the life of the process, so a registry per server leaked every
+ * server an embedder (a test suite) started and stopped.
+ */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
 export class ApiMetrics {
   readonly registry = new Registry();
   private readonly requests = new LabelledSeries('apiserver_request_total', 'counter', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
@@ -28,7 +43,6 @@ export class ApiMetrics {
   private readonly longRunning: Gauge<string>;
 
   constructor(apis: ApiRegistry) {
-    collectDefaultMetrics({ register: this.registry });
     this.registry.registerMetric(this.requests as never);
     this.registry.registerMetric(this.duration as never);
     this.longRunning = new Gauge({
@@ -137,7 +151,7 @@ export class ApiMetrics {
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, body: (await processRegistry().metrics()) + (await this.registry.metrics()) };
   }
 }
 
