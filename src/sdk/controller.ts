@@ -184,6 +184,9 @@ class Metrics {
 
 const metricsByRegistry = new WeakMap<Registry, Metrics>();
 
+/** How long Manager.stop waits for the reconciles under way (controller-runtime's GracefulShutdownTimeout default). */
+const GRACEFUL_SHUTDOWN_MS = 30_000;
+
 /**
  * A controller, as controller-runtime's: a work queue of object keys, fed by the manager's informers, and
  * workers running the reconciler on them. Made by `Manager.add`.
@@ -479,11 +482,20 @@ export class Manager {
     for (let round = 0; round < 3; round++) await Promise.all(this.controllers.map((c) => c.idle()));
   }
 
-  /** Stops the controllers and informers, and gives up the Lease when leading. */
+  /**
+   * Stops the controllers (the reconciles under way finish first, for up to 30 s: controller-runtime's graceful
+   * shutdown timeout), the runnables and informers, and gives up the Lease when leading.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.running = false;
     for (const c of this.controllers) c.stop();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.controllers.map((c) => c.idle())),
+      new Promise((resolve) => (timer = setTimeout(resolve, GRACEFUL_SHUTDOWN_MS))),
+    ]);
+    clearTimeout(timer);
     await this.stopRunnables();
     for (const i of this.informers.values()) i.stop();
     await this.elector?.stop();

@@ -302,6 +302,31 @@ describe('kapi/sdk: the controller runtime', () => {
     }
   });
 
+  it('waits, when stopped, for the reconciles under way, which still reach the server', async () => {
+    const { Manager } = await import('kapi/sdk');
+    const m = new Manager(s.client('stopper'));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let finished = false;
+    m.add({
+      name: 'stopper',
+      for: CONFIGMAPS,
+      reconcile: async ({ namespace, name }) => {
+        if (name !== 'slow') return;
+        started();
+        await new Promise((r) => setTimeout(r, 300));
+        await s.client('stopper').resource(CONFIGMAPS).patch(namespace!, name, { metadata: { labels: { reconciled: 'yes' } } });
+        finished = true;
+      },
+    });
+    await m.start();
+    await s.client().resource(CONFIGMAPS).create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow' } });
+    await running;
+    await m.stop();
+    assert.equal(finished, true, 'stop() resolved before the reconcile under way had finished');
+    assert.equal((await s.client().resource(CONFIGMAPS).get('default', 'slow')).metadata?.labels?.reconciled, 'yes');
+  });
+
   it('queues only the events that pass its predicates, and a watch\'s own', async () => {
     const { Manager, predicates } = await import('kapi/sdk');
     const m = new Manager(s.client('predicates'));
