@@ -101,7 +101,10 @@ export class LeaderElector {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => void this.tick().finally(() => this.schedule()), this.retryMs);
-    this.timer.unref();
+    // A standby waits for its turn as client-go's RunOrDie blocks: its timer keeps the process alive (a process
+    // that ran nothing else exited while another replica led, and nothing took over when that one stopped). A
+    // leader's work keeps its process alive; its timer does not.
+    if (this.leading) this.timer.unref();
   }
 
   private async tick(): Promise<void> {

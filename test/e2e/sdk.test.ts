@@ -4,7 +4,7 @@
  * through a kubeconfig, and a controller that owns ConfigMaps, keeps a condition and a finalizer.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -325,6 +325,42 @@ describe('kapi/sdk: the controller runtime', () => {
     await m.stop();
     assert.equal(finished, true, 'stop() resolved before the reconcile under way had finished');
     assert.equal((await s.client().resource(CONFIGMAPS).get('default', 'slow')).metadata?.labels?.reconciled, 'yes');
+  });
+
+  it('keeps a leader-election standby waiting (its own process), and it takes over when the leader stops', async () => {
+    const { Manager } = await import('kapi/sdk');
+    const lease = { namespace: 'default', name: 'standby-test', leaseDurationSeconds: 2, retryPeriodMs: 200 };
+    const leader = new Manager(s.client('leader'), { leaderElection: { ...lease, identity: 'first' } });
+    await leader.start();
+    // A controller manager of its own: nothing but the elector keeps it running while it waits.
+    const dir = mkdtempSync(join(tmpdir(), 'kapi-standby-'));
+    const script = join(dir, 'standby.mjs');
+    writeFileSync(
+      script,
+      `import { connect, Manager } from ${JSON.stringify(import.meta.resolve('kapi/sdk'))};
+const client = connect({ kubeconfig: ${JSON.stringify(s.kubeconfigPath)} });
+const m = new Manager(client, { leaderElection: ${JSON.stringify({ ...lease, identity: 'second' })} });
+m.add({ name: 'standby', for: { group: '', version: 'v1', resource: 'configmaps' }, reconcile: () => {} });
+await m.start();
+setInterval(() => { if (m.isLeader) { console.log('leading'); process.exit(0); } }, 50).unref();
+`,
+    );
+    const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c));
+    child.stderr.on('data', (c: Buffer) => (output += c));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(child.exitCode, null, `the standby exited while the leader held the Lease: ${output}`);
+      await leader.stop();
+      const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('timeout'), 10_000))]);
+      assert.equal(code, 0, `the standby did not take over: ${output}`);
+      assert.match(output, /leading/);
+    } finally {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('queues only the events that pass its predicates, and a watch\'s own', async () => {
