@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
+import { KUBERNETES_VERSION } from '../api/version.js';
 import { buildConfig, createResource, initProject } from './scaffold.js';
 import { CONTROLLER_NAMES, startKapi, type AuthorizationMode } from '../kapi/index.js';
 import { parseGoDuration } from '../server/filters.js';
@@ -99,7 +100,7 @@ const program = new Command();
 /** A comma-separated flag's values (absent: undefined, for the default). */
 const list = (v: string | undefined): string[] | undefined => (v === undefined ? undefined : v.split(',').map((x) => x.trim()).filter(Boolean));
 
-program.name('kapi').description('A Kubernetes-compatible API server for custom resources');
+program.name('kapi').description('A Kubernetes-compatible API server for custom resources (kapi --version: the version it serves as)');
 
 program
   .command('serve')
@@ -317,7 +318,12 @@ program
     for (const f of buildConfig(opts.dir, { ...opts, storage: opts.storage })) process.stdout.write(`wrote ${f}\n`);
   });
 
-program.parseAsync(process.argv).catch((err: Error) => {
-  console.error(`kapi: ${err.message}`);
-  process.exit(1);
-});
+// `kapi --version`, as `kube-apiserver --version` prints the Kubernetes version it serves as (a subcommand's own
+// --version, such as `create resource --version v1`, is that subcommand's).
+if (process.argv[2] === '--version') process.stdout.write(`Kubernetes ${KUBERNETES_VERSION.gitVersion}\n`);
+else {
+  program.parseAsync(process.argv).catch((err: Error) => {
+    console.error(`kapi: ${err.message}`);
+    process.exit(1);
+  });
+}

@@ -160,6 +160,13 @@ it('serves from etcd with --etcd-servers, the etcd chunk loaded on demand', asyn
   }
 });
 
+it('prints its version with --version, as kube-apiserver does', async () => {
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, [bin, '--version'], { timeout: 10_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  assert.match(out.trim(), /^Kubernetes v1\.\d+\.\d+-kapi\.\d+\.\d+\.\d+$/);
+});
+
 it('refuses flag values it cannot read, naming the flag', async () => {
   for (const [flag, value] of [['--max-watches', 'many'], ['--request-timeout', 'soon'], ['--v', '-1']]) {
     const child = spawn(process.execPath, [bin, 'serve', '--secure-port', '0', '--data-dir', join(tmpdir(), 'kapi-never-started'), `${flag}=${value}`], { stdio: ['ignore', 'pipe', 'pipe'] });
