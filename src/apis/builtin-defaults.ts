@@ -4,6 +4,7 @@
  * Container in a Pod, in a Deployment's template, in a CronJob's job template). The `+default=`
  * markers of the Go types are applied by the walker (schema/builtin/defaults.ts) and are not repeated here.
  */
+import { TEMPLATE_GENERATION } from './apps/daemonset.js';
 import { setOwn } from '../machinery/json-decoder.js';
 import { TypedDefaulter, type StructDefaulters } from '../schema/builtin/defaults.js';
 import { childRecord as child, isRecord as isObject, type JsonRecord } from '../util/json-object.js';
@@ -100,9 +101,14 @@ function service(svc: Obj): void {
   if (type === 'LoadBalancer') setIfUnset(spec, 'allocateLoadBalancerNodePorts', true);
 }
 
-/** SetDefaults_Deployment (replicas 1 is the strategy's, for every replicated workload). */
+/** SetDefaults_Deployment, SetDefaults_ReplicaSet, ...: replicas 1 when unset (the decoder's, so the writer owns it). */
+function defaultReplicas(spec: Obj): void {
+  setIfUnset(spec, 'replicas', 1);
+}
+
 function deployment(d: Obj): void {
   const spec = child(d, 'spec');
+  defaultReplicas(spec);
   const strategy = child(spec, 'strategy');
   setIfEmpty(strategy, 'type', 'RollingUpdate');
   if (strategy.type === 'RollingUpdate') {
@@ -115,6 +121,9 @@ function deployment(d: Obj): void {
 }
 
 function daemonSet(d: Obj): void {
+  // apps/v1 shows the internal spec.templateGeneration (0 until the strategy sets it) as an annotation.
+  const annotations = child(child(d, 'metadata'), 'annotations');
+  if (typeof annotations[TEMPLATE_GENERATION] !== 'string') annotations[TEMPLATE_GENERATION] = '0';
   const spec = child(d, 'spec');
   const strategy = child(spec, 'updateStrategy');
   setIfEmpty(strategy, 'type', 'RollingUpdate');
@@ -134,10 +143,23 @@ function statefulSet(s: Obj): void {
     strategy.type = 'RollingUpdate';
     child(strategy, 'rollingUpdate');
   }
-  if (strategy.type === 'RollingUpdate' && isObject(strategy.rollingUpdate)) setIfUnset(strategy.rollingUpdate, 'partition', 0);
+  // Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec writes the claim templates' type meta.
+  if (Array.isArray(spec.volumeClaimTemplates)) {
+    for (const t of spec.volumeClaimTemplates) {
+      if (!isObject(t)) continue;
+      t.apiVersion = 'v1';
+      t.kind = 'PersistentVolumeClaim';
+    }
+  }
+  if (strategy.type === 'RollingUpdate' && isObject(strategy.rollingUpdate)) {
+    setIfUnset(strategy.rollingUpdate, 'partition', 0);
+    // MaxUnavailableStatefulSet: beta and on since 1.35.
+    setIfUnset(strategy.rollingUpdate, 'maxUnavailable', 1);
+  }
   const retention = child(spec, 'persistentVolumeClaimRetentionPolicy');
   setIfEmpty(retention, 'whenDeleted', 'Retain');
   setIfEmpty(retention, 'whenScaled', 'Retain');
+  defaultReplicas(spec);
   setIfUnset(spec, 'revisionHistoryLimit', 10);
 }
 
@@ -288,14 +310,27 @@ export const BUILTIN_DEFAULTERS: StructDefaulters = {
   'core/v1.PersistentVolumeClaim': (pvc) => setIfEmpty(child(pvc, 'status'), 'phase', 'Pending'),
   // Claims and claim templates alike (StatefulSets' volumeClaimTemplates, ephemeral volumes).
   'core/v1.PersistentVolumeClaimSpec': (spec) => setIfUnset(spec, 'volumeMode', 'Filesystem'),
+  // SetDefaults_Secret, and the v1 conversion that writes stringData into data (base64; it wins) and never keeps it.
+  'core/v1.Secret': (secret) => {
+    const stringData = secret.stringData;
+    if (isObject(stringData)) {
+      const data: Obj = isObject(secret.data) ? secret.data : {};
+      for (const [k, v] of Object.entries(stringData)) if (typeof v === 'string') setOwn(data, k, Buffer.from(v, 'utf8').toString('base64'));
+      secret.data = data;
+    }
+    delete secret.stringData;
+    setIfEmpty(secret, 'type', 'Opaque');
+  },
   'core/v1.ReplicationController': (rc) => {
     const spec = child(rc, 'spec');
+    defaultReplicas(spec);
     const labels = isObject(spec.template) && isObject(spec.template.metadata) && isObject(spec.template.metadata.labels) ? spec.template.metadata.labels : undefined;
     if (labels && (!isObject(spec.selector) || Object.keys(spec.selector).length === 0)) spec.selector = { ...labels };
     const meta = child(rc, 'metadata');
     if (labels && (!isObject(meta.labels) || Object.keys(meta.labels).length === 0)) meta.labels = { ...labels };
   },
   'apps/v1.Deployment': deployment,
+  'apps/v1.ReplicaSet': (rs) => defaultReplicas(child(rs, 'spec')),
   'apps/v1.DaemonSet': daemonSet,
   'apps/v1.StatefulSet': statefulSet,
   'batch/v1.Job': job,

@@ -9,6 +9,7 @@ import type { DecodeOptions, Strategy } from '../registry/types.js';
 import type { KObject } from '../api/object.js';
 import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
+import { shapeAsGo } from '../schema/builtin/go-shape.js';
 import { builtinDefaulter } from './builtin-defaults.js';
 import { CORE_ADMISSION, CORE_RESOURCES } from './core/install.js';
 import { CORE_START_HOOKS } from './core/start.js';
@@ -89,6 +90,7 @@ function decodeTyped(obj: KObject, ctx: DecodeOptions, structId: string, kind: s
     }
   }
   builtinDefaulter.apply(structId, obj);
+  shapeAsGo(structId, obj);
 }
 
 /** Fields a request sent that the version it used does not have, found before it was converted to the stored form. */
@@ -122,7 +124,10 @@ export function withTypedDecoding(strategy: Strategy, structId: string, kind: st
       // An object the handler decoded (typedDecoder) and admission left alone is checked and defaulted already;
       // one converted since to the stored version takes that version's defaults (upstream's storage decoding gives them).
       if (!asDecoded) decodeTyped(obj, ctx, structId, kind, unknownInServedVersion.get(obj) ?? []);
-      else if (obj.apiVersion !== (ctx.group ? `${ctx.group}/${ctx.version}` : ctx.version)) builtinDefaulter.apply(structId, obj);
+      else if (obj.apiVersion !== (ctx.group ? `${ctx.group}/${ctx.version}` : ctx.version)) {
+        builtinDefaulter.apply(structId, obj);
+        shapeAsGo(structId, obj);
+      }
       strategy.defaulting?.(obj, ctx);
     },
     // Stored objects are defaulted as they are decoded, as upstream's storage codec does: one written
@@ -130,6 +135,7 @@ export function withTypedDecoding(strategy: Strategy, structId: string, kind: st
     onRead(obj) {
       const changed = strategy.onRead?.(obj);
       builtinDefaulter.apply(structId, obj);
+      shapeAsGo(structId, obj);
       return changed;
     },
   };

@@ -107,13 +107,6 @@ export function res(
 /** Workloads keep metadata.generation moving with their spec, as upstream's strategies do. */
 export const workload: Strategy = { generation: 'spec', resetFieldsOnMainEndpoint: ['status'], allowUnconditionalUpdate: true };
 export const plain: Strategy = { allowUnconditionalUpdate: true };
-/** Workloads with replicas: SetDefaults_Deployment (and the others') replicas = 1 when unset. */
-export const replicated: Strategy = {
-  ...workload,
-  defaulting(obj) {
-    if (obj.spec && typeof obj.spec === 'object' && (obj.spec.replicas === undefined || obj.spec.replicas === null)) obj.spec.replicas = 1;
-  },
-};
 
 
 /** Kinds with a /status subresource: the main endpoint leaves status alone. */

@@ -55,6 +55,11 @@ export interface FieldManagerOptions {
   resetFields?: FieldSet;
   /** The time recorded in changed entries (default: now). */
   now?: Date;
+  /**
+   * What a create is compared against (upstream: the kind's zero object, `Creater.New`); `{}` when
+   * undefined. A built-in's zero struct has `spec: {}`, so a create owns spec's fields but not spec itself.
+   */
+  emptyObject?: KObject;
 }
 
 export interface ApplyOptions extends FieldManagerOptions {
@@ -227,7 +232,7 @@ function* trackingCreate(newObj: unknown, manager: string, opts: FieldManagerOpt
   const id = updaterIdentifier(manager, opts);
   let computed: Managed | undefined;
   const set = yield* creatingSet(newObj, opts.type, opts.resetFields, function* () {
-    computed = yield* trackingUpdate({}, newObj, emptyManaged(), manager, opts);
+    computed = yield* trackingUpdate(opts.emptyObject ?? {}, newObj, emptyManaged(), manager, opts);
     return computed.fields.get(id)?.set ?? new FieldSet();
   });
   if (computed) return computed;
@@ -284,7 +289,7 @@ export function updateManagedFieldsInTurns(liveObj: KObject | undefined, newObj:
 }
 
 function* updatingManagedFields(liveObj: KObject | undefined, newObj: KObject, manager: string, opts: FieldManagerOptions): Steps<KObject> {
-  const live: KObject = liveObj ?? {};
+  const live: KObject = liveObj ?? opts.emptyObject ?? {};
   const liveManaged = () => decodeOrEmpty(managedFieldsOf(live));
   let managed: Managed;
   const requested = managedFieldsOf(newObj);

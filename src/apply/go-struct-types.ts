@@ -33,6 +33,11 @@ function structType(id: string): TypeInfo {
   structs.set(id, shell);
   const fields = new Map<string, TypeInfo>();
   collect(id, fields);
+  // An object of its own kind inside another (a StatefulSet's claim templates): TypeMeta's fields, as the OpenAPI schema has them.
+  if (GO_STRUCTS[id]?.typeMeta) {
+    fields.set('apiVersion', STRING);
+    fields.set('kind', STRING);
+  }
   const filled: MapType = {
     kind: 'map',
     fields: fields.size ? fields : undefined,

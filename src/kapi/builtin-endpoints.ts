@@ -10,6 +10,8 @@ import { BUILTIN_RESOURCES, typedConversion, typedDecoder, withTypedDecoding, ty
 import { NAMESPACES } from '../apis/core/namespaces.js';
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from '../apis/core/services.js';
 import { structOfKind } from '../api/go-type-expr.js';
+import { shapeAsGo, zeroStruct } from '../schema/builtin/go-shape.js';
+import type { KObject } from '../api/object.js';
 import { builtinApplyType } from '../apply/index.js';
 import { builtinStructural } from '../openapi/inline.js';
 import { tableConvertorOf } from '../printing/index.js';
@@ -39,6 +41,7 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),
     decodeObject: structId ? typedDecoder(structId, r.names.kind) : undefined,
+    emptyObject: structId ? emptyObjectOf(structId) : undefined,
   };
   const table = tableConvertorOf(r.printer);
   const storedAs = r.storedAs;
@@ -50,7 +53,8 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
       store: stored.store,
       // Printed as the stored kind; selected by its fields in this version.
       table: { ...table, row: (obj, now) => table.row(storedAs.toStorage(obj), now) },
-      toVersion: storedAs.toVersion,
+      // Written as the served version's struct (conversion fills only the fields it has).
+      toVersion: structId ? (o) => shapedAsGo(structId, o, storedAs.toVersion(o)) : storedAs.toVersion,
       toStorage: structId ? typedConversion(structId, r.names.kind, r.version, storedAs.toStorage) : storedAs.toStorage,
     };
   }
@@ -95,4 +99,21 @@ export function installBuiltinEndpoints(
     const [group, resource] = gr.split('/');
     storeOf(group, resource)?.start().catch(() => undefined);
   }
+}
+
+/**
+ * A converted object in its struct's shape. A conversion shares parts of the stored object (which the cache
+ * holds and others read), so the shape is given to a copy; an object the conversion passed through is in it already.
+ */
+function shapedAsGo(structId: string, from: KObject, converted: KObject): KObject {
+  if (converted === from) return converted;
+  const copy = structuredClone(converted);
+  shapeAsGo(structId, copy);
+  return copy;
+}
+
+/** The endpoint's zero object, made once (the field manager only reads it). */
+function emptyObjectOf(structId: string): () => KObject {
+  let made: KObject | undefined;
+  return () => (made ??= Object.freeze(zeroStruct(structId)) as KObject);
 }

@@ -564,7 +564,7 @@ export class RestStore {
     const meta = obj.metadata;
     meta.uid = randomUUID();
     meta.creationTimestamp = toRfc3339(new Date());
-    if (this.strategy.generation === 'spec') meta.generation = 1;
+    if (this.strategy.generation === 'spec' || this.strategy.generation === 'create') meta.generation = 1;
     else delete meta.generation;
   }
 

@@ -76,8 +76,11 @@ export interface Strategy {
   allowCreateOnUpdate?: boolean;
   /** PUT without metadata.resourceVersion is allowed (last write wins). */
   allowUnconditionalUpdate?: boolean;
-  /** How metadata.generation moves: 'spec' bumps it on any change outside metadata (and status, with a status subresource). */
-  generation?: 'spec' | 'none';
+  /**
+   * How metadata.generation moves: 'spec' bumps it on any change outside metadata (and status, with a status
+   * subresource); 'create' sets it to 1 on create and keeps it (upstream's PriorityClass strategy).
+   */
+  generation?: 'spec' | 'create' | 'none';
   /** DELETE answers with the deleted object rather than a Status. */
   returnDeletedObject?: boolean;
   /** Fields of the object that its main endpoint may not change (e.g. status with a status subresource). */

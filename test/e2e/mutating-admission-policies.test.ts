@@ -7,12 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './harness.js';
 
 const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
-const deployment = (name: string, replicas?: number, labels: Record<string, string> = {}) => ({
+// minReadySeconds: a field nothing defaults (replicas is defaulted as the request is decoded, before admission).
+const deployment = (name: string, minReadySeconds?: number, labels: Record<string, string> = {}) => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, labels },
   spec: {
-    ...(replicas !== undefined ? { replicas } : {}),
+    ...(minReadySeconds !== undefined ? { minReadySeconds } : {}),
     selector: { matchLabels: { app: name } },
     template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
   },
@@ -49,7 +50,7 @@ describe('MutatingAdmissionPolicy', () => {
     s = await startTestServer();
     const policy = (name: string, spec: Record<string, unknown>) => create(s, `${ADMISSION}/mutatingadmissionpolicies`, { metadata: { name }, spec: { reinvocationPolicy: 'Never', ...spec } });
     const binding = (name: string, spec: Record<string, unknown>) => create(s, `${ADMISSION}/mutatingadmissionpolicybindings`, { metadata: { name }, spec: { policyName: name, ...spec } });
-    await create(s, '/api/v1/namespaces/default/configmaps', { metadata: { name: 'defaults' }, data: { replicas: '2', team: 'blue' } });
+    await create(s, '/api/v1/namespaces/default/configmaps', { metadata: { name: 'defaults' }, data: { minReadySeconds: '2', team: 'blue' } });
     await create(s, '/api/v1/namespaces', { metadata: { name: 'strict' } });
     await policy('deployment-defaults', {
       paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
@@ -62,7 +63,7 @@ describe('MutatingAdmissionPolicy', () => {
           applyConfiguration: {
             expression: `Object{
               metadata: Object.metadata{labels: {"team": variables.team}},
-              spec: Object.spec{replicas: has(object.spec.replicas) ? object.spec.replicas : int(params.data.replicas)}
+              spec: Object.spec{minReadySeconds: has(object.spec.minReadySeconds) ? object.spec.minReadySeconds : int(params.data.minReadySeconds)}
             }`,
           },
         },
@@ -107,18 +108,18 @@ describe('MutatingAdmissionPolicy', () => {
   it('applies an apply configuration and then a JSON patch, with params and variables, as kubectl sees the result', async () => {
     const made = await s.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('web') });
     assert.equal(made.status, 201, made.text);
-    assert.equal(made.json.spec.replicas, 2, 'from the params');
+    assert.equal(made.json.spec.minReadySeconds, 2, 'from the params');
     assert.deepEqual(made.json.metadata.labels, { team: 'blue' });
     assert.deepEqual(made.json.metadata.annotations, { 'team-was': 'blue' });
-    // The merge keeps what the object has: its own replicas, its other labels.
+    // The merge keeps what the object has: its own minReadySeconds, its other labels.
     const kept = await s.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('kept', 7, { tier: 'web' }) });
-    assert.equal(kept.json.spec.replicas, 7);
+    assert.equal(kept.json.spec.minReadySeconds, 7);
     assert.deepEqual(kept.json.metadata.labels, { team: 'blue', tier: 'web' });
     const skipped = await s.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment('skipped', 1, { skip: 'y' }) });
     assert.deepEqual(skipped.json.metadata.labels, { skip: 'y' }, 'matchConditions decide');
     const kubectl = await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(deployment('applied')) });
     assert.equal(kubectl.code, 0, kubectl.stderr);
-    const got = await s.kubectl(['get', 'deployment', 'applied', '-o', 'jsonpath={.spec.replicas} {.metadata.labels.team}']);
+    const got = await s.kubectl(['get', 'deployment', 'applied', '-o', 'jsonpath={.spec.minReadySeconds} {.metadata.labels.team}']);
     assert.equal(got.stdout, '2 blue');
   });
 

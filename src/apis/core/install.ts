@@ -1,9 +1,8 @@
 /** The core (the legacy group, /api/v1) group: its rows of the built-in table (see resource-table.ts) and its admission plugin. */
 import { tokenRequestStorage } from '../authentication/token-request.js';
 import { configMapPrinter, endpointsPrinter, eventPrinter, nodePrinter, persistentVolumeClaimPrinter, persistentVolumePrinter, podPrinter, podTemplatePrinter, replicationControllerPrinter, resourceQuotaPrinter, secretPrinter, serviceAccountPrinter, servicePrinter } from '../../printing/index.js';
-import { res, WORKLOAD_SCALE, NO_COLLECTION, plain, replicated, withStatus, type BuiltinResource } from '../resource-table.js';
+import { res, WORKLOAD_SCALE, NO_COLLECTION, plain, withStatus, workload, type BuiltinResource } from '../resource-table.js';
 import { nameIsDNS1035Label, validatePathSegmentName } from '../../machinery/validation.js';
-import type { Strategy } from '../../registry/types.js';
 import { eventStrategy } from '../events/validation.js';
 import { configMapStrategy, secretStrategy } from './config.js';
 import { POD_ADMISSION_PLUGINS, POD_SUBRESOURCES, podStrategy } from './pods.js';
@@ -48,24 +47,6 @@ const taintNodesByCondition: AdmissionPlugin = {
   },
 };
 
-/**
- * Secret: `stringData` is written into `data` (base64; it wins over `data`) and is never stored, as the
- * v1 conversion does; `type` defaults to Opaque.
- */
-const secretDefaults: Strategy = {
-  ...plain,
-  defaulting(obj) {
-    const stringData = obj.stringData;
-    if (stringData && typeof stringData === 'object' && !Array.isArray(stringData)) {
-      const data: Record<string, unknown> = { ...(obj.data ?? {}) };
-      for (const [k, v] of Object.entries(stringData)) if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
-      obj.data = data;
-    }
-    delete obj.stringData;
-    if (!obj.type) obj.type = 'Opaque';
-  },
-};
-
 /** The resources of the core group kapi serves. */
 export const CORE_RESOURCES: BuiltinResource[] = [
   res('', 'v1', 'configmaps', 'ConfigMap', true, { printer: configMapPrinter, shortNames: ['cm'], strategy: configMapStrategy(plain) }),
@@ -77,9 +58,9 @@ export const CORE_RESOURCES: BuiltinResource[] = [
     reads: [['scheduling.k8s.io', 'priorityclasses'], ['', 'serviceaccounts']],
   }),
   res('', 'v1', 'podtemplates', 'PodTemplate', true, { printer: podTemplatePrinter, strategy: plain }),
-  res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { printer: replicationControllerPrinter, shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: replicated }),
+  res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, { printer: replicationControllerPrinter, shortNames: ['rc'], categories: ['all'], status: true, scale: WORKLOAD_SCALE, strategy: workload }),
   res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { printer: resourceQuotaPrinter, shortNames: ['quota'], status: true, strategy: { ...plain, resetFieldsOnMainEndpoint: ['status'] } }),
-  res('', 'v1', 'secrets', 'Secret', true, { printer: secretPrinter, strategy: secretStrategy(secretDefaults) }),
+  res('', 'v1', 'secrets', 'Secret', true, { printer: secretPrinter, strategy: secretStrategy(plain) }),
   res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { printer: serviceAccountPrinter,
     shortNames: ['sa'],
     strategy: plain,

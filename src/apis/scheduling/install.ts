@@ -6,7 +6,7 @@ import { SYSTEM_PRIORITY_CLASSES } from '../core/pods.js';
 
 /** The resources of scheduling.k8s.io kapi serves. */
 export const SCHEDULING_RESOURCES: BuiltinResource[] = [
-  res('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, { printer: priorityClassPrinter, shortNames: ['pc'], strategy: plain }),
+  res('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, { printer: priorityClassPrinter, shortNames: ['pc'], strategy: { ...plain, generation: 'create' } }),
 ];
 
 /** scheduling/bootstrap-system-priority-classes: the priority classes every cluster has. */

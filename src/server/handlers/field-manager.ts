@@ -24,6 +24,7 @@ export function fieldManagerOptions(endpoint: Endpoint, subresource?: string): F
     apiVersion: groupVersion(endpoint.group, endpoint.version),
     subresource,
     resetFields: resetFieldsFor({ hasStatusSubresource: Boolean(endpoint.subresources.status), subresource }),
+    emptyObject: endpoint.emptyObject?.(),
   };
 }
 
