@@ -32,7 +32,7 @@ import {
 } from './managed-fields.js';
 import { MergeError } from './merge.js';
 import { fieldElement } from './path-element.js';
-import { applyingConfig, ConflictsError, updatingOwnership, type UpdaterOptions } from './updater.js';
+import { applyingConfig, ConflictsError, updatingOwnership, type UpdaterOptions, type VersionConverter } from './updater.js';
 import { runSteps, runStepsInTurns, type Steps } from '../util/turns.js';
 import { validate, validationMessage } from './typed.js';
 import type { TypeInfo } from './types.js';
@@ -60,6 +60,8 @@ export interface FieldManagerOptions {
    * undefined. A built-in's zero struct has `spec: {}`, so a create owns spec's fields but not spec itself.
    */
   emptyObject?: KObject;
+  /** The resource's other versions, for managers that wrote in them (see updater.ts); undefined: versions share paths. */
+  versions?: VersionConverter;
 }
 
 export interface ApplyOptions extends FieldManagerOptions {
@@ -267,7 +269,7 @@ function recordsTime(opts: FieldManagerOptions): boolean {
 }
 
 function updaterOptions(opts: FieldManagerOptions): UpdaterOptions {
-  return { type: opts.type, resetFields: opts.resetFields };
+  return { type: opts.type, resetFields: opts.resetFields, versions: opts.versions };
 }
 
 /**

@@ -48,6 +48,7 @@ export {
 export { typeFromDefinition, typeFromSchema, type JsonSchema, type SchemaTypeOptions } from './schema-types.js';
 export { builtinApplyType, typeFromGoStruct } from './go-struct-types.js';
 export { toFieldSet, validate } from './typed.js';
+export type { VersionConverter } from './updater.js';
 export { compare, type Comparison } from './compare.js';
 export { merge, MergeError } from './merge.js';
 export {

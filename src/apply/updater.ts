@@ -3,13 +3,15 @@
  * what a write changed as owned by its manager (taking it from others), and
  * Apply merges an applied configuration, removes what the applier owned
  * before and no longer applies (unless someone else owns it), and fails with
- * the conflicts with other managers unless forced. All API versions of a
- * kind are taken to share field paths (true for CRD versions without
- * path-changing conversion), so no version conversion happens here.
+ * the conflicts with other managers unless forced. A manager that wrote in
+ * another version sees the change in its own version (`versions`: upstream's
+ * versionConverter), and one whose version no longer converts is dropped;
+ * without `versions` all API versions of a kind share field paths (custom
+ * resources, whose versions differ in schema, not in paths).
  */
 import { compareGoStrings } from '../machinery/go-text.js';
 import { comparing, type Comparison } from './compare.js';
-import type { Steps } from '../util/turns.js';
+import { runSteps, type Steps } from '../util/turns.js';
 import { FieldSet } from './field-set.js';
 import type { Managed, VersionedSet } from './managed-fields.js';
 import { merge } from './merge.js';
@@ -23,7 +25,12 @@ export interface UpdaterOptions {
   type: TypeInfo;
   /** Fields the endpoint resets (e.g. status on the main resource): never owned, never compared. */
   resetFields?: FieldSet;
+  /** The request's version's objects in another version of the resource; null when that version does not convert. */
+  versions?: VersionConverter;
 }
+
+/** Another version of a resource, for the managers that wrote in it: its merge type and how an object reads in it. */
+export type VersionConverter = (apiVersion: string) => { type: TypeInfo; convert: (obj: unknown) => unknown } | null;
 
 export interface Conflict {
   manager: string;
@@ -59,6 +66,7 @@ function reconcile(fields: Map<string, VersionedSet>, type: TypeInfo): Map<strin
 function* takingChanges(
   oldObj: unknown,
   newObj: unknown,
+  apiVersion: string,
   fields: Map<string, VersionedSet>,
   workflow: string,
   force: boolean,
@@ -68,12 +76,28 @@ function* takingChanges(
   yield;
   const cmp = { removed: filter(raw.removed, opts), modified: filter(raw.modified, opts), added: filter(raw.added, opts) };
   yield;
-  const changed = cmp.modified.union(cmp.added);
+  // The comparison (and what it changed) in each version a manager wrote in.
+  const byVersion = new Map<string, { cmp: Comparison; changed: FieldSet } | null>([[apiVersion, { cmp, changed: cmp.modified.union(cmp.added) }]]);
   yield;
+  const inVersion = (v: string) => {
+    if (!opts.versions) return byVersion.get(apiVersion)!;
+    let found = byVersion.get(v);
+    if (found === undefined) {
+      found = compareIn(opts.versions, v, oldObj, newObj, opts);
+      byVersion.set(v, found);
+    }
+    return found;
+  };
   const conflicts = new Map<string, FieldSet>();
   for (const [m, vs] of fields) {
     if (m === workflow) continue;
-    const c = vs.set.intersection(changed);
+    const seen = inVersion(vs.apiVersion);
+    if (!seen) {
+      // Its version does not convert (another group, a version no longer served): upstream drops the manager.
+      fields.delete(m);
+      continue;
+    }
+    const c = vs.set.intersection(seen.changed);
     if (!c.isEmpty()) conflicts.set(m, c);
   }
   if (!force && conflicts.size > 0) throw new ConflictsError(conflictList(conflicts));
@@ -81,16 +105,30 @@ function* takingChanges(
     const vs = fields.get(m)!;
     fields.set(m, { ...vs, set: vs.set.difference(c) });
   }
-  if (!cmp.removed.isEmpty()) {
-    for (const [m, vs] of fields) {
-      if (m === workflow) continue;
-      // An unchanged set keeps its versioned set: managed-fields.ts reuses the entry made for it.
-      const set = vs.set.difference(cmp.removed);
-      if (set !== vs.set) fields.set(m, { ...vs, set });
-    }
+  for (const [m, vs] of fields) {
+    if (m === workflow) continue;
+    const removed = inVersion(vs.apiVersion)!.cmp.removed;
+    if (removed.isEmpty()) continue;
+    // An unchanged set keeps its versioned set: managed-fields.ts reuses the entry made for it.
+    const set = vs.set.difference(removed);
+    if (set !== vs.set) fields.set(m, { ...vs, set });
   }
   for (const [m, vs] of fields) if (vs.set.isEmpty()) fields.delete(m);
   return cmp;
+}
+
+/** The change from `oldObj` to `newObj` as it reads in version `v`; null when they do not convert to it. */
+function compareIn(versions: VersionConverter, v: string, oldObj: unknown, newObj: unknown, opts: UpdaterOptions): { cmp: Comparison; changed: FieldSet } | null {
+  const target = versions(v);
+  if (!target) return null;
+  let raw: Comparison;
+  try {
+    raw = runSteps(comparing(target.convert(oldObj), target.convert(newObj), target.type));
+  } catch {
+    return null;
+  }
+  const cmp = { removed: filter(raw.removed, opts), modified: filter(raw.modified, opts), added: filter(raw.added, opts) };
+  return { cmp, changed: cmp.modified.union(cmp.added) };
 }
 
 /** ConflictsFromManagers, managers sorted so the order does not depend on map iteration. */
@@ -103,7 +141,7 @@ function conflictList(conflicts: Map<string, FieldSet>): Conflict[] {
 /** Updater.Update: the new ownership after a non-apply write by `manager` (an identifier); pauses while it compares. */
 export function* updatingOwnership(liveObj: unknown, newObj: unknown, apiVersion: string, managed: Managed, manager: string, opts: UpdaterOptions): Steps<Managed> {
   const fields = reconcile(managed.fields, opts.type);
-  const cmp = yield* takingChanges(liveObj, newObj, fields, manager, true, opts);
+  const cmp = yield* takingChanges(liveObj, newObj, apiVersion, fields, manager, true, opts);
   yield;
   const prev = fields.get(manager)?.set ?? new FieldSet();
   const set = filter(prev.difference(cmp.removed).union(cmp.modified).union(cmp.added), opts);
@@ -140,7 +178,7 @@ export function* applyingConfig(
   // the usual re-apply skips prune's passes over the whole object.
   if (lastSet && !lastSet.set.difference(applying).isEmpty()) merged = prune(merged, fields, lastSet, opts.type);
   yield;
-  yield* takingChanges(liveObj, merged, fields, manager, force, opts);
+  yield* takingChanges(liveObj, merged, apiVersion, fields, manager, force, opts);
   yield;
   return { object: equalValues(liveObj, merged) ? undefined : merged, managed: { fields, times: new Map(managed.times) } };
 }

@@ -48,7 +48,7 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
   if (storedAs) {
     const stored = lookup?.(storedAs.group, storedAs.version ?? r.version, storedAs.resource);
     if (!stored) throw new Error(`${r.names.group}/${r.names.resource}: stored as ${storedAs.group}/${storedAs.resource}, which is not registered before it`);
-    return {
+    return withOtherVersions(lookup, {
       ...common,
       store: stored.store,
       // Printed as the stored kind; selected by its fields in this version.
@@ -56,19 +56,44 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
       // Written as the served version's struct (conversion fills only the fields it has).
       toVersion: structId ? (o) => shapedAsGo(structId, o, storedAs.toVersion(o)) : storedAs.toVersion,
       toStorage: structId ? typedConversion(structId, r.names.kind, r.version, storedAs.toStorage) : storedAs.toStorage,
-    };
+    });
   }
   const base = r.strategy ?? { allowUnconditionalUpdate: true };
   const store = new RestStore(storage, r.names, base);
   const strategy = r.strategyIn ? r.strategyIn(base, context, () => store.cache.list().items.map((e) => e.object)) : base;
   store.strategy = structId ? withTypedDecoding(strategy, structId, r.names.kind) : strategy;
-  return {
+  return withOtherVersions(lookup, {
     ...common,
     store,
     table,
     toVersion: (o) => o,
     toStorage: (o) => (o.apiVersion === apiVersion ? o : { ...o, apiVersion }),
+  });
+}
+
+/**
+ * The endpoint with its resource's other versions for managed fields: an object of this version is converted to
+ * the stored form and read in the other (HPAs in autoscaling/v1 and v2); a version of another group (core and
+ * events.k8s.io Events) or one not served does not convert, as upstream's converter finds no such version.
+ */
+function withOtherVersions(lookup: EndpointLookup | undefined, endpoint: Endpoint): Endpoint {
+  if (!lookup) return endpoint;
+  endpoint.otherVersion = (apiVersion) => {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    if (group !== endpoint.group) return null;
+    const target = lookup(group, apiVersion.slice(slash + 1), endpoint.names.resource);
+    if (!target || !target.applyType) return null;
+    return {
+      type: target.applyType(),
+      convert: (obj) => {
+        const stored = endpoint.toStorage(obj as KObject);
+        if (stored instanceof Promise) throw new Error('an asynchronous conversion');
+        return target.toVersion(stored);
+      },
+    };
   };
+  return endpoint;
 }
 
 /** Every served built-in resource's endpoint (--runtime-config), registered; the watch caches their strategies read are filled from the start (not awaited). */

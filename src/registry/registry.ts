@@ -8,7 +8,7 @@
  * proxied group-versions): each verb it has is a function.
  */
 import type { ProxyTarget, ScaleConfig } from '../api/serving.js';
-import type { TypeInfo } from '../apply/index.js';
+import type { TypeInfo, VersionConverter } from '../apply/index.js';
 import type { Structural } from '../schema/types.js';
 import type { TableConvertor } from '../printing/index.js';
 import type { RestStore } from './store.js';
@@ -140,6 +140,12 @@ export interface Endpoint extends ServedResource {
    * zero struct: `spec: {}`, `status: {}`, ...): what the field manager compares a create against. Shared: never mutate it.
    */
   emptyObject?: () => KObject;
+  /**
+   * For managed fields: this version's objects in another version of the resource (upstream's versionConverter),
+   * null for a version they do not convert to (another group, one not served). Undefined: all versions share field
+   * paths (custom resources).
+   */
+  otherVersion?: VersionConverter;
 }
 
 export class ApiRegistry {

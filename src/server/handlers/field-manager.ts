@@ -25,6 +25,7 @@ export function fieldManagerOptions(endpoint: Endpoint, subresource?: string): F
     subresource,
     resetFields: resetFieldsFor({ hasStatusSubresource: Boolean(endpoint.subresources.status), subresource }),
     emptyObject: endpoint.emptyObject?.(),
+    versions: endpoint.otherVersion,
   };
 }
 
