@@ -9,6 +9,7 @@ import type { DecodeOptions, Strategy } from '../registry/types.js';
 import type { KObject } from '../api/object.js';
 import { findDuplicateFields } from '../schema/index.js';
 import { checkTypedObject } from '../schema/builtin/typed-json.js';
+import { runSteps, runStepsInTurns, type Steps } from '../util/turns.js';
 import { shapeAsGo } from '../schema/builtin/go-shape.js';
 import { builtinDefaulter } from './builtin-defaults.js';
 import { CORE_ADMISSION, CORE_RESOURCES } from './core/install.js';
@@ -77,18 +78,29 @@ export function typedDecoder(structId: string, kind: string): (obj: KObject, ctx
   return (obj, ctx) => decodeTyped(obj, ctx, structId, kind, []);
 }
 
+/** typedDecoder for a large request: the type check, the duplicate-field scan and the defaulting each take a turn. */
+export function typedDecoderInTurns(structId: string, kind: string): (obj: KObject, ctx: DecodeOptions) => Promise<void> {
+  return (obj, ctx) => runStepsInTurns(decodingTyped(obj, ctx, structId, kind, []));
+}
+
 function decodeTyped(obj: KObject, ctx: DecodeOptions, structId: string, kind: string, unknownBefore: string[]): void {
+  runSteps(decodingTyped(obj, ctx, structId, kind, unknownBefore));
+}
+
+function* decodingTyped(obj: KObject, ctx: DecodeOptions, structId: string, kind: string, unknownBefore: string[]): Steps<void> {
   const checked = checkTypedObject(structId, obj);
   if (checked.error) throw errors.badRequest(`${kind} in version "${ctx.version}" cannot be handled as a ${kind}: ${checked.error}`);
   const mode = ctx.fieldValidation ?? 'Warn';
   if (mode !== 'Ignore') {
     const unknown = [...unknownBefore, ...checked.unknown];
+    if (ctx.rawBody) yield;
     const problems = [...(ctx.rawBody ? findDuplicateFields(ctx.rawBody) : []), ...unknown.map((f) => `unknown field ${goQuote(f)}`)];
     if (problems.length > 0) {
       if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
       ctx.warnings?.push(...problems);
     }
   }
+  yield;
   builtinDefaulter.apply(structId, obj);
   shapeAsGo(structId, obj);
 }

@@ -38,8 +38,13 @@ const decoded = new WeakMap<object, FieldSet>();
 const interned = new Map<string, JsonMap>();
 const MAX_INTERNED = 4096;
 
-function deepFreeze(root: JsonMap): JsonMap {
+/** Objects frozen, or set members written, between two pauses of the encoding (a few milliseconds). */
+const ITEMS_PER_STEP = 4096;
+
+/** Freezes a parsed fieldsV1 value and every object in it, pausing every ITEMS_PER_STEP objects. */
+function* freezing(root: JsonMap): Steps<JsonMap> {
   const stack: JsonMap[] = [root];
+  let done = 0;
   while (stack.length > 0) {
     const m = stack.pop() as JsonMap;
     for (const k in m) {
@@ -47,6 +52,7 @@ function deepFreeze(root: JsonMap): JsonMap {
       if (isMap(v)) stack.push(v);
     }
     Object.freeze(m);
+    if (++done % ITEMS_PER_STEP === 0) yield;
   }
   return root;
 }
@@ -303,13 +309,13 @@ export class FieldSet {
   *encoding(): Steps<JsonMap> {
     if (!this.encoded) {
       // The JSON text finds the shared object; only a set not seen before builds one.
-      const json = emitText(this, false);
+      const json = yield* emittingText(this, false);
       let shared = interned.get(json);
       if (!shared) {
         yield;
         const parsed = JSON.parse(json) as JsonMap;
         yield;
-        shared = deepFreeze(parsed);
+        shared = yield* freezing(parsed);
         if (interned.size >= MAX_INTERNED) interned.clear();
         interned.set(json, shared);
         decoded.set(shared, this);
@@ -351,8 +357,9 @@ function sortedChildren(it: Iterable<ChildSet>): ChildSet[] {
 
 // emitContentsV1, as JSON text: "." first when the element is also a member, then members
 // and children merged in order. (No key is an array index, so JSON.parse keeps this order.)
-// An explicit stack holds what is still to write: text, or a set.
-function emitText(root: FieldSet, rootIncludeSelf: boolean): string {
+// An explicit stack holds what is still to write: text, or a set. Pauses every ITEMS_PER_STEP entries.
+function* emittingText(root: FieldSet, rootIncludeSelf: boolean): Steps<string> {
+  let entries = 0;
   type Item = string | { s: FieldSet; includeSelf: boolean };
   const out: string[] = [];
   const stack: Item[] = [{ s: root, includeSelf: rootIncludeSelf }];
@@ -377,6 +384,7 @@ function emitText(root: FieldSet, rootIncludeSelf: boolean): string {
       const m = members[mi];
       const c = children[ci];
       const cmp = !m ? 1 : !c ? -1 : compareElements(m, c.pe);
+      if (++entries % ITEMS_PER_STEP === 0) yield;
       if (cmp < 0) {
         text += quotedKey(m.key) + '{}';
         mi++;

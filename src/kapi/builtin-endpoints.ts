@@ -6,7 +6,7 @@
  */
 import type { ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { typedScope } from '../registry/request-scope.js';
-import { BUILTIN_RESOURCES, typedConversion, typedDecoder, withTypedDecoding, type BuiltinContext, type BuiltinResource } from '../apis/builtin.js';
+import { BUILTIN_RESOURCES, typedConversion, typedDecoder, typedDecoderInTurns, withTypedDecoding, type BuiltinContext, type BuiltinResource } from '../apis/builtin.js';
 import { NAMESPACES } from '../apis/core/namespaces.js';
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from '../apis/core/services.js';
 import { structOfKind } from '../api/go-type-expr.js';
@@ -41,6 +41,7 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),
     decodeObject: structId ? typedDecoder(structId, r.names.kind) : undefined,
+    decodeObjectInTurns: structId ? typedDecoderInTurns(structId, r.names.kind) : undefined,
     emptyObject: structId ? emptyObjectOf(structId) : undefined,
   };
   const table = tableConvertorOf(r.printer);

@@ -7,6 +7,7 @@
  */
 import { Decoder, MAX_JSON_DEPTH, NumberLiteral, setOwn } from './json-decoder.js';
 import { renderTree, type TreeFormat } from '../util/tree-operation.js';
+import { runSteps, type Steps } from '../util/turns.js';
 
 export { JsonSyntaxError, MAX_INT64, MAX_JSON_DEPTH, MIN_INT64, NumberLiteral, jsonNumber } from './json-decoder.js';
 
@@ -16,11 +17,21 @@ const LONG_DIGITS = /\d{16}/;
 const NEEDS_CARE = /[eE][+-]?\d{3}|\\u[dD][89a-fA-F]/;
 
 export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
-  if (parsesNatively(text) && !(text.length > maxDepth && nestsTooDeep(text, maxDepth))) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      // Reparse below for Go's error text.
+  return runSteps(parsingJson(text, maxDepth));
+}
+
+/** parseJson in steps (util/turns.ts): the two scans of a large text and its parse each take one. */
+export function* parsingJson(text: string, maxDepth = MAX_JSON_DEPTH): Steps<unknown> {
+  if (parsesNatively(text)) {
+    const large = text.length > maxDepth;
+    if (large) yield;
+    if (!(large && nestsTooDeep(text, maxDepth))) {
+      if (large) yield;
+      try {
+        return JSON.parse(text);
+      } catch {
+        // Reparse below for Go's error text.
+      }
     }
   }
   return new Decoder(text, false, maxDepth).decode();

@@ -135,6 +135,8 @@ export interface Endpoint extends ServedResource {
    * Built-ins are defaulted; custom resources pruned and defaulted (their strategy's `decode`).
    */
   decodeObject?: (obj: KObject, opts: DecodeOptions) => void;
+  /** decodeObject for a large request, with turns of the loop between its steps (util/turns.ts); absent: decodeObject's one step. */
+  decodeObjectInTurns?: (obj: KObject, opts: DecodeOptions) => Promise<void>;
   /**
    * An object of the endpoint's kind with nothing set, as upstream's `Creater.New` makes it (a built-in's
    * zero struct: `spec: {}`, `status: {}`, ...): what the field manager compares a create against. Shared: never mutate it.

@@ -1,5 +1,6 @@
 /** Reading request bodies with kube-apiserver's 3 MiB limit, and decoding them. */
-import { goJsonType, JsonSyntaxError, parseJson } from '../machinery/json.js';
+import { goJsonType, JsonSyntaxError, parseJson, parsingJson } from '../machinery/json.js';
+import { isLarge, nextTurn, runStepsInTurns } from '../util/turns.js';
 import { decodeObject, ProtobufMessageError } from '../machinery/protobuf/objects.js';
 import { ProtobufError } from '../machinery/protobuf/wire.js';
 import { errors, type StatusError } from '../machinery/status.js';
@@ -69,7 +70,7 @@ export async function decodeBody(body: Buffer, format: 'json' | 'yaml', res: Res
   const text = body.toString('utf8');
   let value: unknown;
   try {
-    value = format === 'yaml' ? await parseYamlBody(text, res) : parseJson(text);
+    value = format === 'yaml' ? await parseYamlBody(text, res) : isLarge(body.length) ? await runStepsInTurns(parsingJson(text)) : parseJson(text);
   } catch (err) {
     // The YAML serializer's YAMLToJSON fails with go-yaml's error; the JSON one in its meta-factory's Interpret.
     if (err instanceof YamlSyntaxError) throw unrecognizedObject(kind, err.message, body);
@@ -78,6 +79,8 @@ export async function decodeBody(body: Buffer, format: 'json' | 'yaml', res: Res
   }
   const typeError = interpretError(value);
   if (typeError) throw unrecognizedObject(kind, typeError, body);
+  // A large body's parse took its turn: what the request does with the value takes the next.
+  if (isLarge(body.length)) await nextTurn();
   return value;
 }
 

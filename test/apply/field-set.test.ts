@@ -111,3 +111,16 @@ test('set operations that change nothing return their input (which keeps its fie
   // A decoded frozen encoding is the set's own encoding.
   assert.equal(FieldSet.fromFieldsV1(encoded).toFieldsV1(), encoded);
 });
+
+test('encodes a large set in steps of a few thousand entries, to the same fieldsV1 as in one go', () => {
+  const members = Array.from({ length: 20_000 }, (_, i) => [f('data'), f(`k${i}`)]);
+  const set = FieldSet.of(...members);
+  const steps = set.encoding();
+  let pauses = 0;
+  let r = steps.next();
+  for (; !r.done; r = steps.next()) pauses++;
+  // Writing 20,000 entries and freezing 20,000 objects pause every 4,096; the parse has its own.
+  assert.ok(pauses >= 8, `${pauses} pauses`);
+  assert.ok(Object.isFrozen(r.value) && Object.isFrozen((r.value['f:data'] as Record<string, unknown>)['f:k1']));
+  assert.equal(JSON.stringify(r.value), JSON.stringify(FieldSet.of(...members).toFieldsV1()));
+});

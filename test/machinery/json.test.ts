@@ -120,3 +120,16 @@ test('deepClone copies JSON values with BigInt, without sharing or recursion lim
   const proto = deepClone(parseJson('{"__proto__":1}') as object);
   assert.deepEqual(Object.keys(proto), ['__proto__']);
 });
+
+test('parses a large text in steps: each scan and the parse take one (a turn of the loop between them for a request)', async () => {
+  const { parsingJson } = await import('../../src/machinery/json.js');
+  const text = JSON.stringify({ data: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'v'])) });
+  const steps = parsingJson(text);
+  let pauses = 0;
+  let r = steps.next();
+  for (; !r.done; r = steps.next()) pauses++;
+  assert.equal(pauses, 2, 'the nesting scan and the parse come after pauses');
+  assert.deepEqual(r.value, JSON.parse(text));
+  const small = parsingJson('{"a":1}');
+  assert.deepEqual(small.next(), { done: true, value: { a: 1 } }, 'a small text in one step');
+});

@@ -5,6 +5,7 @@
  */
 import { applyObject, applyObjectInTurns, BUILTIN_OBJECT, managerOrUserAgent, resetFieldsFor, updateManagedFields, updateManagedFieldsInTurns, type ApplyOptions, type FieldManagerOptions } from '../../apply/index.js';
 import type { Endpoint } from '../../registry/registry.js';
+import type { DecodeOptions } from '../../registry/types.js';
 import type { KObject } from '../../api/object.js';
 import { groupVersion, type HandlerContext } from './context.js';
 import { decodeOptions } from './decode-object.js';
@@ -42,10 +43,20 @@ export function trackUpdate(
   large: boolean,
   subresource = ctx.info.subresource,
 ): KObject | Promise<KObject> {
-  ctx.endpoint.decodeObject?.(next, decodeOptions(ctx, OPTIONS_KIND[ctx.req.method ?? ''] ?? 'UpdateOptions'));
+  const decoding = decodeOptions(ctx, OPTIONS_KIND[ctx.req.method ?? ''] ?? 'UpdateOptions');
   const opts = fieldManagerOptions(ctx.endpoint, subresource);
-  if (!large) return updateManagedFields(live, next, managerOf(ctx), opts);
-  return nextTurn().then(() => updateManagedFieldsInTurns(live, next, managerOf(ctx), opts));
+  if (!large) {
+    ctx.endpoint.decodeObject?.(next, decoding);
+    return updateManagedFields(live, next, managerOf(ctx), opts);
+  }
+  return decodeInTurns(ctx.endpoint, next, decoding).then(() => updateManagedFieldsInTurns(live, next, managerOf(ctx), opts));
+}
+
+/** The endpoint's decoding of a large request's object, in turns where it has them, and a turn after it. */
+export async function decodeInTurns(endpoint: Endpoint, obj: KObject, opts: DecodeOptions): Promise<void> {
+  if (endpoint.decodeObjectInTurns) await endpoint.decodeObjectInTurns(obj, opts);
+  else endpoint.decodeObject?.(obj, opts);
+  await nextTurn();
 }
 
 /** A server-side apply of `applied` by `manager` (apply/applyObject), in steps for a large request. */

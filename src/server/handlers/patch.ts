@@ -16,7 +16,7 @@ import { isLarge, nextTurn } from '../../util/turns.js';
 import { builtinStruct, type HandlerContext } from './context.js';
 import { checkPatchedTypeMeta, decodeOptions, typedOrder } from './decode-object.js';
 import { checkName, dryRunOf, fromInternal, storeOptions, toInternal } from './write.js';
-import { applyFor, fieldManagerOptions, trackUpdate } from './field-manager.js';
+import { applyFor, decodeInTurns, fieldManagerOptions, trackUpdate } from './field-manager.js';
 import { applyBodyError, checkApplyBody, parseForceParam, validatePatchOptions } from '../../apply/index.js';
 import { parseYamlBody } from '../yaml-bodies.js';
 
@@ -146,7 +146,8 @@ async function handleApply(ctx: HandlerContext, applied: KObject, force: boolean
       const obj = await applyFor(large, live, applied, manager, { ...fieldManagerOptions(endpoint, info.subresource), kind: endpoint.names.kind, force });
       if (large) await nextTurn();
       // As upstream's apply patcher: the merged object is defaulted (and a custom resource pruned) before admission.
-      endpoint.decodeObject?.(obj, decodeOptions(ctx, 'PatchOptions'));
+      if (large) await decodeInTurns(endpoint, obj, decodeOptions(ctx, 'PatchOptions'));
+      else endpoint.decodeObject?.(obj, decodeOptions(ctx, 'PatchOptions'));
       if (!live && obj.metadata?.uid) {
         throw errors.conflict(gr, info.name!, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
       }
