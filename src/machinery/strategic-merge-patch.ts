@@ -8,7 +8,8 @@
  */
 import { deref, fieldOf, type Type } from '../api/go-type-expr.js';
 import { GO_STRUCTS } from '../api/go-types.js';
-import { stringifyJson } from './json.js';
+import { deepClone, stringifyJson } from './json.js';
+import { setOwn } from './json-decoder.js';
 import { applyMergePatch } from './merge-patch.js';
 
 type Json = unknown;
@@ -79,6 +80,14 @@ function mergeMap(target: Json, patch: Json, node: Node, depth = 0): Json {
     const meta = lookup(node, key);
     const type = meta.type && deref(meta.type);
     const order = patch[`$setElementOrder/${key}`];
+    if (takesAsIs(base, key, value, order)) {
+      // As upstream's mergeMap: a value the original lacks (or has as another kind) is the patch's, less its
+      // null entries and any map that carries a directive (`$patch: merge` there is no error; it drops the map).
+      const taken = withoutDirectiveMaps(value);
+      if (taken === undefined) delete base[key];
+      else base[key] = taken;
+      continue;
+    }
     if (Array.isArray(value)) {
       if (type?.k === 'slice') {
         const merge = (meta.strategy ?? '').split(',').includes('merge');
@@ -121,6 +130,54 @@ function mergeMap(target: Json, patch: Json, node: Node, depth = 0): Json {
     for (const k of Object.keys(base)) if (!keep.has(k)) delete base[k];
   }
   return base;
+}
+
+/** JSON kind, as Go's reflect.TypeOf tells a decoded value's apart: map, list, null or a scalar. */
+const kindOf = (v: Json): string => (v === null ? 'null' : Array.isArray(v) ? 'list' : isObj(v) ? 'map' : 'scalar');
+
+/**
+ * Whether the patch's value replaces the original's without a merge: the original lacks the key or holds another
+ * kind there (a list with its $setElementOrder still merges, as mergePatchIntoOriginal takes it first).
+ */
+function takesAsIs(base: Obj, key: string, value: Json, order: Json): boolean {
+  if (!isObj(value) && !Array.isArray(value)) return false;
+  if (!Object.hasOwn(base, key) || base[key] === undefined) return !(Array.isArray(value) && order !== undefined);
+  return kindOf(base[key]) !== kindOf(value);
+}
+
+/** A map that is a directive: it has a `$patch` that is not null (a null entry is discarded first). */
+const isDirectiveMap = (v: Json): boolean => isObj(v) && Object.hasOwn(v, '$patch') && v.$patch !== null;
+
+/**
+ * discardNullValuesFromPatch then removeDirectives on a copy of `value`: null map entries go, and so does every map
+ * with a directive (a list's item, a map's value); undefined when `value` is such a map. Iterative: any depth.
+ */
+function withoutDirectiveMaps(value: Json): Json | undefined {
+  if (isDirectiveMap(value)) return undefined;
+  const copy = (v: Json): Json => (Array.isArray(v) ? [] : isObj(v) ? {} : v);
+  const root = copy(value);
+  const stack: Array<[Json, Json]> = [[value, root]];
+  while (stack.length > 0) {
+    const [from, to] = stack.pop()!;
+    if (Array.isArray(from)) {
+      const out = to as Json[];
+      for (const x of from) {
+        if (isDirectiveMap(x)) continue;
+        const c = copy(x);
+        out.push(c);
+        if (c !== x) stack.push([x, c]);
+      }
+    } else {
+      const out = to as Obj;
+      for (const [k, x] of Object.entries(from as Obj)) {
+        if (x === null || isDirectiveMap(x)) continue;
+        const c = copy(x);
+        setOwn(out, k, c);
+        if (c !== x) stack.push([x, c]);
+      }
+    }
+  }
+  return root;
 }
 
 /** A directive's value in an error (any JSON, nested as deep as a request may: never through String()). */
@@ -191,8 +248,9 @@ function mergeList(live: Json[], patch: Json[], elem: Node, mergeKey: string | u
     const i = slot.get(k);
     if (i !== undefined) out[i] = mergeMap(out[i], p, elem, depth + 1);
     else {
+      // As mergeSliceWithoutSpecialElements: an entry the list lacks is appended as the patch has it.
       slot.set(k, out.length);
-      out.push(mergeMap({}, p, elem, depth + 1));
+      out.push(deepClone(p));
     }
   }
   return order ? sortBy(out, order, keyOf) : out;

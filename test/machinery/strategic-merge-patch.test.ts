@@ -3,6 +3,7 @@ import { bestTimes } from '../util/timing.js';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { applyStrategicMergePatch, StrategicMergePatchError } from '../../src/machinery/strategic-merge-patch.js';
+import { stringifyJson } from '../../src/machinery/json.js';
 
 const deployment = {
   spec: {
@@ -188,4 +189,40 @@ it('compares and reports merge keys nested as deep as a request may nest them', 
   refused({ spec: { $patch: deepList } }, /^unknown patch type: \[\[\[/);
   refused({ spec: { template: { spec: { containers: [{ name: 'c', $patch: deepList }] } } } }, /^unknown patch type: \[\[\[/);
   refused({ spec: { $retainKeys: ['replicas'], paused: true } }, /^patch content doesn't match retainKeys list$/);
+});
+
+describe('values the original lacks', () => {
+  const DEPLOYMENT = 'apps/v1.Deployment';
+  it('takes them as the patch has them, less null entries and every map that carries a directive', () => {
+    const base = { metadata: { name: 'd' }, spec: { template: { spec: { containers: [{ name: 'c', image: 'x' }] } } } };
+    // Upstream's removeDirectives: `$patch: merge` under a missing key is no error; the map is dropped.
+    const out = applyStrategicMergePatch(base, { metadata: { annotations: { $patch: 'merge', a: 'b' } } }, DEPLOYMENT) as any;
+    assert.equal('annotations' in out.metadata, false);
+    const affinity = applyStrategicMergePatch(base, { spec: { template: { spec: { affinity: { nodeAffinity: { $patch: 'replace' }, podAffinity: { x: null } } } } } }, DEPLOYMENT) as any;
+    assert.deepEqual(affinity.spec.template.spec.affinity, { podAffinity: {} });
+    const tolerations = applyStrategicMergePatch(base, { spec: { template: { spec: { tolerations: [{ $patch: 'merge', key: 'a' }, { key: 'b' }] } } } }, DEPLOYMENT) as any;
+    assert.deepEqual(tolerations.spec.template.spec.tolerations, [{ key: 'b' }]);
+    // Another kind in the original (a string where the patch has a map) is replaced the same way.
+    const mismatch = applyStrategicMergePatch({ spec: { x: 'text' } }, { spec: { x: { $patch: 'delete' }, y: { z: { $patch: 'merge' }, w: 1 } } }) as any;
+    assert.deepEqual(mismatch, { spec: { y: { w: 1 } } });
+    // A list entry the list lacks is appended as the patch has it.
+    const added = applyStrategicMergePatch(base, { spec: { template: { spec: { containers: [{ name: 'd', image: 'y' }] } } } }, DEPLOYMENT) as any;
+    assert.deepEqual(added.spec.template.spec.containers, [{ name: 'c', image: 'x' }, { name: 'd', image: 'y' }]);
+  });
+
+  it('copies a value nested 10,000 levels deep without recursion, and leaves the patch as it was', () => {
+    let deep: any = { $patch: 'merge' };
+    for (let i = 0; i < 10_000; i++) deep = { a: deep, n: null };
+    const patch = { spec: deep };
+    const text = stringifyJson(patch);
+    let out = (applyStrategicMergePatch({}, patch) as any).spec;
+    let depth = 0;
+    while (out.a) {
+      assert.equal('n' in out, false);
+      out = out.a;
+      depth++;
+    }
+    assert.equal(depth, 9_999, 'the innermost map was a directive');
+    assert.equal(stringifyJson(patch), text);
+  });
 });
