@@ -137,7 +137,7 @@ function resourceFile(p: ProjectFile, r: ProjectFile['resources'][number]): stri
  * ${r.kind} (${fullGroup(p, r.group)}/${r.version}): its schema (the TypeScript type is derived from it) and its
  * storage strategy, as apiserver-builder's <kind>_types.go.
  */
-import { defineResource, fieldError, t, version, type TypeOf } from 'kapi/sdk';
+import { defineResource, fieldError, t, version, type InputOf, type TypeOf } from 'kapi/sdk';
 
 export const ${r.version} = version('${r.version}', {
   spec: t.object({
@@ -152,7 +152,9 @@ export const ${r.version} = version('${r.version}', {
   printerColumns: [{ name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' }],
 });
 
+// As read (replicas, which has a default, always there) and as written (replicas may be left out).
 export type ${r.kind} = TypeOf<typeof ${r.version}>;
+export type ${r.kind}Input = InputOf<typeof ${r.version}>;
 
 export const ${r.kind} = defineResource<${r.kind}>({
   group: '${fullGroup(p, r.group)}',
@@ -207,7 +209,7 @@ function testFile(p: ProjectFile, r: ProjectFile['resources'][number]): string {
 import { after, before, it } from 'node:test';
 import { Manager } from 'kapi/sdk';
 import { startTestServer, type TestServer } from 'kapi/testing';
-import { ${r.kind} } from '../src/apis/${r.group}/${r.version}/${k}.js';
+import { ${r.kind}, type ${r.kind}Input } from '../src/apis/${r.group}/${r.version}/${k}.js';
 import { ${k}Controller } from '../src/controllers/${k}.js';
 
 let server: TestServer;
@@ -224,8 +226,9 @@ after(async () => {
 });
 
 it('reconciles a ${r.kind} to Ready', async () => {
-  const ${k}s = server.client().resource<${r.kind}>(${r.kind});
-  await ${k}s.create('default', { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'example' }, spec: { replicas: 1 } });
+  const ${k}s = server.client().resource<${r.kind}, ${r.kind}Input>(${r.kind});
+  const created = await ${k}s.create('default', { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'example' }, spec: {} });
+  assert.equal(created.spec.replicas, 1, 'the schema default');
   for (let i = 0; i < 200; i++) {
     const obj = await ${k}s.get('default', 'example');
     if (obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return;
@@ -235,7 +238,7 @@ it('reconciles a ${r.kind} to Ready', async () => {
 });
 
 it('refuses what its strategy refuses', async () => {
-  const ${k}s = server.client().resource<${r.kind}>(${r.kind});
+  const ${k}s = server.client().resource<${r.kind}, ${r.kind}Input>(${r.kind});
   await assert.rejects(${k}s.create('default', { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'too-big' }, spec: { replicas: 1001 } }), /must be no more than 1000/);
 });
 `;

@@ -91,7 +91,7 @@ export interface ServerOptions {
    */
   // Definitions of any internal form (the type is invariant in it).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  resources?: ResourceDefinition<any>[];
+  resources?: readonly ResourceDefinition<any>[];
   /** How long a conversion webhook may take (default 30 s, as upstream). */
   webhookTimeoutMs?: number;
   /**

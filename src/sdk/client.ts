@@ -68,8 +68,8 @@ export class Client {
   ) {}
 
   /** The verbs on one resource (a group, version and resource, or a resource defined with `defineResource`). */
-  resource<T extends KObject = KObject>(r: GroupVersionResource | { gvr: GroupVersionResource }): ResourceClient<T> {
-    return new ResourceClient<T>(this, 'gvr' in r ? r.gvr : r);
+  resource<T extends KObject = KObject, In extends KObject = T>(r: GroupVersionResource | { gvr: GroupVersionResource }): ResourceClient<T, In> {
+    return new ResourceClient<T, In>(this, 'gvr' in r ? r.gvr : r);
   }
 
   /** One request and its whole JSON answer. */
@@ -201,8 +201,11 @@ export interface DeleteOptionsBody {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
 }
 
-/** The verbs on one resource, its objects typed as T. */
-export class ResourceClient<T extends KObject = KObject> {
+/**
+ * The verbs on one resource, its objects typed as T as they are read, and as `In` as they are created (fields with a
+ * schema default may be left out: `client.resource<TypeOf<typeof v1>, InputOf<typeof v1>>(Foo)`).
+ */
+export class ResourceClient<T extends KObject = KObject, In extends KObject = T> {
   constructor(
     private readonly client: Client,
     readonly gvr: GroupVersionResource,
@@ -219,7 +222,7 @@ export class ResourceClient<T extends KObject = KObject> {
   }
 
   /** Creates the object, resolving to it as stored; 409 AlreadyExists, 422 Invalid. query: dryRun, fieldManager... */
-  async create(namespace: string | undefined, obj: T, query: Record<string, string | undefined> = {}): Promise<T> {
+  async create(namespace: string | undefined, obj: In, query: Record<string, string | undefined> = {}): Promise<T> {
     return (await this.client.request('POST', resourcePath(this.gvr, namespace), { body: obj, query })).body as T;
   }
 
@@ -240,7 +243,7 @@ export class ResourceClient<T extends KObject = KObject> {
   }
 
   /** Server-side apply of the fields `obj` names, owned by `fieldManager` (force: take them from other managers). */
-  async apply(obj: Partial<T> & { metadata: { name?: string; namespace?: string } }, opts: { fieldManager: string; force?: boolean; subresource?: string }): Promise<T> {
+  async apply(obj: Partial<In> & { metadata: { name?: string; namespace?: string } }, opts: { fieldManager: string; force?: boolean; subresource?: string }): Promise<T> {
     const path = resourcePath(this.gvr, obj.metadata.namespace, String(obj.metadata.name ?? ''), opts.subresource);
     const query = { fieldManager: opts.fieldManager, ...(opts.force ? { force: 'true' } : {}) };
     return (await this.client.request('PATCH', path, { body: obj, contentType: 'application/apply-patch+yaml', query })).body as T;

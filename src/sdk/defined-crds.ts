@@ -11,7 +11,7 @@ import type { ResourceDefinition } from './resource.js';
  * Each defined resource's CRD as its definition says, created or replaced (served when this returns). Replicas
  * starting together race for the same CRDs: a create or update that loses (409) reads again and retries.
  */
-export async function writeDefinedCrds(client: Client, resources: ResourceDefinition<unknown>[]): Promise<void> {
+export async function writeDefinedCrds(client: Client, resources: readonly ResourceDefinition<unknown>[]): Promise<void> {
   const crdClient = client.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
   const conflict = (err: unknown) => err instanceof StatusError && err.code === 409;
   for (const r of resources) {

@@ -4,7 +4,7 @@
  * kubeconfig, and a controller runtime (shared informers, rate-limited work queues, level-based reconcilers,
  * finalizers, owner references, conditions, events, leader election, metrics).
  */
-export { t, type Infer, type Schema, type ObjectOf } from './schema.js';
+export { t, type Infer, type InferInput, type Schema, type ObjectOf, type ObjectInputOf, type WithOptions } from './schema.js';
 export {
   defineResource,
   version,
@@ -21,6 +21,7 @@ export {
   type ResourceStrategy,
   type ResourceVersion,
   type TypeOf,
+  type InputOf,
 } from './resource.js';
 export { Client, ResourceClient, resourcePath, type GroupVersionResource, type DeleteOptionsBody, type WatchHandlers } from './client.js';
 export { connect, type ConnectOptions } from './kubeconfig.js';

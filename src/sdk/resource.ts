@@ -17,7 +17,7 @@ import { deepCloneMutable } from '../machinery/json.js';
 import type { Strategy, WriteOptions } from '../registry/types.js';
 import type { KObject } from '../api/object.js';
 import type { JSONSchemaProps } from '../schema/types.js';
-import type { Infer, Schema } from './schema.js';
+import type { Infer, InferInput, Schema } from './schema.js';
 import type * as metav1 from '../api/kinds/meta-v1.js';
 
 /**
@@ -69,14 +69,14 @@ export interface PrinterColumn {
   priority?: number;
 }
 
-/** One version of a defined resource. */
-export interface ResourceVersion<Spec = unknown, Status = unknown, Internal = unknown> {
+/** One version of a defined resource; `SpecIn` and `StatusIn` are what a writer sends (defaulted fields optional). */
+export interface ResourceVersion<Spec = unknown, Status = unknown, Internal = unknown, SpecIn = Spec, StatusIn = Status> {
   /** The version's name, e.g. `v1` or `v1alpha1`. */
   name: string;
   /** The schema of `spec` (required in objects unless `t.optional`). */
-  spec: Schema<Spec>;
+  spec: Schema<Spec, SpecIn>;
   /** The schema of `status`. */
-  status?: Schema<Status>;
+  status?: Schema<Status, StatusIn>;
   /** Whether the API serves this version (default true). */
   served?: boolean;
   /** The version objects are stored in (exactly one; default: the first). */
@@ -91,17 +91,21 @@ export interface ResourceVersion<Spec = unknown, Status = unknown, Internal = un
   fromInternal?(obj: Internal): ResourceObject<Spec, Status>;
 }
 
-/** A version, its object type derived from its schemas. */
-export function version<Spec, Status = never, Internal = ResourceObject<Spec, Status>>(
+/** A version, its object types (as read and as written) derived from its schemas. */
+export function version<Spec, Status = never, Internal = ResourceObject<Spec, Status>, SpecIn = Spec, StatusIn = Status>(
   name: string,
-  def: Omit<ResourceVersion<Spec, Status, Internal>, 'name'>,
-): ResourceVersion<Spec, Status, Internal> {
+  def: Omit<ResourceVersion<Spec, Status, Internal, SpecIn, StatusIn>, 'name'>,
+): ResourceVersion<Spec, Status, Internal, SpecIn, StatusIn> {
   return { name, ...def };
 }
 
-/** The object type of a version (`TypeOf<typeof v1>`). */
-export type TypeOf<V> = V extends ResourceVersion<infer Spec, infer Status, unknown> ? ResourceObject<Spec, Status> : never;
-export type { Infer };
+/** The object type of a version, as read (`TypeOf<typeof v1>`): fields with a default are there. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TypeOf<V> = V extends ResourceVersion<infer Spec, infer Status, any, any, any> ? ResourceObject<Spec, Status> : never;
+/** The object type of a version as a writer sends it (`InputOf<typeof v1>`): fields with a default may be left out. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type InputOf<V> = V extends ResourceVersion<any, any, any, infer SpecIn, infer StatusIn> ? ResourceObject<SpecIn, StatusIn> : never;
+export type { Infer, InferInput };
 
 /** The storage strategy's hooks (the seed's names), on the internal form but for defaulting. */
 export interface ResourceStrategy<Internal> {
@@ -138,7 +142,7 @@ export interface ResourceDefinitionInput<Internal> {
   /** At least one; the storage version is the one marked `storage`, else the first. */
   // Each version has a spec and status of its own (the type is invariant in them).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  versions: ReadonlyArray<ResourceVersion<any, any, Internal>>;
+  versions: ReadonlyArray<ResourceVersion<any, any, Internal, any, any>>;
   /** Default: a status subresource. */
   subresources?: { status?: boolean; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
   /** Hooks of the storage strategy, run on every write through the API. */

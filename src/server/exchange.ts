@@ -18,7 +18,7 @@ export interface Request {
   readonly url?: string;
   readonly readableEnded: boolean;
   /** The peer's address (HTTP/2: the session's socket). */
-  readonly socket?: { remoteAddress?: string; remotePort?: number } | null;
+  readonly socket?: { remoteAddress?: string | undefined; remotePort?: number | undefined } | null | undefined;
   on(event: string, listener: Listener): unknown;
   once(event: string, listener: Listener): unknown;
   off(event: string, listener: Listener): unknown;
@@ -63,7 +63,7 @@ export class StreamRequest implements Request {
     return this.stream.readableEnded;
   }
 
-  get socket(): { remoteAddress?: string; remotePort?: number } | undefined {
+  get socket(): { remoteAddress?: string | undefined; remotePort?: number | undefined } | undefined {
     return this.stream.session?.socket;
   }
 
