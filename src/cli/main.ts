@@ -284,7 +284,8 @@ program
   .description('make a TypeScript project of resources and controllers that depends on kapi (apiserver-boot init repo)')
   .requiredOption('--domain <domain>', 'the domain of the API groups (a group <g> becomes <g>.<domain>)')
   .option('--name <name>', 'the project name (default: the directory name)')
-  .action((dir: string | undefined, opts: { domain: string; name?: string }) => {
+  .option('--kapi <spec>', "the project's kapi dependency: a version range, a tarball (npm pack) or a directory (default: as kapi is installed here)")
+  .action((dir: string | undefined, opts: { domain: string; name?: string; kapi?: string }) => {
     const target = dir ?? '.';
     for (const f of initProject(target, opts)) process.stdout.write(`wrote ${f}\n`);
     process.stdout.write(`\nnext: cd ${target} && npm install && npx kapi create resource --group <g> --version v1 --kind <Kind>\n`);

@@ -8,7 +8,7 @@
  * The project keeps what it is made of in `kapi.json` (domain and resources); the registration files are
  * written from it each time, the files of each resource only once (they are the user's to edit).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
@@ -33,6 +33,32 @@ function kapiRoot(): string {
   throw new Error('cannot find the kapi package this command runs from');
 }
 
+/**
+ * How a new project at `dir` depends on kapi: `spec` when given (`--kapi`: a version range, a tarball, a directory);
+ * else as the project that has kapi installed depends on it (kapi from a tarball or the registry, under
+ * node_modules: that project's spec, a `file:` path made relative to `dir`), else the kapi checkout the command runs
+ * from (a directory). `directory`: npm links it and would run its `prepare` (a full build) on every install.
+ */
+export function kapiDependency(dir: string, spec?: string): { spec: string; directory: boolean } {
+  const target = resolve(dir);
+  const fromFile = (path: string) => {
+    const rel = relative(target, path) || '.';
+    const directory = existsSync(path) && statSync(path).isDirectory();
+    return { spec: `file:${rel}`, directory };
+  };
+  if (spec !== undefined) return spec.startsWith('file:') ? fromFile(resolve(spec.slice(5))) : existsSync(spec) ? fromFile(resolve(spec)) : { spec, directory: false };
+  const root = kapiRoot();
+  const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  if (basename(dirname(root)) !== 'node_modules') return fromFile(root);
+  // Installed: the installing project's package.json says from where.
+  const project = dirname(dirname(root));
+  const pkgFile = join(project, 'package.json');
+  const pkg = existsSync(pkgFile) ? (JSON.parse(readFileSync(pkgFile, 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> }) : {};
+  const installed = pkg.dependencies?.kapi ?? pkg.devDependencies?.kapi;
+  if (installed?.startsWith('file:')) return fromFile(resolve(project, installed.slice(5)));
+  return { spec: installed ?? `^${version}`, directory: false };
+}
+
 function write(root: string, path: string, content: string, overwrite: boolean, written: string[]): void {
   const file = join(root, path);
   if (!overwrite && existsSync(file)) return;
@@ -52,12 +78,12 @@ const fullGroup = (p: ProjectFile, group: string) => `${group}.${p.domain}`;
 const apiPath = (r: ProjectFile['resources'][number]) => `src/apis/${r.group}/${r.version}/${lower(r.kind)}.js`;
 
 /** `kapi init <dir> --domain <domain>`: a new project. Returns the files written. */
-export function initProject(dir: string, opts: { domain: string; name?: string }): string[] {
+export function initProject(dir: string, opts: { domain: string; name?: string; kapi?: string }): string[] {
   if (!DNS_SUBDOMAIN.test(opts.domain) || !opts.domain.includes('.')) throw new Error(`--domain ${JSON.stringify(opts.domain)}: a DNS domain with a dot, e.g. example.com`);
   const name = opts.name ?? basename(resolve(dir)).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
   if (!DNS_LABEL.test(name)) throw new Error(`project name ${JSON.stringify(name)}: lower case letters, digits and dashes (give one with --name)`);
   if (existsSync(join(dir, 'kapi.json'))) throw new Error(`${resolve(dir)} has a kapi project already`);
-  const root = kapiRoot();
+  const kapi = kapiDependency(dir, opts.kapi);
   const project: ProjectFile = { name, domain: opts.domain, resources: [] };
   const written: string[] = [];
   const pkg = {
@@ -68,10 +94,11 @@ export function initProject(dir: string, opts: { domain: string; name?: string }
     scripts: {
       build: 'tsc -p .',
       test: 'npm run build && node --test dist/test/',
-      serve: 'npm run build && kapi serve --resources dist/src/resources.js',
+      // exec: the server is npm's child, so stopping \`npm run serve\` stops it.
+      serve: 'npm run build && exec kapi serve --resources dist/src/resources.js',
       start: 'node dist/src/main.js',
     },
-    dependencies: { kapi: `file:${relative(resolve(dir), root) || '.'}` },
+    dependencies: { kapi: kapi.spec },
     devDependencies: { typescript: '~6.0', '@types/node': '^20.19.0' },
   };
   write(dir, 'package.json', `${JSON.stringify(pkg, null, 2)}\n`, false, written);
@@ -81,8 +108,9 @@ export function initProject(dir: string, opts: { domain: string; name?: string }
   };
   write(dir, 'tsconfig.json', `${JSON.stringify(tsconfig, null, 2)}\n`, false, written);
   write(dir, '.gitignore', 'node_modules/\ndist/\n.kapi/\nconfig/\n', false, written);
-  // kapi comes from a directory: npm would run its `prepare` (a full rebuild of kapi) on every install.
-  write(dir, '.npmrc', 'ignore-scripts=true\n', false, written);
+  // kapi from a directory: npm would run its `prepare` (a full rebuild of kapi) on every install. From a tarball or
+  // the registry, install scripts run (better-sqlite3 gets its native module).
+  if (kapi.directory) write(dir, '.npmrc', 'ignore-scripts=true\n', false, written);
   write(dir, 'kapi.json', `${JSON.stringify(project, null, 2)}\n`, false, written);
   written.push(...writeRegistration(dir, project));
   write(dir, 'src/main.ts', MAIN, false, written);
@@ -161,9 +189,9 @@ export const ${r.kind} = defineResource<${r.kind}>({
   kind: '${r.kind}',
   versions: [${r.version}],
   strategy: {
-    // DefaultingFunction, PrepareForCreate, Validate, Canonicalize, PrepareForUpdate and ValidateUpdate, as the
-    // seed names them: defaulting(obj, version), prepareForCreate(obj), validate(obj), canonicalize(obj),
-    // prepareForUpdate(obj, old), validateUpdate(obj, old).
+    // The storage strategy's hooks, as apiserver-builder's DefaultingFunction, PrepareForCreate, Validate,
+    // Canonicalize, PrepareForUpdate and ValidateUpdate: defaulting(obj, version), prepareForCreate(obj),
+    // validate(obj), canonicalize(obj), prepareForUpdate(obj, old), validateUpdate(obj, old).
     validate: (obj) => (obj.spec.replicas > 1000 ? [fieldError.invalid('spec.replicas', obj.spec.replicas, 'must be no more than 1000')] : []),
   },
 });
@@ -289,7 +317,7 @@ it('serves the project\\'s resources', async () => {
 function readme(p: ProjectFile): string {
   return `# ${p.name}
 
-Kubernetes-style APIs in TypeScript, served by [kapi](https://github.com/kapi) (domain \`${p.domain}\`).
+Kubernetes-style APIs in TypeScript, served by kapi (domain \`${p.domain}\`).
 
 \`\`\`sh
 npm install
