@@ -4,8 +4,8 @@
  * `kapi build config` writes the manifests that run it on a cluster.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,47 @@ describe('kapi init, create resource, build config', () => {
     delete env.NODE_TEST_CONTEXT;
     const test = await run('npm', ['test'], { cwd: project, env, encoding: 'utf8', timeout: 180_000 });
     assert.match(test.stdout, /# pass 3\n# fail 0\n/);
+  });
+
+  it('stops the server when `npm run serve` is stopped', async () => {
+    const npm = spawn('npm', ['run', 'serve', '--', '--secure-port', '0', '--data-dir', join(dir, 'serve-data')], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const serving = new Promise<void>((resolveServing, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not serving after 120 s:\n${out}`)), 120_000);
+      const seen = (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('serving on')) {
+          clearTimeout(timer);
+          resolveServing();
+        }
+      };
+      npm.stdout.on('data', seen);
+      npm.stderr.on('data', seen);
+    });
+    await serving;
+    // The server is npm's child (exec): find it, stop npm, and see it go.
+    const children = (await run('pgrep', ['-P', String(npm.pid)], { encoding: 'utf8' })).stdout.trim().split('\n').map(Number);
+    assert.equal(children.length, 1, `npm's children: ${children.join(' ')}`);
+    const cmdline = readFileSync(`/proc/${children[0]}/cmdline`, 'utf8');
+    assert.match(cmdline, /kapi(\.js)?\0serve\0/, 'the child is kapi serve itself, not a shell');
+    const exited = new Promise((r) => npm.once('exit', r));
+    npm.kill('SIGTERM');
+    await exited;
+    const gone = async () => {
+      for (let i = 0; i < 100; i++) {
+        if (!existsSync(`/proc/${children[0]}`)) return true;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return false;
+    };
+    try {
+      assert.ok(await gone(), 'kapi serve ended with npm');
+    } finally {
+      // Left running (the failure above), it would hold this runner open through the pipes.
+      if (existsSync(`/proc/${children[0]}`)) process.kill(children[0], 'SIGKILL');
+      npm.stdout.destroy();
+      npm.stderr.destroy();
+    }
   });
 
   it('writes the manifests to run the project on a cluster', async () => {
