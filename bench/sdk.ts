@@ -1,6 +1,7 @@
 /**
  * The SDK's figures (issue #29):
- * - test server: startTestServer() to its first answered request, median of 100 (quick: 20), and the heap each
+ * - test server: startTestServer() to its first answered request, median of 100 (quick: 20), and with 10 CRDs
+ *   (median of 10); and the heap each
  *   start and stop leaves behind (with --expose-gc);
  * - reconciles/s of the example Foo controller (examples/foo-controller), creating Foos with 1 replica each
  *   against the test server in this process, until every Foo is Ready;
@@ -9,7 +10,7 @@
  *   node dist/bench/sdk.js [--quick]
  */
 import { performance } from 'node:perf_hooks';
-import { Informer } from 'kapi/sdk';
+import { defineResource, Informer, t, version } from 'kapi/sdk';
 import { startTestServer } from 'kapi/testing';
 import { Foo } from '../examples/foo-controller/foo.js';
 import { runFooController } from '../examples/foo-controller/main.js';
@@ -44,6 +45,28 @@ async function startup(): Promise<void> {
     const held = (process.memoryUsage().heapUsed - heapBefore) / runs / 1024;
     line(`heap kept per startTestServer()/stop() (${runs} cycles)`, `${held.toFixed(0)} KiB`);
   }
+}
+
+/** Ten resources of their own schema each, as a project with ten kinds has. */
+const TEN = Array.from({ length: 10 }, (_, i) =>
+  defineResource({
+    group: 'bench.example.com',
+    kind: `Kind${i}`,
+    versions: [version('v1', { spec: t.object({ size: t.integer({ minimum: 0, default: 1 }), name: t.optional(t.string({ maxLength: 63 })), tags: t.optional(t.array(t.string())) }) })],
+  }),
+);
+
+/** startTestServer with ten CRDs to a first answer from the last one's endpoint: the median of 10 starts in one process (#43's goal: < 50 ms). */
+async function startupWithCrds(): Promise<void> {
+  const times: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const t0 = performance.now();
+    const s = await startTestServer({ resources: TEN });
+    await s.client().resource(TEN[9]).list('default');
+    times.push(performance.now() - t0);
+    await s.stop();
+  }
+  line('startTestServer with 10 CRDs → first list of the last (median of 10)', `${median(times).toFixed(1)} ms  (min ${Math.min(...times).toFixed(1)}, max ${Math.max(...times).toFixed(1)})`);
 }
 
 async function reconciles(): Promise<void> {
@@ -91,5 +114,6 @@ async function informerMemory(): Promise<void> {
 }
 
 await startup();
+await startupWithCrds();
 await reconciles();
 await informerMemory();
