@@ -14,7 +14,9 @@ import type { ResourceDefinition } from './resource.js';
 export async function writeDefinedCrds(client: Client, resources: readonly ResourceDefinition<unknown>[]): Promise<void> {
   const crdClient = client.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
   const conflict = (err: unknown) => err instanceof StatusError && err.code === 409;
-  for (const r of resources) {
+  await Promise.all(resources.map((r) => writeOne(r)));
+
+  async function writeOne(r: ResourceDefinition<unknown>): Promise<void> {
     const name = r.crd.metadata.name as string;
     for (let attempt = 0; ; attempt++) {
       try {
