@@ -30,8 +30,39 @@ interface StructPlan {
   fields: FieldPlan[];
   /** Embedded structs, whose fields are the struct's own in JSON. */
   inline: string[];
-  /** A struct with a JSON form of its own (CRD schemas): left as it is. */
+  /** A struct with a JSON form of its own, or one that holds itself (CRD schemas): left as it is. */
   opaque: boolean;
+}
+
+/** Structs that reach themselves through their fields (JSONSchemaProps): their depth is the data's, so they are not walked. */
+const recursive = new Map<string, boolean>();
+
+function reachesItself(id: string): boolean {
+  let known = recursive.get(id);
+  if (known !== undefined) return known;
+  // Iterative search of the structs `id`'s fields lead to (the type graph is small and finite).
+  const seen = new Set<string>();
+  const stack = [id];
+  known = false;
+  while (stack.length > 0 && !known) {
+    const next = stack.pop()!;
+    for (const f of GO_STRUCTS[next]?.fields ?? []) {
+      const inner = structIn(parseType(f.type));
+      if (inner === undefined) continue;
+      if (inner === id) known = true;
+      else if (!seen.has(inner)) {
+        seen.add(inner);
+        stack.push(inner);
+      }
+    }
+  }
+  recursive.set(id, known);
+  return known;
+}
+
+function structIn(t: Type): string | undefined {
+  while (t.k === 'ptr' || t.k === 'slice' || t.k === 'map') t = t.k === 'map' ? t.value : t.elem;
+  return t.k === 'struct' ? t.id : undefined;
 }
 
 const plans = new Map<string, StructPlan>();
@@ -40,7 +71,7 @@ function planOf(id: string): StructPlan {
   let plan = plans.get(id);
   if (plan) return plan;
   const struct = GO_STRUCTS[id];
-  plan = { fields: [], inline: [], opaque: !struct || struct.jsonForm !== undefined };
+  plan = { fields: [], inline: [], opaque: !struct || struct.jsonForm !== undefined || reachesItself(id) };
   for (const f of struct?.fields ?? []) {
     const type = parseType(f.type);
     if (f.inline) {
