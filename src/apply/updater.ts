@@ -11,7 +11,7 @@
  */
 import { compareGoStrings } from '../machinery/go-text.js';
 import { comparing, type Comparison } from './compare.js';
-import { runSteps, type Steps } from '../util/turns.js';
+import type { Steps } from '../util/turns.js';
 import { FieldSet } from './field-set.js';
 import type { Managed, VersionedSet } from './managed-fields.js';
 import { merge } from './merge.js';
@@ -76,18 +76,16 @@ function* takingChanges(
   yield;
   const cmp = { removed: filter(raw.removed, opts), modified: filter(raw.modified, opts), added: filter(raw.added, opts) };
   yield;
-  // The comparison (and what it changed) in each version a manager wrote in.
+  // The comparison (and what it changed) in each version another manager wrote in, each in steps of its own.
   const byVersion = new Map<string, { cmp: Comparison; changed: FieldSet } | null>([[apiVersion, { cmp, changed: cmp.modified.union(cmp.added) }]]);
   yield;
-  const inVersion = (v: string) => {
-    if (!opts.versions) return byVersion.get(apiVersion)!;
-    let found = byVersion.get(v);
-    if (found === undefined) {
-      found = compareIn(opts.versions, v, oldObj, newObj, opts);
-      byVersion.set(v, found);
+  if (opts.versions) {
+    for (const [m, vs] of fields) {
+      if (m === workflow || byVersion.has(vs.apiVersion)) continue;
+      byVersion.set(vs.apiVersion, yield* comparingIn(opts.versions, vs.apiVersion, oldObj, newObj, opts));
     }
-    return found;
-  };
+  }
+  const inVersion = (v: string) => (opts.versions ? byVersion.get(v)! : byVersion.get(apiVersion)!);
   const conflicts = new Map<string, FieldSet>();
   for (const [m, vs] of fields) {
     if (m === workflow) continue;
@@ -117,16 +115,23 @@ function* takingChanges(
   return cmp;
 }
 
-/** The change from `oldObj` to `newObj` as it reads in version `v`; null when they do not convert to it. */
-function compareIn(versions: VersionConverter, v: string, oldObj: unknown, newObj: unknown, opts: UpdaterOptions): { cmp: Comparison; changed: FieldSet } | null {
+/**
+ * The change from `oldObj` to `newObj` as it reads in version `v`; null when they do not convert to it (no such
+ * version, or a conversion that fails: the manager is dropped rather than the write refused).
+ */
+function* comparingIn(versions: VersionConverter, v: string, oldObj: unknown, newObj: unknown, opts: UpdaterOptions): Steps<{ cmp: Comparison; changed: FieldSet } | null> {
   const target = versions(v);
   if (!target) return null;
-  let raw: Comparison;
+  let from: unknown;
+  let to: unknown;
   try {
-    raw = runSteps(comparing(target.convert(oldObj), target.convert(newObj), target.type));
+    from = target.convert(oldObj);
+    to = target.convert(newObj);
   } catch {
     return null;
   }
+  yield;
+  const raw = yield* comparing(from, to, target.type);
   const cmp = { removed: filter(raw.removed, opts), modified: filter(raw.modified, opts), added: filter(raw.added, opts) };
   return { cmp, changed: cmp.modified.union(cmp.added) };
 }

@@ -12,6 +12,7 @@ import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from '../apis/core/service
 import { structOfKind } from '../api/go-type-expr.js';
 import { shapeAsGo, zeroStruct } from '../schema/builtin/go-shape.js';
 import type { KObject } from '../api/object.js';
+import { deepClone } from '../machinery/json.js';
 import { builtinApplyType } from '../apply/index.js';
 import { builtinStructural } from '../openapi/inline.js';
 import { tableConvertorOf } from '../printing/index.js';
@@ -133,7 +134,7 @@ export function installBuiltinEndpoints(
  */
 function shapedAsGo(structId: string, from: KObject, converted: KObject): KObject {
   if (converted === from) return converted;
-  const copy = structuredClone(converted);
+  const copy = deepClone(converted);
   shapeAsGo(structId, copy);
   return copy;
 }

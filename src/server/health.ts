@@ -11,7 +11,6 @@ const CHECKS = [
   'poststarthook/crd-informer-synced',
 ];
 
-
 export function isHealthPath(path: string): boolean {
   return /^\/(healthz|livez|readyz)(\/.*)?$/.test(path);
 }
