@@ -9,7 +9,7 @@ import { FieldSet } from './field-set.js';
 import { fieldElement, type PathElement } from './path-element.js';
 import { isAssociative, listItemElement } from './typed.js';
 import { ATOMIC_ANY, atomOf, memberType, type Atom, type ListType, type MapType, type TypeInfo } from './types.js';
-import { equalValues, getOwn, hasOwn, isMap } from './value.js';
+import { equalValues, getOwn, isMap } from './value.js';
 import { runSteps, type Steps } from '../util/turns.js';
 
 export interface Comparison {
@@ -37,10 +37,18 @@ export function isSame(c: Comparison): boolean {
   return c.removed.isEmpty() && c.modified.isEmpty() && c.added.isEmpty();
 }
 
-/** Whether a map has a member that is not undefined. */
-function hasMembers(m: Record<string, unknown> | undefined): boolean {
-  if (m) for (const k in m) if (m[k] !== undefined && hasOwn(m, k)) return true;
+/** Whether a map (with its own keys) has a member that is not undefined. */
+function hasMembers(m: Record<string, unknown> | undefined, keys: string[] | undefined): boolean {
+  if (m && keys) for (const k of keys) if (m[k] !== undefined) return true;
   return false;
+}
+
+/**
+ * A map's own keys, when a granular map form needs them (undefined otherwise). V8 enumerates a large map
+ * whole even to find its first key (about 10 ms for 60,000 keys), so each map is enumerated once per node.
+ */
+function keysFor(a: Atom | undefined, v: unknown): string[] | undefined {
+  return a !== undefined && a.kind === 'map' && !a.atomic && isMap(v) ? Object.keys(v) : undefined;
 }
 
 /** What the Comparer's stack holds: a pair of values to compare, a leaf to compare, or a path to add to a set. */
@@ -135,22 +143,25 @@ class Comparer {
     const form = r === undefined ? al : ar;
     // A value that changed form (e.g. map to string): the old form's contents go (first), the new form is compared.
     const old = l !== undefined && r !== undefined && al.kind !== ar.kind ? al : undefined;
-    const leaf = isLeaf(form, l, r);
+    const mapForm = form.kind === 'map' ? form : old;
+    const lk = keysFor(mapForm, l);
+    const rk = keysFor(mapForm, r);
+    const leaf = isLeaf(form, l, r, lk, rk);
     // Last, after its contents: a granular list or map that appeared or went.
     if (!leaf && l === undefined) this.push(Task.Insert, undefined, this.additions, undefined, this.depth, this.path[this.depth - 1]);
     else if (!leaf && r === undefined) this.push(Task.Insert, undefined, this.removals, undefined, this.depth, this.path[this.depth - 1]);
-    if (!leaf) this.pushItems(form, l, r);
+    if (!leaf) this.pushItems(form, l, r, lk, rk);
     else if (old) this.push(Task.Leaf, l, r, undefined, this.depth, this.path[this.depth - 1]);
     else this.leaf(l, r);
     if (old) {
-      if (isLeaf(old, l, r)) this.leaf(l, r);
-      else this.pushItems(old, l, r);
+      if (isLeaf(old, l, r, lk, rk)) this.leaf(l, r);
+      else this.pushItems(old, l, r, lk, rk);
     }
   }
 
-  private pushItems(a: Atom, l: unknown, r: unknown): void {
+  private pushItems(a: Atom, l: unknown, r: unknown, lk: string[] | undefined, rk: string[] | undefined): void {
     if (a.kind === 'list') this.listItems(a, Array.isArray(l) ? l : [], Array.isArray(r) ? r : []);
-    else if (a.kind === 'map') this.mapItems(a, isMap(l) ? l : undefined, isMap(r) ? r : undefined);
+    else if (a.kind === 'map') this.mapItems(a, isMap(l) ? l : undefined, lk, isMap(r) ? r : undefined, rk);
   }
 
   private leaf(l: unknown, r: unknown): void {
@@ -160,9 +171,9 @@ class Comparer {
   }
 
   /** Pushes the members to compare, the first on top: the left map's, then those only the right one has. */
-  private mapItems(t: MapType, lm: Record<string, unknown> | undefined, rm: Record<string, unknown> | undefined): void {
-    if (rm) this.members({ keys: Object.keys(rm), next: 0, map: rm, other: lm, left: false }, t);
-    if (lm) this.members({ keys: Object.keys(lm), next: 0, map: lm, other: rm, left: true }, t);
+  private mapItems(t: MapType, lm: Record<string, unknown> | undefined, lk: string[] | undefined, rm: Record<string, unknown> | undefined, rk: string[] | undefined): void {
+    if (rm) this.members({ keys: rk ?? Object.keys(rm), next: 0, map: rm, other: lm, left: false }, t);
+    if (lm) this.members({ keys: lk ?? Object.keys(lm), next: 0, map: lm, other: rm, left: true }, t);
   }
 
   /** Pushes the cursor's next members (and, under them, the cursor for the rest). */
@@ -255,7 +266,7 @@ class PathBuilder {
 }
 
 /** Whether a node is compared as a leaf under a form: scalars, atomic lists and maps, empty or null containers. */
-function isLeaf(a: Atom, l: unknown, r: unknown): boolean {
+function isLeaf(a: Atom, l: unknown, r: unknown, lk: string[] | undefined, rk: string[] | undefined): boolean {
   if (a.kind === 'scalar') return true;
   if (a.kind === 'list') {
     if (!isAssociative(a)) return true;
@@ -263,5 +274,5 @@ function isLeaf(a: Atom, l: unknown, r: unknown): boolean {
     const rl = Array.isArray(r) ? r : undefined;
     return !ll?.length && !rl?.length;
   }
-  return a.atomic || (!hasMembers(isMap(l) ? l : undefined) && !hasMembers(isMap(r) ? r : undefined));
+  return a.atomic || (!hasMembers(isMap(l) ? l : undefined, lk) && !hasMembers(isMap(r) ? r : undefined, rk));
 }
