@@ -14,13 +14,14 @@
  * Builds what it needs first (scripts/control-plane.sh, scripts/conformance-build.sh: Debian's Go and kubernetes
  * source; etcd and kubectl 1.20 from scripts/test-tools.sh).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// Built by `npm run build` (npm run conformance builds first).
+import { freePort, startProcess, startReference, until } from '../dist/bench/lib/reference-server.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, '.cache', 'bin');
@@ -28,47 +29,6 @@ const arg = (name) => (process.argv.includes(name) ? process.argv[process.argv.i
 const FOCUS = arg('--focus') ?? '\\[sig-api-machinery\\].*\\[Conformance\\]';
 const SKIP = 'AdmissionWebhook|CustomResourceConversionWebhook|Aggregator|NodeConformance|all pods are removed when a namespace is deleted';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-/** A process of the setup, its output in a log file; stopped by its pid. */
-function start(dir, name, command, args) {
-  const log = join(dir, `${name}.log`);
-  const p = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let text = '';
-  const keep = (c) => {
-    text += c;
-    if (text.length > 4_000_000) text = text.slice(-2_000_000);
-  };
-  p.stdout.on('data', keep);
-  p.stderr.on('data', keep);
-  return {
-    output: () => text,
-    stop: async () => {
-      writeFileSync(log, text);
-      if (p.exitCode !== null) return;
-      p.kill('SIGTERM');
-      await Promise.race([new Promise((r) => p.once('exit', r)), sleep(10_000)]);
-      if (p.exitCode === null) p.kill('SIGKILL');
-    },
-  };
-}
-
-async function until(what, check, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 /** A client of the server under test (JSON over HTTPS with a bearer token; the CA may be absent: then not verified). */
 function client(url, token, ca) {
@@ -106,7 +66,7 @@ async function keepNode(request) {
 }
 
 function controllerManager(dir, kubeconfig, saKey, rootCA) {
-  return start(dir, 'kube-controller-manager', join(bin, 'kube-controller-manager'), [
+  return startProcess(dir, 'kube-controller-manager', join(bin, 'kube-controller-manager'), [
     `--kubeconfig=${kubeconfig}`,
     '--leader-elect=true',
     '--port=0',
@@ -123,7 +83,7 @@ function controllerManager(dir, kubeconfig, saKey, rootCA) {
 async function kapiSetup(dir) {
   const port = await freePort();
   const data = join(dir, 'data');
-  const kapi = start(dir, 'kapi', process.execPath, [
+  const kapi = startProcess(dir, 'kapi', process.execPath, [
     join(root, 'bin', 'kapi.js'),
     'serve',
     '--data-dir',
@@ -142,46 +102,17 @@ async function kapiSetup(dir) {
   return { kubeconfig, request, processes: [controllerManager(dir, kubeconfig, join(pki, 'sa.key'), join(pki, 'ca.crt')), kapi] };
 }
 
-/** kube-apiserver 1.20.2 on etcd, a token in system:masters, RBAC on, its default admission plugins. */
+/** kube-apiserver 1.20.2 on etcd (bench/lib/reference-server.ts), and the same kube-controller-manager. */
 async function kubeApiserverSetup(dir) {
-  const [port, etcdPort, peerPort] = [await freePort(), await freePort(), await freePort()];
-  const etcd = start(dir, 'etcd', join(bin, 'etcd'), [
-    `--data-dir=${join(dir, 'etcd')}`,
-    `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
-    `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
-    `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-  ]);
-  const saKey = join(dir, 'sa.key');
-  const saPub = join(dir, 'sa.pub');
-  execFileSync('openssl', ['genrsa', '-out', saKey, '2048'], { stdio: 'ignore' });
-  execFileSync('openssl', ['rsa', '-in', saKey, '-pubout', '-out', saPub], { stdio: 'ignore' });
-  const token = execFileSync('openssl', ['rand', '-hex', '16']).toString().trim();
-  writeFileSync(join(dir, 'tokens.csv'), `${token},admin,admin,system:masters\n`);
-  const certs = join(dir, 'certs');
-  const issuer = 'https://kubernetes.default.svc.cluster.local';
-  const kas = start(dir, 'kube-apiserver', join(bin, 'kube-apiserver'), [
-    `--etcd-servers=http://127.0.0.1:${etcdPort}`,
-    `--secure-port=${port}`,
-    '--insecure-port=0',
-    '--bind-address=127.0.0.1',
-    `--cert-dir=${certs}`,
-    `--token-auth-file=${join(dir, 'tokens.csv')}`,
-    '--authorization-mode=Node,RBAC',
-    `--service-account-key-file=${saPub}`,
-    `--service-account-signing-key-file=${saKey}`,
-    `--service-account-issuer=${issuer}`,
-    `--api-audiences=${issuer}`,
-    '--service-cluster-ip-range=10.0.0.0/24',
-  ]);
-  const url = `https://127.0.0.1:${port}`;
-  const request = client(url, token, undefined);
-  await until('kube-apiserver to be ready', async () => (await request('GET', '/readyz')).status === 200, 120_000);
+  const ref = await startReference(dir);
+  const request = client(ref.url, ref.token, undefined);
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(
     kubeconfig,
-    `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${url}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: "${token}"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n`,
+    `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${ref.url}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: "${ref.token}"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n`,
   );
-  return { kubeconfig, request, processes: [controllerManager(dir, kubeconfig, saKey, join(certs, 'apiserver.crt')), kas, etcd] };
+  const cm = controllerManager(dir, kubeconfig, ref.saKey, join(ref.certs, 'apiserver.crt'));
+  return { kubeconfig, request, processes: [cm, ref.kubeApiserver, ref.etcd] };
 }
 
 /** The suite against one setup: each spec's outcome (passed, failed) by name, from its JUnit report. */
@@ -190,7 +121,7 @@ async function run(name, setup) {
   const s = await setup(dir);
   const stopNode = await keepNode(s.request);
   const started = Date.now();
-  const e2e = start(dir, 'e2e', join(bin, 'e2e.test'), [
+  const e2e = startProcess(dir, 'e2e', join(bin, 'e2e.test'), [
     `--kubeconfig=${s.kubeconfig}`,
     '--provider=skeleton',
     // The suite's own kubectl (1.20.2, Debian's): a newer one validates on the server where the server can, which

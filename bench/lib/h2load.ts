@@ -31,6 +31,8 @@ export interface H2loadRun {
   accept?: string;
   /** Every response must have this status. */
   status: number;
+  /** Connections, the 64 streams shared among them (default 1: see below). */
+  connections?: number;
 }
 
 /**
@@ -43,7 +45,8 @@ export interface H2loadRun {
 export async function h2load(run: H2loadRun): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'kapi-h2load-'));
   try {
-    const args = ['-c', '1', '-m', '64', '-n', String(run.requests), '-H', `authorization: Bearer ${run.token}`];
+    const c = run.connections ?? 1;
+    const args = ['-c', String(c), '-m', String(64 / c), '-n', String(run.requests), '-H', `authorization: Bearer ${run.token}`];
     if (run.body !== undefined) {
       writeFileSync(join(dir, 'body'), typeof run.body === 'string' || Buffer.isBuffer(run.body) ? run.body : JSON.stringify(run.body));
       args.push('-d', join(dir, 'body'), '-H', `content-type: ${run.contentType ?? 'application/json'}`);
