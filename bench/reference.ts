@@ -15,9 +15,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BenchClient, fmt, line, type LoadResult } from './lib/client.js';
-import { crontab, crontabCrd, crontabsPath } from './lib/crontab.js';
-import { h2load, h2loadInstalled, type H2loadRun } from './lib/h2load.js';
+import { fmt, line, type LoadResult } from './lib/client.js';
+import { h2loadInstalled } from './lib/h2load.js';
+import { prepare, RATES, round, type Rate, type Target } from './lib/rates.js';
 import { referenceBuilt, startReference } from './lib/reference-server.js';
 import { startServer } from './lib/server-process.js';
 
@@ -25,62 +25,6 @@ const quick = process.argv.includes('--quick');
 const N = quick ? 3000 : 10_000;
 const WARM = quick ? 1000 : 3000;
 const ROUNDS = 2;
-const CONNECTIONS = 4;
-const MERGE = 'application/merge-patch+json';
-const RATES = ['creates', 'gets', 'status merge patches'] as const;
-type Rate = (typeof RATES)[number];
-
-interface Target {
-  name: string;
-  url: string;
-  token: string;
-  ca: string | undefined;
-  /** CPU time of the server's processes, in ms. */
-  cpuMs(): number;
-}
-
-/** A namespace and the CRD, served once its first object can be created. */
-async function prepare(t: Target, namespaces: string[]): Promise<void> {
-  const c = new BenchClient(t.url, t.token, t.ca, 1);
-  try {
-    await c.expect('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', 201, crontabCrd());
-    for (const ns of namespaces) await c.expect('POST', '/api/v1/namespaces', 201, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const r = await c.request('POST', crontabsPath(namespaces[0]), crontab('first', namespaces[0], 0));
-      if (r.status === 201) break;
-      if (Date.now() > deadline) throw new Error(`${t.name}: the CRD is not served: ${r.status} ${r.body.slice(0, 200)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  } finally {
-    c.close();
-  }
-}
-
-/** Creates `n` objects in `ns`, then gets (2n), status merge patches (n); each rate with the servers' CPU per request. */
-async function round(t: Target, ns: string, n: number): Promise<Map<Rate, LoadResult>> {
-  const out = new Map<Rate, LoadResult>();
-  const measure = async (rate: Rate, run: Omit<H2loadRun, 'token' | 'connections'>) => {
-    const before = t.cpuMs();
-    const r = await h2load({ ...run, connections: CONNECTIONS, token: t.token });
-    out.set(rate, { ...r, serverCpuUs: ((t.cpuMs() - before) * 1000) / r.count });
-  };
-  const collection = t.url + crontabsPath(ns);
-  await measure('creates', { urls: [collection], requests: n, method: 'POST', body: crontab(undefined, ns, 3), status: 201 });
-  const c = new BenchClient(t.url, t.token, t.ca, 1);
-  let names: string[];
-  try {
-    const list = JSON.parse((await c.expect('GET', crontabsPath(ns), 200)).body) as { items: { metadata: { name: string } }[] };
-    names = list.items.map((o) => o.metadata.name).filter((name) => name !== 'first');
-  } finally {
-    c.close();
-  }
-  const urls = names.map((name) => `${collection}/${name}`);
-  await measure('gets', { urls, requests: n * 2, status: 200 });
-  const status = { status: { replicas: 3, phase: 'Running' } };
-  await measure('status merge patches', { urls: urls.map((u) => `${u}/status`), requests: n, method: 'PATCH', body: status, contentType: MERGE, status: 200 });
-  return out;
-}
 
 function buildReference(): string | undefined {
   if (referenceBuilt()) return undefined;

@@ -22,13 +22,13 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function startServer(dataDir?: string, extraArgs: string[] = []): Promise<ServerProcess & { cleanup(): void }> {
+export async function startServer(dataDir?: string, extraArgs: string[] = [], moreNodeArgs: string[] = []): Promise<ServerProcess & { cleanup(): void }> {
   const root = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'kapi-bench-'));
   const dir = dataDir ?? join(root!, 'data');
   const t0 = performance.now();
   // The node flags of bin/kapi.js's `#!` line (as `npx kapi` and `npm start` run it), and
   // KAPI_BENCH_NODE_ARGS for more, e.g. --cpu-prof to profile a figure (--trace-gc with KAPI_BENCH_SERVER_STDOUT=1).
-  const nodeArgs = [...shebangFlags(), ...(process.env.KAPI_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  const nodeArgs = [...shebangFlags(), ...moreNodeArgs, ...(process.env.KAPI_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--data-dir', dir, '--secure-port', '0', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
