@@ -69,14 +69,22 @@ class SourceFiles {
   private readonly dirs = new Map<string, string>();
 }
 
-/** Per stage, the CPU (µs) the main thread spent in each window [from, to) of the profile's clock (µs). */
-export function stagesOf(profilePath: string, windows: Array<{ from: number; to: number }>): Array<Map<string, number>> {
+/**
+ * Per stage, the CPU (µs) the main thread spent in each window [from, to) of the profile's clock (µs). With
+ * `detail`, also per stage and window the frames that decided the stage (`function file:line`), with their µs.
+ */
+export function stagesOf(
+  profilePath: string,
+  windows: Array<{ from: number; to: number }>,
+  detail?: Array<Map<string, Map<string, number>>>,
+): Array<Map<string, number>> {
   const p = JSON.parse(readFileSync(profilePath, 'utf8')) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const sources = new SourceFiles();
   const stageOfNode = new Map<number, string | null>();
+  const deciderOfNode = new Map<number, string>();
   const stageOfFrame = (n: ProfileNode): string | undefined => {
     const f = n.callFrame;
     const file = sources.file(f.url, f.lineNumber, f.columnNumber);
@@ -98,6 +106,10 @@ export function stagesOf(profilePath: string, windows: Array<{ from: number; to:
         if (s === OTHER_KAPI) fallback ??= s;
         else if (s !== undefined) {
           known = s;
+          if (detail) {
+            const f = byId.get(x)!.callFrame;
+            deciderOfNode.set(id, `${f.functionName || '(anonymous)'} ${sources.file(f.url, f.lineNumber, f.columnNumber)}`);
+          }
           break;
         }
       }
@@ -116,6 +128,12 @@ export function stagesOf(profilePath: string, windows: Array<{ from: number; to:
     const stage = stageOf(p.samples[i]);
     if (stage === null) continue;
     out[w].set(stage, (out[w].get(stage) ?? 0) + dt);
+    if (detail) {
+      const frames = (detail[w] ??= new Map()).get(stage) ?? new Map<string, number>();
+      detail[w].set(stage, frames);
+      const frame = deciderOfNode.get(p.samples[i]) ?? byId.get(p.samples[i])!.callFrame.functionName;
+      frames.set(frame, (frames.get(frame) ?? 0) + dt);
+    }
   }
   return out;
 }

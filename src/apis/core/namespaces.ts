@@ -90,9 +90,20 @@ export function namespaceLifecycle(namespaces: RestStore | ((name: string) => Pr
   };
 }
 
-/** Nothing new in a namespace that does not exist (404) or is being terminated (403). */
-async function checkNotTerminating(namespaces: RestStore | ((name: string) => Promise<KObject>), a: AdmissionAttributes): Promise<void> {
-  const ns = typeof namespaces === 'function' ? await namespaces(a.namespace) : await namespaces.get(undefined, a.namespace);
+/**
+ * Nothing new in a namespace that does not exist (404) or is being terminated (403). The namespace is read from
+ * the watch cache (upstream's lister) without a promise when it is there; else looked up (a live read, as upstream's).
+ */
+function checkNotTerminating(namespaces: RestStore | ((name: string) => Promise<KObject>), a: AdmissionAttributes): void | Promise<void> {
+  if (typeof namespaces !== 'function') {
+    const cached = namespaces.cache.get(namespaces.key(undefined, a.namespace))?.object;
+    if (cached) return refuseTerminating(cached, a);
+  }
+  const lookup = typeof namespaces === 'function' ? namespaces(a.namespace) : namespaces.get(undefined, a.namespace);
+  return lookup.then((ns) => refuseTerminating(ns, a));
+}
+
+function refuseTerminating(ns: KObject, a: AdmissionAttributes): void {
   if (ns.status?.phase === 'Terminating' || ns.metadata?.deletionTimestamp) {
     const err = errors.forbidden(
       { group: a.resource.group, resource: a.resource.resource },
