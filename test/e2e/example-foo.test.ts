@@ -24,7 +24,8 @@ const run = promisify(execFile);
 async function exercise(kubeconfig: string, external: Set<string>): Promise<void> {
   const env = { ...process.env, KUBECONFIG: kubeconfig };
   const kubectl = async (args: string[], input?: string) => {
-    const child = run('kubectl', args, { env, encoding: 'utf8', timeout: 30_000 });
+    // A discovery cache of this server's own (a server of another test may have had this port).
+    const child = run('kubectl', ['--cache-dir', join(dirname(kubeconfig), 'kube-cache'), ...args], { env, encoding: 'utf8', timeout: 30_000 });
     if (input !== undefined) child.child.stdin!.end(input);
     return (await child).stdout;
   };

@@ -8,7 +8,7 @@ import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   connect,
@@ -119,7 +119,9 @@ describe('kapi/sdk: resources defined in TypeScript', () => {
     // kubectl sees it as any CRD: discovery (short name, category), printer columns, server-side apply.
     const env = { ...process.env, KUBECONFIG: s.kubeconfigPath };
     // kubectl runs beside the server (in this process): never synchronously.
-    const kubectl = async (args: string[]) => (await promisify(execFile)('kubectl', args, { env, encoding: 'utf8', timeout: 30_000 })).stdout;
+    // Its discovery cache is this server's own (another test's server may have had this port, with other short names).
+    const cache = ['--cache-dir', join(dirname(s.kubeconfigPath), 'kube-cache')];
+    const kubectl = async (args: string[]) => (await promisify(execFile)('kubectl', [...cache, ...args], { env, encoding: 'utf8', timeout: 30_000 })).stdout;
     const table = await kubectl(['get', 'fo', '-n', 'default']);
     assert.match(table, /^NAME\s+REPLICAS\n/);
     assert.match(table, /\na\s+2\s+/);
