@@ -274,9 +274,11 @@ it('refuses what its strategy refuses', async () => {
 
 const MAIN = `/**
  * The controller manager: every controller of the project, against the API server a kubeconfig names
- * ($KUBECONFIG, ~/.kube/config, or --kubeconfig), with leader election on a Lease (--leader-elect).
+ * ($KUBECONFIG, ~/.kube/config, or --kubeconfig), with leader election on a Lease (--leader-elect), its health
+ * probes on --health-probe-bind-address (/healthz, /readyz; default :8081) and its metrics on
+ * --metrics-bind-address (/metrics; default 0, none), as a kubebuilder project's manager.
  */
-import { connect, Manager } from 'kapi/sdk';
+import { connect, Manager, ping } from 'kapi/sdk';
 import { controllers } from './controllers/index.js';
 
 const arg = (name: string) => {
@@ -285,10 +287,16 @@ const arg = (name: string) => {
 };
 const client = connect({ kubeconfig: arg('--kubeconfig'), userAgent: 'controller-manager' });
 const namespace = process.env.POD_NAMESPACE ?? 'default';
-const manager = new Manager(client, process.argv.includes('--leader-elect') ? { leaderElection: { namespace, name: 'controller-manager' } } : {});
+const manager = new Manager(client, {
+  ...(process.argv.includes('--leader-elect') ? { leaderElection: { namespace, name: 'controller-manager' } } : {}),
+  healthProbeBindAddress: arg('--health-probe-bind-address') ?? ':8081',
+  metricsBindAddress: arg('--metrics-bind-address') ?? '0',
+});
+manager.addHealthzCheck('healthz', ping);
+manager.addReadyzCheck('readyz', ping);
 for (const c of controllers(client)) manager.add(c);
 await manager.start();
-process.stdout.write('controller manager running\\n');
+process.stdout.write('controller manager running (probes ' + (manager.healthProbeAddress ?? 'off') + ', metrics ' + (manager.metricsAddress ?? 'off') + ')\\n');
 const stop = async () => {
   await manager.stop();
   client.close();
@@ -413,6 +421,9 @@ export function buildConfig(dir: string, opts: { image: string; namespace?: stri
                   ],
                   ports: [{ name: 'https', containerPort: 6443 }],
                   readinessProbe: { httpGet: { path: '/readyz', port: 6443, scheme: 'HTTPS' } },
+                  livenessProbe: { httpGet: { path: '/livez', port: 6443, scheme: 'HTTPS' }, initialDelaySeconds: 15, periodSeconds: 20 },
+                  resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '1Gi' } },
+                  securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
                   volumeMounts: [{ name: 'data', mountPath: '/var/lib/kapi' }],
                 },
               ],
@@ -447,8 +458,17 @@ export function buildConfig(dir: string, opts: { image: string; namespace?: stri
                 {
                   name: 'controller-manager',
                   image: opts.image,
-                  command: ['node', 'dist/src/main.js', '--leader-elect'],
+                  command: ['node', 'dist/src/main.js', '--leader-elect', '--health-probe-bind-address=:8081', '--metrics-bind-address=:8080'],
                   env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
+                  ports: [
+                    { name: 'metrics', containerPort: 8080 },
+                    { name: 'probes', containerPort: 8081 },
+                  ],
+                  // As a kubebuilder project's manager: probes, requests and limits, no privileges.
+                  livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, initialDelaySeconds: 15, periodSeconds: 20 },
+                  readinessProbe: { httpGet: { path: '/readyz', port: 8081 }, initialDelaySeconds: 5, periodSeconds: 10 },
+                  resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+                  securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
                 },
               ],
             },

@@ -15,6 +15,8 @@ import type { Client, GroupVersionResource, ResourceClient } from './client.js';
 import { Informer, objectKey, type InformerHandlers } from './informer.js';
 import { LeaderElector } from './leader-election.js';
 import { WorkQueue } from './workqueue.js';
+import type { Server } from 'node:http';
+import { addressOf, checkName, listen, metricsHandler, parseBindAddress, probeHandler, type HealthChecker } from './probes.js';
 
 /** What a reconciler is asked about: one object's key. */
 export interface ReconcileRequest {
@@ -140,6 +142,17 @@ export interface ManagerOptions {
   registry?: Registry;
   /** Reconcile errors and watch failures (default: stderr). */
   log?: (message: string) => void;
+  /**
+   * Where `/metrics` (the registry's Prometheus text) is served over HTTP, as controller-runtime's
+   * Metrics.BindAddress: `host:port`, `:port` for every interface, `0` or absent for none.
+   */
+  metricsBindAddress?: string;
+  /**
+   * Where the health probes are served over HTTP (`/healthz`, `/readyz`, and `/healthz/<check>`), as
+   * controller-runtime's HealthProbeBindAddress; `0` or absent for none. They answer from `start()` on, on a
+   * standby too.
+   */
+  healthProbeBindAddress?: string;
 }
 
 const refGvr = (r: ResourceRef): GroupVersionResource => ('gvr' in r ? r.gvr : { group: r.group, version: r.version, resource: r.resource });
@@ -345,6 +358,13 @@ export class Manager {
   private readonly waiting: Controller[] = [];
   private readonly m: Metrics;
   private elector?: LeaderElector;
+  private readonly healthz = new Map<string, HealthChecker>();
+  private readonly readyz = new Map<string, HealthChecker>();
+  private readonly servers: Server[] = [];
+  /** Where `/metrics` is served once started (`host:port`, the port chosen when asked for port 0). */
+  metricsAddress?: string;
+  /** Where the health probes are served once started. */
+  healthProbeAddress?: string;
   private running = false;
   private started = false;
   private stopping = false;
@@ -425,14 +445,51 @@ export class Manager {
     for (const r of [...this.runnables].reverse()) await r.stop();
   }
 
+  /** A liveness check, served at `/healthz` and `/healthz/<name>` (controller-runtime's AddHealthzCheck). */
+  addHealthzCheck(name: string, check: HealthChecker): void {
+    this.addCheck(this.healthz, name, check);
+  }
+
+  /** A readiness check, served at `/readyz` and `/readyz/<name>` (controller-runtime's AddReadyzCheck). */
+  addReadyzCheck(name: string, check: HealthChecker): void {
+    this.addCheck(this.readyz, name, check);
+  }
+
+  private addCheck(checks: Map<string, HealthChecker>, name: string, check: HealthChecker): void {
+    if (checks.has(checkName(name))) throw new Error(`health check ${JSON.stringify(name)} exists already`);
+    checks.set(name, check);
+  }
+
+  /** The probe and metrics servers, when asked for (before the informers: a standby answers its probes). */
+  private async serve(): Promise<void> {
+    const probes = parseBindAddress(this.opts.healthProbeBindAddress ?? '0');
+    const metrics = parseBindAddress(this.opts.metricsBindAddress ?? '0');
+    if (probes) {
+      const server = await listen(probes, probeHandler(this.healthz, this.readyz));
+      this.servers.push(server);
+      this.healthProbeAddress = addressOf(server);
+    }
+    if (metrics) {
+      const server = await listen(metrics, metricsHandler(this.metrics));
+      this.servers.push(server);
+      this.metricsAddress = addressOf(server);
+    }
+  }
+
   /**
-   * Starts the informers (waiting for their first lists), then the controllers and runnables (once leading, with
-   * leader election).
+   * Starts the probe and metrics servers (when asked for), the informers (waiting for their first lists), then the
+   * controllers and runnables (once leading, with leader election).
    */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     this.running = true;
+    try {
+      await this.serve();
+    } catch (err) {
+      await this.closeServers();
+      throw err;
+    }
     await Promise.all([...this.informers.values()].map((i) => this.startInformer(i)));
     const le = this.opts.leaderElection;
     if (!le) return this.startRunnables();
@@ -499,5 +556,16 @@ export class Manager {
     await this.stopRunnables();
     for (const i of this.informers.values()) i.stop();
     await this.elector?.stop();
+    await this.closeServers();
+  }
+
+  private async closeServers(): Promise<void> {
+    await Promise.all(
+      this.servers.splice(0).map((s) => {
+        const closed = new Promise((resolve) => s.close(resolve));
+        s.closeAllConnections();
+        return closed;
+      }),
+    );
   }
 }

@@ -44,6 +44,7 @@ export {
   type Condition,
 } from './helpers.js';
 export { EventRecorder, type EventRecorderOptions } from './events.js';
+export { ping, type HealthChecker } from './probes.js';
 export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 export { StatusError } from '../machinery/status.js';
 /**

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,21 @@ import { parseAllDocuments } from 'yaml';
 const bin = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'kapi.js');
 const run = promisify(execFile);
 const kapi = (args: string[], cwd: string) => run(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', timeout: 30_000 });
+
+/** Where a manager's HTTP server answers, and what. */
+function httpGet(address: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolveGet, reject) => {
+    const req = request(`http://${address}${path}`, { agent: false, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`${path}: no answer in 10 s`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('kapi init, create resource, build config', () => {
   let dir: string;
@@ -44,6 +60,37 @@ describe('kapi init, create resource, build config', () => {
     assert.match(test.stdout, /# pass 3\n# fail 0\n/);
   });
 
+  /** The project's controller manager (`node dist/src/main.js`, built by its tests) against a server: its probes and metrics, then stopped. */
+  const runManager = async (kubeconfig: string) => {
+    const args = ['dist/src/main.js', '--kubeconfig', kubeconfig, '--health-probe-bind-address', '127.0.0.1:0', '--metrics-bind-address', '127.0.0.1:0'];
+    const manager = spawn(process.execPath, args, { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    try {
+      const running = await new Promise<RegExpMatchArray>((resolveRunning, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the manager did not run in 30 s:\n${out}`)), 30_000);
+        const seen = (chunk: Buffer) => {
+          out += chunk.toString();
+          const m = /controller manager running \(probes (\S+), metrics (\S+)\)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolveRunning(m);
+          }
+        };
+        manager.stdout.on('data', seen);
+        manager.stderr.on('data', seen);
+        manager.once('exit', (code) => reject(new Error(`the manager exited (${code}):\n${out}`)));
+      });
+      assert.deepEqual(await httpGet(running[1], '/readyz?verbose'), { status: 200, body: '[+]readyz ok\nhealthz check passed\n' });
+      assert.deepEqual(await httpGet(running[1], '/healthz'), { status: 200, body: 'ok' });
+      assert.match((await httpGet(running[2], '/metrics')).body, /^controller_runtime_max_concurrent_reconciles\{controller="order"\} 1$/m);
+      const exited = new Promise((r) => manager.once('exit', r));
+      manager.kill('SIGTERM');
+      assert.equal(await exited, 0, out);
+    } finally {
+      if (manager.exitCode === null) manager.kill('SIGKILL');
+    }
+  };
+
   it('stops the server when `npm run serve` is stopped', async () => {
     const npm = spawn('npm', ['run', 'serve', '--', '--secure-port', '0', '--data-dir', join(dir, 'serve-data')], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -60,6 +107,7 @@ describe('kapi init, create resource, build config', () => {
       npm.stderr.on('data', seen);
     });
     await serving;
+    await runManager(join(dir, 'serve-data', 'admin.kubeconfig'));
     // The server is npm's child (exec): find it, stop npm, and see it go.
     const children = (await run('pgrep', ['-P', String(npm.pid)], { encoding: 'utf8' })).stdout.trim().split('\n').map(Number);
     assert.equal(children.length, 1, `npm's children: ${children.join(' ')}`);
@@ -108,5 +156,10 @@ describe('kapi init, create resource, build config', () => {
     const apiserver = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'shop-apiserver');
     assert.ok(apiserver.spec.template.spec.containers[0].args.includes('--etcd-servers=http://etcd.shop-system.svc:2379'));
     assert.ok(apiserver.spec.template.spec.containers[0].args.includes('--resources=dist/src/resources.js'));
+    // The manager's probes, on the port its flags name; requests and limits on both.
+    const manager = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'shop-controller-manager').spec.template.spec.containers[0];
+    assert.ok(manager.command.includes('--health-probe-bind-address=:8081'));
+    assert.deepEqual([manager.livenessProbe.httpGet, manager.readinessProbe.httpGet], [{ path: '/healthz', port: 8081 }, { path: '/readyz', port: 8081 }]);
+    for (const c of [manager, apiserver.spec.template.spec.containers[0]]) assert.ok(c.resources.requests.memory && c.resources.limits.memory, `${c.name}: requests and limits`);
   });
 });
