@@ -88,6 +88,9 @@ export interface LoadResult {
   p99: number;
   /** The server's CPU time (all threads) per operation, when measured. */
   serverCpuUs?: number;
+  /** Answers of another status than expected (when the run counts them), and the first such status. */
+  failures?: number;
+  failedStatus?: number;
 }
 
 /** Run `op(i)` from `clients` concurrent loops until `total` operations are done. */
@@ -118,7 +121,9 @@ export function line(name: string, figure: string): void {
 }
 
 export const fmt = (r: LoadResult) =>
-  `${r.perSecond.toFixed(0)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms` + (r.serverCpuUs === undefined ? '' : `  server CPU ${r.serverCpuUs.toFixed(0)} µs/op`);
+  `${r.perSecond.toFixed(0)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms` +
+  (r.serverCpuUs === undefined ? '' : `  server CPU ${r.serverCpuUs.toFixed(0)} µs/op`) +
+  (r.failures ? `  ${r.failures} failed (e.g. ${r.failedStatus})` : '');
 
 /** Run a load and note the server's CPU time per operation. */
 export async function withServerCpu(server: { cpuMs(): number }, run: () => Promise<LoadResult>): Promise<LoadResult> {

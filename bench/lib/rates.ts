@@ -50,7 +50,7 @@ export async function round(t: Target, ns: string, n: number, marks?: Marks): Pr
   const measure = async (rate: Rate, run: Omit<H2loadRun, 'token' | 'connections'>) => {
     const before = t.cpuMs();
     const from = nowUs();
-    const r = await h2load({ ...run, connections: CONNECTIONS, token: t.token });
+    const r = await h2load({ ...run, connections: CONNECTIONS, token: t.token, countFailures: true });
     marks?.set(rate, { from, to: nowUs() });
     out.set(rate, { ...r, serverCpuUs: ((t.cpuMs() - before) * 1000) / r.count });
   };

@@ -97,6 +97,8 @@ test('Kubernetes CEL library functions', () => {
     "url('https://example.com:8080/p?q=1').getHost() == 'example.com:8080'",
     "isURL('https://example.com') && !isURL('not a url')",
     "quantity('1Gi').isGreaterThan(quantity('1000Mi')) && quantity('500m').asApproximateFloat() == 0.5",
+    // Below a nano unit a value rounds up to one, whatever its exponent (ParseQuantity's RoundUp).
+    "quantity('1e-1001').compareTo(quantity('1n')) == 0 && quantity('-5e-2147483648').compareTo(quantity('-1n')) == 0",
     "ip('10.0.0.1').family() == 4 && cidr('10.0.0.0/8').containsIP(ip('10.1.2.3'))",
     '[1, 2, 3].isSorted() && [1, 2, 3].sum() == 6 && [3, 1].min() == 1 && [3, 1].max() == 3',
     'sets.contains([1, 2, 3], [1, 2]) && sets.intersects([1], [1, 5]) && sets.equivalent([1, 2], [2, 1])',

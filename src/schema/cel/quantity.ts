@@ -162,9 +162,10 @@ export function parseQuantity(s: string): Quantity | undefined {
   const parts = scanQuantity(s);
   if ('error' in parts) return undefined;
   const { negative, int, frac, base, exponent } = parts;
-  // Decimal exponents as upstream's int32; beyond a thousand digits of scale no resource means anything (and
-  // upstream's rounding to nano units would write out all of them).
-  if (Math.abs(exponent) > 1000) return undefined;
+  // Decimal exponents as upstream's int32. A negative one of any size costs nothing (below a nano unit, a value
+  // rounds up to one); a positive one over a thousand is refused: upstream holds 1e2000000000 as a scale, this as
+  // the digits it stands for, and no resource means a number of a thousand digits.
+  if (exponent > 1000) return undefined;
   const digits = stripZeros(int + frac);
   if (base === 10) return new Quantity(negative, nanoRoundedUp(digits, frac.length - exponent));
   // Binary SI: at least 1024 times the integer part, so more than 20 digits of it is over the cap already.
