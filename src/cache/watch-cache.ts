@@ -121,6 +121,8 @@ export class WatchCache<T> {
   private readonly watchers = new Set<Watcher<T>>();
   private ring: EventRing<CacheEvent<T>>;
   private revision = 0;
+  /** Counts lists and applied events (changeRevision). */
+  private changes = 0;
   private handle?: WatchHandle;
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
   private bookmarkTimer?: NodeJS.Timeout;
@@ -146,6 +148,15 @@ export class WatchCache<T> {
 
   get currentRevision(): number {
     return this.revision;
+  }
+
+  /**
+   * Changes when the cache's contents may have: at each event it applies, and at each (re)list. Unlike
+   * currentRevision, progress elsewhere in the store leaves it be: what is derived from the contents (RBAC's
+   * indexes and decisions) stays valid until it moves.
+   */
+  get changeRevision(): number {
+    return this.changes;
   }
 
   /** The oldest revision a watch or list may start from. */
@@ -283,6 +294,7 @@ export class WatchCache<T> {
     if (this.stopped) return;
     for (const kv of kvs) this.put({ key: kv.key, revision: kv.modRevision, object: this.decode(kv), bytes: kv.value.length });
     this.revision = revision;
+    this.changes++;
     this.ring.reset(revision);
     this.handle = this.storage.watch(this.prefix, revision, {
       onEvents: (events) => this.apply(events),
@@ -303,6 +315,7 @@ export class WatchCache<T> {
     if (this.stopped) return;
     this.entries.clear();
     this.sorted = new SortedKeys();
+    this.changes++;
     this.ready = new Promise<void>((resolve) => {
       const retry = () =>
         this.load().then(resolve, () => {
@@ -313,6 +326,7 @@ export class WatchCache<T> {
   }
 
   private apply(events: WatchEvent[]): void {
+    if (events.length > 0) this.changes++;
     for (const e of events) {
       const event = this.toCacheEvent(e);
       if (event.type === 'DELETED') {

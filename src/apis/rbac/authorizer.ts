@@ -28,6 +28,18 @@ export interface RbacStores {
 /** Visits the rules lent to a user; returns false to stop. `source` describes where a rule comes from. */
 type Visitor = (source: () => string, rule: PolicyRule | undefined, error?: string) => boolean;
 
+/** A rule a binding lends, or the error met resolving its role. */
+interface Step {
+  source: () => string;
+  rule: PolicyRule | undefined;
+  error?: string;
+}
+
+/** Users (with their groups) and namespaces whose rules are kept at once; more, and all are forgotten. */
+const MAX_CACHED_USERS = 4096;
+/** A user of longer name and groups is not kept (names and groups come from credentials: bounded anyway). */
+const MAX_CACHED_KEY = 4096;
+
 function describeSubject(s: Subject, bindingNamespace: string): string {
   if (s.kind === 'ServiceAccount') return `${s.kind} ${goQuote(`${s.name}/${s.namespace || bindingNamespace}`)}`;
   return `${s.kind} ${goQuote(s.name)}`;
@@ -55,27 +67,64 @@ export class RbacResolver {
     return { rules: [], error: `unsupported role reference kind: ${goQuote(ref.kind)}` };
   }
 
-  /** VisitRulesFor: the cluster-wide bindings, then those of the namespace. */
+  /**
+   * VisitRulesFor: the cluster-wide bindings, then those of the namespace. What they lend a user in a namespace
+   * (rules, and the errors met) is kept until a role or binding changes, so that a user's requests after the
+   * first only match rules (a bounded number of users and namespaces are kept).
+   */
   visit(user: UserInfo, namespace: string, visitor: Visitor): void {
+    for (const step of this.stepsFor(user, namespace)) if (!visitor(step.source, step.rule, step.error)) return;
+  }
+
+  private stepsFor(user: UserInfo, namespace: string): Step[] {
+    const { roles, roleBindings, clusterRoles, clusterRoleBindings } = this.stores;
+    const seen = this.seen;
+    if (
+      seen[0] !== roles.cache.changeRevision ||
+      seen[1] !== roleBindings.cache.changeRevision ||
+      seen[2] !== clusterRoles.cache.changeRevision ||
+      seen[3] !== clusterRoleBindings.cache.changeRevision
+    ) {
+      this.steps.clear();
+      this.seen = [roles.cache.changeRevision, roleBindings.cache.changeRevision, clusterRoles.cache.changeRevision, clusterRoleBindings.cache.changeRevision];
+    }
+    const key = `${namespace}\0${user.name}\0${user.groups.join('\0')}`;
+    if (key.length > MAX_CACHED_KEY) return this.collect(user, namespace);
+    let steps = this.steps.get(key);
+    if (!steps) {
+      steps = this.collect(user, namespace);
+      if (this.steps.size >= MAX_CACHED_USERS) this.steps.clear();
+      this.steps.set(key, steps);
+    }
+    return steps;
+  }
+
+  /** [roles, roleBindings, clusterRoles, clusterRoleBindings] change revisions the kept steps were made at. */
+  private seen: number[] = [];
+  private readonly steps = new Map<string, Step[]>();
+
+  private collect(user: UserInfo, namespace: string): Step[] {
+    const steps: Step[] = [];
+    const lend = (source: () => string, rules: PolicyRule[], error: string | undefined) => {
+      if (error !== undefined) steps.push({ source, rule: undefined, error });
+      for (const rule of rules) steps.push({ source, rule });
+    };
     for (const binding of this.bindingsOf(user, this.clusterIndex())) {
       const subject = subjectsOf(binding).find((s) => subjectIs(user, s, ''));
       if (!subject) continue;
       const ref = roleRefOf(binding);
       const { rules, error } = ref.kind === 'ClusterRole' ? this.roleReferenceRules(ref, '') : { rules: [], error: `unsupported role reference kind: ${goQuote(ref.kind)}` };
-      const source = () => `ClusterRoleBinding ${goQuote(binding.metadata.name)} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, '')}`;
-      if (error !== undefined && !visitor(source, undefined, error)) return;
-      for (const rule of rules) if (!visitor(source, rule)) return;
+      lend(() => `ClusterRoleBinding ${goQuote(binding.metadata.name)} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, '')}`, rules, error);
     }
-    if (!namespace) return;
+    if (!namespace) return steps;
     for (const binding of this.bindingsOf(user, this.namespaceIndex(namespace))) {
       const subject = subjectsOf(binding).find((s) => subjectIs(user, s, namespace));
       if (!subject) continue;
       const ref = roleRefOf(binding);
       const { rules, error } = this.roleReferenceRules(ref, namespace);
-      const source = () => `RoleBinding ${goQuote(`${binding.metadata.name}/${namespace}`)} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, namespace)}`;
-      if (error !== undefined && !visitor(source, undefined, error)) return;
-      for (const rule of rules) if (!visitor(source, rule)) return;
+      lend(() => `RoleBinding ${goQuote(`${binding.metadata.name}/${namespace}`)} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, namespace)}`, rules, error);
     }
+    return steps;
   }
 
   /** RulesFor: every rule lent to the user in the namespace, and the errors met on the way. */
@@ -105,13 +154,13 @@ export class RbacResolver {
 
   private clusterIndex(): SubjectIndex {
     const cache = this.stores.clusterRoleBindings.cache;
-    if (this.cluster?.revision !== cache.currentRevision) this.cluster = { revision: cache.currentRevision, index: indexBySubject(cache.list().items.map((e) => e.object), '') };
+    if (this.cluster?.revision !== cache.changeRevision) this.cluster = { revision: cache.changeRevision, index: indexBySubject(cache.list().items.map((e) => e.object), '') };
     return this.cluster.index;
   }
 
   private namespaceIndex(namespace: string): SubjectIndex {
     const store = this.stores.roleBindings;
-    const revision = store.cache.currentRevision;
+    const revision = store.cache.changeRevision;
     let entry = this.namespaces.get(namespace);
     if (entry?.revision !== revision) {
       // A write anywhere may have changed this namespace: indexes are made again as they are asked for.
