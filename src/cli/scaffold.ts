@@ -153,7 +153,7 @@ function writeRegistration(dir: string, p: ProjectFile): string[] {
   write(
     dir,
     'src/controllers/index.ts',
-    `// Written by kapi create resource from kapi.json: the project's controllers, for a Manager.\nimport type { Client, ControllerOptions } from 'kapi/sdk';\n${controllers.join('\n')}${controllers.length ? '\n' : ''}\nexport function controllers(client: Client): ControllerOptions[] {\n  return [${p.resources.map((r) => `${lower(r.kind)}Controller(client)`).join(', ')}];\n}\n`,
+    `// Written by kapi create resource from kapi.json: the project's controllers, for a Manager.\nimport type { ControllerOptions, Manager } from 'kapi/sdk';\n${controllers.join('\n')}${controllers.length ? '\n' : ''}\nexport function controllers(manager: Manager): ControllerOptions[] {\n  return [${p.resources.map((r) => `${lower(r.kind)}Controller(manager)`).join(', ')}];\n}\n`,
     true,
     written,
   );
@@ -203,11 +203,12 @@ function controllerFile(r: ProjectFile['resources'][number]): string {
   return `/**
  * The ${r.kind} controller: level-based, it gets a key and drives what exists toward what the ${r.kind} asks for.
  */
-import { setStatusCondition, StatusError, type Client, type Condition, type ControllerOptions } from 'kapi/sdk';
+import { setStatusCondition, StatusError, type Condition, type ControllerOptions, type Manager } from 'kapi/sdk';
 import { ${r.kind} } from '../${apiPath(r).slice(4)}';
 
-export function ${k}Controller(client: Client): ControllerOptions {
-  const ${k}s = client.resource<${r.kind}>(${r.kind});
+export function ${k}Controller(manager: Manager): ControllerOptions {
+  // Reads come from the manager's cache (its informer of ${r.kind}s), writes go to the API server.
+  const ${k}s = manager.resource<${r.kind}>(${r.kind});
   return {
     name: '${k}',
     for: ${r.kind},
@@ -245,7 +246,7 @@ let manager: Manager;
 before(async () => {
   server = await startTestServer({ resources: [${r.kind}] });
   manager = new Manager(server.client('${k}-controller'));
-  manager.add(${k}Controller(server.client('${k}-controller')));
+  manager.add(${k}Controller(manager));
   await manager.start();
 });
 after(async () => {
@@ -294,7 +295,7 @@ const manager = new Manager(client, {
 });
 manager.addHealthzCheck('healthz', ping);
 manager.addReadyzCheck('readyz', ping);
-for (const c of controllers(client)) manager.add(c);
+for (const c of controllers(manager)) manager.add(c);
 await manager.start();
 process.stdout.write('controller manager running (probes ' + (manager.healthProbeAddress ?? 'off') + ', metrics ' + (manager.metricsAddress ?? 'off') + ')\\n');
 const stop = async () => {

@@ -50,7 +50,7 @@ export function addRootCaPublisher(manager: Manager, client: Client, caCertPem: 
 
 function writerOf(manager: Manager, client: Client, resource: string): Writer {
   const gvr = { group: '', version: 'v1', resource };
-  return { read: manager.resource(gvr), write: client.resource(gvr) };
+  return { read: manager.apiReader(gvr), write: client.resource(gvr) };
 }
 
 const ROOT_CA_DESCRIPTION =

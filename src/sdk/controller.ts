@@ -15,6 +15,7 @@ import type { Client, GroupVersionResource, ResourceClient } from './client.js';
 import { Informer, objectKey, type InformerHandlers } from './informer.js';
 import { LeaderElector } from './leader-election.js';
 import { WorkQueue } from './workqueue.js';
+import { CachedResourceClient } from './cached-client.js';
 import type { Server } from 'node:http';
 import { addressOf, checkName, listen, metricsHandler, parseBindAddress, probeHandler, type HealthChecker } from './probes.js';
 
@@ -404,9 +405,22 @@ export class Manager {
     return started;
   }
 
-  /** The typed client of a resource. */
-  resource<T extends KObject = KObject>(ref: ResourceRef): ResourceClient<T> {
-    return this.client.resource<T>(refGvr(ref));
+  /**
+   * The typed client of a resource, as controller-runtime's `GetClient()`: reads (`get`, `list`) come from the
+   * manager's shared informer of it (started at the first read, which waits for its list), as copies; writes go
+   * to the API server. Reads right after a write may not see it yet: `apiReader` reads from the server.
+   */
+  resource<T extends KObject = KObject, In extends KObject = T>(ref: ResourceRef): CachedResourceClient<T, In> {
+    const informer = this.informer(ref);
+    return new CachedResourceClient<T, In>(this.client, refGvr(ref), async () => {
+      await this.startInformer(informer);
+      return informer;
+    });
+  }
+
+  /** A client of a resource that reads from the API server (controller-runtime's `GetAPIReader()`). */
+  apiReader<T extends KObject = KObject, In extends KObject = T>(ref: ResourceRef): ResourceClient<T, In> {
+    return this.client.resource<T, In>(refGvr(ref));
   }
 
   /** Adds a controller (before or after start); throws when one of that name exists already. */

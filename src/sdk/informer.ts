@@ -151,6 +151,11 @@ export class Informer {
     return this.synced;
   }
 
+  /** The resourceVersion the cache is at (client-go's LastSyncResourceVersion): its list's, then its watch's. */
+  get lastResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
   /** The object of a key (`<namespace>/<name>`, or the name if cluster-scoped; see objectKey), from the cache. */
   get(key: string): KObject | undefined {
     return this.objects.get(key);

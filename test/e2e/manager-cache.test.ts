@@ -1,0 +1,98 @@
+/**
+ * A Manager's resource clients read from its informers, as controller-runtime's default client reads from its
+ * cache: no request reaches the API server for a cached get or list (its request counter says so), results are
+ * copies, misses are the server's 404, selectors filter; writes and uncached reads go to the server.
+ */
+import assert from 'node:assert/strict';
+import { get } from 'node:https';
+import { after, before, describe, it } from 'node:test';
+import { Manager, StatusError } from 'kapi/sdk';
+import { startTestServer, type TestServer } from 'kapi/testing';
+
+const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
+
+describe('kapi/sdk: reads from the Manager\'s cache', () => {
+  let s: TestServer;
+  let m: Manager;
+  before(async () => {
+    s = await startTestServer();
+    m = new Manager(s.client('cache-reader'));
+    await m.start();
+  });
+  after(async () => {
+    await m.stop();
+    await s.stop();
+  });
+
+  /** The API server's count of GET requests (get and list) of ConfigMaps, from its /metrics. */
+  const serverReads = async () => {
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = get(`${s.url}/metrics`, { ca: s.caCertPem, headers: { authorization: `Bearer ${s.adminToken}` }, timeout: 10_000 }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve(body));
+      });
+      req.on('timeout', () => req.destroy(new Error('/metrics: no answer in 10 s')));
+      req.on('error', reject);
+    });
+    let n = 0;
+    for (const line of text.split('\n')) if (/^apiserver_request_total\{verb="(GET|LIST)",.*resource="configmaps"/.test(line)) n += Number(line.split(' ').pop());
+    return n;
+  };
+
+  it('answers get and list from memory, as copies, with the server\'s 404', async () => {
+    const admin = s.client().resource(CONFIGMAPS);
+    for (const [name, app] of [['a', 'x'], ['b', 'y'], ['c', 'x']]) {
+      await admin.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app } }, data: { k: name } });
+    }
+    const cms = m.resource(CONFIGMAPS);
+    // The first read starts the informer and waits for its list; then the cache catches up with the writes.
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if ((await cms.list('default', { labelSelector: 'app' })).items.length === 3) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const before = await serverReads();
+    for (let i = 0; i < 20; i++) assert.equal((await cms.get('default', 'a')).data?.k, 'a');
+    const listed = await cms.list('default', { labelSelector: 'app=x' });
+    assert.deepEqual(listed.items.map((o) => o.metadata.name).sort(), ['a', 'c']);
+    assert.equal(listed.kind, 'ConfigMapList');
+    assert.match(String(listed.metadata?.resourceVersion), /^\d+$/);
+    assert.deepEqual((await cms.list(undefined, { fieldSelector: 'metadata.name=b,metadata.namespace==default' })).items.map((o) => o.metadata.name), ['b']);
+    assert.deepEqual((await cms.list('default', { labelSelector: 'app', fieldSelector: 'metadata.name!=a' })).items.map((o) => o.metadata.name).sort(), ['b', 'c']);
+    await assert.rejects(cms.get('default', 'nope'), (err: unknown) => {
+      assert.ok(err instanceof StatusError);
+      assert.equal(err.code, 404);
+      assert.equal(err.message, 'configmaps "nope" not found');
+      return true;
+    });
+    // A copy: changing what a read returned changes nothing the next read sees.
+    const copy = await cms.get('default', 'b');
+    copy.data!.k = 'changed';
+    assert.equal((await cms.get('default', 'b')).data?.k, 'b');
+    assert.equal(await serverReads(), before, 'no get or list reached the API server');
+
+    // What the cache cannot answer goes to the server: a page, another field, and the API reader.
+    const page = await cms.list('default', { limit: '1' });
+    assert.equal(page.items.length, 1);
+    assert.ok(page.metadata?.continue, 'a page from the server');
+    assert.deepEqual((await cms.list('default', { fieldSelector: 'metadata.resourceVersion=1' })).items, []);
+    assert.equal((await m.apiReader(CONFIGMAPS).get('default', 'c')).data?.k, 'c');
+    assert.equal(await serverReads(), before + 3);
+  });
+
+  it('writes to the API server, and a write shows in later reads once its event is in', async () => {
+    const cms = m.resource(CONFIGMAPS);
+    const made = await cms.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w' }, data: { v: '1' } });
+    assert.equal(made.metadata.name, 'w');
+    await cms.patch('default', 'w', { data: { v: '2' } }, { contentType: 'application/merge-patch+json' });
+    const deadline = Date.now() + 10_000;
+    let v: string | undefined;
+    while (Date.now() < deadline && v !== '2') {
+      v = (await cms.get('default', 'w').catch(() => undefined))?.data?.v;
+      if (v !== '2') await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(v, '2');
+  });
+});
