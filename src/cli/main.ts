@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { KUBERNETES_VERSION } from '../api/version.js';
 import { buildConfig, createResource, initProject } from './scaffold.js';
+import { generateManifests } from './manifests.js';
 import { CONTROLLER_NAMES, startKapi, type AuthorizationMode } from '../kapi/index.js';
 import { parseGoDuration } from '../server/filters.js';
 import { clientFromKubeconfig } from './kube-client.js';
@@ -317,6 +318,17 @@ program
   .action((opts: { image: string; namespace?: string; storage: string; output?: string; dir: string }) => {
     if (opts.storage !== 'etcd' && opts.storage !== 'embedded') throw new Error(`--storage ${JSON.stringify(opts.storage)}: etcd or embedded`);
     for (const f of buildConfig(opts.dir, { ...opts, storage: opts.storage })) process.stdout.write(`wrote ${f}\n`);
+  });
+
+program
+  .command('generate')
+  .description('generate parts of a kapi project from its code')
+  .command('manifests')
+  .description('write the CRDs of its resources, the RBAC of its controllers and a kustomize layout to deploy its controller manager on any cluster (controller-gen; build the project first)')
+  .option('--output <dir>', 'where the manifests go (default: ./config)')
+  .option('--dir <dir>', 'the project directory', '.')
+  .action(async (opts: { output?: string; dir: string }) => {
+    for (const f of await generateManifests(opts.dir, opts)) process.stdout.write(`wrote ${f}\n`);
   });
 
 // `kapi --version`, as `kube-apiserver --version` prints the Kubernetes version it serves as (a subcommand's own

@@ -59,7 +59,7 @@ export function kapiDependency(dir: string, spec?: string): { spec: string; dire
   return { spec: installed ?? `^${version}`, directory: false };
 }
 
-function write(root: string, path: string, content: string, overwrite: boolean, written: string[]): void {
+export function write(root: string, path: string, content: string, overwrite: boolean, written: string[]): void {
   const file = join(root, path);
   if (!overwrite && existsSync(file)) return;
   mkdirSync(dirname(file), { recursive: true });
@@ -67,7 +67,7 @@ function write(root: string, path: string, content: string, overwrite: boolean, 
   written.push(path);
 }
 
-function readProject(dir: string): ProjectFile {
+export function readProject(dir: string): ProjectFile {
   const file = join(dir, 'kapi.json');
   if (!existsSync(file)) throw new Error(`${resolve(dir)} is not a kapi project (no kapi.json): make one with kapi init`);
   return JSON.parse(readFileSync(file, 'utf8')) as ProjectFile;
@@ -107,13 +107,16 @@ export function initProject(dir: string, opts: { domain: string; name?: string; 
     include: ['src', 'test'],
   };
   write(dir, 'tsconfig.json', `${JSON.stringify(tsconfig, null, 2)}\n`, false, written);
-  write(dir, '.gitignore', 'node_modules/\ndist/\n.kapi/\nconfig/\n', false, written);
+  // config/ is the project's (kustomize bases it edits), committed with it.
+  write(dir, '.gitignore', 'node_modules/\ndist/\n.kapi/\n', false, written);
   // kapi from a directory: npm would run its `prepare` (a full rebuild of kapi) on every install. From a tarball or
   // the registry, install scripts run (better-sqlite3 gets its native module).
   if (kapi.directory) write(dir, '.npmrc', 'ignore-scripts=true\n', false, written);
   write(dir, 'kapi.json', `${JSON.stringify(project, null, 2)}\n`, false, written);
   written.push(...writeRegistration(dir, project));
   write(dir, 'src/main.ts', MAIN, false, written);
+  write(dir, 'Dockerfile', DOCKERFILE, false, written);
+  write(dir, '.dockerignore', 'node_modules/\ndist/\n.kapi/\nconfig/\n', false, written);
   write(dir, 'test/server.test.ts', SERVER_TEST, false, written);
   write(dir, 'README.md', readme(project), false, written);
   return written;
@@ -307,6 +310,26 @@ process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 `;
 
+/** The project's image: built in one stage, run from its output and production dependencies as a non-root user. */
+const DOCKERFILE = `# The project's image (the controller manager's, and kapi's when serving the resources):
+#   docker build -t <registry>/<name>:<tag> .
+# kapi comes from the registry: a dependency on a local tarball or directory is not in the build context.
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json* ./
+RUN npm ci
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-slim
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER 65532:65532
+CMD ["node", "dist/src/main.js"]
+`;
+
 const SERVER_TEST = `import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { startTestServer } from 'kapi/testing';
@@ -334,7 +357,15 @@ npx kapi create resource --group apps --version v1 --kind Foo   # a resource, it
 npm test                                                        # build, then run the tests on kapi's test server
 npm run serve &                                                 # kapi serving the resources (./.kapi)
 KUBECONFIG=.kapi/admin.kubeconfig npm start                     # the controllers against it
-npx kapi build config --image <registry>/${p.name}:latest        # manifests to run it on a cluster (./config)
+npx kapi build config --image <registry>/${p.name}:latest        # kapi serving them on a cluster, aggregated (./config)
+\`\`\`
+
+Or as CRDs on any cluster, the controllers in the manager (\`Dockerfile\` makes its image):
+
+\`\`\`sh
+npm run build && npx kapi generate manifests                    # config/crd, config/rbac (from the code), config/manager
+kubectl apply -k config/crd                                     # the CRDs
+kubectl apply -k config/default                                 # the CRDs, the manager's RBAC and Deployment
 \`\`\`
 
 - \`src/apis/<group>/<version>/<kind>.ts\`: a resource's schema and storage strategy;

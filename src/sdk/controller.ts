@@ -118,6 +118,20 @@ export interface ControllerOptions {
   maxConcurrentReconciles?: number;
   /** Retry backoff per key (default 5 ms doubling to 1000 s) within an overall rate (default 10 qps, burst 100). */
   rateLimit?: { baseDelayMs?: number; maxDelayMs?: number; qps?: number; burst?: number };
+  /**
+   * What the controller does beyond reading and writing its `for` objects (and their status and finalizers), its
+   * `owns` objects and reading its `watches`, as RBAC rules (kubebuilder's `+kubebuilder:rbac` markers):
+   * `kapi generate manifests` puts them in the manager's ClusterRole with those.
+   */
+  rbac?: ControllerPolicyRule[];
+}
+
+/** An RBAC rule a controller declares (rbac.authorization.k8s.io/v1 PolicyRule of resources). */
+export interface ControllerPolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
 }
 
 /** Work a Manager starts and stops with its controllers (`Manager.addRunnable`), as controller-runtime's Runnable. */
@@ -156,7 +170,7 @@ export interface ManagerOptions {
   healthProbeBindAddress?: string;
 }
 
-const refGvr = (r: ResourceRef): GroupVersionResource => ('gvr' in r ? r.gvr : { group: r.group, version: r.version, resource: r.resource });
+export const refGvr = (r: ResourceRef): GroupVersionResource => ('gvr' in r ? r.gvr : { group: r.group, version: r.version, resource: r.resource });
 /** Whether a resource is namespaced (undefined: not said). */
 const refNamespaced = (r: ResourceRef): boolean | undefined => ('gvr' in r ? (r.scope === undefined ? undefined : r.scope !== 'Cluster') : r.namespaced);
 const keyOf = (r: ReconcileRequest): string => (r.namespace ? `${r.namespace}/${r.name}` : r.name);

@@ -28,7 +28,7 @@ export { connect, type ConnectOptions } from './kubeconfig.js';
 export { Informer, objectKey, type InformerHandlers, type InformerOptions, type IndexFunc } from './informer.js';
 export { WorkQueue, type WorkQueueOptions } from './workqueue.js';
 export { CachedResourceClient } from './cached-client.js';
-export { Controller, Manager, predicates, type ControllerOptions, type ManagerOptions, type Predicate, type Reconciler, type ReconcileRequest, type ReconcileResult, type ResourceRef, type Runnable } from './controller.js';
+export { Controller, Manager, predicates, type ControllerOptions, type ControllerPolicyRule, type ManagerOptions, type Predicate, type Reconciler, type ReconcileRequest, type ReconcileResult, type ResourceRef, type Runnable } from './controller.js';
 export {
   addFinalizer,
   findStatusCondition,

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -31,6 +31,14 @@ function httpGet(address: string, path: string): Promise<{ status: number; body:
     req.on('error', reject);
     req.end();
   });
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 describe('kapi init, create resource, build config', () => {
@@ -133,9 +141,75 @@ describe('kapi init, create resource, build config', () => {
     }
   });
 
+  it('runs as CRDs on any cluster: generate manifests, apply them, and run the manager under their RBAC', async () => {
+    const generated = await kapi(['generate', 'manifests'], project);
+    assert.match(generated.stdout, /wrote config\/crd\/bases\/orders\.example\.com_orders\.yaml\n/);
+    const role = parseAllDocuments(readFileSync(join(project, 'config', 'rbac', 'role.yaml'), 'utf8'))[0].toJSON();
+    assert.deepEqual(role.rules, [
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+      { apiGroups: ['orders.example.com'], resources: ['orders'], verbs: ['get', 'list', 'patch', 'update', 'watch'] },
+      { apiGroups: ['orders.example.com'], resources: ['orders/finalizers'], verbs: ['update'] },
+      { apiGroups: ['orders.example.com'], resources: ['orders/status'], verbs: ['get', 'patch', 'update'] },
+    ]);
+    // The project's own files are not written over; the generated ones are.
+    const managerFile = join(project, 'config', 'manager', 'manager.yaml');
+    writeFileSync(managerFile, readFileSync(managerFile, 'utf8').replace("cpu: 10m", "cpu: 20m"));
+    const again = await kapi(['generate', 'manifests'], project);
+    assert.doesNotMatch(again.stdout, /manager\.yaml/);
+    assert.match(again.stdout, /wrote config\/rbac\/role\.yaml\n/);
+    assert.match(readFileSync(managerFile, 'utf8'), /cpu: 20m/);
+
+    // A cluster that knows nothing of the project: kapi serving no resources of its own.
+    const data = join(dir, 'crd-mode');
+    const server = spawn(process.execPath, [bin, 'serve', '--data-dir', data, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let serverOut = '';
+    server.stdout.on('data', (c: Buffer) => (serverOut += c));
+    server.stderr.on('data', (c: Buffer) => (serverOut += c));
+    let manager: ReturnType<typeof spawn> | undefined;
+    try {
+      await until('kapi to serve', async () => serverOut.includes('serving on'));
+      const admin = join(data, 'admin.kubeconfig');
+      const kubectl = (args: string[], kubeconfig = admin) => run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'crd-mode-cache'), ...args], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+      const applied = await kubectl(['apply', '-k', 'config/default']);
+      assert.match(applied.stdout, /customresourcedefinition\.apiextensions\.k8s\.io\/orders\.orders\.example\.com created/);
+      assert.match(applied.stdout, /deployment\.apps\/shop-controller-manager created/);
+      await until('the Order CRD to be served', async () => (await kubectl(['get', 'orders', '-A']).then(() => true, () => false)));
+      // The manager with its ServiceAccount's token: nothing but the generated RBAC lets it work.
+      const token = (await kubectl(['create', 'token', 'shop-controller-manager', '-n', 'shop-system'])).stdout.trim();
+      const cluster = parseAllDocuments(readFileSync(admin, 'utf8'))[0].toJSON().clusters[0];
+      const saConfig = join(dir, 'sa.kubeconfig');
+      writeFileSync(
+        saConfig,
+        JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [cluster], users: [{ name: 'sa', user: { token } }], contexts: [{ name: 'sa', context: { cluster: cluster.name, user: 'sa' } }], 'current-context': 'sa' }),
+      );
+      manager = spawn(process.execPath, ['dist/src/main.js', '--kubeconfig', saConfig, '--leader-elect', '--health-probe-bind-address', '127.0.0.1:0'], {
+        cwd: project,
+        env: { ...process.env, POD_NAMESPACE: 'shop-system' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let managerOut = '';
+      manager.stdout!.on('data', (c: Buffer) => (managerOut += c));
+      manager.stderr!.on('data', (c: Buffer) => (managerOut += c));
+      await until('the manager to run', async () => managerOut.includes('controller manager running'));
+      const order = join(dir, 'order.yaml');
+      writeFileSync(order, 'apiVersion: orders.example.com/v1\nkind: Order\nmetadata:\n  name: first\n  namespace: default\nspec: {}\n');
+      await kubectl(['apply', '-f', order]);
+      const ready = async () => (await kubectl(['get', 'order', 'first', '-n', 'default', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).stdout === 'True';
+      await until('the Order to be Ready', ready).catch((err: Error) => {
+        throw new Error(`${err.message}; the manager said: ${managerOut}`);
+      });
+      assert.doesNotMatch(managerOut, /forbidden/i);
+    } finally {
+      manager?.kill('SIGKILL');
+      server.kill('SIGKILL');
+    }
+  });
+
   it('writes the manifests to run the project on a cluster', async () => {
     await kapi(['build', 'config', '--image', 'registry.example.com/shop:1'], project);
-    const files = readdirSync(join(project, 'config')).sort();
+    // (beside the kustomize directories of generate manifests)
+    const files = readdirSync(join(project, 'config')).filter((f) => f.endsWith('.yaml')).sort();
     assert.deepEqual(files, ['apiserver.yaml', 'apiservice.yaml', 'controller-manager.yaml', 'etcd.yaml', 'namespace.yaml', 'rbac.yaml']);
     const objects = files.flatMap((f) => parseAllDocuments(readFileSync(join(project, 'config', f), 'utf8')).map((d) => d.toJSON()));
     const kinds = objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
