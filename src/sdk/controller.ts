@@ -16,6 +16,7 @@ import { Informer, objectKey, type InformerHandlers } from './informer.js';
 import { LeaderElector } from './leader-election.js';
 import { WorkQueue } from './workqueue.js';
 import { CachedResourceClient } from './cached-client.js';
+import { listenWebhooks, type WebhookServerOptions } from './webhooks.js';
 import type { Server } from 'node:http';
 import { addressOf, checkName, listen, metricsHandler, parseBindAddress, probeHandler, type HealthChecker } from './probes.js';
 
@@ -168,6 +169,12 @@ export interface ManagerOptions {
    * standby too.
    */
   healthProbeBindAddress?: string;
+  /**
+   * Serve these resources' strategy hooks and conversions as admission and conversion webhooks over HTTPS
+   * (controller-runtime's webhook server), for resources a cluster's own API server serves as CRDs (CRD mode).
+   * From `start()` on, on a standby too.
+   */
+  webhookServer?: WebhookServerOptions;
 }
 
 export const refGvr = (r: ResourceRef): GroupVersionResource => ('gvr' in r ? r.gvr : { group: r.group, version: r.version, resource: r.resource });
@@ -380,6 +387,8 @@ export class Manager {
   metricsAddress?: string;
   /** Where the health probes are served once started. */
   healthProbeAddress?: string;
+  /** Where the webhooks are served once started. */
+  webhookAddress?: string;
   private running = false;
   private started = false;
   private stopping = false;
@@ -501,6 +510,11 @@ export class Manager {
       const server = await listen(metrics, metricsHandler(this.metrics));
       this.servers.push(server);
       this.metricsAddress = addressOf(server);
+    }
+    if (this.opts.webhookServer) {
+      const server = await listenWebhooks(this.opts.webhookServer);
+      this.servers.push(server);
+      this.webhookAddress = addressOf(server);
     }
   }
 

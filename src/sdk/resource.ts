@@ -327,3 +327,27 @@ export function definedConverter<I>(def: ResourceDefinition<I>): ((obj: KObject,
   if (def.versions.length < 2) return undefined;
   return (obj, toApiVersion) => fromInternal(def, toInternal(def, obj), toApiVersion);
 }
+
+/**
+ * The definition's mutating hooks as a mutating admission webhook runs them on `obj` (changed in place), where a
+ * cluster's own API server serves the CRD and has applied its schema: defaulting, then prepareForCreate and
+ * canonicalize (CREATE) or prepareForUpdate and canonicalize (UPDATE). canonicalize runs here, before validation,
+ * as a webhook can change an object only in the mutating phase.
+ */
+export function webhookMutate<I>(def: ResourceDefinition<I>, operation: string, obj: KObject, old: KObject | undefined): void {
+  const s = def.input.strategy;
+  if (!s) return;
+  s.defaulting?.(obj as KubeObject, versionOf(def, obj.apiVersion)?.name ?? '');
+  if (operation === 'CREATE' && s.prepareForCreate) onInternal(def, obj, (o) => s.prepareForCreate!(o));
+  if (operation === 'UPDATE' && old && s.prepareForUpdate) onInternal(def, obj, (o) => s.prepareForUpdate!(o, toInternal(def, copy(old))));
+  if (s.canonicalize) onInternal(def, obj, (o) => s.canonicalize!(o));
+}
+
+/** The definition's validate (CREATE) or validateUpdate (UPDATE) hook, as a validating admission webhook runs it. */
+export function webhookValidate<I>(def: ResourceDefinition<I>, operation: string, obj: KObject, old: KObject | undefined): FieldError[] {
+  const s = def.input.strategy;
+  const errs = (r: FieldError[] | void): FieldError[] => (Array.isArray(r) ? r : []);
+  if (operation === 'CREATE') return s?.validate ? errs(s.validate(toInternal(def, copy(obj)))) : [];
+  if (operation === 'UPDATE' && old) return s?.validateUpdate ? errs(s.validateUpdate(toInternal(def, copy(obj)), toInternal(def, copy(old)))) : [];
+  return [];
+}

@@ -1,0 +1,108 @@
+/**
+ * CRD mode's webhooks: a resource defined in TypeScript served as a plain CRD by an API server that knows nothing
+ * of its code, its strategy hooks run as the Manager's admission webhooks and its conversion as the CRD's
+ * conversion webhook, over HTTPS with a certificate the API server verifies (caBundle).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { defineResource, fieldError, Manager, StatusError, t, version, type TypeOf } from 'kapi/sdk';
+import { startTestServer, type TestServer } from 'kapi/testing';
+import { ensureServingCertificates } from '../../src/server/certs.js';
+
+const GROUP = 'hooks.example.com';
+
+interface ShipInternal {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name?: string; namespace?: string; labels?: Record<string, string> };
+  crew: number;
+  motto?: string;
+}
+const v1 = version('v1', {
+  spec: t.object({ crew: t.integer(), motto: t.optional(t.string()) }),
+  toInternal: (o): ShipInternal => ({ metadata: o.metadata, crew: o.spec.crew, motto: o.spec.motto }),
+  fromInternal: (i: ShipInternal) => ({ metadata: i.metadata, spec: { crew: i.crew, ...(i.motto === undefined ? {} : { motto: i.motto }) } }),
+});
+const v2 = version('v2', {
+  spec: t.object({ sailors: t.integer(), motto: t.optional(t.string()) }),
+  storage: true,
+  toInternal: (o): ShipInternal => ({ metadata: o.metadata, crew: o.spec.sailors, motto: o.spec.motto }),
+  fromInternal: (i: ShipInternal) => ({ metadata: i.metadata, spec: { sailors: i.crew, ...(i.motto === undefined ? {} : { motto: i.motto }) } }),
+});
+type ShipV1 = TypeOf<typeof v1>;
+const Ship = defineResource<ShipInternal>({
+  group: GROUP,
+  kind: 'Ship',
+  versions: [v1, v2],
+  strategy: {
+    defaulting: (obj) => {
+      const spec = obj.spec as { motto?: string };
+      spec.motto ??= 'fair winds';
+    },
+    prepareForCreate: (o) => {
+      o.metadata.labels = { ...o.metadata.labels, launched: 'yes' };
+    },
+    validate: (o) => (o.crew > 100 ? [fieldError.invalid(o.apiVersion === `${GROUP}/v2` ? 'spec.sailors' : 'spec.crew', o.crew, 'must be no more than 100')] : []),
+    validateUpdate: (o, old) => (o.motto !== old.motto ? [fieldError.invalid('spec.motto', o.motto, 'field is immutable')] : []),
+  },
+});
+
+describe('kapi/sdk: CRD mode\'s admission and conversion webhooks', () => {
+  let s: TestServer;
+  let m: Manager;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kapi-webhooks-'));
+    const tls = await ensureServingCertificates(dir, { hosts: ['127.0.0.1'] });
+    s = await startTestServer();
+    m = new Manager(s.client('ship-manager'), { webhookServer: { resources: [Ship], port: 0, host: '127.0.0.1', certificate: { certPem: tls.certPem, keyPem: tls.keyPem } } });
+    await m.start();
+    const base = `https://${m.webhookAddress}`;
+    const caBundle = Buffer.from(tls.caCertPem).toString('base64');
+    // The CRD as the cluster gets it (kapi generate manifests): conversion through the manager.
+    const crd = structuredClone(Ship.crd) as Record<string, unknown> & { spec: Record<string, unknown> };
+    crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: `${base}/convert`, caBundle } } };
+    const admin = s.client();
+    await admin.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }).create(undefined, crd as never);
+    const rules = [{ apiGroups: [GROUP], apiVersions: ['*'], resources: ['ships'], operations: ['CREATE', 'UPDATE'] }];
+    const hook = (name: string, path: string) => ({ name, rules, clientConfig: { url: `${base}${path}`, caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Fail' });
+    await admin.resource({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations' }).create(undefined, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'ships' }, webhooks: [hook('mutate.ships.hooks.example.com', '/mutate-hooks-example-com-ship')] } as never);
+    await admin.resource({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations' }).create(undefined, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'ships' }, webhooks: [hook('validate.ships.hooks.example.com', '/validate-hooks-example-com-ship')] } as never);
+  });
+  after(async () => {
+    await m?.stop();
+    await s?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs the hooks on writes and converts between versions, the server knowing only the CRD', async () => {
+    const ships = s.client().resource<ShipV1>({ group: GROUP, version: 'v1', resource: 'ships' });
+    // The CRD is served once a create goes through (establishing, then the webhooks' configurations).
+    let made: ShipV1 | undefined;
+    for (let i = 0; i < 100 && !made; i++) {
+      made = await ships.create('default', { apiVersion: `${GROUP}/v1`, kind: 'Ship', metadata: { name: 'argo' }, spec: { crew: 50 } }).catch(() => undefined);
+      if (!made) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(made, 'created');
+    assert.equal(made.spec.motto, 'fair winds', 'defaulting, by the mutating webhook');
+    assert.equal(made.metadata.labels?.launched, 'yes', 'prepareForCreate, by the mutating webhook');
+    // Stored as v2 (the webhook converted it), read back as either.
+    const asV2 = await s.client().resource({ group: GROUP, version: 'v2', resource: 'ships' }).get('default', 'argo');
+    assert.deepEqual(asV2.spec, { sailors: 50, motto: 'fair winds' });
+    assert.deepEqual((await ships.get('default', 'argo')).spec, { crew: 50, motto: 'fair winds' });
+
+    await assert.rejects(ships.create('default', { apiVersion: `${GROUP}/v1`, kind: 'Ship', metadata: { name: 'ark' }, spec: { crew: 200 } }), (err: unknown) => {
+      assert.ok(err instanceof StatusError);
+      assert.equal(err.code, 422);
+      assert.equal(err.message, 'admission webhook "validate.ships.hooks.example.com" denied the request: Ship.hooks.example.com "ark" is invalid: spec.crew: Invalid value: 200: must be no more than 100');
+      return true;
+    });
+    const current = await ships.get('default', 'argo');
+    await assert.rejects(ships.update('default', 'argo', { ...current, spec: { ...current.spec, motto: 'full speed' } }), /denied the request: Ship\.hooks\.example\.com "argo" is invalid: spec\.motto: Invalid value: "full speed": field is immutable/);
+    const updated = await ships.update('default', 'argo', { ...current, spec: { ...current.spec, crew: 60 } });
+    assert.equal(updated.spec.crew, 60);
+  });
+});
