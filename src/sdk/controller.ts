@@ -512,7 +512,7 @@ export class Manager {
       this.metricsAddress = addressOf(server);
     }
     if (this.opts.webhookServer) {
-      const server = await listenWebhooks(this.opts.webhookServer);
+      const server = await listenWebhooks(this.opts.webhookServer, this.client);
       this.servers.push(server);
       this.webhookAddress = addressOf(server);
     }

@@ -46,6 +46,7 @@ export {
 } from './helpers.js';
 export { EventRecorder, type EventRecorderOptions } from './events.js';
 export { ping, type HealthChecker } from './probes.js';
+export { selfSignedCertificate, type SelfSignedWebhooks, type WebhookServerOptions } from './webhooks.js';
 export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 export { StatusError } from '../machinery/status.js';
 /**

@@ -6,6 +6,7 @@
  * Paths, one per resource for all its versions (kubebuilder's, without the version):
  * `/mutate-<group with dashes>-<kind in lower case>`, `/validate-...`, and `/convert` for every resource.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,7 +14,9 @@ import { join } from 'node:path';
 import type { KObject } from '../api/object.js';
 import { deepCloneMutable } from '../machinery/json.js';
 import { errors, StatusError } from '../machinery/status.js';
+import { certCoversHost, createCA, issueServingCert, normalizeHosts } from '../machinery/x509.js';
 import { deepEqual } from '../util/deep-equal.js';
+import type { Client } from './client.js';
 import { definedConverter, webhookMutate, webhookValidate, type ResourceDefinition } from './resource.js';
 
 // Definitions of any internal form (the type is invariant in it), as ServerOptions.resources.
@@ -31,6 +34,119 @@ export interface WebhookServerOptions {
   certDir?: string;
   /** The serving certificate and key (PEM), instead of certDir. */
   certificate?: { certPem: string; keyPem: string };
+  /**
+   * Certificates made and kept by the manager instead (no cert-manager): a CA and a serving certificate for the
+   * webhook Service (`<service>.<namespace>.svc`, `.svc.cluster.local`, and `hosts`), kept in a Secret that the
+   * replicas share (made by the first), and the CA written as the caBundle of the named webhook configurations'
+   * webhooks and CRDs' conversion webhooks at each start.
+   */
+  selfSigned?: SelfSignedWebhooks;
+}
+
+export interface SelfSignedWebhooks {
+  service: { namespace: string; name: string };
+  /** The Secret (type kubernetes.io/tls, with ca.crt) that holds them; default `<service>-cert` in its namespace. */
+  secretName?: string;
+  /** More names or addresses the certificate is for (e.g. 127.0.0.1 for a webhook called by URL). */
+  hosts?: string[];
+  mutatingWebhookConfigurations?: string[];
+  validatingWebhookConfigurations?: string[];
+  /** CRDs whose conversion webhook the manager serves. */
+  conversionCrds?: string[];
+}
+
+/** A CA and a serving certificate signed by it for `hosts` (DNS names or IP addresses), P-256, valid a year. */
+export function selfSignedCertificate(hosts: string[]): { caPem: string; certPem: string; keyPem: string } {
+  const now = Date.now();
+  const ca = createCA(now, 'kapi-webhook-ca');
+  const serving = issueServingCert(ca, normalizeHosts(hosts), now, hosts[0] ?? 'kapi-webhook');
+  return { caPem: ca.certPem, ...serving };
+}
+
+/** Whether a certificate and key are usable for the hosts for at least another 30 days. */
+function usable(certPem: string, keyPem: string, hosts: string[]): boolean {
+  try {
+    const cert = new X509Certificate(certPem);
+    if (!cert.checkPrivateKey(createPrivateKey(keyPem))) return false;
+    if (Date.parse(cert.validTo) - Date.now() < 30 * 24 * 3600 * 1000) return false;
+    return normalizeHosts(hosts).every((h) => certCoversHost(cert, h));
+  } catch {
+    return false;
+  }
+}
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const unb64 = (s: unknown) => (typeof s === 'string' ? Buffer.from(s, 'base64').toString('utf8') : '');
+
+/**
+ * The self-signed certificate of the webhooks, from its Secret or made and stored there (a replica that loses the
+ * race to create it reads the winner's), then the CA as every named configuration's caBundle.
+ */
+export async function provisionWebhookCertificate(client: Client, opts: SelfSignedWebhooks): Promise<{ certPem: string; keyPem: string }> {
+  const { namespace, name: service } = opts.service;
+  const hosts = [`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`, ...(opts.hosts ?? [])];
+  const secrets = client.resource({ group: '', version: 'v1', resource: 'secrets' });
+  const secretName = opts.secretName ?? `${service}-cert`;
+  let cert: { caPem: string; certPem: string; keyPem: string } | undefined;
+  for (let attempt = 0; attempt < 5 && !cert; attempt++) {
+    const current = await secrets.get(namespace, secretName).catch((err: unknown) => {
+      if (err instanceof StatusError && err.code === 404) return undefined;
+      throw err;
+    });
+    const data = (current?.data ?? {}) as Record<string, string>;
+    const held = { caPem: unb64(data['ca.crt']), certPem: unb64(data['tls.crt']), keyPem: unb64(data['tls.key']) };
+    if (current && usable(held.certPem, held.keyPem, hosts)) {
+      cert = held;
+      break;
+    }
+    const made = selfSignedCertificate(hosts);
+    const secret = { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: secretName, namespace }, data: { 'ca.crt': b64(made.caPem), 'tls.crt': b64(made.certPem), 'tls.key': b64(made.keyPem) } };
+    try {
+      if (current) await secrets.update(namespace, secretName, { ...secret, metadata: { ...secret.metadata, resourceVersion: current.metadata.resourceVersion } });
+      else await secrets.create(namespace, secret);
+      cert = made;
+    } catch (err) {
+      // Another replica wrote it first: read theirs.
+      if (!(err instanceof StatusError) || (err.code !== 409 && err.code !== 422)) throw err;
+    }
+  }
+  if (!cert) throw new Error(`the webhook certificate in Secret ${namespace}/${secretName} kept changing`);
+  const caBundle = b64(cert.caPem);
+  const inject = async (resource: { group: string; version: string; resource: string }, name: string, patch: (o: KObject) => boolean) => {
+    const r = client.resource(resource);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const o = await r.get(undefined, name);
+      if (!patch(o)) return;
+      try {
+        await r.update(undefined, name, o);
+        return;
+      } catch (err) {
+        if (!(err instanceof StatusError) || err.code !== 409) throw err;
+      }
+    }
+  };
+  const setHooks = (o: KObject) => {
+    let changed = false;
+    for (const w of (o.webhooks ?? []) as Array<{ clientConfig?: { caBundle?: string } }>) {
+      if (w.clientConfig && w.clientConfig.caBundle !== caBundle) {
+        w.clientConfig.caBundle = caBundle;
+        changed = true;
+      }
+    }
+    return changed;
+  };
+  const admission = (resource: string) => ({ group: 'admissionregistration.k8s.io', version: 'v1', resource });
+  for (const n of opts.mutatingWebhookConfigurations ?? []) await inject(admission('mutatingwebhookconfigurations'), n, setHooks);
+  for (const n of opts.validatingWebhookConfigurations ?? []) await inject(admission('validatingwebhookconfigurations'), n, setHooks);
+  for (const n of opts.conversionCrds ?? []) {
+    await inject({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, n, (o) => {
+      const config = (o.spec?.conversion?.webhook?.clientConfig ?? undefined) as { caBundle?: string } | undefined;
+      if (!config || config.caBundle === caBundle) return false;
+      config.caBundle = caBundle;
+      return true;
+    });
+  }
+  return { certPem: cert.certPem, keyPem: cert.keyPem };
 }
 
 /** controller-runtime's default certificate directory. */
@@ -167,10 +283,12 @@ export function webhookHandler(defs: ReadonlyArray<AnyDefinition>) {
   };
 }
 
-/** The HTTPS server of the webhooks, listening; its certificate from the options. */
-export async function listenWebhooks(opts: WebhookServerOptions): Promise<Server> {
+/** The HTTPS server of the webhooks, listening; its certificate from the options (`client` for selfSigned). */
+export async function listenWebhooks(opts: WebhookServerOptions, client: Client): Promise<Server> {
   const dir = opts.certDir ?? DEFAULT_CERT_DIR;
-  const cert = opts.certificate ?? { certPem: readFileSync(join(dir, 'tls.crt'), 'utf8'), keyPem: readFileSync(join(dir, 'tls.key'), 'utf8') };
+  const cert =
+    opts.certificate ??
+    (opts.selfSigned ? await provisionWebhookCertificate(client, opts.selfSigned) : { certPem: readFileSync(join(dir, 'tls.crt'), 'utf8'), keyPem: readFileSync(join(dir, 'tls.key'), 'utf8') });
   const handle = webhookHandler(opts.resources);
   const server = createServer({ cert: cert.certPem, key: cert.keyPem, minVersion: 'TLSv1.2' }, (req, res) => {
     handle(req, res).catch((err: unknown) => {

@@ -5,14 +5,23 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { defineResource, fieldError, Manager, StatusError, t, version, type TypeOf } from 'kapi/sdk';
+import { defineResource, fieldError, Manager, StatusError, t, version, type TypeOf, type WebhookServerOptions } from 'kapi/sdk';
 import { startTestServer, type TestServer } from 'kapi/testing';
-import { ensureServingCertificates } from '../../src/server/certs.js';
 
 const GROUP = 'hooks.example.com';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 
 interface ShipInternal {
   apiVersion?: string;
@@ -54,23 +63,36 @@ describe('kapi/sdk: CRD mode\'s admission and conversion webhooks', () => {
   let s: TestServer;
   let m: Manager;
   let dir: string;
+  let webhookServer: WebhookServerOptions;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kapi-webhooks-'));
-    const tls = await ensureServingCertificates(dir, { hosts: ['127.0.0.1'] });
     s = await startTestServer();
-    m = new Manager(s.client('ship-manager'), { webhookServer: { resources: [Ship], port: 0, host: '127.0.0.1', certificate: { certPem: tls.certPem, keyPem: tls.keyPem } } });
-    await m.start();
-    const base = `https://${m.webhookAddress}`;
-    const caBundle = Buffer.from(tls.caCertPem).toString('base64');
-    // The CRD as the cluster gets it (kapi generate manifests): conversion through the manager.
+    const port = await freePort();
+    const base = `https://127.0.0.1:${port}`;
+    // The CRD and the webhook configurations as the cluster gets them (kapi generate manifests), without a
+    // caBundle: the manager makes its certificate and writes its CA into them.
     const crd = structuredClone(Ship.crd) as Record<string, unknown> & { spec: Record<string, unknown> };
-    crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: `${base}/convert`, caBundle } } };
+    crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: `${base}/convert` } } };
     const admin = s.client();
     await admin.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }).create(undefined, crd as never);
     const rules = [{ apiGroups: [GROUP], apiVersions: ['*'], resources: ['ships'], operations: ['CREATE', 'UPDATE'] }];
-    const hook = (name: string, path: string) => ({ name, rules, clientConfig: { url: `${base}${path}`, caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Fail' });
+    const hook = (name: string, path: string) => ({ name, rules, clientConfig: { url: `${base}${path}` }, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Fail' });
     await admin.resource({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations' }).create(undefined, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'ships' }, webhooks: [hook('mutate.ships.hooks.example.com', '/mutate-hooks-example-com-ship')] } as never);
     await admin.resource({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations' }).create(undefined, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'ships' }, webhooks: [hook('validate.ships.hooks.example.com', '/validate-hooks-example-com-ship')] } as never);
+    webhookServer = {
+      resources: [Ship],
+      port,
+      host: '127.0.0.1',
+      selfSigned: {
+        service: { namespace: 'default', name: 'ship-webhooks' },
+        hosts: ['127.0.0.1'],
+        mutatingWebhookConfigurations: ['ships'],
+        validatingWebhookConfigurations: ['ships'],
+        conversionCrds: ['ships.hooks.example.com'],
+      },
+    };
+    m = new Manager(s.client('ship-manager'), { webhookServer });
+    await m.start();
   });
   after(async () => {
     await m?.stop();
@@ -104,5 +126,22 @@ describe('kapi/sdk: CRD mode\'s admission and conversion webhooks', () => {
     await assert.rejects(ships.update('default', 'argo', { ...current, spec: { ...current.spec, motto: 'full speed' } }), /denied the request: Ship\.hooks\.example\.com "argo" is invalid: spec\.motto: Invalid value: "full speed": field is immutable/);
     const updated = await ships.update('default', 'argo', { ...current, spec: { ...current.spec, crew: 60 } });
     assert.equal(updated.spec.crew, 60);
+  });
+
+  it('keeps its certificate in a Secret that another replica reuses', async () => {
+    const secrets = s.client().resource({ group: '', version: 'v1', resource: 'secrets' });
+    const secret = await secrets.get('default', 'ship-webhooks-cert');
+    assert.equal(secret.type, 'kubernetes.io/tls');
+    assert.deepEqual(Object.keys(secret.data as object).sort(), ['ca.crt', 'tls.crt', 'tls.key']);
+    const caBundle = (secret.data as Record<string, string>)['ca.crt'];
+    const hooks = await s.client().resource({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations' }).get(undefined, 'ships');
+    assert.equal((hooks.webhooks as Array<{ clientConfig: { caBundle: string } }>)[0].clientConfig.caBundle, caBundle);
+    const replica = new Manager(s.client('ship-manager-2'), { webhookServer: { ...webhookServer, port: await freePort() } });
+    await replica.start();
+    try {
+      assert.equal((await secrets.get('default', 'ship-webhooks-cert')).metadata.resourceVersion, secret.metadata.resourceVersion, 'the Secret is reused');
+    } finally {
+      await replica.stop();
+    }
   });
 });
