@@ -114,7 +114,7 @@ export function initProject(dir: string, opts: { domain: string; name?: string; 
   if (kapi.directory) write(dir, '.npmrc', 'ignore-scripts=true\n', false, written);
   write(dir, 'kapi.json', `${JSON.stringify(project, null, 2)}\n`, false, written);
   written.push(...writeRegistration(dir, project));
-  write(dir, 'src/main.ts', MAIN, false, written);
+  write(dir, 'src/main.ts', mainFile(project), false, written);
   write(dir, 'Dockerfile', DOCKERFILE, false, written);
   write(dir, '.dockerignore', 'node_modules/\ndist/\n.kapi/\nconfig/\n', false, written);
   write(dir, 'test/server.test.ts', SERVER_TEST, false, written);
@@ -148,7 +148,7 @@ function writeRegistration(dir: string, p: ProjectFile): string[] {
   write(
     dir,
     'src/resources.ts',
-    `// Written by kapi create resource from kapi.json: the project's resources (kapi serve --resources dist/src/resources.js).\n${imports.join('\n')}${imports.length ? '\n' : ''}\nexport default [${p.resources.map((r) => r.kind).join(', ')}];\n`,
+    `// Written by kapi create resource from kapi.json: the project's resources (kapi serve --resources dist/src/resources.js).\nimport type { ResourceDefinition } from 'kapi/sdk';\n${imports.join('\n')}${imports.length ? '\n' : ''}\n// Each of its own type.\n// eslint-disable-next-line @typescript-eslint/no-explicit-any\nconst resources: ResourceDefinition<any>[] = [${p.resources.map((r) => r.kind).join(', ')}];\nexport default resources;\n`,
     true,
     written,
   );
@@ -276,7 +276,8 @@ it('refuses what its strategy refuses', async () => {
 `;
 }
 
-const MAIN = `/**
+function mainFile(p: ProjectFile): string {
+  return `/**
  * The controller manager: every controller of the project, against the API server a kubeconfig names
  * ($KUBECONFIG, ~/.kube/config, or --kubeconfig), with leader election on a Lease (--leader-elect), its health
  * probes on --health-probe-bind-address (/healthz, /readyz; default :8081) and its metrics on
@@ -284,6 +285,7 @@ const MAIN = `/**
  */
 import { connect, Manager, ping } from 'kapi/sdk';
 import { controllers } from './controllers/index.js';
+import resources from './resources.js';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -291,10 +293,27 @@ const arg = (name: string) => {
 };
 const client = connect({ kubeconfig: arg('--kubeconfig'), userAgent: 'controller-manager' });
 const namespace = process.env.POD_NAMESPACE ?? 'default';
+const webhookPort = arg('--webhook-port');
 const manager = new Manager(client, {
   ...(process.argv.includes('--leader-elect') ? { leaderElection: { namespace, name: 'controller-manager' } } : {}),
   healthProbeBindAddress: arg('--health-probe-bind-address') ?? ':8081',
   metricsBindAddress: arg('--metrics-bind-address') ?? '0',
+  // CRD mode (kapi generate manifests): the resources' hooks and conversions as webhooks, on a certificate the
+  // manager makes and keeps in a Secret, its CA written into the configurations config/webhook has.
+  ...(webhookPort
+    ? {
+        webhookServer: {
+          resources,
+          port: Number(webhookPort),
+          selfSigned: {
+            service: { namespace, name: '${p.name}-webhook-service' },
+            mutatingWebhookConfigurations: ['${p.name}-mutating-webhook-configuration'],
+            validatingWebhookConfigurations: ['${p.name}-validating-webhook-configuration'],
+            conversionCrds: resources.filter((r) => r.versions.length > 1).map((r) => \`\${r.plural}.\${r.group}\`),
+          },
+        },
+      }
+    : {}),
 });
 manager.addHealthzCheck('healthz', ping);
 manager.addReadyzCheck('readyz', ping);
@@ -309,6 +328,7 @@ const stop = async () => {
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 `;
+}
 
 /** The project's image: built in one stage, run from its output and production dependencies as a non-root user. */
 const DOCKERFILE = `# The project's image (the controller manager's, and kapi's when serving the resources):

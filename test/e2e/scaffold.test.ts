@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +35,15 @@ function httpGet(address: string, path: string): Promise<{ status: number; body:
   });
 }
 
+const freePort = () =>
+  new Promise<number>((resolvePort) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolvePort(port));
+    });
+  });
+
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
@@ -55,7 +66,7 @@ describe('kapi init, create resource, build config', () => {
     assert.match(init.stdout, /wrote package\.json\n/);
     const created = await kapi(['create', 'resource', '--group', 'orders', '--version', 'v1', '--kind', 'Order'], project);
     assert.match(created.stdout, /wrote src\/apis\/orders\/v1\/order\.ts\nwrote src\/controllers\/order\.ts\nwrote test\/order\.test\.ts\n/);
-    assert.match(readFileSync(join(project, 'src', 'resources.ts'), 'utf8'), /export default \[Order\];/);
+    assert.match(readFileSync(join(project, 'src', 'resources.ts'), 'utf8'), /const resources: ResourceDefinition<any>\[\] = \[Order\];\nexport default resources;/);
     const again = await kapi(['create', 'resource', '--group', 'orders', '--version', 'v1', '--kind', 'Order'], project).catch((err: { stderr: string; code: number }) => err);
     assert.match((again as { stderr: string }).stderr, /Order\.orders\.example\.com exists already/);
     const badKind = await kapi(['create', 'resource', '--group', 'orders', '--version', 'v1', '--kind', 'order'], project).catch((err: { stderr: string }) => err);
@@ -147,6 +158,8 @@ describe('kapi init, create resource, build config', () => {
     const role = parseAllDocuments(readFileSync(join(project, 'config', 'rbac', 'role.yaml'), 'utf8'))[0].toJSON();
     assert.deepEqual(role.rules, [
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: ['shop-mutating-webhook-configuration'], verbs: ['get', 'update'] },
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['shop-validating-webhook-configuration'], verbs: ['get', 'update'] },
       { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: ['orders.example.com'], resources: ['orders'], verbs: ['get', 'list', 'patch', 'update', 'watch'] },
       { apiGroups: ['orders.example.com'], resources: ['orders/finalizers'], verbs: ['update'] },
@@ -183,7 +196,13 @@ describe('kapi init, create resource, build config', () => {
         saConfig,
         JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [cluster], users: [{ name: 'sa', user: { token } }], contexts: [{ name: 'sa', context: { cluster: cluster.name, user: 'sa' } }], 'current-context': 'sa' }),
       );
-      manager = spawn(process.execPath, ['dist/src/main.js', '--kubeconfig', saConfig, '--leader-elect', '--health-probe-bind-address', '127.0.0.1:0'], {
+      // The Order's validate hook runs as the manager's webhook: its Service reaches the manager (no kubelet here:
+      // its Endpoints are written as a cluster's would be), its certificate the manager's own (in a Secret).
+      const webhookPort = await freePort();
+      const endpoints = join(dir, 'endpoints.json');
+      writeFileSync(endpoints, JSON.stringify({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'shop-webhook-service', namespace: 'shop-system' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'webhook-server', port: webhookPort }] }] }));
+      await kubectl(['apply', '-f', endpoints]);
+      manager = spawn(process.execPath, ['dist/src/main.js', '--kubeconfig', saConfig, '--leader-elect', '--health-probe-bind-address', '127.0.0.1:0', '--webhook-port', String(webhookPort)], {
         cwd: project,
         env: { ...process.env, POD_NAMESPACE: 'shop-system' },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -199,6 +218,27 @@ describe('kapi init, create resource, build config', () => {
       await until('the Order to be Ready', ready).catch((err: Error) => {
         throw new Error(`${err.message}; the manager said: ${managerOut}`);
       });
+      const big = join(dir, 'big.yaml');
+      writeFileSync(big, 'apiVersion: orders.example.com/v1\nkind: Order\nmetadata:\n  name: big\n  namespace: default\nspec:\n  replicas: 1001\n');
+      const refused = await kubectl(['apply', '-f', big]).then(() => undefined, (err: { stderr: string }) => err.stderr);
+      // Only the hook says so (the CRD's schema has no maximum); kubectl prints a 422's causes its own way.
+      assert.match(String(refused), /The Order "big" is invalid: spec\.replicas: Invalid value: 1001: must be no more than 1000/);
+      const bigJson = join(dir, 'big.json');
+      writeFileSync(bigJson, JSON.stringify({ apiVersion: 'orders.example.com/v1', kind: 'Order', metadata: { name: 'big', namespace: 'default' }, spec: { replicas: 1001 } }));
+      const status = await new Promise<{ code: number; message: string }>((resolvePost, reject) => {
+        const req = httpsRequest(
+          `${cluster.cluster.server}/apis/orders.example.com/v1/namespaces/default/orders`,
+          { method: 'POST', ca: readFileSync(join(data, 'pki', 'ca.crt')), headers: { authorization: `Bearer ${readFileSync(join(data, 'admin.token'), 'utf8').trim()}`, 'content-type': 'application/json' } },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c));
+            res.on('end', () => resolvePost(JSON.parse(body)));
+          },
+        );
+        req.on('error', reject);
+        req.end(readFileSync(bigJson));
+      });
+      assert.deepEqual([status.code, status.message], [422, 'admission webhook "vorder.orders.example.com" denied the request: Order.orders.example.com "big" is invalid: spec.replicas: Invalid value: 1001: must be no more than 1000']);
       assert.doesNotMatch(managerOut, /forbidden/i);
     } finally {
       manager?.kill('SIGKILL');
