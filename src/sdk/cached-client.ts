@@ -15,20 +15,46 @@ import type { Informer } from './informer.js';
 /** The field selectors a cache can answer (controller-runtime needs an index for any other). */
 const CACHED_FIELD = /^metadata\.(name|namespace)(==?|!=)(.*)$/;
 
+/** How long a read waits for the informer's first list before it fails (controller-runtime blocks on WaitForCacheSync). */
+const SYNC_WAIT_MS = 5_000;
+
 export class CachedResourceClient<T extends KObject = KObject, In extends KObject = T> extends ResourceClient<T, In> {
   constructor(
     client: Client,
     gvr: GroupVersionResource,
-    /** The informer, started and listed. */
+    /** The informer, started. */
     private readonly cache: () => Promise<Informer>,
+    /** The only namespace the informer holds (the manager's), if it holds one only. */
+    private readonly cacheNamespace?: string,
   ) {
     super(client, gvr);
   }
 
+  /** Whether the cache holds what a read of `namespace` asks for (all namespaces, for a cluster-wide read). */
+  private covers(namespace: string | undefined): boolean {
+    return this.cacheNamespace === undefined || namespace === this.cacheNamespace;
+  }
+
+  /**
+   * The informer once it has listed. A cache that cannot list (RBAC without list and watch, a server that is down)
+   * answers nothing rather than a false 404 or an empty list: after SYNC_WAIT_MS the read fails with 503.
+   */
+  private async synced(): Promise<Informer> {
+    const informer = await this.cache();
+    const deadline = Date.now() + SYNC_WAIT_MS;
+    while (!informer.hasSynced) {
+      if (Date.now() > deadline) {
+        throw errors.serviceUnavailable(`the cache of ${this.gvr.resource}${this.gvr.group ? `.${this.gvr.group}` : ''} has not synced: ${informer.lastError ?? 'no list yet'} (it needs list and watch)`);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return informer;
+  }
+
   /** From the cache (a copy); 404 NotFound, as the API server's, when the informer has no such object. */
   override async get(namespace: string | undefined, name: string, opts: { accept?: string; subresource?: string } = {}): Promise<T> {
-    if (opts.accept !== undefined || opts.subresource !== undefined) return super.get(namespace, name, opts);
-    const informer = await this.cache();
+    if (opts.accept !== undefined || opts.subresource !== undefined || !this.covers(namespace)) return super.get(namespace, name, opts);
+    const informer = await this.synced();
     const obj = informer.get(namespace ? `${namespace}/${name}` : name);
     if (!obj) throw errors.notFound({ group: this.gvr.group, resource: this.gvr.resource }, name);
     return this.copy(obj, informer);
@@ -39,11 +65,11 @@ export class CachedResourceClient<T extends KObject = KObject, In extends KObjec
     const fieldSelector = query.fieldSelector ?? '';
     const fields = fieldSelector === '' ? [] : fieldSelector.split(',').map((f) => CACHED_FIELD.exec(f.trim()));
     const other = Object.entries(query).some(([k, v]) => v !== undefined && k !== 'labelSelector' && k !== 'fieldSelector');
-    if (accept !== undefined || other || fields.some((f) => f === null)) return super.list(namespace, query, accept);
+    if (accept !== undefined || other || fields.some((f) => f === null) || !this.covers(namespace)) return super.list(namespace, query, accept);
     // A selector that does not parse is the API server's 400 to give.
     const labels = query.labelSelector ? parseLabelSelectorOrUndefined(query.labelSelector) : undefined;
     if (labels === null) return super.list(namespace, query, accept);
-    const informer = await this.cache();
+    const informer = await this.synced();
     const items: T[] = [];
     for (const obj of informer.list()) {
       const meta = obj.metadata;

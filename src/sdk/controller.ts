@@ -435,10 +435,17 @@ export class Manager {
    */
   resource<T extends KObject = KObject, In extends KObject = T>(ref: ResourceRef): CachedResourceClient<T, In> {
     const informer = this.informer(ref);
-    return new CachedResourceClient<T, In>(this.client, refGvr(ref), async () => {
-      await this.startInformer(informer);
-      return informer;
-    });
+    // The manager's namespace is all a namespaced resource's informer holds: other reads go to the server.
+    const holds = refNamespaced(ref) === false ? undefined : this.opts.namespace;
+    return new CachedResourceClient<T, In>(
+      this.client,
+      refGvr(ref),
+      async () => {
+        await this.startInformer(informer);
+        return informer;
+      },
+      holds,
+    );
   }
 
   /** A client of a resource that reads from the API server (controller-runtime's `GetAPIReader()`). */

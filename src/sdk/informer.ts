@@ -151,6 +151,9 @@ export class Informer {
     return this.synced;
   }
 
+  /** Why the last list or watch failed (until one succeeds again), for the reads that wait on the cache. */
+  lastError?: string;
+
   /** The resourceVersion the cache is at (client-go's LastSyncResourceVersion): its list's, then its watch's. */
   get lastResourceVersion(): string {
     return this.resourceVersion;
@@ -186,6 +189,7 @@ export class Informer {
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
     this.synced = true;
     this.failures = 0;
+    this.lastError = undefined;
     this.startWatch();
   }
 
@@ -238,6 +242,7 @@ export class Informer {
 
   private retry(err: unknown): void {
     if (this.stopped) return;
+    this.lastError = ((err as Error)?.message ?? String(err)).trim();
     this.opts.onError?.(err);
     const delay = Math.min((this.opts.retryMs ?? 100) * 2 ** this.failures++, 30_000);
     this.timer = setTimeout(() => void this.listAndWatch(), delay);

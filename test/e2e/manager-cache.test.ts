@@ -82,6 +82,31 @@ describe('kapi/sdk: reads from the Manager\'s cache', () => {
     assert.equal(await serverReads(), before + 3);
   });
 
+  it('never answers from a cache that could not list, nor for namespaces it does not hold', async () => {
+    // A resource the server does not serve: the informer's list fails, and so does the read (no false 404).
+    const missing = m.resource({ group: 'nope.example.com', version: 'v1', resource: 'things' });
+    await assert.rejects(missing.get('default', 'x'), (err: unknown) => {
+      assert.ok(err instanceof StatusError);
+      assert.equal(err.code, 503);
+      assert.match(err.message, /^the cache of things\.nope\.example\.com has not synced: .*\(it needs list and watch\)$/);
+      return true;
+    });
+    // A manager of one namespace reads others from the server.
+    const scoped = new Manager(s.client('scoped-reader'), { namespace: 'kube-system' });
+    await scoped.start();
+    try {
+      const cms = scoped.resource(CONFIGMAPS);
+      await cms.list('kube-system'); // the informer's list
+      const before = await serverReads();
+      assert.equal((await cms.get('default', 'a')).data?.k, 'a');
+      assert.equal(await serverReads(), before + 1);
+      await cms.list('kube-system');
+      assert.equal(await serverReads(), before + 1, 'its own namespace from the cache');
+    } finally {
+      await scoped.stop();
+    }
+  });
+
   it('writes to the API server, and a write shows in later reads once its event is in', async () => {
     const cms = m.resource(CONFIGMAPS);
     const made = await cms.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w' }, data: { v: '1' } });
