@@ -170,7 +170,16 @@ export async function generateManifests(dir: string, opts: { output?: string } =
   put(
     'rbac/webhook_certificate_role.yaml',
     yaml([
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: `${p.name}-webhook-certificate-role`, namespace: ns }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['create', 'get', 'update'] }] },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: `${p.name}-webhook-certificate-role`, namespace: ns },
+        // create cannot name its object; reading and renewing can.
+        rules: [
+          { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+          { apiGroups: [''], resources: ['secrets'], resourceNames: [`${webhookService.name}-cert`], verbs: ['get', 'update'] },
+        ],
+      },
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: `${p.name}-webhook-certificate-rolebinding`, namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${p.name}-webhook-certificate-role` }, subjects: subject },
     ]),
     false,
@@ -199,10 +208,10 @@ export async function generateManifests(dir: string, opts: { output?: string } =
                 {
                   name: 'manager',
                   image: 'controller:latest',
-                  command: ['node', 'dist/src/main.js', '--leader-elect', '--health-probe-bind-address=:8081', '--metrics-bind-address=:8080', '--webhook-port=9443'],
+                  // Metrics are plain HTTP without authentication: on the Pod's loopback only (a sidecar or port-forward reads them).
+                  command: ['node', 'dist/src/main.js', '--leader-elect', '--health-probe-bind-address=:8081', '--metrics-bind-address=127.0.0.1:8080', '--webhook-port=9443'],
                   env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
                   ports: [
-                    { name: 'metrics', containerPort: 8080 },
                     { name: 'probes', containerPort: 8081 },
                     { name: 'webhook-server', containerPort: 9443 },
                   ],

@@ -510,12 +510,10 @@ export function buildConfig(dir: string, opts: { image: string; namespace?: stri
                 {
                   name: 'controller-manager',
                   image: opts.image,
-                  command: ['node', 'dist/src/main.js', '--leader-elect', '--health-probe-bind-address=:8081', '--metrics-bind-address=:8080'],
+                  // Metrics are plain HTTP without authentication: on the Pod's loopback only.
+                  command: ['node', 'dist/src/main.js', '--leader-elect', '--health-probe-bind-address=:8081', '--metrics-bind-address=127.0.0.1:8080'],
                   env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
-                  ports: [
-                    { name: 'metrics', containerPort: 8080 },
-                    { name: 'probes', containerPort: 8081 },
-                  ],
+                  ports: [{ name: 'probes', containerPort: 8081 }],
                   // As a kubebuilder project's manager: probes, requests and limits, no privileges.
                   livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, initialDelaySeconds: 15, periodSeconds: 20 },
                   readinessProbe: { httpGet: { path: '/readyz', port: 8081 }, initialDelaySeconds: 5, periodSeconds: 10 },

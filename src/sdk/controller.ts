@@ -508,6 +508,12 @@ export class Manager {
   private async serve(): Promise<void> {
     const probes = parseBindAddress(this.opts.healthProbeBindAddress ?? '0');
     const metrics = parseBindAddress(this.opts.metricsBindAddress ?? '0');
+    // The webhooks first: a manager whose probes answer is one whose webhooks do.
+    if (this.opts.webhookServer) {
+      const server = await listenWebhooks(this.opts.webhookServer, this.client);
+      this.servers.push(server);
+      this.webhookAddress = addressOf(server);
+    }
     if (probes) {
       const server = await listen(probes, probeHandler(this.healthz, this.readyz));
       this.servers.push(server);
@@ -517,11 +523,6 @@ export class Manager {
       const server = await listen(metrics, metricsHandler(this.metrics));
       this.servers.push(server);
       this.metricsAddress = addressOf(server);
-    }
-    if (this.opts.webhookServer) {
-      const server = await listenWebhooks(this.opts.webhookServer, this.client);
-      this.servers.push(server);
-      this.webhookAddress = addressOf(server);
     }
   }
 
@@ -537,6 +538,9 @@ export class Manager {
       await this.serve();
     } catch (err) {
       await this.closeServers();
+      // Nothing started: start() may be called again.
+      this.started = false;
+      this.running = false;
       throw err;
     }
     await Promise.all([...this.informers.values()].map((i) => this.startInformer(i)));

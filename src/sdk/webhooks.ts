@@ -7,14 +7,14 @@
  * `/mutate-<group with dashes>-<kind in lower case>`, `/validate-...`, and `/convert` for every resource.
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { KObject } from '../api/object.js';
-import { deepCloneMutable } from '../machinery/json.js';
+import { deepCloneMutable, MAX_JSON_DEPTH, parseJson, stringifyJson } from '../machinery/json.js';
 import { errors, StatusError } from '../machinery/status.js';
-import { certCoversHost, createCA, issueServingCert, normalizeHosts } from '../machinery/x509.js';
+import { certCoversHost, createCA, issueServingCert, normalizeHosts, rawSubject, type LoadedCA } from '../machinery/x509.js';
 import { deepEqual } from '../util/deep-equal.js';
 import type { Client } from './client.js';
 import { definedConverter, webhookMutate, webhookValidate, type ResourceDefinition } from './resource.js';
@@ -57,18 +57,45 @@ export interface SelfSignedWebhooks {
 
 /** A CA and a serving certificate signed by it for `hosts` (DNS names or IP addresses), P-256, valid a year. */
 export function selfSignedCertificate(hosts: string[]): { caPem: string; certPem: string; keyPem: string } {
-  const now = Date.now();
-  const ca = createCA(now, 'kapi-webhook-ca');
-  const serving = issueServingCert(ca, normalizeHosts(hosts), now, hosts[0] ?? 'kapi-webhook');
-  return { caPem: ca.certPem, ...serving };
+  const { caPem, certPem, keyPem } = makeCertificate(hosts, undefined);
+  return { caPem, certPem, keyPem };
 }
 
-/** Whether a certificate and key are usable for the hosts for at least another 30 days. */
-function usable(certPem: string, keyPem: string, hosts: string[]): boolean {
+interface HeldCertificate {
+  caPem: string;
+  caKeyPem: string;
+  certPem: string;
+  keyPem: string;
+}
+
+const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
+
+/** The CA of a Secret, when it is one and good for another 30 days (its key with it). */
+function loadCA(caPem: string, caKeyPem: string): LoadedCA | undefined {
   try {
-    const cert = new X509Certificate(certPem);
-    if (!cert.checkPrivateKey(createPrivateKey(keyPem))) return false;
-    if (Date.parse(cert.validTo) - Date.now() < 30 * 24 * 3600 * 1000) return false;
+    const cert = new X509Certificate(caPem);
+    const key = createPrivateKey(caKeyPem);
+    if (!cert.ca || !cert.checkPrivateKey(key) || Date.parse(cert.validTo) - Date.now() < RENEW_BEFORE_MS) return undefined;
+    return { cert, certPem: caPem, key, keyPem: caKeyPem, subject: rawSubject(cert.raw) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A serving certificate for the hosts from `ca` (a new CA when there is none). */
+function makeCertificate(hosts: string[], ca: LoadedCA | undefined): HeldCertificate {
+  const now = Date.now();
+  const issuer = ca ?? createCA(now, 'kapi-webhook-ca');
+  const serving = issueServingCert(issuer, normalizeHosts(hosts), now, hosts[0] ?? 'kapi-webhook');
+  return { caPem: issuer.certPem, caKeyPem: issuer.keyPem, ...serving };
+}
+
+/** Whether the serving certificate is the CA's, has its key, covers the hosts, and is good for another 30 days. */
+function usable(held: HeldCertificate, ca: LoadedCA, hosts: string[]): boolean {
+  try {
+    const cert = new X509Certificate(held.certPem);
+    if (!cert.checkPrivateKey(createPrivateKey(held.keyPem)) || !cert.checkIssued(ca.cert) || !cert.verify(ca.cert.publicKey)) return false;
+    if (Date.parse(cert.validTo) - Date.now() < RENEW_BEFORE_MS) return false;
     return normalizeHosts(hosts).every((h) => certCoversHost(cert, h));
   } catch {
     return false;
@@ -79,39 +106,53 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 const unb64 = (s: unknown) => (typeof s === 'string' ? Buffer.from(s, 'base64').toString('utf8') : '');
 
 /**
- * The self-signed certificate of the webhooks, from its Secret or made and stored there (a replica that loses the
- * race to create it reads the winner's), then the CA as every named configuration's caBundle.
+ * The webhooks' certificate from its Secret, renewed there when it is due (a new serving certificate from the
+ * same CA, so that the caBundle every replica's certificate answers to stays the same; a new CA only when the CA
+ * itself is due). A replica that loses the race to write it reads the winner's.
  */
-export async function provisionWebhookCertificate(client: Client, opts: SelfSignedWebhooks): Promise<{ certPem: string; keyPem: string }> {
+async function heldCertificate(client: Client, opts: SelfSignedWebhooks, hosts: string[]): Promise<HeldCertificate> {
   const { namespace, name: service } = opts.service;
-  const hosts = [`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`, ...(opts.hosts ?? [])];
   const secrets = client.resource({ group: '', version: 'v1', resource: 'secrets' });
   const secretName = opts.secretName ?? `${service}-cert`;
-  let cert: { caPem: string; certPem: string; keyPem: string } | undefined;
-  for (let attempt = 0; attempt < 5 && !cert; attempt++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
     const current = await secrets.get(namespace, secretName).catch((err: unknown) => {
       if (err instanceof StatusError && err.code === 404) return undefined;
       throw err;
     });
     const data = (current?.data ?? {}) as Record<string, string>;
-    const held = { caPem: unb64(data['ca.crt']), certPem: unb64(data['tls.crt']), keyPem: unb64(data['tls.key']) };
-    if (current && usable(held.certPem, held.keyPem, hosts)) {
-      cert = held;
-      break;
-    }
-    const made = selfSignedCertificate(hosts);
-    const secret = { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: secretName, namespace }, data: { 'ca.crt': b64(made.caPem), 'tls.crt': b64(made.certPem), 'tls.key': b64(made.keyPem) } };
+    const held: HeldCertificate = { caPem: unb64(data['ca.crt']), caKeyPem: unb64(data['ca.key']), certPem: unb64(data['tls.crt']), keyPem: unb64(data['tls.key']) };
+    const ca = loadCA(held.caPem, held.caKeyPem);
+    if (current && ca && usable(held, ca, hosts)) return held;
+    const made = makeCertificate(hosts, ca);
+    const data2 = { 'ca.crt': b64(made.caPem), 'ca.key': b64(made.caKeyPem), 'tls.crt': b64(made.certPem), 'tls.key': b64(made.keyPem) };
     try {
-      if (current) await secrets.update(namespace, secretName, { ...secret, metadata: { ...secret.metadata, resourceVersion: current.metadata.resourceVersion } });
-      else await secrets.create(namespace, secret);
-      cert = made;
+      if (current) {
+        if (current.type !== 'kubernetes.io/tls') throw new Error(`Secret ${namespace}/${secretName} is of type ${JSON.stringify(current.type)}, not kubernetes.io/tls: remove it, or name another (selfSigned.secretName)`);
+        await secrets.update(namespace, secretName, { ...current, data: data2 });
+      } else {
+        await secrets.create(namespace, { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: secretName, namespace }, data: data2 });
+      }
+      return made;
     } catch (err) {
       // Another replica wrote it first: read theirs.
-      if (!(err instanceof StatusError) || (err.code !== 409 && err.code !== 422)) throw err;
+      if (!(err instanceof StatusError) || err.code !== 409) throw err;
     }
   }
-  if (!cert) throw new Error(`the webhook certificate in Secret ${namespace}/${secretName} kept changing`);
-  const caBundle = b64(cert.caPem);
+  throw new Error(`the webhook certificate in Secret ${namespace}/${secretName} kept changing`);
+}
+
+/** Writes the CA as the caBundle of the named configurations' webhooks that call this server, and of the CRDs' conversion. */
+async function injectCaBundle(client: Client, opts: SelfSignedWebhooks, caPem: string): Promise<void> {
+  const caBundle = b64(caPem);
+  const ours = (config: { service?: { namespace?: string; name?: string }; url?: string }) => {
+    if (config.service) return config.service.namespace === opts.service.namespace && config.service.name === opts.service.name;
+    try {
+      const host = new URL(config.url ?? '').hostname.replace(/^\[|\]$/g, '');
+      return (opts.hosts ?? []).includes(host);
+    } catch {
+      return false;
+    }
+  };
   const inject = async (resource: { group: string; version: string; resource: string }, name: string, patch: (o: KObject) => boolean) => {
     const r = client.resource(resource);
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -127,8 +168,8 @@ export async function provisionWebhookCertificate(client: Client, opts: SelfSign
   };
   const setHooks = (o: KObject) => {
     let changed = false;
-    for (const w of (o.webhooks ?? []) as Array<{ clientConfig?: { caBundle?: string } }>) {
-      if (w.clientConfig && w.clientConfig.caBundle !== caBundle) {
+    for (const w of (o.webhooks ?? []) as Array<{ clientConfig?: { caBundle?: string; service?: { namespace?: string; name?: string }; url?: string } }>) {
+      if (w.clientConfig && ours(w.clientConfig) && w.clientConfig.caBundle !== caBundle) {
         w.clientConfig.caBundle = caBundle;
         changed = true;
       }
@@ -140,13 +181,21 @@ export async function provisionWebhookCertificate(client: Client, opts: SelfSign
   for (const n of opts.validatingWebhookConfigurations ?? []) await inject(admission('validatingwebhookconfigurations'), n, setHooks);
   for (const n of opts.conversionCrds ?? []) {
     await inject({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, n, (o) => {
-      const config = (o.spec?.conversion?.webhook?.clientConfig ?? undefined) as { caBundle?: string } | undefined;
-      if (!config || config.caBundle === caBundle) return false;
+      const config = (o.spec?.conversion?.webhook?.clientConfig ?? undefined) as { caBundle?: string; service?: { namespace?: string; name?: string }; url?: string } | undefined;
+      if (!config || !ours(config) || config.caBundle === caBundle) return false;
       config.caBundle = caBundle;
       return true;
     });
   }
-  return { certPem: cert.certPem, keyPem: cert.keyPem };
+}
+
+/** The self-signed certificate (SelfSignedWebhooks): from its Secret or made, then its CA written where it is trusted. */
+export async function provisionWebhookCertificate(client: Client, opts: SelfSignedWebhooks): Promise<{ certPem: string; keyPem: string }> {
+  const { namespace, name: service } = opts.service;
+  const hosts = [`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`, ...(opts.hosts ?? [])];
+  const held = await heldCertificate(client, opts, hosts);
+  await injectCaBundle(client, opts, held.caPem);
+  return { certPem: held.certPem, keyPem: held.keyPem };
 }
 
 /** controller-runtime's default certificate directory. */
@@ -198,7 +247,7 @@ function admit(def: AnyDefinition, mutating: boolean, req: AdmissionRequest): Re
       const changed = deepCloneMutable(obj);
       webhookMutate(def, req.operation, changed, req.oldObject);
       const patch = topLevelPatch(obj, changed);
-      return patch.length === 0 ? base : { ...base, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') };
+      return patch.length === 0 ? base : { ...base, patchType: 'JSONPatch', patch: Buffer.from(stringifyJson(patch)).toString('base64') };
     }
     const errs = webhookValidate(def, req.operation, obj, req.oldObject);
     if (errs.length === 0) return base;
@@ -215,6 +264,10 @@ function convert(defs: ReadonlyArray<AnyDefinition>, request: { uid: string; des
     const converted = request.objects.map((o) => {
       const def = defs.find((d) => typeof o.apiVersion === 'string' && o.apiVersion.startsWith(`${d.group}/`) && o.kind === d.kind);
       if (!def) throw new Error(`no conversion for ${String(o.apiVersion)}, Kind=${String(o.kind)}`);
+      // A version the definition does not have (a CRD newer or older than this manager) is refused, never relabelled.
+      const known = (apiVersion: unknown) => def.versions.some((v: { name: string }) => apiVersion === `${def.group}/${v.name}`);
+      if (!known(o.apiVersion)) throw new Error(`no kind "${def.kind}" is registered for version "${String(o.apiVersion)}"`);
+      if (!known(request.desiredAPIVersion)) throw new Error(`no kind "${def.kind}" is registered for version "${request.desiredAPIVersion}"`);
       if (o.apiVersion === request.desiredAPIVersion) return o;
       const to = definedConverter(def);
       if (!to) throw new Error(`${def.kind}.${def.group} has one version`);
@@ -245,7 +298,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 }
 
 function reply(res: ServerResponse, code: number, body: unknown): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const text = typeof body === 'string' ? body : stringifyJson(body);
   res.writeHead(code, { 'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
@@ -254,8 +307,11 @@ function reply(res: ServerResponse, code: number, body: unknown): void {
 export function webhookHandler(defs: ReadonlyArray<AnyDefinition>) {
   const byPath = new Map<string, { def: AnyDefinition; mutating: boolean }>();
   for (const def of defs) {
-    byPath.set(mutatePath(def), { def, mutating: true });
-    byPath.set(validatePath(def), { def, mutating: false });
+    for (const [path, mutating] of [[mutatePath(def), true], [validatePath(def), false]] as const) {
+      const other = byPath.get(path)?.def;
+      if (other) throw new Error(`webhooks of ${def.kind}.${def.group} and ${other.kind}.${other.group} would share the path ${path}`);
+      byPath.set(path, { def, mutating });
+    }
   }
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'https://webhook').pathname;
@@ -266,7 +322,8 @@ export function webhookHandler(defs: ReadonlyArray<AnyDefinition>) {
     if (!body) return reply(res, 413, 'request entity too large\n');
     let review: { apiVersion?: string; kind?: string; request?: Record<string, unknown> };
     try {
-      review = JSON.parse(body.toString('utf8')) as typeof review;
+      // int64 beyond 2^53 kept exact (BigInt), and objects as deep as the API server lets them be.
+      review = parseJson(body.toString('utf8'), MAX_JSON_DEPTH + 8) as typeof review;
     } catch (err) {
       return reply(res, 400, `unable to decode the request: ${(err as Error).message}\n`);
     }
@@ -305,5 +362,44 @@ export async function listenWebhooks(opts: WebhookServerOptions, client: Client)
       resolve();
     });
   });
+  // Renewed certificates are taken up while serving (controller-runtime's certwatcher): the Secret checked and
+  // renewed hourly, a certDir's files when they change. What fails to load leaves the one in use.
+  let current = cert.certPem;
+  const use = (next: { certPem: string; keyPem: string }) => {
+    if (next.certPem === current) return;
+    server.setSecureContext({ cert: next.certPem, key: next.keyPem, minVersion: 'TLSv1.2' });
+    current = next.certPem;
+  };
+  if (opts.selfSigned) {
+    const selfSigned = opts.selfSigned;
+    const recheck = async () => {
+      try {
+        use(await provisionWebhookCertificate(client, selfSigned));
+      } catch {
+        // The API server unreachable for now, or a pair that does not load: checked again in an hour.
+      }
+    };
+    const timer = setInterval(() => void recheck(), RECHECK_MS);
+    timer.unref();
+    server.once('close', () => clearInterval(timer));
+  } else if (!opts.certificate) {
+    const file = join(dir, 'tls.crt');
+    const reload = () => {
+      try {
+        use({ certPem: readFileSync(file, 'utf8'), keyPem: readFileSync(join(dir, 'tls.key'), 'utf8') });
+      } catch {
+        // A half-written pair (the key not yet renewed with it): the next change loads it.
+      }
+    };
+    watchFile(file, { interval: 10_000, persistent: false }, reload);
+    watchFile(join(dir, 'tls.key'), { interval: 10_000, persistent: false }, reload);
+    server.once('close', () => {
+      unwatchFile(file, reload);
+      unwatchFile(join(dir, 'tls.key'), reload);
+    });
+  }
   return server;
 }
+
+/** How often a self-signed certificate's Secret is checked (and renewed there when due). */
+const RECHECK_MS = 60 * 60 * 1000;

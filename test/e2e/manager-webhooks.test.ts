@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,11 @@ import { defineResource, fieldError, Manager, StatusError, t, version, type Type
 import { startTestServer, type TestServer } from 'kapi/testing';
 
 const GROUP = 'hooks.example.com';
+
+/** What the manager answers to a review, as far as the tests read it. */
+interface Review {
+  response: { allowed: boolean; patch: string; result: { status: string; message?: string }; convertedObjects: Array<{ spec: unknown }> };
+}
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -128,11 +134,40 @@ describe('kapi/sdk: CRD mode\'s admission and conversion webhooks', () => {
     assert.equal(updated.spec.crew, 60);
   });
 
+  it('refuses versions it does not know, keeps int64 exact, and answers its reviews over its own CA', async () => {
+    const secret = await s.client().resource({ group: '', version: 'v1', resource: 'secrets' }).get('default', 'ship-webhooks-cert');
+    const ca = Buffer.from((secret.data as Record<string, string>)['ca.crt'], 'base64').toString();
+    const post = (path: string, body: string) =>
+      new Promise<{ status: number; json: Review }>((resolve, reject) => {
+        const req = httpsRequest(`https://127.0.0.1:${webhookServer.port}${path}`, { method: 'POST', ca, headers: { 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, json: (text.startsWith('{') ? JSON.parse(text) : undefined) as Review }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const ship = { apiVersion: `${GROUP}/v1`, kind: 'Ship', metadata: { name: 'x', namespace: 'default' }, spec: { crew: 1 } };
+    const conversion = (desiredAPIVersion: string, objects: unknown[]) => JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'u1', desiredAPIVersion, objects } });
+    const toV3 = await post('/convert', conversion(`${GROUP}/v3`, [ship]));
+    assert.deepEqual(toV3.json.response.result, { metadata: {}, status: 'Failure', message: 'no kind "Ship" is registered for version "hooks.example.com/v3"' });
+    const fromV3 = await post('/convert', conversion(`${GROUP}/v1`, [{ ...ship, apiVersion: `${GROUP}/v3` }]));
+    assert.equal(fromV3.json.response.result.status, 'Failure');
+    const toV2 = await post('/convert', conversion(`${GROUP}/v2`, [ship]));
+    assert.deepEqual(toV2.json.response.convertedObjects[0].spec, { sailors: 1 });
+    // 2^53 + 1 in the object: the patch carries it exactly.
+    const review = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u2","operation":"CREATE","object":{"apiVersion":"${GROUP}/v1","kind":"Ship","metadata":{"name":"big"},"spec":{"crew":9007199254740993}}}}`;
+    const mutated = await post('/mutate-hooks-example-com-ship', review);
+    assert.equal(mutated.json.response.allowed, true);
+    assert.match(Buffer.from(mutated.json.response.patch, 'base64').toString(), /"crew":9007199254740993[,}]/);
+    assert.equal((await post('/nope', '{}')).status, 404);
+  });
+
   it('keeps its certificate in a Secret that another replica reuses', async () => {
     const secrets = s.client().resource({ group: '', version: 'v1', resource: 'secrets' });
     const secret = await secrets.get('default', 'ship-webhooks-cert');
     assert.equal(secret.type, 'kubernetes.io/tls');
-    assert.deepEqual(Object.keys(secret.data as object).sort(), ['ca.crt', 'tls.crt', 'tls.key']);
+    assert.deepEqual(Object.keys(secret.data as object).sort(), ['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
     const caBundle = (secret.data as Record<string, string>)['ca.crt'];
     const hooks = await s.client().resource({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations' }).get(undefined, 'ships');
     assert.equal((hooks.webhooks as Array<{ clientConfig: { caBundle: string } }>)[0].clientConfig.caBundle, caBundle);

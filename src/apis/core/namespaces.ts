@@ -73,6 +73,9 @@ export const NAMESPACES: BuiltinResource = {
  * throws its 404 for a namespace it does not have.
  */
 export function namespaceLifecycle(namespaces: RestStore | ((name: string) => Promise<KObject>)): AdmissionPlugin {
+  // Namespaces deleted through this server lately are read live, not from a cache that may not have the deletion
+  // yet (upstream's forceLiveLookupCache, 30 s).
+  const deleted = new Map<string, number>();
   return {
     name: 'NamespaceLifecycle',
     // It refuses, and never changes an object.
@@ -82,20 +85,30 @@ export function namespaceLifecycle(namespaces: RestStore | ((name: string) => Pr
       if (a.operation === 'DELETE' && isNamespace && a.subresource === '' && IMMORTAL_NAMESPACES.includes(a.name)) {
         throw errors.forbidden({ group: '', resource: 'namespaces' }, a.name, 'this namespace may not be deleted');
       }
+      if (a.operation === 'DELETE' && isNamespace && a.subresource === '') {
+        if (deleted.size >= MAX_LIVE_LOOKUPS) deleted.clear();
+        deleted.set(a.name, Date.now() + LIVE_LOOKUP_MS);
+      }
       if (a.operation !== 'CREATE' || !a.namespace || isNamespace) return undefined;
       // As upstream's accessReviewResources: a review of access in a namespace needs no namespace to exist.
       if (a.resource.group === 'authorization.k8s.io' && a.resource.resource === 'localsubjectaccessreviews') return undefined;
-      return checkNotTerminating(namespaces, a);
+      const until = deleted.get(a.namespace);
+      const live = until !== undefined && until > Date.now();
+      if (until !== undefined && !live) deleted.delete(a.namespace);
+      return checkNotTerminating(namespaces, a, live);
     },
   };
 }
 
+const LIVE_LOOKUP_MS = 30_000;
+const MAX_LIVE_LOOKUPS = 4096;
+
 /**
  * Nothing new in a namespace that does not exist (404) or is being terminated (403). The namespace is read from
- * the watch cache (upstream's lister) without a promise when it is there; else looked up (a live read, as upstream's).
+ * the watch cache (upstream's lister) without a promise when it is there; else, or `live`, looked up (as upstream's).
  */
-function checkNotTerminating(namespaces: RestStore | ((name: string) => Promise<KObject>), a: AdmissionAttributes): void | Promise<void> {
-  if (typeof namespaces !== 'function') {
+function checkNotTerminating(namespaces: RestStore | ((name: string) => Promise<KObject>), a: AdmissionAttributes, live: boolean): void | Promise<void> {
+  if (typeof namespaces !== 'function' && !live) {
     const cached = namespaces.cache.get(namespaces.key(undefined, a.namespace))?.object;
     if (cached) return refuseTerminating(cached, a);
   }

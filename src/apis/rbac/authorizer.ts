@@ -39,6 +39,9 @@ interface Step {
 const MAX_CACHED_USERS = 4096;
 /** A user of longer name and groups is not kept (names and groups come from credentials: bounded anyway). */
 const MAX_CACHED_KEY = 4096;
+/** Steps kept for one user and namespace at most, and in all (a step is a few dozen bytes). */
+const MAX_CACHED_STEPS_PER_USER = 4096;
+const MAX_CACHED_STEPS = 500_000;
 
 function describeSubject(s: Subject, bindingNamespace: string): string {
   if (s.kind === 'ServiceAccount') return `${s.kind} ${goQuote(`${s.name}/${s.namespace || bindingNamespace}`)}`;
@@ -85,16 +88,19 @@ export class RbacResolver {
       seen[2] !== clusterRoles.cache.changeRevision ||
       seen[3] !== clusterRoleBindings.cache.changeRevision
     ) {
-      this.steps.clear();
+      this.clearSteps();
       this.seen = [roles.cache.changeRevision, roleBindings.cache.changeRevision, clusterRoles.cache.changeRevision, clusterRoleBindings.cache.changeRevision];
     }
-    const key = `${namespace}\0${user.name}\0${user.groups.join('\0')}`;
+    const key = JSON.stringify([namespace, user.name, user.groups]);
     if (key.length > MAX_CACHED_KEY) return this.collect(user, namespace);
     let steps = this.steps.get(key);
     if (!steps) {
       steps = this.collect(user, namespace);
-      if (this.steps.size >= MAX_CACHED_USERS) this.steps.clear();
+      // A user lent many rules (a Role of thousands, bound many times) is not kept: it is visited each time.
+      if (steps.length > MAX_CACHED_STEPS_PER_USER) return steps;
+      if (this.steps.size >= MAX_CACHED_USERS || this.cachedSteps + steps.length > MAX_CACHED_STEPS) this.clearSteps();
       this.steps.set(key, steps);
+      this.cachedSteps += steps.length;
     }
     return steps;
   }
@@ -102,6 +108,13 @@ export class RbacResolver {
   /** [roles, roleBindings, clusterRoles, clusterRoleBindings] change revisions the kept steps were made at. */
   private seen: number[] = [];
   private readonly steps = new Map<string, Step[]>();
+  /** The steps kept in all. */
+  private cachedSteps = 0;
+
+  private clearSteps(): void {
+    this.steps.clear();
+    this.cachedSteps = 0;
+  }
 
   private collect(user: UserInfo, namespace: string): Step[] {
     const steps: Step[] = [];
