@@ -48,7 +48,7 @@ export async function h2load(run: H2loadRun): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'kapi-h2load-'));
   try {
     const c = run.connections ?? 1;
-    const args = ['-c', String(c), '-m', String(64 / c), '-n', String(run.requests), '-H', `authorization: Bearer ${run.token}`];
+    const args = ['-c', String(c), '-m', String(Math.max(1, Math.floor(64 / c))), '-n', String(run.requests), '-H', `authorization: Bearer ${run.token}`];
     if (run.body !== undefined) {
       writeFileSync(join(dir, 'body'), typeof run.body === 'string' || Buffer.isBuffer(run.body) ? run.body : JSON.stringify(run.body));
       args.push('-d', join(dir, 'body'), '-H', `content-type: ${run.contentType ?? 'application/json'}`);
