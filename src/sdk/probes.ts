@@ -5,7 +5,7 @@
  * Pod's network.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Registry } from 'prom-client';
 
 /** A health check: throws (or rejects) when unhealthy; the request is the probe's. */
@@ -89,14 +89,19 @@ export async function listen(address: { host: string | undefined; port: number }
   // A prober's connection that sends nothing is closed as Go's server closes it (no ReadHeaderTimeout there: this bounds it).
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
+  await listening(server, address.port, address.host);
+  return server;
+}
+
+/** Listens on the port (and host, or every interface); rejects with the error of a port in use. */
+export function listening(server: NetServer, port: number, host: string | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(address.port, address.host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  return server;
 }
 
 /** The probe server's handler: `/healthz[/<name>]` and `/readyz[/<name>]` (a trailing slash as none, as path.Clean does). */

@@ -17,6 +17,7 @@ import { errors, StatusError } from '../machinery/status.js';
 import { certCoversHost, createCA, issueServingCert, normalizeHosts, rawSubject, type LoadedCA } from '../machinery/x509.js';
 import { deepEqual } from '../util/deep-equal.js';
 import type { Client } from './client.js';
+import { listening } from './probes.js';
 import { definedConverter, webhookMutate, webhookValidate, type ResourceDefinition } from './resource.js';
 
 // Definitions of any internal form (the type is invariant in it), as ServerOptions.resources.
@@ -355,13 +356,7 @@ export async function listenWebhooks(opts: WebhookServerOptions, client: Client)
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 9443, opts.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listening(server, opts.port ?? 9443, opts.host);
   // Renewed certificates are taken up while serving (controller-runtime's certwatcher): the Secret checked and
   // renewed hourly, a certDir's files when they change. What fails to load leaves the one in use.
   let current = cert.certPem;

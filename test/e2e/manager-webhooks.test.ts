@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { defineResource, fieldError, Manager, StatusError, t, version, type TypeOf, type WebhookServerOptions } from 'kapi/sdk';
 import { startTestServer, type TestServer } from 'kapi/testing';
+import { freePort } from '../../bench/lib/reference-server.js';
 
 const GROUP = 'hooks.example.com';
 
@@ -20,14 +20,6 @@ interface Review {
   response: { allowed: boolean; patch: string; result: { status: string; message?: string }; convertedObjects: Array<{ spec: unknown }> };
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 
 interface ShipInternal {
   apiVersion?: string;
