@@ -300,8 +300,9 @@ program
   .requiredOption('--group <group>', 'the group, without the domain')
   .requiredOption('--version <version>', 'the version, e.g. v1alpha1')
   .requiredOption('--kind <kind>', 'the kind, UpperCamelCase')
+  .option('--cluster', "cluster-scoped objects, with no namespace (kubebuilder's --namespaced=false)")
   .option('--dir <dir>', 'the project directory', '.')
-  .action((opts: { group: string; version: string; kind: string; dir: string }) => {
+  .action((opts: { group: string; version: string; kind: string; cluster?: boolean; dir: string }) => {
     for (const f of createResource(opts.dir, opts)) process.stdout.write(`wrote ${f}\n`);
   });
 

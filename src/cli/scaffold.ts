@@ -16,7 +16,7 @@ import { stringify } from 'yaml';
 export interface ProjectFile {
   name: string;
   domain: string;
-  resources: Array<{ group: string; version: string; kind: string }>;
+  resources: Array<{ group: string; version: string; kind: string; scope?: 'Cluster' }>;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -123,13 +123,13 @@ export function initProject(dir: string, opts: { domain: string; name?: string; 
 }
 
 /** `kapi create resource --group <g> --version <v> --kind <Kind>`: a resource, its controller and its test. */
-export function createResource(dir: string, opts: { group: string; version: string; kind: string }): string[] {
+export function createResource(dir: string, opts: { group: string; version: string; kind: string; cluster?: boolean }): string[] {
   const p = readProject(dir);
   if (!DNS_LABEL.test(opts.group)) throw new Error(`--group ${JSON.stringify(opts.group)}: a lower case DNS label (the group becomes <group>.${p.domain})`);
   if (!/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(opts.version)) throw new Error(`--version ${JSON.stringify(opts.version)}: v1, v1beta1, v2alpha1...`);
   if (!/^[A-Z][A-Za-z0-9]*$/.test(opts.kind)) throw new Error(`--kind ${JSON.stringify(opts.kind)}: UpperCamelCase, e.g. Foo`);
   if (p.resources.some((r) => r.group === opts.group && r.kind === opts.kind)) throw new Error(`${opts.kind}.${fullGroup(p, opts.group)} exists already`);
-  const r = { group: opts.group, version: opts.version, kind: opts.kind };
+  const r: ProjectFile['resources'][number] = { group: opts.group, version: opts.version, kind: opts.kind, ...(opts.cluster ? { scope: 'Cluster' as const } : {}) };
   p.resources.push(r);
   const written: string[] = [];
   const k = lower(r.kind);
@@ -189,7 +189,7 @@ export type ${r.kind}Input = InputOf<typeof ${r.version}>;
 
 export const ${r.kind} = defineResource<${r.kind}>({
   group: '${fullGroup(p, r.group)}',
-  kind: '${r.kind}',
+  kind: '${r.kind}',${r.scope === 'Cluster' ? "\n  scope: 'Cluster'," : ''}
   versions: [${r.version}],
   strategy: {
     // The storage strategy's hooks, as apiserver-builder's DefaultingFunction, PrepareForCreate, Validate,
@@ -237,6 +237,8 @@ export function ${k}Controller(manager: Manager): ControllerOptions {
 
 function testFile(p: ProjectFile, r: ProjectFile['resources'][number]): string {
   const k = lower(r.kind);
+  // Where its objects are: a namespace, or none for a cluster-scoped resource.
+  const ns = r.scope === 'Cluster' ? 'undefined' : "'default'";
   return `import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Manager } from 'kapi/sdk';
@@ -259,10 +261,10 @@ after(async () => {
 
 it('reconciles a ${r.kind} to Ready', async () => {
   const ${k}s = server.client().resource<${r.kind}, ${r.kind}Input>(${r.kind});
-  const created = await ${k}s.create('default', { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'example' }, spec: {} });
+  const created = await ${k}s.create(${ns}, { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'example' }, spec: {} });
   assert.equal(created.spec.replicas, 1, 'the schema default');
   for (let i = 0; i < 200; i++) {
-    const obj = await ${k}s.get('default', 'example');
+    const obj = await ${k}s.get(${ns}, 'example');
     if (obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -271,7 +273,7 @@ it('reconciles a ${r.kind} to Ready', async () => {
 
 it('refuses what its strategy refuses', async () => {
   const ${k}s = server.client().resource<${r.kind}, ${r.kind}Input>(${r.kind});
-  await assert.rejects(${k}s.create('default', { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'too-big' }, spec: { replicas: 1001 } }), /must be no more than 1000/);
+  await assert.rejects(${k}s.create(${ns}, { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'too-big' }, spec: { replicas: 1001 } }), /must be no more than 1000/);
 });
 `;
 }

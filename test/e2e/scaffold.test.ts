@@ -62,12 +62,15 @@ describe('kapi init, create resource, build config', () => {
     assert.match((again as { stderr: string }).stderr, /Order\.orders\.example\.com exists already/);
     const badKind = await kapi(['create', 'resource', '--group', 'orders', '--version', 'v1', '--kind', 'order'], project).catch((err: { stderr: string }) => err);
     assert.match((badKind as { stderr: string }).stderr, /--kind "order": UpperCamelCase/);
+    // A cluster-scoped one beside it (kubebuilder's --namespaced=false).
+    await kapi(['create', 'resource', '--group', 'orders', '--version', 'v1', '--kind', 'Region', '--cluster'], project);
+    assert.match(readFileSync(join(project, 'src', 'apis', 'orders', 'v1', 'region.ts'), 'utf8'), /kind: 'Region',\n  scope: 'Cluster',/);
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeout: 180_000 });
     // The project's own test runner, not a child of this one (which would report to this runner, not print TAP).
     const env = { ...process.env };
     delete env.NODE_TEST_CONTEXT;
     const test = await run('npm', ['test'], { cwd: project, env, encoding: 'utf8', timeout: 180_000 });
-    assert.match(test.stdout, /# pass 3\n# fail 0\n/);
+    assert.match(test.stdout, /# pass 5\n# fail 0\n/);
   });
 
   /** The project's controller manager (`node dist/src/main.js`, built by its tests) against a server: its probes and metrics, then stopped. */
@@ -155,6 +158,9 @@ describe('kapi init, create resource, build config', () => {
       { apiGroups: ['orders.example.com'], resources: ['orders'], verbs: ['get', 'list', 'patch', 'update', 'watch'] },
       { apiGroups: ['orders.example.com'], resources: ['orders/finalizers'], verbs: ['update'] },
       { apiGroups: ['orders.example.com'], resources: ['orders/status'], verbs: ['get', 'patch', 'update'] },
+      { apiGroups: ['orders.example.com'], resources: ['regions'], verbs: ['get', 'list', 'patch', 'update', 'watch'] },
+      { apiGroups: ['orders.example.com'], resources: ['regions/finalizers'], verbs: ['update'] },
+      { apiGroups: ['orders.example.com'], resources: ['regions/status'], verbs: ['get', 'patch', 'update'] },
     ]);
     // The project's own files are not written over; the generated ones are.
     const managerFile = join(project, 'config', 'manager', 'manager.yaml');
@@ -209,6 +215,11 @@ describe('kapi init, create resource, build config', () => {
       await until('the Order to be Ready', ready).catch((err: Error) => {
         throw new Error(`${err.message}; the manager said: ${managerOut}`);
       });
+      // The cluster-scoped kind too, under the same RBAC.
+      const region = join(dir, 'region.yaml');
+      writeFileSync(region, 'apiVersion: orders.example.com/v1\nkind: Region\nmetadata:\n  name: west\nspec: {}\n');
+      await kubectl(['apply', '-f', region]);
+      await until('the Region to be Ready', async () => (await kubectl(['get', 'region', 'west', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).stdout === 'True');
       const big = join(dir, 'big.yaml');
       writeFileSync(big, 'apiVersion: orders.example.com/v1\nkind: Order\nmetadata:\n  name: big\n  namespace: default\nspec:\n  replicas: 1001\n');
       const refused = await kubectl(['apply', '-f', big]).then(() => undefined, (err: { stderr: string }) => err.stderr);
