@@ -38,15 +38,15 @@ export interface WebhookServerOptions {
   /**
    * Certificates made and kept by the manager instead (no cert-manager): a CA and a serving certificate for the
    * webhook Service (`<service>.<namespace>.svc`, `.svc.cluster.local`, and `hosts`), kept in a Secret that the
-   * replicas share (made by the first), and the CA written as the caBundle of the named webhook configurations'
-   * webhooks and CRDs' conversion webhooks at each start.
+   * replicas share (made by the first; renewed there from the same CA when due, checked at start and hourly), and
+   * the CA written as the caBundle of this server's webhooks in the named configurations and CRDs.
    */
   selfSigned?: SelfSignedWebhooks;
 }
 
 export interface SelfSignedWebhooks {
   service: { namespace: string; name: string };
-  /** The Secret (type kubernetes.io/tls, with ca.crt) that holds them; default `<service>-cert` in its namespace. */
+  /** The Secret (kubernetes.io/tls, with ca.crt and ca.key) that holds them; default `<service>-cert` in its namespace. */
   secretName?: string;
   /** More names or addresses the certificate is for (e.g. 127.0.0.1 for a webhook called by URL). */
   hosts?: string[];
@@ -244,6 +244,12 @@ function admit(def: AnyDefinition, mutating: boolean, req: AdmissionRequest): Re
   // Subresource writes (status, scale) and deletes run no hooks, as where kapi serves the resource.
   if (req.subResource || !obj || (req.operation !== 'CREATE' && req.operation !== 'UPDATE')) return base;
   try {
+    // Hooks run only on versions this code knows (a CRD newer than the manager is not guessed at).
+    for (const o of [obj, req.oldObject]) {
+      if (o && !def.versions.some((v: { name: string }) => o.apiVersion === `${def.group}/${v.name}`)) {
+        throw new Error(`no kind "${def.kind}" is registered for version "${String(o.apiVersion)}"`);
+      }
+    }
     if (mutating) {
       const changed = deepCloneMutable(obj);
       webhookMutate(def, req.operation, changed, req.oldObject);

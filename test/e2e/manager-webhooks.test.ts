@@ -152,6 +152,8 @@ describe('kapi/sdk: CRD mode\'s admission and conversion webhooks', () => {
     const mutated = await post('/mutate-hooks-example-com-ship', review);
     assert.equal(mutated.json.response.allowed, true);
     assert.match(Buffer.from(mutated.json.response.patch, 'base64').toString(), /"crew":9007199254740993[,}]/);
+    const unknown = await post('/validate-hooks-example-com-ship', review.replace(`${GROUP}/v1`, `${GROUP}/v9`));
+    assert.deepEqual([unknown.json.response.allowed, (unknown.json.response as unknown as { status: { message: string } }).status.message], [false, 'no kind "Ship" is registered for version "hooks.example.com/v9"']);
     assert.equal((await post('/nope', '{}')).status, 404);
   });
 
