@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { KUBERNETES_VERSION } from '../api/version.js';
-import { buildConfig, createResource, initProject } from './scaffold.js';
+import { buildConfig, createApi, createResource, initProject } from './scaffold.js';
 import { generateManifests } from './manifests.js';
 import { CONTROLLER_NAMES, startKapi, type AuthorizationMode } from '../kapi/index.js';
 import { parseGoDuration } from '../server/filters.js';
@@ -292,9 +292,8 @@ program
     process.stdout.write(`\nnext: cd ${target} && npm install && npx kapi create resource --group <g> --version v1 --kind <Kind>\n`);
   });
 
-program
-  .command('create')
-  .description('add to a kapi project')
+const create = program.command('create').description('add to a kapi project');
+create
   .command('resource')
   .description('add a resource: its type and strategy, its controller and its test (apiserver-boot create group version resource)')
   .requiredOption('--group <group>', 'the group, without the domain')
@@ -304,6 +303,17 @@ program
   .option('--dir <dir>', 'the project directory', '.')
   .action((opts: { group: string; version: string; kind: string; cluster?: boolean; dir: string }) => {
     for (const f of createResource(opts.dir, opts)) process.stdout.write(`wrote ${f}\n`);
+  });
+create
+  .command('api')
+  .description('add another version of a resource, converted through its internal form (kubebuilder create api --version)')
+  .requiredOption('--group <group>', 'the group, without the domain')
+  .requiredOption('--kind <kind>', 'the kind')
+  .requiredOption('--version <version>', 'the new version, e.g. v2')
+  .option('--storage', 'store objects in this version')
+  .option('--dir <dir>', 'the project directory', '.')
+  .action((opts: { group: string; version: string; kind: string; storage?: boolean; dir: string }) => {
+    for (const f of createApi(opts.dir, opts)) process.stdout.write(`wrote ${f}\n`);
   });
 
 program

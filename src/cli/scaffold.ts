@@ -16,7 +16,8 @@ import { stringify } from 'yaml';
 export interface ProjectFile {
   name: string;
   domain: string;
-  resources: Array<{ group: string; version: string; kind: string; scope?: 'Cluster' }>;
+  /** `version` is the first (its file defines the resource); `versions` the ones `kapi create api` added after it. */
+  resources: Array<{ group: string; version: string; kind: string; scope?: 'Cluster'; versions?: string[] }>;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -142,6 +143,57 @@ export function createResource(dir: string, opts: { group: string; version: stri
 }
 
 /** The registration files, from kapi.json: every resource and every controller. */
+/**
+ * `kapi create api --group <g> --kind <Kind> --version <v2> [--storage]`: another version of a resource, as a copy of
+ * the first version's schema, converted through the internal form (the first version's type until the new file says
+ * how with toInternal/fromInternal); `--storage` makes it the version objects are stored in. The resource's file gets
+ * the version in its list when it still reads as generated (else the command says what to add).
+ */
+export function createApi(dir: string, opts: { group: string; kind: string; version: string; storage?: boolean }): string[] {
+  const p = readProject(dir);
+  const r = p.resources.find((x) => x.group === opts.group && x.kind === opts.kind);
+  if (!r) throw new Error(`${opts.kind}.${fullGroup(p, opts.group)} is not a resource of this project: make it with kapi create resource`);
+  if (!/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(opts.version)) throw new Error(`--version ${JSON.stringify(opts.version)}: v1, v1beta1, v2alpha1...`);
+  if (opts.version === r.version || r.versions?.includes(opts.version)) throw new Error(`${opts.kind}.${fullGroup(p, opts.group)} has version ${opts.version} already`);
+  const k = lower(r.kind);
+  const defining = join(dir, `src/apis/${r.group}/${r.version}/${k}.ts`);
+  const text = readFileSync(defining, 'utf8');
+  const list = /^( {2}versions: \[)([^\]\n]*)(\],)$/m.exec(text);
+  if (!list) throw new Error(`${relative(dir, defining)}: no \`versions: [...]\` line to add ${opts.version} to; add it there by hand (import { ${opts.version} } from '../${opts.version}/${k}.js')`);
+  const written: string[] = [];
+  write(dir, `src/apis/${r.group}/${opts.version}/${k}.ts`, versionFile(p, r, opts.version, !!opts.storage), false, written);
+  const imported = text.replace(/^(import [^\n]*'kapi\/sdk';\n)/m, `$1import { ${opts.version} } from '../${opts.version}/${k}.js';\n`);
+  writeFileSync(defining, imported.replace(list[0], `${list[1]}${list[2]}, ${opts.version}${list[3]}`));
+  written.push(relative(dir, defining));
+  r.versions = [...(r.versions ?? []), opts.version];
+  write(dir, 'kapi.json', `${JSON.stringify(p, null, 2)}\n`, true, written);
+  return written;
+}
+
+function versionFile(p: ProjectFile, r: ProjectFile['resources'][number], v: string, storage: boolean): string {
+  return `/**
+ * ${r.kind} (${fullGroup(p, r.group)}/${v}): another version of ${r.kind}, made by kapi create api. Objects convert
+ * between versions through the internal form, ${r.version}'s type: while this schema is the same, nothing is needed;
+ * when it differs, add toInternal(obj) and fromInternal(internal) here (a conversion webhook where a cluster's own
+ * API server serves the CRD).
+ */
+import { t, version, type TypeOf } from 'kapi/sdk';
+
+export const ${v} = version('${v}', {
+  spec: t.object({
+    replicas: t.integer({ minimum: 0, default: 1 }),
+  }),
+  status: t.object({
+    observedGeneration: t.optional(t.integer()),
+    conditions: t.optional(t.conditions()),
+  }),
+  printerColumns: [{ name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' }],${storage ? '\n  // Objects are stored in this version.\n  storage: true,' : ''}
+});
+
+export type ${r.kind}${v.toUpperCase()} = TypeOf<typeof ${v}>;
+`;
+}
+
 function writeRegistration(dir: string, p: ProjectFile): string[] {
   const written: string[] = [];
   const imports = p.resources.map((r) => `import { ${r.kind} } from './${apiPath(r).slice(4)}';`);
@@ -248,6 +300,8 @@ import { ${k}Controller } from '../src/controllers/${k}.js';
 
 let server: TestServer;
 let manager: Manager;
+// The version the client addresses: the storage version (kapi create api --storage may change it).
+const apiVersion = \`\${${r.kind}.gvr.group}/\${${r.kind}.gvr.version}\`;
 before(async () => {
   server = await startTestServer({ resources: [${r.kind}] });
   manager = new Manager(server.client('${k}-controller'));
@@ -261,7 +315,7 @@ after(async () => {
 
 it('reconciles a ${r.kind} to Ready', async () => {
   const ${k}s = server.client().resource<${r.kind}, ${r.kind}Input>(${r.kind});
-  const created = await ${k}s.create(${ns}, { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'example' }, spec: {} });
+  const created = await ${k}s.create(${ns}, { apiVersion, kind: '${r.kind}', metadata: { name: 'example' }, spec: {} });
   assert.equal(created.spec.replicas, 1, 'the schema default');
   for (let i = 0; i < 200; i++) {
     const obj = await ${k}s.get(${ns}, 'example');
@@ -273,7 +327,7 @@ it('reconciles a ${r.kind} to Ready', async () => {
 
 it('refuses what its strategy refuses', async () => {
   const ${k}s = server.client().resource<${r.kind}, ${r.kind}Input>(${r.kind});
-  await assert.rejects(${k}s.create(${ns}, { apiVersion: '${fullGroup(p, r.group)}/${r.version}', kind: '${r.kind}', metadata: { name: 'too-big' }, spec: { replicas: 1001 } }), /must be no more than 1000/);
+  await assert.rejects(${k}s.create(${ns}, { apiVersion, kind: '${r.kind}', metadata: { name: 'too-big' }, spec: { replicas: 1001 } }), /must be no more than 1000/);
 });
 `;
 }
@@ -404,7 +458,7 @@ export function buildConfig(dir: string, opts: { image: string; namespace?: stri
   const out = opts.output ?? join(dir, 'config');
   const labels = { app: name };
   const etcd = (opts.storage ?? 'etcd') === 'etcd';
-  const groups = [...new Set(p.resources.map((r) => `${fullGroup(p, r.group)}/${r.version}`))].sort();
+  const groups = [...new Set(p.resources.flatMap((r) => [r.version, ...(r.versions ?? [])].map((v) => `${fullGroup(p, r.group)}/${v}`)))].sort();
   const docs: Record<string, unknown[]> = {
     'namespace.yaml': [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }],
     'rbac.yaml': [

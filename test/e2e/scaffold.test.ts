@@ -65,6 +65,10 @@ describe('kapi init, create resource, build config', () => {
     // A cluster-scoped one beside it (kubebuilder's --namespaced=false).
     await kapi(['create', 'resource', '--group', 'orders', '--version', 'v1', '--kind', 'Region', '--cluster'], project);
     assert.match(readFileSync(join(project, 'src', 'apis', 'orders', 'v1', 'region.ts'), 'utf8'), /kind: 'Region',\n  scope: 'Cluster',/);
+    // A second version of Order, stored as it (kubebuilder's create api --version).
+    const v2 = await kapi(['create', 'api', '--group', 'orders', '--kind', 'Order', '--version', 'v2', '--storage'], project);
+    assert.match(v2.stdout, /wrote src\/apis\/orders\/v2\/order\.ts\nwrote src\/apis\/orders\/v1\/order\.ts\n/);
+    assert.match(readFileSync(join(project, 'src', 'apis', 'orders', 'v1', 'order.ts'), 'utf8'), /import \{ v2 \} from '\.\.\/v2\/order\.js';[\s\S]*  versions: \[v1, v2\],/);
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeout: 180_000 });
     // The project's own test runner, not a child of this one (which would report to this runner, not print TAP).
     const env = { ...process.env };
@@ -154,6 +158,7 @@ describe('kapi init, create resource, build config', () => {
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: ['shop-mutating-webhook-configuration'], verbs: ['get', 'update'] },
       { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['shop-validating-webhook-configuration'], verbs: ['get', 'update'] },
+      { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: ['orders.orders.example.com'], verbs: ['get', 'update'] },
       { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: ['orders.example.com'], resources: ['orders'], verbs: ['get', 'list', 'patch', 'update', 'watch'] },
       { apiGroups: ['orders.example.com'], resources: ['orders/finalizers'], verbs: ['update'] },
@@ -215,6 +220,9 @@ describe('kapi init, create resource, build config', () => {
       await until('the Order to be Ready', ready).catch((err: Error) => {
         throw new Error(`${err.message}; the manager said: ${managerOut}`);
       });
+      // Stored as v2, read as either: the manager's conversion webhook, through its Service.
+      assert.equal((await kubectl(['get', 'orders.v2.orders.example.com', 'first', '-n', 'default', '-o', 'jsonpath={.apiVersion}'])).stdout, 'orders.example.com/v2');
+      assert.equal((await kubectl(['get', 'orders.v1.orders.example.com', 'first', '-n', 'default', '-o', 'jsonpath={.apiVersion}'])).stdout, 'orders.example.com/v1');
       // The cluster-scoped kind too, under the same RBAC.
       const region = join(dir, 'region.yaml');
       writeFileSync(region, 'apiVersion: orders.example.com/v1\nkind: Region\nmetadata:\n  name: west\nspec: {}\n');
@@ -257,6 +265,7 @@ describe('kapi init, create resource, build config', () => {
     const kinds = objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
     assert.deepEqual(kinds, [
       'APIService/v1.orders.example.com',
+      'APIService/v2.orders.example.com',
       'ClusterRole/shop:controller',
       'ClusterRoleBinding/shop:controller',
       'ClusterRoleBinding/shop:system:auth-delegator',
