@@ -434,13 +434,14 @@ export class Manager {
    * to the API server. Reads right after a write may not see it yet: `apiReader` reads from the server.
    */
   resource<T extends KObject = KObject, In extends KObject = T>(ref: ResourceRef): CachedResourceClient<T, In> {
-    const informer = this.informer(ref);
     // The manager's namespace is all a namespaced resource's informer holds: other reads go to the server.
     const holds = refNamespaced(ref) === false ? undefined : this.opts.namespace;
     return new CachedResourceClient<T, In>(
       this.client,
       refGvr(ref),
+      // The informer at the first read (a client that only writes watches nothing), as controller-runtime's cache.
       async () => {
+        const informer = this.informer(ref);
         await this.startInformer(informer);
         return informer;
       },
