@@ -7,6 +7,7 @@
 import type { ServiceAccountTokens } from '../apis/authentication/service-account-tokens.js';
 import { typedScope } from '../registry/request-scope.js';
 import { BUILTIN_RESOURCES, typedConversion, typedDecoder, typedDecoderInTurns, withTypedDecoding, type BuiltinContext, type BuiltinResource } from '../apis/builtin.js';
+import { builtinFieldLabel } from '../apis/field-labels.js';
 import { NAMESPACES } from '../apis/core/namespaces.js';
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from '../apis/core/services.js';
 import { structOfKind } from '../api/go-type-expr.js';
@@ -38,6 +39,7 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
     verbs: r.verbs,
     custom: false,
     scope: typedScope(r.names.group, r.version, r.names),
+    fieldLabel: builtinFieldLabel(r.names.group, r.version, r.names.kind),
     subresources: { status: r.status, finalize: r.finalize, scale: r.scale, others: r.subresourcesIn ? r.subresourcesIn(context) : r.subresources },
     applyType: builtinApplyType(r.names.group, r.version, r.names.kind),
     celSchema: () => builtinStructural(r.names.group, r.version, r.names.kind),

@@ -41,6 +41,12 @@ export interface ServedResource {
   versionPriority?: number;
   /** Field labels a field selector may use besides metadata.name and metadata.namespace (a CRD version's selectableFields). */
   selectableFields?: readonly string[];
+  /**
+   * A built-in kind's field labels (its scheme's field label conversion): the path a label reads (`''`: none, the
+   * empty string), or the message of the 400 for a label the kind does not know. Absent: a custom resource's
+   * (metadata.name, metadata.namespace when namespaced, and `selectableFields`).
+   */
+  fieldLabel?: (label: string) => { path: string } | { error: string };
 }
 
 /**

@@ -33,8 +33,6 @@ export interface RequestScope {
   readonly bareListItems: boolean;
   /** A list's `metadata.continue` is written even when empty (unstructured lists). */
   readonly emptyContinue: boolean;
-  /** A field selector on a field the version cannot be selected by is a 400 (apiextensions-apiserver's field set). */
-  readonly refusesUnknownFieldLabels: boolean;
   /** The PATCH media types accepted (custom resources have no strategic merge patch). */
   readonly patchTypes: readonly string[];
   /** A method without a verb (OPTIONS, ...) is go-restful's 405; the CRD handler refuses it as any other verb. */
@@ -103,7 +101,6 @@ export function typedScope(group: string, version: string, names: ResourceNames)
     goType: (list) => `*${internalPackage(group)}.${list ? names.listKind : kind}`,
     bareListItems: true,
     emptyContinue: false,
-    refusesUnknownFieldLabels: false,
     patchTypes: ALL_PATCHES,
     methodNotAllowed: true,
     validatesScale: true,
@@ -133,7 +130,6 @@ export function unstructuredScope(group: string, version: string, names: Resourc
     goType: (list) => (list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured'),
     bareListItems: false,
     emptyContinue: true,
-    refusesUnknownFieldLabels: true,
     patchTypes: UNSTRUCTURED_PATCHES,
     methodNotAllowed: false,
     validatesScale: false,

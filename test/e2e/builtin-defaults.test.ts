@@ -519,6 +519,13 @@ describe('Events, one resource in two groups', () => {
     assert.deepEqual(both, ['from-core', 'from-v1']);
     const selected = await s.request('GET', `${v1}?fieldSelector=${encodeURIComponent('regarding.name=web,reason=Scaled')}`);
     assert.deepEqual(selected.json.items.map((e: any) => e.metadata.name), ['from-v1']);
+    // Each group's own field labels: core's `source` is the source's component, events.k8s.io has no such label.
+    const bySource = await s.request('GET', `${core}?fieldSelector=${encodeURIComponent('source=kubelet,involvedObject.kind=Pod')}`);
+    assert.deepEqual(bySource.json.items.map((e: any) => e.metadata.name), ['from-core']);
+    for (const [path, label] of [[v1, 'involvedObject.name'], [v1, 'note'], [core, 'regarding.name'], [core, 'message']]) {
+      const refused = await s.request('GET', `${path}?fieldSelector=${encodeURIComponent(`${label}=web`)}`);
+      assert.deepEqual([refused.status, refused.json.reason, refused.json.message], [400, 'BadRequest', `field label not supported: ${label}`]);
+    }
     const patched = await s.request('PATCH', `${v1}/from-core`, { body: { note: 'changed' }, contentType: 'application/merge-patch+json' });
     assert.equal(patched.status, 200, patched.text);
     assert.equal((await s.request('GET', `${core}/from-core`)).json.message, 'changed');
@@ -749,5 +756,49 @@ describe('API Priority and Fairness objects', () => {
     assert.equal(printed.code, 0, printed.stderr);
     assert.match(printed.stdout, /^catch-all\s+Limited\s+5\s+<none>\s+<none>\s+<none>/m);
     assert.match(printed.stdout, /^workload\s+Limited\s+30\s+64\s+8\s+50/m);
+  });
+});
+
+describe('field selectors on built-in kinds', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.stop());
+
+  it('select by each kind\'s field labels only, and refuse others with the kind\'s own message', async () => {
+    const pods = '/api/v1/namespaces/default/pods';
+    for (const [name, nodeName] of [['on-a', 'node-a'], ['on-b', 'node-b']]) {
+      const created = await s.request('POST', pods, { body: { metadata: { name }, spec: { nodeName, containers: [{ name: 'c', image: 'x' }] } } });
+      assert.equal(created.status, 201, created.text);
+    }
+    const names = async (path: string, selector: string) => {
+      const r = await s.request('GET', `${path}?fieldSelector=${encodeURIComponent(selector)}`);
+      assert.equal(r.status, 200, r.text);
+      return r.json.items.map((o: any) => o.metadata.name);
+    };
+    assert.deepEqual(await names(pods, 'spec.nodeName=node-a'), ['on-a']);
+    assert.deepEqual(await names(pods, 'spec.host=node-b'), ['on-b'], 'old clients\' spec.host is spec.nodeName');
+    assert.deepEqual(await names(pods, 'status.podIPs=,spec.hostNetwork=false'), ['on-a', 'on-b']);
+    const secret = await s.request('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'tls' }, type: 'Opaque', data: {} } });
+    assert.equal(secret.status, 201, secret.text);
+    assert.deepEqual(await names('/api/v1/namespaces/default/secrets', 'type=Opaque'), ['tls']);
+    // A kind without a conversion of its own: metadata.name and metadata.namespace, also for a cluster-scoped one.
+    assert.ok((await names('/apis/rbac.authorization.k8s.io/v1/clusterroles', 'metadata.namespace=,metadata.name=admin')).includes('admin'));
+    const refused: Array<[string, string, string]> = [
+      ['/api/v1/namespaces/default/configmaps', 'data.x=1', '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"'],
+      [pods, 'spec.containers=x', 'field label not supported: spec.containers'],
+      ['/api/v1/nodes', 'metadata.namespace=default', 'field label not supported: metadata.namespace'],
+      ['/apis/batch/v1/namespaces/default/jobs', 'spec.parallelism=1', 'field label "spec.parallelism" not supported for batchv1.Job'],
+      ['/apis/apps/v1/namespaces/default/deployments', 'spec.replicas=1', '"spec.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"'],
+    ];
+    for (const [path, selector, message] of refused) {
+      for (const watch of ['', 'watch=1&']) {
+        const r = await s.request('GET', `${path}?${watch}fieldSelector=${encodeURIComponent(selector)}`);
+        assert.deepEqual([r.status, r.json.reason, r.json.message], [400, 'BadRequest', message], `${path} ${watch}${selector}`);
+      }
+    }
+    const collection = await s.request('DELETE', `/api/v1/namespaces/default/configmaps?fieldSelector=${encodeURIComponent('data.x=1')}`);
+    assert.equal(collection.status, 400, 'deletecollection reads the selector the same way');
   });
 });

@@ -69,9 +69,9 @@ describe('selectableFields', () => {
     const nodes = async (selector: string) => (await s.request('GET', `/api/v1/nodes?fieldSelector=${encodeURIComponent(selector)}`)).json.items.map((i: any) => i.metadata.name);
     assert.deepEqual(await nodes('spec.unschedulable=false'), ['plain']);
     assert.deepEqual(await nodes('spec.unschedulable!=false'), ['cordoned']);
-    const rs = { metadata: { name: 'rs' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
-    assert.equal((await s.request('POST', '/apis/apps/v1/namespaces/default/replicasets', { body: rs })).status, 201);
-    assert.deepEqual((await s.request('GET', '/apis/apps/v1/namespaces/default/replicasets?fieldSelector=status.replicas%3D0')).json.items.map((i: any) => i.metadata.name), ['rs']);
+    const rc = { metadata: { name: 'rc' }, spec: { selector: { a: 'b' }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
+    assert.equal((await s.request('POST', '/api/v1/namespaces/default/replicationcontrollers', { body: rc })).status, 201);
+    assert.deepEqual((await s.request('GET', '/api/v1/namespaces/default/replicationcontrollers?fieldSelector=status.replicas%3D0')).json.items.map((i: any) => i.metadata.name), ['rc']);
   });
 
   it('filters watches, and refuses fields that are not selectable', async () => {

@@ -54,11 +54,19 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   }
   const fieldText = q.get('fieldSelector') ?? '';
   const fieldSel = fieldText ? asBadRequest(() => parseFieldSelector(fieldText)) : undefined;
-  for (const r of fieldSel?.requirements ?? []) {
+  // Each label as the paths it reads: a built-in's as its kind's field label conversion has it, a custom
+  // resource's metadata.name, metadata.namespace (namespaced) and its version's selectableFields.
+  const requirements = (fieldSel?.requirements ?? []).map((r): FieldRequirement => {
+    if (endpoint.fieldLabel) {
+      const resolved = endpoint.fieldLabel(r.field);
+      if ('error' in resolved) throw errors.badRequest(resolved.error);
+      return resolved.path === r.field ? r : { ...r, field: resolved.path };
+    }
     const supported =
       r.field === 'metadata.name' || (r.field === 'metadata.namespace' && endpoint.names.namespaced) || (endpoint.selectableFields?.includes(r.field) ?? false);
-    if (!supported && endpoint.scope.refusesUnknownFieldLabels) throw errors.badRequest(`field label not supported: ${r.field}`);
-  }
+    if (!supported) throw errors.badRequest(`field label not supported: ${r.field}`);
+    return r;
+  });
   if (info.name !== undefined) {
     const other = fieldSel?.requirements.find((r) => r.field === 'metadata.name' && (r.operator !== '=' || r.value !== info.name));
     if (other) throw errors.badRequest('fieldSelector metadata.name doesn\'t match requested name');
@@ -66,11 +74,11 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   }
   // Selectable fields are the request version's: with a conversion that may move them (webhook,
   // in-process), they are read from the converted object, after the conversion.
-  const inVersion = endpoint.prepare ? fieldSel?.requirements.filter((r) => !r.field.startsWith('metadata.')) ?? [] : [];
-  const byMetadata = inVersion.length > 0 ? fieldSel!.requirements.filter((r) => r.field.startsWith('metadata.')) : fieldSel?.requirements ?? [];
+  const inVersion = endpoint.prepare ? requirements.filter((r) => !r.field.startsWith('metadata.')) : [];
+  const byMetadata = inVersion.length > 0 ? requirements.filter((r) => r.field.startsWith('metadata.')) : requirements;
   // A built-in's fields are those of the request's version (events.k8s.io Events are stored as core ones).
   const view = endpoint.scope.convertsInHandler ? endpoint.toVersion : (o: KObject) => o;
-  const builtin = !endpoint.scope.refusesUnknownFieldLabels;
+  const builtin = endpoint.fieldLabel !== undefined;
   if (byMetadata.length > 0) filters.push((o) => byMetadata.every((r) => requirementMatches(r, view(o), builtin)));
   const converted = inVersion.length > 0 ? (o: KObject) => inVersion.every((r) => requirementMatches(r, o, builtin)) : undefined;
 
