@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the programs the end-to-end tests drive, into .cache/bin (idempotent):
 # kubectl from Debian's kubernetes-client package, etcd (3.4) from etcd-server
-# and etcdctl from etcd-client; gcc and python3-kubernetes from Debian when missing; the Go test client, and
+# and etcdctl from etcd-client; gcc, python3-kubernetes and chromium from Debian when missing; the Go test client, and
 # kube-controller-manager and kube-scheduler built from Debian's kubernetes source (go-client.sh, control-plane.sh). Needs Debian's package lists; as root it
 # refreshes them when a download fails.
 set -euo pipefail
@@ -51,6 +51,17 @@ if ! /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then
     echo "installed Debian's python3-kubernetes"
   else
     echo "the Python client tests need Debian's python3-kubernetes: apt-get install python3-kubernetes" >&2
+    exit 1
+  fi
+fi
+
+# Debian's Chromium, which the console's browser tests drive through playwright-core (no browser download).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get install -y -qq chromium >/dev/null 2>&1 || { apt-get update -qq >/dev/null; apt-get install -y -qq chromium >/dev/null; }
+    echo "installed Debian's chromium"
+  else
+    echo "the console's browser tests need Debian's chromium: apt-get install chromium" >&2
     exit 1
   fi
 fi

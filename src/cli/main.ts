@@ -28,6 +28,7 @@ interface ServeOptions {
   admissionControlConfigFile?: string;
   encryptionProviderConfig?: string;
   anonymousAuth: boolean;
+  console: boolean;
   serviceAccountIssuer: string[];
   serviceAccountKeyFile: string[];
   serviceAccountSigningKeyFile?: string;
@@ -126,6 +127,7 @@ program
   .option('--requestheader-uid-headers <headers>', "comma-separated headers naming the user's uid (default none)")
   .option('--requestheader-group-headers <headers>', "comma-separated headers naming the user's groups (default X-Remote-Group)")
   .option('--requestheader-extra-headers-prefix <prefixes>', "comma-separated prefixes of headers with the user's extra values (default X-Remote-Extra-)")
+  .option('--console [bool]', 'serve the web console under /console/ (and print a one-time sign-in link)', (v: string) => goBool('--console', v), true)
   .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (false: 401)', (v: string) => goBool('--anonymous-auth', v), true)
   .option('--service-account-issuer <url>', 'the issuer of the ServiceAccount tokens kapi issues (repeat: the first issues, all are accepted)', collect, [])
   .option('--service-account-signing-key-file <file>', 'the PEM private key ServiceAccount tokens are signed with (default: <data-dir>/pki/sa.key)')
@@ -223,6 +225,7 @@ program
       runtimeConfig: opts.runtimeConfig.length > 0 ? parseRuntimeConfig(opts.runtimeConfig.join(',')) : undefined,
       builtinControllers: opts.controllers.length > 0 ? commaList(opts.controllers) : undefined,
       anonymousAuth: opts.anonymousAuth,
+      console: opts.console,
       serviceAccountIssuers: opts.serviceAccountIssuer,
       serviceAccountSigningKeyFile: opts.serviceAccountSigningKeyFile,
       serviceAccountKeyFiles: opts.serviceAccountKeyFile,
@@ -269,6 +272,8 @@ program
     if (!stdoutBroken) {
       console.log(`kapi serving on ${kapi.url} (ready in ${(performance.now() - started).toFixed(0)} ms)`);
       console.log(`export KUBECONFIG=${resolve(kapi.kubeconfigPath)}`);
+      const link = kapi.consoleLink();
+      if (link) console.log(`console (a one-time sign-in link, good for 15 minutes): ${link}`);
     }
   });
 

@@ -152,6 +152,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     requestLog: options.requestLog,
     logError: warn,
     audit: auditing,
+    console: options.console,
   });
   followCoreRequestHeader(delegation, options, config, http);
   // Run: the loopback clients, aggregation, the controllers, the port.
@@ -237,6 +238,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     storage,
     gcIdle: () => running.gcIdle(),
     isLeader: () => elector.isLeader,
+    consoleLink: () => http.console?.oneTimeLink(url, adminToken),
     loopback: (request, sink, internal) => http.loopback(request, sink, internal),
     async stop() {
       if (stopped) return;

@@ -67,6 +67,8 @@ export interface ServerOptions {
   tlsPrivateKeyFile?: string;
   /** --tls-san: more names and addresses for the certificate kapi makes (besides the bind address, the host name and the kubernetes Service's). */
   tlsSans?: string[];
+  /** --console: serve the web console under /console/ (default false here; `kapi serve` turns it on). */
+  console?: boolean;
   /** --anonymous-auth: a request without credentials is system:anonymous (default true, as upstream); false: 401. */
   anonymousAuth?: boolean;
   /** --service-account-issuer: the first names the tokens kapi issues; all are accepted (default https://kubernetes.default.svc.cluster.local). */
@@ -167,6 +169,8 @@ export interface Kapi {
   gcIdle(): Promise<void>;
   /** Whether this replica runs the controllers now. */
   isLeader(): boolean;
+  /** A one-time sign-in link to the web console as the admin (good once, within 15 minutes); undefined: the console is off. */
+  consoleLink(): string | undefined;
   /**
    * Serve a request made inside the process through the whole request path (the in-process clients' transport);
    * `internal: false` for an embedder's client, which waits for what its writes set off as a network client does.

@@ -38,6 +38,7 @@ import type { LoopbackRequest, LoopbackSink } from '../api/serving.js';
 import { alwaysAllow, authorization } from './authz.js';
 import type { Authorizer } from '../api/authorization.js';
 import { impersonation } from './impersonation.js';
+import { CONSOLE_PREFIX, ConsoleServer } from './console.js';
 import { compose, inFlightLimits, logQuote, requestLog, requestTimeout, type Exchange, type Filter, type Handler, type Limits } from './filters.js';
 
 /** How long a connection that is being closed may take to say goodbye before it is cut. */
@@ -86,6 +87,8 @@ export interface HttpServerOptions {
   logError?: (message: string) => void;
   /** Auditing: the policy and where events go (absent: no audit, as without --audit-policy-file). */
   audit?: { policy: AuditPolicy; backend: AuditBackend };
+  /** Serve the web console under /console/ (console.ts). */
+  console?: boolean;
 }
 
 export interface ServerLimits extends Limits {
@@ -138,6 +141,8 @@ export class HttpServer {
   private userIssuers: IssuerCheck | undefined;
   private readonly limits: ServerLimits;
   private readonly serve: Handler;
+  /** The web console (--console), when it is on. */
+  readonly console: ConsoleServer | undefined;
   private readonly logError: (message: string) => void;
   private readonly idle: IdleConnections;
   /** The event loop's delay (a histogram on /metrics) and its stalls (logged with the requests served meanwhile). */
@@ -181,6 +186,7 @@ export class HttpServer {
     filters.push(inFlightLimits(limits), requestTimeout(limits.requestTimeoutMs, endExchange));
     if (options.metrics) filters.push(requestMetrics(options.metrics, options.registry));
     this.serve = compose(filters, (x) => this.route(x));
+    this.console = options.console ? new ConsoleServer((token) => this.tokenUser(token)) : undefined;
     const metrics = options.metrics;
     this.loop = new LoopMonitor({ onDelay: metrics ? (seconds) => metrics.loopDelay(seconds) : undefined, onStall: (stall) => this.logStall(stall) });
     // HTTP/2 streams are served as they are: drop the hook that would wrap each in
@@ -364,6 +370,8 @@ export class HttpServer {
       if (!target) return writePlain(res, 400, '400 Bad Request');
       x.path = target.path;
       x.query = target.query;
+      // The console's pages and sign-in: no API request (its API requests are, with the user's own credentials).
+      if (this.console && (x.path === CONSOLE_PREFIX || x.path.startsWith(`${CONSOLE_PREFIX}/`)) && !x.loopback) return await this.console.handle(x.path, req, res);
       x.info = x.path.startsWith('/api') ? parseRequestInfo(req.method ?? 'GET', x.path, x.query) : undefined;
       // Watches are open for long and mostly idle: a stall is never put down to them.
       if (x.info?.kind === 'resource' && x.info.verb === 'watch') return await this.serve(x);
@@ -436,7 +444,8 @@ export class HttpServer {
     else {
       const fromProtocol = x.upgrade ? websocketBearerToken(x.req.headers) : undefined;
       if (fromProtocol === 'invalid') throw errors.unauthorized();
-      const token = bearerToken(x.req.headers.authorization) ?? fromProtocol;
+      // A console session's token, with the session's CSRF header (console.ts), when nothing else is presented.
+      const token = bearerToken(x.req.headers.authorization) ?? fromProtocol ?? (cert === undefined && this.console ? this.console.sessionToken(x.req.headers) : undefined);
       if (token !== undefined) {
         x.user = authenticator.authenticateToken(token);
         // Only a token no static entry knows waits for the ServiceAccount check (a JWT's signature).
@@ -469,6 +478,13 @@ export class HttpServer {
     const roles = { generation: this.caGeneration, rh, proxy, user };
     certificateRoles.set(socket, roles);
     return roles;
+  }
+
+  /** The user of a bearer token, as authentication reads one (static tokens, then ServiceAccount and delegated ones). */
+  private async tokenUser(token: string): Promise<UserInfo | undefined> {
+    const authenticator = this.options.authenticator;
+    if (!authenticator) return anonymousUser();
+    return authenticator.authenticateToken(token) ?? (await this.serviceAccountUser(token));
   }
 
   /** The account of a ServiceAccount token meant for this server (undefined: not one, or not valid). */

@@ -1,0 +1,227 @@
+/**
+ * A resource's objects, as the server's Table prints them, kept live by a watch: rows added, changed and deleted
+ * are marked as such; the watch resumes from the last resourceVersion and lists again after a 410. Rows are drawn
+ * only where the view is (10,000 objects scroll as 50 do), and watch events are applied once per frame.
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, get, resourcePath, TABLE, watch, type Obj, type WatchEvent } from './api.js';
+import { can, type Resource } from './model.js';
+import { href, type Route } from './route.js';
+import { cellText, ErrorNote } from './parts.js';
+
+interface Row {
+  key: string;
+  namespace?: string;
+  name: string;
+  cells: unknown[];
+  mark?: 'added' | 'modified' | 'deleted';
+}
+
+const ROW_HEIGHT = 30;
+const PAGE = 500;
+/** How long a deleted row stays, struck through, before it goes. */
+const DELETED_SHOWN_MS = 4000;
+
+function rowOf(r: Obj): Row {
+  const meta = r.object?.metadata ?? {};
+  return { key: `${meta.namespace ?? ''}/${meta.name}`, namespace: meta.namespace, name: meta.name, cells: r.cells ?? [] };
+}
+
+export function ListPage({ resource, route }: { resource: Resource; route: Route }) {
+  const namespace = resource.namespaced ? (route.query.get('ns') ?? '') : '';
+  const labelSelector = route.query.get('l') ?? '';
+  const fieldSelector = route.query.get('f') ?? '';
+  const [columns, setColumns] = useState<Obj[]>([]);
+  const rows = useRef(new Map<string, Row>());
+  const [version, setVersion] = useState(0);
+  const [error, setError] = useState<ApiError | undefined>();
+  const [live, setLive] = useState<'listing' | 'live' | 'reconnecting'>('listing');
+  const [mayCreate, setMayCreate] = useState(false);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(600);
+  const viewport = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    void can('create', resource, namespace || undefined).then(setMayCreate);
+  }, [resource, namespace]);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    const pending: WatchEvent[] = [];
+    let frame = 0;
+    let rv = '';
+    const query = (extra: Record<string, string>) => {
+      const q = new URLSearchParams(extra);
+      if (labelSelector) q.set('labelSelector', labelSelector);
+      if (fieldSelector) q.set('fieldSelector', fieldSelector);
+      return `${resourcePath(resource, namespace)}?${q}`;
+    };
+    const flush = () => {
+      frame = 0;
+      const now = Date.now();
+      for (const e of pending.splice(0)) {
+        if (e.type === 'BOOKMARK') continue;
+        for (const r of (e.object.rows ?? []) as Obj[]) {
+          const row = rowOf(r);
+          if (e.type === 'DELETED') {
+            const old = rows.current.get(row.key);
+            rows.current.set(row.key, { ...(old ?? row), mark: 'deleted' });
+            setTimeout(() => {
+              if (rows.current.get(row.key)?.mark === 'deleted') {
+                rows.current.delete(row.key);
+                setVersion((v) => v + 1);
+              }
+            }, DELETED_SHOWN_MS);
+          } else {
+            row.mark = e.type === 'ADDED' && !rows.current.has(row.key) ? 'added' : 'modified';
+            rows.current.set(row.key, row);
+          }
+        }
+      }
+      void now;
+      setVersion((v) => v + 1);
+    };
+    const list = async () => {
+      setLive('listing');
+      const fresh = new Map<string, Row>();
+      let cont = '';
+      do {
+        const page = await get(query({ limit: String(PAGE), ...(cont ? { continue: cont } : {}) }), TABLE, abort.signal);
+        if (page.json.columnDefinitions) setColumns((page.json.columnDefinitions as Obj[]).filter((c) => !c.priority));
+        for (const r of (page.json.rows ?? []) as Obj[]) {
+          const row = rowOf(r);
+          fresh.set(row.key, row);
+        }
+        rv = page.json.metadata?.resourceVersion ?? rv;
+        cont = page.json.metadata?.continue ?? '';
+      } while (cont);
+      rows.current = fresh;
+      setVersion((v) => v + 1);
+    };
+    const run = async () => {
+      let relist = true;
+      while (!abort.signal.aborted) {
+        try {
+          if (relist) await list();
+          relist = false;
+          setLive('live');
+          setError(undefined);
+          await watch(
+            query({ watch: '1', resourceVersion: rv, allowWatchBookmarks: 'true' }),
+            TABLE,
+            (events) => {
+              for (const e of events) {
+                if (e.type === 'ERROR') {
+                  if (e.object.code === 410) relist = true;
+                  continue;
+                }
+                const next = e.object.rows?.[0]?.object?.metadata?.resourceVersion ?? e.object.metadata?.resourceVersion;
+                if (next) rv = next;
+                pending.push(e);
+              }
+              if (!frame) frame = requestAnimationFrame(flush);
+            },
+            abort.signal,
+          );
+        } catch (err) {
+          if (abort.signal.aborted) return;
+          if (err instanceof ApiError && err.status === 410) relist = true;
+          else if (err instanceof ApiError) {
+            setError(err);
+            if (err.status === 403 || err.status === 404 || err.status === 400) return;
+          }
+        }
+        if (abort.signal.aborted) return;
+        setLive('reconnecting');
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    };
+    void run();
+    return () => {
+      abort.abort();
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [resource, namespace, labelSelector, fieldSelector]);
+
+  useEffect(() => {
+    const el = viewport.current;
+    if (!el) return;
+    const measure = () => setHeight(el.clientHeight);
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  const sorted = useMemo(() => [...rows.current.values()].sort((a, b) => (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.name.localeCompare(b.name)), [version]);
+  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - 10);
+  const last = Math.min(sorted.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + 10);
+  const visible = sorted.slice(first, last);
+  const showNamespace = resource.namespaced && !namespace;
+
+  const setFilters = (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.target as HTMLFormElement);
+    location.hash = href('list', resource, undefined, undefined, { ns: String(form.get('ns') ?? ''), l: String(form.get('l') ?? ''), f: String(form.get('f') ?? '') });
+  };
+  return (
+    <>
+      <h1>
+        {resource.kind} <span class="muted">{resource.group ? `${resource.group}/${resource.version}` : resource.version}</span>
+      </h1>
+      <div class="toolbar">
+        <form onSubmit={setFilters} class="filters" aria-label="Filters">
+          {resource.namespaced && (
+            <label>
+              Namespace <input name="ns" defaultValue={namespace} placeholder="all namespaces" size={14} />
+            </label>
+          )}
+          <label>
+            Labels <input name="l" defaultValue={labelSelector} placeholder="app=web,tier!=db" size={18} />
+          </label>
+          <label>
+            Fields <input name="f" defaultValue={fieldSelector} placeholder="metadata.name=x" size={18} />
+          </label>
+          <button type="submit">Filter</button>
+        </form>
+        <span class={`live live-${live}`} role="status">
+          {live === 'live' ? `${sorted.length} objects, live` : live === 'listing' ? 'listing…' : 'reconnecting…'}
+        </span>
+        <a href={href('schema', resource)}>Schema</a>
+        {mayCreate && resource.verbs.includes('create') && (
+          <a class="button" href={href('new', resource, namespace || (resource.namespaced ? 'default' : undefined))}>
+            Create
+          </a>
+        )}
+      </div>
+      {error && <ErrorNote error={error} />}
+      <div class="viewport" ref={viewport} onScroll={(e) => setScrollTop((e.target as HTMLDivElement).scrollTop)} tabIndex={0} aria-label={`${resource.kind} objects`}>
+        <table class="grid rows" aria-rowcount={sorted.length + 1}>
+          <thead>
+            <tr>
+              {showNamespace && <th scope="col">Namespace</th>}
+              {columns.map((c) => (
+                <th scope="col" key={c.name} title={c.description}>
+                  {c.name}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {first > 0 && <tr style={{ height: `${first * ROW_HEIGHT}px` }} aria-hidden="true" />}
+            {visible.map((row, i) => (
+              <tr key={row.key} class={row.mark ? `mark-${row.mark}` : undefined} aria-rowindex={first + i + 2} data-name={row.name}>
+                {showNamespace && <td>{row.namespace}</td>}
+                {columns.map((c, j) => (
+                  <td key={c.name}>{j === 0 && row.mark !== 'deleted' ? <a href={href('object', resource, row.namespace, row.name)}>{cellText(row.cells[j])}</a> : cellText(row.cells[j])}</td>
+                ))}
+              </tr>
+            ))}
+            {last < sorted.length && <tr style={{ height: `${(sorted.length - last) * ROW_HEIGHT}px` }} aria-hidden="true" />}
+          </tbody>
+        </table>
+        {live === 'live' && sorted.length === 0 && <p class="muted">No objects.</p>}
+      </div>
+    </>
+  );
+}

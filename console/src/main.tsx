@@ -1,0 +1,267 @@
+/** The kapi console: sign-in, the shell (header, resource navigation) and the overview. */
+import { render } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, get, setSession, type Obj } from './api.js';
+import { forgetDecisions, gv, loadResources, type Resource } from './model.js';
+import { href, useRoute } from './route.js';
+import { ListPage } from './list.js';
+import { ObjectPage } from './object.js';
+import { SchemaPage } from './schema.js';
+import { EditPage } from './edit.js';
+import { Conditions, ErrorNote } from './parts.js';
+
+interface Me {
+  user: string;
+  groups: string[];
+  csrf: string;
+}
+
+async function session(method: 'GET' | 'POST' | 'DELETE', body?: unknown, csrf = ''): Promise<{ status: number; json: Obj }> {
+  const res = await fetch('/console/session', {
+    method,
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'x-kapi-csrf': csrf },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json().catch(() => ({}))) as Obj };
+}
+
+function SignIn({ onSignedIn, note }: { onSignedIn: (me: Me) => void; note?: string }) {
+  const [token, setToken] = useState('');
+  const [error, setError] = useState(note ?? '');
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    const r = await session('POST', { token });
+    setBusy(false);
+    setToken('');
+    if (r.status === 200) onSignedIn(r.json as Me);
+    else setError(r.json.message ?? `sign-in failed (${r.status})`);
+  };
+  return (
+    <main class="signin">
+      <h1>kapi console</h1>
+      <form onSubmit={submit} aria-label="Sign in">
+        <label for="token">Bearer token</label>
+        <input id="token" type="password" autocomplete="off" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} required />
+        <p class="hint">The admin's is in <code>.kapi/admin.token</code>; <code>kubectl create token &lt;account&gt;</code> makes one for a service account. Or open the one-time link <code>kapi serve</code> prints.</p>
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}
+
+function Nav({ resources, current }: { resources: Resource[]; current?: { group: string; resource: string } }) {
+  const [filter, setFilter] = useState('');
+  const byGroup = useMemo(() => {
+    const f = filter.toLowerCase();
+    const groups = new Map<string, Resource[]>();
+    for (const r of resources) {
+      if (!r.preferred || !r.verbs.includes('list')) continue;
+      if (f && !r.resource.includes(f) && !r.kind.toLowerCase().includes(f) && !r.group.includes(f) && !r.shortNames.includes(f)) continue;
+      const list = groups.get(r.group) ?? [];
+      list.push(r);
+      groups.set(r.group, list);
+    }
+    return [...groups.entries()].sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b)));
+  }, [resources, filter]);
+  return (
+    <nav aria-label="Resources">
+      <input type="search" placeholder="Filter resources" aria-label="Filter resources" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+      {byGroup.map(([group, list]) => (
+        <section key={group}>
+          <h2>{group || 'core'}</h2>
+          <ul>
+            {list
+              .sort((a, b) => a.kind.localeCompare(b.kind))
+              .map((r) => (
+                <li key={r.resource}>
+                  <a href={href('list', r)} aria-current={current && current.group === r.group && current.resource === r.resource ? 'page' : undefined}>
+                    {r.kind}
+                  </a>
+                </li>
+              ))}
+          </ul>
+        </section>
+      ))}
+    </nav>
+  );
+}
+
+function Overview({ resources }: { resources: Resource[] }) {
+  const [crds, setCrds] = useState<Obj[] | undefined>();
+  const [error, setError] = useState<ApiError | undefined>();
+  useEffect(() => {
+    get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions').then(
+      (a) => setCrds(a.json.items as Obj[]),
+      (e: ApiError) => setError(e),
+    );
+  }, []);
+  const groups = useMemo(() => {
+    const m = new Map<string, Set<string>>();
+    for (const r of resources) m.set(r.group, (m.get(r.group) ?? new Set()).add(r.version));
+    return [...m.entries()];
+  }, [resources]);
+  return (
+    <>
+      <h1>Overview</h1>
+      <section aria-labelledby="crds">
+        <h2 id="crds">Custom resources</h2>
+        {error && <ErrorNote error={error} />}
+        {crds && crds.length === 0 && <p>No CustomResourceDefinitions yet.</p>}
+        {crds && crds.length > 0 && (
+          <table class="grid">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Versions</th>
+                <th>Scope</th>
+                <th>Conditions</th>
+                <th>Stored versions</th>
+                <th>Conversion</th>
+              </tr>
+            </thead>
+            <tbody>
+              {crds.map((c) => {
+                const served = (c.spec.versions as Obj[]).filter((v) => v.served);
+                const storage = (c.spec.versions as Obj[]).find((v) => v.storage)?.name;
+                const first = served.find((v) => v.storage) ?? served[0];
+                const r = first && { group: c.spec.group, version: first.name, resource: c.spec.names.plural };
+                return (
+                  <tr key={c.metadata.name}>
+                    <td>{r ? <a href={href('list', r)}>{c.metadata.name}</a> : c.metadata.name}</td>
+                    <td>
+                      {(c.spec.versions as Obj[]).map((v) => (
+                        <span key={v.name} class="tag" title={`${v.served ? 'served' : 'not served'}${v.storage ? ', storage' : ''}${v.deprecated ? ', deprecated' : ''}`}>
+                          {v.name}
+                          {v.name === storage ? ' (storage)' : ''}
+                          {v.served ? '' : ' (not served)'}{' '}
+                          {v.served && <a href={href('schema', { group: c.spec.group, version: v.name, resource: c.spec.names.plural })}>schema</a>}
+                        </span>
+                      ))}
+                    </td>
+                    <td>{c.spec.scope}</td>
+                    <td>
+                      <Conditions conditions={c.status?.conditions ?? []} compact />
+                    </td>
+                    <td>{(c.status?.storedVersions ?? []).join(', ')}</td>
+                    <td>{c.spec.conversion?.strategy ?? 'None'}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="groups">
+        <h2 id="groups">API groups</h2>
+        <table class="grid">
+          <thead>
+            <tr>
+              <th>Group</th>
+              <th>Versions</th>
+              <th>Resources</th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.map(([g, versions]) => (
+              <tr key={g}>
+                <td>{g || 'core'}</td>
+                <td>{[...versions].join(', ')}</td>
+                <td>{resources.filter((r) => r.group === g && r.preferred).length}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </>
+  );
+}
+
+function App() {
+  const [me, setMe] = useState<Me | undefined>();
+  const [checked, setChecked] = useState(false);
+  const [note, setNote] = useState<string | undefined>();
+  const [resources, setResources] = useState<Resource[] | undefined>();
+  const [loadError, setLoadError] = useState<ApiError | undefined>();
+  const route = useRoute();
+
+  const signedIn = (m: Me) => {
+    setSession(m.csrf, () => {
+      setMe(undefined);
+      setNote('Your session ended: sign in again.');
+    });
+    forgetDecisions();
+    setMe(m);
+  };
+  useEffect(() => {
+    const code = /(?:^#|&)code=([A-Za-z0-9_-]+)/.exec(location.hash)?.[1];
+    if (code) {
+      // The one-time code leaves the address bar and the history before anything else happens.
+      history.replaceState(null, '', `${location.pathname}#/`);
+      void session('POST', { code }).then((r) => {
+        if (r.status === 200) signedIn(r.json as Me);
+        else setNote(r.json.message);
+        setChecked(true);
+      });
+      return;
+    }
+    void session('GET').then((r) => {
+      if (r.json.signedIn) signedIn(r.json as Me);
+      else if (r.json.message) setNote(r.json.message);
+      setChecked(true);
+    });
+  }, []);
+  useEffect(() => {
+    if (!me) return;
+    loadResources().then(setResources, (e: ApiError) => setLoadError(e));
+  }, [me]);
+
+  if (!checked) return <p class="loading">Loading…</p>;
+  if (!me) return <SignIn onSignedIn={signedIn} note={note} />;
+  const signOut = async () => {
+    await session('DELETE', undefined, me.csrf);
+    setMe(undefined);
+    setResources(undefined);
+    setNote('Signed out.');
+  };
+  const resource = resources && route.page !== 'overview' ? resources.find((r) => r.group === route.group && r.version === route.version && r.resource === route.resource) : undefined;
+  let page;
+  if (loadError) page = <ErrorNote error={loadError} />;
+  else if (!resources) page = <p class="loading">Loading the API's resources…</p>;
+  else if (route.page === 'overview') page = <Overview resources={resources} />;
+  else if (!resource) page = <p role="alert">The API serves no {route.resource} in {gv(route)}.</p>;
+  else if (route.page === 'list') page = <ListPage key={`${gv(resource)}/${resource.resource}`} resource={resource} route={route} />;
+  else if (route.page === 'object') page = <ObjectPage key={`${route.namespace}/${route.name}`} resource={resource} resources={resources} namespace={route.namespace} name={route.name ?? ''} />;
+  else if (route.page === 'schema') page = <SchemaPage resource={resource} />;
+  else page = <EditPage key={`${route.page}/${route.namespace}/${route.name}`} resource={resource} namespace={route.namespace} name={route.page === 'edit' ? route.name : undefined} />;
+  return (
+    <>
+      <header>
+        <a class="brand" href="#/">
+          kapi console
+        </a>
+        <span class="who" title={me.groups.join(', ')}>
+          Signed in as <strong>{me.user}</strong>
+        </span>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <div class="body">
+        {resources && <Nav resources={resources} current={resource} />}
+        <main id="main">{page}</main>
+      </div>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

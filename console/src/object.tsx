@@ -1,0 +1,239 @@
+/** One object: its metadata, conditions, owners and dependents, finalizers, managed fields, YAML and the Events about it. */
+import { useEffect, useState } from 'preact/hooks';
+import { stringify } from 'yaml';
+import { ApiError, get, request, resourcePath, type Obj } from './api.js';
+import { can, resourceOfKind, type Resource } from './model.js';
+import { href } from './route.js';
+import { Conditions, ErrorNote } from './parts.js';
+
+type Tab = 'summary' | 'yaml' | 'events';
+
+export function ObjectPage({ resource, resources, namespace, name }: { resource: Resource; resources: Resource[]; namespace?: string; name: string }) {
+  const [obj, setObj] = useState<Obj | undefined>();
+  const [error, setError] = useState<ApiError | undefined>();
+  const [tab, setTab] = useState<Tab>('summary');
+  const [events, setEvents] = useState<Obj[] | undefined>();
+  const [dependents, setDependents] = useState<Array<{ r: Resource; o: Obj }> | undefined>();
+  const [rights, setRights] = useState({ update: false, delete: false });
+
+  useEffect(() => {
+    get(resourcePath(resource, namespace, name)).then(
+      (a) => setObj(a.json),
+      (e: ApiError) => setError(e),
+    );
+    void Promise.all([can('patch', resource, namespace, name), can('delete', resource, namespace, name)]).then(([update, del]) => setRights({ update, delete: del }));
+  }, [resource, namespace, name]);
+
+  useEffect(() => {
+    if (!obj) return;
+    const uid = obj.metadata.uid as string;
+    // Events name the object by uid; an object without a namespace has its Events in any.
+    const where = namespace ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/events` : '/api/v1/events';
+    get(`${where}?fieldSelector=${encodeURIComponent(`involvedObject.uid=${uid}`)}`).then(
+      (a) => setEvents(a.json.items as Obj[]),
+      () => setEvents([]),
+    );
+    // Dependents: objects in the namespace whose owner references name this one, among the kinds that usually own.
+    const candidates = resources.filter((r) => r.preferred && r.verbs.includes('list') && (!namespace || r.namespaced) && r.resource !== 'events');
+    const found: Array<{ r: Resource; o: Obj }> = [];
+    void Promise.all(
+      candidates.slice(0, 60).map((r) =>
+        get(`${resourcePath(r, namespace)}?limit=500`, 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json').then(
+          (a) => {
+            for (const o of (a.json.items ?? []) as Obj[]) if ((o.metadata?.ownerReferences ?? []).some((ref: Obj) => ref.uid === uid)) found.push({ r, o });
+          },
+          () => undefined,
+        ),
+      ),
+    ).then(() => setDependents(found));
+  }, [obj]);
+
+  if (error) return <ErrorNote error={error} />;
+  if (!obj) return <p class="loading">Loading…</p>;
+  const meta = obj.metadata ?? {};
+  const remove = async () => {
+    if (!confirm(`Delete ${resource.kind} ${name}?`)) return;
+    try {
+      await request('DELETE', resourcePath(resource, namespace, name));
+      location.hash = href('list', resource, undefined, undefined, { ns: namespace ?? '' });
+    } catch (e) {
+      setError(e as ApiError);
+    }
+  };
+  return (
+    <>
+      <h1>
+        {resource.kind} <span class="objname">{meta.name}</span>
+        {namespace && <span class="muted"> in {namespace}</span>}
+      </h1>
+      <div class="toolbar">
+        <a href={href('list', resource, undefined, undefined, { ns: namespace ?? '' })}>All {resource.resource}</a>
+        {rights.update && resource.verbs.includes('patch') && (
+          <a class="button" href={href('edit', resource, namespace, name)}>
+            Edit
+          </a>
+        )}
+        {rights.delete && resource.verbs.includes('delete') && (
+          <button type="button" class="danger" onClick={remove}>
+            Delete
+          </button>
+        )}
+      </div>
+      <div role="tablist" aria-label="Views of the object" class="tabs">
+        {(['summary', 'yaml', 'events'] as Tab[]).map((t) => (
+          <button key={t} role="tab" type="button" aria-selected={tab === t} onClick={() => setTab(t)}>
+            {t === 'summary' ? 'Summary' : t === 'yaml' ? 'YAML' : `Events${events ? ` (${events.length})` : ''}`}
+          </button>
+        ))}
+      </div>
+      {tab === 'yaml' && (
+        <pre class="yaml" tabIndex={0} aria-label="The object as YAML">
+          {stringify(obj)}
+        </pre>
+      )}
+      {tab === 'events' && <Events events={events} />}
+      {tab === 'summary' && (
+        <div class="summary">
+          <dl>
+            <dt>UID</dt>
+            <dd>{meta.uid}</dd>
+            <dt>Created</dt>
+            <dd>{meta.creationTimestamp}</dd>
+            <dt>Resource version</dt>
+            <dd>{meta.resourceVersion}</dd>
+            {meta.generation !== undefined && (
+              <>
+                <dt>Generation</dt>
+                <dd>{meta.generation}</dd>
+              </>
+            )}
+            {meta.deletionTimestamp && (
+              <>
+                <dt>Being deleted since</dt>
+                <dd>{meta.deletionTimestamp}</dd>
+              </>
+            )}
+            <dt>Labels</dt>
+            <dd>{Object.entries(meta.labels ?? {}).map(([k, v]) => <span key={k} class="tag">{`${k}=${String(v)}`}</span>)}</dd>
+            <dt>Finalizers</dt>
+            <dd>{(meta.finalizers ?? []).map((f: string) => <span key={f} class="tag">{f}</span>)}</dd>
+          </dl>
+          <h2>Conditions</h2>
+          <Conditions conditions={obj.status?.conditions ?? []} />
+          <h2>Owners</h2>
+          {(meta.ownerReferences ?? []).length === 0 ? (
+            <p class="muted">No owners.</p>
+          ) : (
+            <ul>
+              {(meta.ownerReferences as Obj[]).map((o) => {
+                const r = resourceOfKind(resources, o.apiVersion, o.kind);
+                return (
+                  <li key={o.uid}>
+                    {o.kind} {r ? <a href={href('object', r, r.namespaced ? namespace : undefined, o.name)}>{o.name}</a> : o.name}
+                    {o.controller ? ' (controller)' : ''}
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+          <h2>Dependents</h2>
+          {!dependents ? (
+            <p class="muted">Looking…</p>
+          ) : dependents.length === 0 ? (
+            <p class="muted">No dependents.</p>
+          ) : (
+            <ul>
+              {dependents.map(({ r, o }) => (
+                <li key={o.metadata.uid}>
+                  {r.kind} <a href={href('object', r, o.metadata.namespace, o.metadata.name)}>{o.metadata.name}</a>
+                </li>
+              ))}
+            </ul>
+          )}
+          <h2>Managed fields</h2>
+          <table class="grid">
+            <thead>
+              <tr>
+                <th>Manager</th>
+                <th>Operation</th>
+                <th>API version</th>
+                <th>Subresource</th>
+                <th>Time</th>
+                <th>Fields</th>
+              </tr>
+            </thead>
+            <tbody>
+              {((meta.managedFields ?? []) as Obj[]).map((m, i) => (
+                <tr key={i}>
+                  <td>{m.manager}</td>
+                  <td>{m.operation}</td>
+                  <td>{m.apiVersion}</td>
+                  <td>{m.subresource ?? ''}</td>
+                  <td>{m.time}</td>
+                  <td>
+                    <details>
+                      <summary>{countFields(m.fieldsV1)} fields</summary>
+                      <pre>{fieldList(m.fieldsV1).join('\n')}</pre>
+                    </details>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Events({ events }: { events?: Obj[] }) {
+  if (!events) return <p class="loading">Loading…</p>;
+  if (!events.length) return <p class="muted">No events.</p>;
+  return (
+    <table class="grid">
+      <thead>
+        <tr>
+          <th>Type</th>
+          <th>Reason</th>
+          <th>From</th>
+          <th>Message</th>
+          <th>Count</th>
+          <th>Last seen</th>
+        </tr>
+      </thead>
+      <tbody>
+        {events.map((e) => (
+          <tr key={e.metadata.uid}>
+            <td>{e.type}</td>
+            <td>{e.reason}</td>
+            <td>{e.source?.component ?? e.reportingComponent}</td>
+            <td>{e.message}</td>
+            <td>{e.count ?? 1}</td>
+            <td>{e.lastTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A fieldsV1 set as paths (`.spec.replicas`), without recursion (the set can be deep). */
+function fieldList(fields: Obj | undefined): string[] {
+  const out: string[] = [];
+  const stack: Array<[string, Obj]> = [['', fields ?? {}]];
+  while (stack.length && out.length < 2000) {
+    const [prefix, node] = stack.pop()!;
+    for (const k of Object.keys(node).reverse()) {
+      if (k === '.') continue;
+      const name = k.startsWith('f:') ? `.${k.slice(2)}` : `[${k}]`;
+      const child = node[k] as Obj;
+      if (child && typeof child === 'object' && Object.keys(child).some((c) => c !== '.')) stack.push([prefix + name, child]);
+      else out.push(prefix + name);
+    }
+  }
+  return out.sort();
+}
+
+function countFields(fields: Obj | undefined): number {
+  return fieldList(fields).length;
+}

@@ -1,0 +1,68 @@
+/** Small pieces several pages show: errors as the server said them, conditions, ages. */
+import type { ApiError, Obj } from './api.js';
+
+export function ErrorNote({ error }: { error: ApiError | Error }) {
+  const status = 'status' in error ? (error as ApiError).status : undefined;
+  const forbidden = status === 403;
+  return (
+    <div role="alert" class="error">
+      <p>
+        {forbidden ? 'Not allowed: ' : ''}
+        {error.message}
+      </p>
+      {forbidden && <p class="hint">The console acts with your own rights only; ask for a role that allows this.</p>}
+      {'body' in error &&
+        ((error as ApiError).body?.details?.causes ?? []).map((c, i) => (
+          <p key={i} class="cause">
+            {c.field && <code>{c.field}</code>} {c.message}
+          </p>
+        ))}
+    </div>
+  );
+}
+
+export function Conditions({ conditions, compact }: { conditions: Obj[]; compact?: boolean }) {
+  if (!conditions.length) return compact ? <span class="muted">none</span> : <p class="muted">No conditions.</p>;
+  if (compact) {
+    return (
+      <>
+        {conditions.map((c) => (
+          <span key={c.type} class={`cond cond-${String(c.status).toLowerCase()}`} title={c.message ?? ''}>
+            {c.type}={c.status}
+          </span>
+        ))}
+      </>
+    );
+  }
+  return (
+    <table class="grid">
+      <thead>
+        <tr>
+          <th>Type</th>
+          <th>Status</th>
+          <th>Reason</th>
+          <th>Message</th>
+          <th>Last transition</th>
+        </tr>
+      </thead>
+      <tbody>
+        {conditions.map((c) => (
+          <tr key={c.type}>
+            <td>{c.type}</td>
+            <td class={`cond-${String(c.status).toLowerCase()}`}>{c.status}</td>
+            <td>{c.reason}</td>
+            <td>{c.message}</td>
+            <td>{c.lastTransitionTime}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A cell of a server-side Table: its value as text. */
+export function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}

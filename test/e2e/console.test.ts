@@ -1,0 +1,235 @@
+/**
+ * The web console, driven in Debian's Chromium through playwright-core against a real kapi: sign-in (one-time
+ * link and token), the overview, a CRD's schema, a live list, editing with the server's errors inline, and a
+ * read-only user who is offered no writes and gets none through. KAPI_CONSOLE_SCREENSHOTS=<dir> keeps the
+ * screenshots (the README's come from here).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from './harness.js';
+
+const CHROMIUM = process.env.KAPI_CHROMIUM ?? '/usr/bin/chromium';
+const CRONTABS = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+const VIEWER_TOKEN = 'viewer-token-0123456789';
+
+describe('the web console', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let shots: string;
+
+  const newPage = async (): Promise<Page> => {
+    const page = await browser.newPage({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+    if (process.env.KAPI_CONSOLE_DEBUG) page.on('console', (m) => console.log('page:', m.text()));
+    if (process.env.KAPI_CONSOLE_DEBUG) page.on('pageerror', (e) => console.log('pageerror:', e.message));
+    if (process.env.KAPI_CONSOLE_DEBUG) page.on('requestfailed', (r) => console.log('failed:', r.url(), r.failure()?.errorText));
+    if (process.env.KAPI_CONSOLE_DEBUG) page.on('response', (r) => console.log('response:', r.status(), r.url()));
+    page.setDefaultTimeout(15_000);
+    return page;
+  };
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`) });
+
+  before(async () => {
+    const dir = join(process.cwd(), '.cache', 'console-test');
+    mkdirSync(dir, { recursive: true });
+    const tokens = join(dir, 'tokens.csv');
+    writeFileSync(tokens, `${VIEWER_TOKEN},viewer,viewer-uid,\n`);
+    shots = process.env.KAPI_CONSOLE_SCREENSHOTS ?? join(dir, 'screenshots');
+    mkdirSync(shots, { recursive: true });
+    s = await startTestServer({ console: true, tokenAuthFile: tokens });
+    const crd = await s.kubectl(['apply', '-f', 'examples/crontab-crd.yaml']);
+    assert.equal(crd.code, 0, crd.stderr);
+    const established = await s.kubectl(['wait', '--for=condition=Established', 'crd/crontabs.stable.example.com', '--timeout=20s']);
+    assert.equal(established.code, 0, established.stderr);
+    // The view role takes in a CRD's resources as its authors grant them: through an aggregated ClusterRole.
+    const reader = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'crontab-reader', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
+      rules: [{ apiGroups: ['stable.example.com'], resources: ['crontabs'], verbs: ['get', 'list', 'watch'] }],
+    };
+    const role = await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(reader) });
+    assert.equal(role.code, 0, role.stderr);
+    const bind = await s.kubectl(['create', 'clusterrolebinding', 'viewer-view', '--clusterrole=view', '--user=viewer']);
+    assert.equal(bind.code, 0, bind.stderr);
+    const created = await s.kubectl(['apply', '-f', 'examples/my-crontab.yaml']);
+    assert.equal(created.code, 0, created.stderr);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.stop();
+  });
+
+  it('answers with security headers, and counts a session only with its CSRF header from its own origin', async () => {
+    const page = await s.request('GET', '/console/');
+    assert.equal(page.status, 200);
+    const csp = String(page.headers['content-security-policy']);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+    assert.equal(page.headers['x-content-type-options'], 'nosniff');
+    assert.equal(page.headers['referrer-policy'], 'no-referrer');
+    assert.equal(page.headers['cache-control'], 'no-store');
+
+    const signIn = (body: unknown, headers: Record<string, string> = {}) =>
+      fetchJson(s, 'POST', '/console/session', { 'content-type': 'application/json', ...headers }, JSON.stringify(body));
+    const wrong = await signIn({ token: 'not-a-token' });
+    assert.equal(wrong.status, 401);
+    assert.equal((await signIn({ token: VIEWER_TOKEN }, { 'sec-fetch-site': 'cross-site' })).status, 403, 'no sign-in from another site');
+    assert.equal((await fetchJson(s, 'POST', '/console/session', { 'content-type': 'text/plain' }, JSON.stringify({ token: VIEWER_TOKEN }))).status, 415);
+    const ok = await signIn({ token: VIEWER_TOKEN });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.user, 'viewer');
+    const cookie = String(ok.headers['set-cookie']).split(';')[0];
+    assert.match(String(ok.headers['set-cookie']), /HttpOnly; SameSite=Strict/);
+    assert.match(String(ok.headers['set-cookie']), /Secure/);
+    const csrf = ok.json.csrf as string;
+
+    const crontabs = (headers: Record<string, string>) => fetchJson(s, 'GET', CRONTABS, headers);
+    assert.equal((await crontabs({ cookie })).status, 403, 'the cookie alone is no credential (anonymous)');
+    assert.equal((await crontabs({ cookie, 'x-kapi-csrf': 'guess' })).status, 403);
+    assert.equal((await crontabs({ cookie, 'x-kapi-csrf': csrf, 'sec-fetch-site': 'cross-site' })).status, 403);
+    const listed = await crontabs({ cookie, 'x-kapi-csrf': csrf });
+    assert.equal(listed.status, 200, listed.text);
+    const write = await fetchJson(s, 'DELETE', `${CRONTABS}/my-new-cron-object`, { cookie, 'x-kapi-csrf': csrf });
+    assert.equal(write.status, 403, 'the viewer\'s own rights, no more');
+
+    // The one-time link: good once.
+    const link = s.kapi.consoleLink();
+    assert.ok(link);
+    const code = /#code=([\w-]+)$/.exec(link)![1];
+    assert.equal((await signIn({ code })).status, 200);
+    const again = await signIn({ code });
+    assert.equal(again.status, 401);
+    assert.equal(again.json.message, 'this sign-in link was used already or has expired');
+
+    const out = await fetchJson(s, 'DELETE', '/console/session', { cookie, 'x-kapi-csrf': csrf });
+    assert.equal(out.status, 200);
+    assert.equal((await crontabs({ cookie, 'x-kapi-csrf': csrf })).status, 403, 'signed out');
+  });
+
+  it('signs the admin in with the one-time link; shows the CRD, its schema, a live list, and edits with the server\'s errors inline', async () => {
+    const page = await newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(s.kapi.consoleLink()!);
+    await page.getByText('Signed in as').waitFor();
+    assert.equal(new URL(page.url()).hash, '#/', 'the code left the address bar');
+    const crdRow = page.getByRole('row', { name: /crontabs\.stable\.example\.com/ });
+    await crdRow.waitFor();
+    assert.match(await crdRow.innerText(), /Established=True/);
+    assert.match(await crdRow.innerText(), /NamesAccepted=True/);
+    await shot(page, 'overview');
+
+    await page.goto(`${s.kapi.url}/console/#/schema/stable.example.com/v1/crontabs`);
+    await page.getByText('cronSpec').waitFor();
+    assert.ok(await page.getByText('The schedule, in cron syntax.').isVisible());
+    assert.ok(await page.getByText('maximum 10').isVisible());
+    await shot(page, 'schema');
+
+    await page.goto(`${s.kapi.url}/console/#/r/stable.example.com/v1/crontabs?ns=default`);
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    const created = await s.kubectl(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'from-kubectl', namespace: 'default' }, spec: { cronSpec: '* * * * *', image: 'x' } }) });
+    assert.equal(created.code, 0, created.stderr);
+    const row = page.locator('tr[data-name="from-kubectl"]');
+    await row.waitFor();
+    assert.match((await row.getAttribute('class')) ?? '', /mark-added/, 'a new row is shown as added');
+    await shot(page, 'list');
+
+    await page.goto(`${s.kapi.url}/console/#/edit/stable.example.com/v1/crontabs/default/from-kubectl`);
+    const editor = page.locator('.cm-content');
+    await editor.waitFor();
+    await page.getByText('from-kubectl', { exact: false }).first().waitFor();
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n  replicas: 50');
+    // The server's dry run, on the line it concerns.
+    const marked = page.locator('.cm-lintRange-error');
+    await marked.first().waitFor();
+    assert.match(await marked.first().innerText(), /replicas/);
+    await page.getByRole('button', { name: 'Review changes' }).click();
+    await page.getByText('spec.replicas in body should be less than or equal to 10').first().waitFor();
+    await shot(page, 'edit-error');
+    assert.equal((await s.request('GET', `${CRONTABS}/from-kubectl`)).json.spec.replicas, undefined, 'nothing written');
+
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Backspace');
+    await page.getByRole('button', { name: 'Review changes' }).click();
+    await page.getByRole('region', { name: 'Changes' }).waitFor().catch(async (e: Error) => {
+      await shot(page, 'failed-review');
+      throw e;
+    });
+    assert.match(await page.getByRole('region', { name: 'Changes' }).innerText(), /\+ {2,}replicas: 5/);
+    await shot(page, 'edit-review');
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await page.getByRole('tab', { name: 'Summary' }).waitFor();
+    const stored = (await s.request('GET', `${CRONTABS}/from-kubectl`)).json;
+    assert.equal(stored.spec.replicas, 5);
+    assert.ok(stored.metadata.managedFields.some((m: any) => m.manager === 'kapi-console' && m.operation === 'Apply'));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('offers a read-only user no writes, and lets none through', async () => {
+    const page = await newPage();
+    await page.goto(`${s.kapi.url}/console/`);
+    await page.getByLabel('Bearer token').waitFor().catch(async (e: Error) => {
+      await shot(page, 'failed-signin');
+      throw e;
+    });
+    await page.getByLabel('Bearer token').fill(VIEWER_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Signed in as viewer').waitFor();
+    await page.goto(`${s.kapi.url}/console/#/r/stable.example.com/v1/crontabs?ns=default`);
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Create' }).count(), 0);
+    await page.goto(`${s.kapi.url}/console/#/o/stable.example.com/v1/crontabs/default/my-new-cron-object`);
+    await page.getByRole('tab', { name: 'Summary' }).waitFor();
+    await page.getByText('Managed fields').waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Edit' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Delete' }).count(), 0);
+    await shot(page, 'read-only');
+    await page.goto(`${s.kapi.url}/console/#/edit/stable.example.com/v1/crontabs/default/my-new-cron-object`);
+    await page.getByText('You may not change').waitFor();
+    // A write sent from the page with the session anyway: the API's 403, as the viewer.
+    const status = await page.evaluate(async (path) => {
+      const me = (await (await fetch('/console/session')).json()) as { csrf: string };
+      const r = await fetch(path, { method: 'DELETE', headers: { 'x-kapi-csrf': me.csrf } });
+      return [r.status, ((await r.json()) as { message: string }).message];
+    }, `${CRONTABS}/my-new-cron-object`);
+    assert.deepEqual(status, [403, 'crontabs.stable.example.com "my-new-cron-object" is forbidden: User "viewer" cannot delete resource "crontabs" in API group "stable.example.com" in the namespace "default"']);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Bearer token').waitFor();
+    await page.close();
+  });
+});
+
+/** A request with the given headers only (no client certificate, no token): what a browser would send. */
+async function fetchJson(s: TestServer, method: string, path: string, headers: Record<string, string>, body?: string) {
+  const { request } = await import('node:https');
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any }>((resolve, reject) => {
+    const req = request(`${s.kapi.url}${path}`, { method, headers, ca: s.kapi.caCertPem }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: any;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path}: no answer in 10 s`)));
+    req.on('error', reject);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
