@@ -88,7 +88,7 @@ export interface WatchEvent {
  * A watch, read as newline-delimited JSON from a streamed response; `onEvents` gets the events of each chunk
  * together. Resolves when the server ends the stream; rejects with ApiError when the server refuses it.
  */
-export async function watch(path: string, accept: string, onEvents: (events: WatchEvent[]) => void, signal: AbortSignal): Promise<void> {
+export async function watch(path: string, accept: string, onEvents: (events: WatchEvent[]) => void, signal: AbortSignal, onOpen: () => void = () => {}): Promise<void> {
   const res = await fetch(path, { credentials: 'same-origin', headers: headers({ accept }), signal });
   if (res.status === 401) onSignedOut();
   if (!res.ok || !res.body) {
@@ -100,6 +100,7 @@ export async function watch(path: string, accept: string, onEvents: (events: Wat
     }
     throw new ApiError(res.status, body);
   }
+  onOpen();
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = '';
   for (;;) {

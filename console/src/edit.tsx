@@ -137,10 +137,20 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
 
   const load = async () => {
     setReview(undefined);
+    let doc: OpenApiDoc = {};
+    let root: Obj = {};
+    try {
+      doc = await openApiDoc(resource);
+      root = kindSchema(doc, resource) ?? {};
+    } catch {
+      // Without a schema the editor still edits and checks with the server.
+    }
     let text: string;
     if (creating) {
       const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
-      text = stringify({ apiVersion, kind: resource.kind, metadata: { name: '', ...(resource.namespaced ? { namespace: namespace ?? 'default' } : {}) }, spec: {} });
+      // A spec to fill in, for the kinds that have one.
+      const spec = resolve(doc, root).properties?.spec ? { spec: {} } : {};
+      text = stringify({ apiVersion, kind: resource.kind, metadata: { name: '', ...(resource.namespaced ? { namespace: namespace ?? 'default' } : {}) }, ...spec });
       setOriginal({});
     } else {
       try {
@@ -151,14 +161,6 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
         setError(e as ApiError);
         return;
       }
-    }
-    let doc: OpenApiDoc = {};
-    let root: Obj = {};
-    try {
-      doc = await openApiDoc(resource);
-      root = kindSchema(doc, resource) ?? {};
-    } catch {
-      // Without a schema the editor still edits and checks with the server.
     }
     view.current?.destroy();
     const nonce = document.querySelector('meta[name="csp-nonce"]')?.getAttribute('content') ?? '';
@@ -173,14 +175,20 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
           EditorView.contentAttributes.of({ 'aria-label': `${resource.kind} as YAML` }),
           autocompletion({ override: [completer(doc, root)] }),
           lintGutter(),
-          linter(async (v) => (await apply(resource, namespace, v.state.doc.toString(), { dryRun: true })).diagnostics, { delay: 700 }),
+          linter(async (v) => (await apply(resource, namespace, v.state.doc.toString(), { dryRun: true })).diagnostics, { delay: 1000 }),
+          // What was reviewed is what may be applied: an edit after the review asks for another.
+          EditorView.updateListener.of((u) => {
+            if (u.docChanged) setReview(undefined);
+          }),
         ],
       }),
     });
   };
 
   useEffect(() => {
-    void can(creating ? 'create' : 'patch', resource, namespace, name).then(setAllowed);
+    // A server-side apply that creates needs both create and patch.
+    const checks = creating ? [can('create', resource, namespace), can('patch', resource, namespace)] : [can('patch', resource, namespace, name)];
+    void Promise.all(checks).then((all) => setAllowed(all.every(Boolean)));
     void load();
     return () => view.current?.destroy();
   }, [resource, namespace, name]);

@@ -24,14 +24,16 @@ const DELETED_SHOWN_MS = 4000;
 
 function rowOf(r: Obj): Row {
   const meta = r.object?.metadata ?? {};
-  return { key: `${meta.namespace ?? ''}/${meta.name}`, namespace: meta.namespace, name: meta.name, cells: r.cells ?? [] };
+  const name = String(meta.name ?? '');
+  return { key: `${meta.namespace ?? ''}/${name}`, namespace: meta.namespace, name, cells: Array.isArray(r.cells) ? r.cells : [] };
 }
 
 export function ListPage({ resource, route }: { resource: Resource; route: Route }) {
   const namespace = resource.namespaced ? (route.query.get('ns') ?? '') : '';
   const labelSelector = route.query.get('l') ?? '';
   const fieldSelector = route.query.get('f') ?? '';
-  const [columns, setColumns] = useState<Obj[]>([]);
+  /** The printer's columns shown (priority 0), with their places in each row's cells. */
+  const [columns, setColumns] = useState<Array<{ name: string; description?: string; index: number }>>([]);
   const rows = useRef(new Map<string, Row>());
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<ApiError | undefined>();
@@ -42,7 +44,7 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
   const viewport = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    void can('create', resource, namespace || undefined).then(setMayCreate);
+    void Promise.all([can('create', resource, namespace || undefined), can('patch', resource, namespace || undefined)]).then(([c, p]) => setMayCreate(c && p));
   }, [resource, namespace]);
 
   useEffect(() => {
@@ -58,7 +60,6 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
     };
     const flush = () => {
       frame = 0;
-      const now = Date.now();
       for (const e of pending.splice(0)) {
         if (e.type === 'BOOKMARK') continue;
         for (const r of (e.object.rows ?? []) as Obj[]) {
@@ -78,16 +79,19 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
           }
         }
       }
-      void now;
       setVersion((v) => v + 1);
     };
     const list = async () => {
       setLive('listing');
+      // Events of the watch before this list are older than it.
+      pending.length = 0;
       const fresh = new Map<string, Row>();
       let cont = '';
       do {
         const page = await get(query({ limit: String(PAGE), ...(cont ? { continue: cont } : {}) }), TABLE, abort.signal);
-        if (page.json.columnDefinitions) setColumns((page.json.columnDefinitions as Obj[]).filter((c) => !c.priority));
+        if (page.json.columnDefinitions) {
+          setColumns((page.json.columnDefinitions as Obj[]).map((c, index) => ({ name: String(c.name), description: c.description, index, priority: c.priority })).filter((c) => !c.priority));
+        }
         for (const r of (page.json.rows ?? []) as Obj[]) {
           const row = rowOf(r);
           fresh.set(row.key, row);
@@ -104,8 +108,6 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
         try {
           if (relist) await list();
           relist = false;
-          setLive('live');
-          setError(undefined);
           await watch(
             query({ watch: '1', resourceVersion: rv, allowWatchBookmarks: 'true' }),
             TABLE,
@@ -122,6 +124,10 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
               if (!frame) frame = requestAnimationFrame(flush);
             },
             abort.signal,
+            () => {
+              setLive('live');
+              setError(undefined);
+            },
           );
         } catch (err) {
           if (abort.signal.aborted) return;
@@ -213,7 +219,7 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
               <tr key={row.key} class={row.mark ? `mark-${row.mark}` : undefined} aria-rowindex={first + i + 2} data-name={row.name}>
                 {showNamespace && <td>{row.namespace}</td>}
                 {columns.map((c, j) => (
-                  <td key={c.name}>{j === 0 && row.mark !== 'deleted' ? <a href={href('object', resource, row.namespace, row.name)}>{cellText(row.cells[j])}</a> : cellText(row.cells[j])}</td>
+                  <td key={c.name}>{j === 0 && row.mark !== 'deleted' ? <a href={href('object', resource, row.namespace, row.name)}>{cellText(row.cells[c.index])}</a> : cellText(row.cells[c.index])}</td>
                 ))}
               </tr>
             ))}

@@ -240,9 +240,9 @@ function App() {
   else if (route.page === 'overview') page = <Overview resources={resources} />;
   else if (!resource) page = <p role="alert">The API serves no {route.resource} in {gv(route)}.</p>;
   else if (route.page === 'list') page = <ListPage key={`${gv(resource)}/${resource.resource}`} resource={resource} route={route} />;
-  else if (route.page === 'object') page = <ObjectPage key={`${route.namespace}/${route.name}`} resource={resource} resources={resources} namespace={route.namespace} name={route.name ?? ''} />;
-  else if (route.page === 'schema') page = <SchemaPage resource={resource} />;
-  else page = <EditPage key={`${route.page}/${route.namespace}/${route.name}`} resource={resource} namespace={route.namespace} name={route.page === 'edit' ? route.name : undefined} />;
+  else if (route.page === 'object') page = <ObjectPage key={`${gv(resource)}/${resource.resource}/${route.namespace}/${route.name}`} resource={resource} resources={resources} namespace={route.namespace} name={route.name ?? ''} />;
+  else if (route.page === 'schema') page = <SchemaPage key={`${gv(resource)}/${resource.resource}`} resource={resource} />;
+  else page = <EditPage key={`${route.page}/${gv(resource)}/${resource.resource}/${route.namespace}/${route.name}`} resource={resource} namespace={route.namespace} name={route.page === 'edit' ? route.name : undefined} />;
   return (
     <>
       <header>

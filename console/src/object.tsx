@@ -13,7 +13,7 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
   const [error, setError] = useState<ApiError | undefined>();
   const [tab, setTab] = useState<Tab>('summary');
   const [events, setEvents] = useState<Obj[] | undefined>();
-  const [dependents, setDependents] = useState<Array<{ r: Resource; o: Obj }> | undefined>();
+  const [dependents, setDependents] = useState<Array<{ r: Resource; o: Obj }> | undefined | 'not asked'>('not asked');
   const [rights, setRights] = useState({ update: false, delete: false });
 
   useEffect(() => {
@@ -33,20 +33,32 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
       (a) => setEvents(a.json.items as Obj[]),
       () => setEvents([]),
     );
-    // Dependents: objects in the namespace whose owner references name this one, among the kinds that usually own.
-    const candidates = resources.filter((r) => r.preferred && r.verbs.includes('list') && (!namespace || r.namespaced) && r.resource !== 'events');
-    const found: Array<{ r: Resource; o: Obj }> = [];
-    void Promise.all(
-      candidates.slice(0, 60).map((r) =>
-        get(`${resourcePath(r, namespace)}?limit=500`, 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json').then(
-          (a) => {
-            for (const o of (a.json.items ?? []) as Obj[]) if ((o.metadata?.ownerReferences ?? []).some((ref: Obj) => ref.uid === uid)) found.push({ r, o });
-          },
-          () => undefined,
-        ),
-      ),
-    ).then(() => setDependents(found));
   }, [obj]);
+
+  /**
+   * Dependents, when asked for: objects whose owner references name this one, among the kinds the user may list
+   * (in the object's namespace; for a cluster-scoped owner, the cluster-scoped kinds), a page of each.
+   */
+  const findDependents = async () => {
+    const uid = obj?.metadata.uid as string;
+    setDependents(undefined);
+    const candidates = resources.filter((r) => r.preferred && r.verbs.includes('list') && r.namespaced === (namespace !== undefined) && r.resource !== 'events');
+    const found: Array<{ r: Resource; o: Obj }> = [];
+    // A few at a time: the server serves everyone on one event loop.
+    for (let i = 0; i < candidates.length; i += 4) {
+      await Promise.all(
+        candidates.slice(i, i + 4).map((r) =>
+          get(`${resourcePath(r, namespace)}?limit=500`, 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json').then(
+            (a) => {
+              for (const o of (a.json.items ?? []) as Obj[]) if ((o.metadata?.ownerReferences ?? []).some((ref: Obj) => ref.uid === uid)) found.push({ r, o });
+            },
+            () => undefined,
+          ),
+        ),
+      );
+    }
+    setDependents(found);
+  };
 
   if (error) return <ErrorNote error={error} />;
   if (!obj) return <p class="loading">Loading…</p>;
@@ -137,7 +149,11 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
             </ul>
           )}
           <h2>Dependents</h2>
-          {!dependents ? (
+          {dependents === 'not asked' ? (
+            <button type="button" onClick={() => void findDependents()}>
+              Find dependents
+            </button>
+          ) : !dependents ? (
             <p class="muted">Looking…</p>
           ) : dependents.length === 0 ? (
             <p class="muted">No dependents.</p>

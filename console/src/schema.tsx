@@ -62,7 +62,7 @@ function Field({ doc, name, schema, required, depth }: { doc: OpenApiDoc; name: 
   const s = resolve(doc, schema);
   const children = s.properties ?? resolve(doc, s.items).properties ?? (typeof s.additionalProperties === 'object' ? resolve(doc, s.additionalProperties).properties : undefined);
   const childRequired: string[] = s.required ?? resolve(doc, s.items).required ?? [];
-  const rules = (s['x-kubernetes-validations'] ?? []) as Obj[];
+  const rules = (Array.isArray(s['x-kubernetes-validations']) ? s['x-kubernetes-validations'] : []) as Obj[];
   return (
     <li class="field">
       <div class="field-head">
@@ -77,11 +77,11 @@ function Field({ doc, name, schema, required, depth }: { doc: OpenApiDoc; name: 
         {required && <span class="tag req">required</span>}
         {s.default !== undefined && <span class="tag">default: {JSON.stringify(s.default)}</span>}
         {s['x-kubernetes-list-type'] && <span class="tag">list-type: {s['x-kubernetes-list-type']}</span>}
-        {s['x-kubernetes-list-map-keys'] && <span class="tag">keys: {(s['x-kubernetes-list-map-keys'] as string[]).join(', ')}</span>}
+        {Array.isArray(s['x-kubernetes-list-map-keys']) && <span class="tag">keys: {(s['x-kubernetes-list-map-keys'] as unknown[]).map(String).join(', ')}</span>}
         {s['x-kubernetes-map-type'] && <span class="tag">map-type: {s['x-kubernetes-map-type']}</span>}
       </div>
       {s.description && <p class="desc">{s.description}</p>}
-      {s.enum && <p class="desc">One of: {(s.enum as unknown[]).map((e) => JSON.stringify(e)).join(', ')}</p>}
+      {Array.isArray(s.enum) && <p class="desc">One of: {(s.enum as unknown[]).map((e) => JSON.stringify(e)).join(', ')}</p>}
       {(s.minimum !== undefined || s.maximum !== undefined || s.pattern || s.maxLength !== undefined || s.maxItems !== undefined) && (
         <p class="desc">
           {[

@@ -76,6 +76,9 @@ export function pathAt(text: string, pos: number): { path: PathPart[]; inValueOf
     const indent = line.search(/\S/);
     const dash = /^(\s*)- (.*)$/.exec(line);
     if (dash && indent < target) {
+      // `- key:` with the cursor under it: inside that key of the item.
+      const itemKey = /^([\w.\-/]+):\s*$/.exec(dash[2]);
+      if (itemKey && indent + 2 < target) path.unshift(itemKey[1]);
       // Inside this item: its keys are at indent + 2.
       path.unshift(0);
       target = indent;

@@ -272,8 +272,10 @@ program
     if (!stdoutBroken) {
       console.log(`kapi serving on ${kapi.url} (ready in ${(performance.now() - started).toFixed(0)} ms)`);
       console.log(`export KUBECONFIG=${resolve(kapi.kubeconfigPath)}`);
-      const link = kapi.consoleLink();
-      if (link) console.log(`console (a one-time sign-in link, good for 15 minutes): ${link}`);
+      // The admin's one-time link goes to a terminal only, never into a log that keeps it.
+      const link = process.stdout.isTTY ? kapi.consoleLink() : undefined;
+      if (link) console.log(`console (a one-time sign-in link, good for 5 minutes): ${link}`);
+      else if (opts.console) console.log(`console: ${kapi.url}/console/ (sign in with a bearer token, e.g. ${resolve(opts.dataDir, 'admin.token')})`);
     }
   });
 

@@ -6,6 +6,7 @@
  * (the client's own credentials and impersonation headers are not passed on). The answer streams back as it
  * comes (watches included). A backend that is not available answers 503 `service unavailable`.
  */
+import { CSRF_HEADER, setsConsoleCookie, withoutConsoleCookie } from './console.js';
 import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -22,11 +23,23 @@ export interface ProxyClientCertificate {
 /** Hop-by-hop headers and what only this server may say (credentials, impersonation, the proxy's own). */
 const DROPPED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'authorization', 'http2-settings']);
 
-/** Headers a response may not carry over HTTP/2: the hop-by-hop ones, and those its Connection header names. */
+/**
+ * Headers a response may not carry over HTTP/2: the hop-by-hop ones, and those its Connection header names. A
+ * backend shares kapi's origin with the web console: it may not set the console's cookie, and what it answers as
+ * HTML runs sandboxed (no script of it acts in the console's origin).
+ */
 function responseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
   const named = new Set(String(incoming.connection ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean));
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(incoming)) if (v !== undefined && !DROPPED.has(k) && !named.has(k) && !k.startsWith(':')) out[k] = v;
+  const cookies = out['set-cookie'];
+  if (cookies !== undefined) {
+    const kept = (Array.isArray(cookies) ? cookies : [String(cookies)]).filter((c) => !setsConsoleCookie(c));
+    if (kept.length > 0) out['set-cookie'] = kept;
+    else delete out['set-cookie'];
+  }
+  out['x-content-type-options'] = 'nosniff';
+  if (/html|xml/i.test(String(out['content-type'] ?? ''))) out['content-security-policy'] = 'sandbox';
   return out;
 }
 const DROPPED_PREFIXES = ['impersonate-', 'x-remote-', ':'];
@@ -39,6 +52,13 @@ export function proxiedHeaders(incoming: IncomingHttpHeaders, user: UserInfo | u
     const key = k.toLowerCase();
     if (v === undefined || DROPPED.has(key) || DROPPED_PREFIXES.some((p) => key.startsWith(p))) continue;
     out[key] = v;
+  }
+  // The web console's session is a credential of this server: its cookie and CSRF header stay here.
+  delete out[CSRF_HEADER];
+  if (out.cookie !== undefined) {
+    const kept = withoutConsoleCookie(out.cookie as string | string[]);
+    if (kept) out.cookie = kept;
+    else delete out.cookie;
   }
   // A websocket client's bearer token rides in its subprotocols: never passed on either.
   const protocols = out['sec-websocket-protocol'];

@@ -186,7 +186,7 @@ export class HttpServer {
     filters.push(inFlightLimits(limits), requestTimeout(limits.requestTimeoutMs, endExchange));
     if (options.metrics) filters.push(requestMetrics(options.metrics, options.registry));
     this.serve = compose(filters, (x) => this.route(x));
-    this.console = options.console ? new ConsoleServer((token) => this.tokenUser(token)) : undefined;
+    this.console = options.console ? new ConsoleServer((token) => this.tokenUser(token), (line) => this.logError(line)) : undefined;
     const metrics = options.metrics;
     this.loop = new LoopMonitor({ onDelay: metrics ? (seconds) => metrics.loopDelay(seconds) : undefined, onStall: (stall) => this.logStall(stall) });
     // HTTP/2 streams are served as they are: drop the hook that would wrap each in
@@ -444,8 +444,15 @@ export class HttpServer {
     else {
       const fromProtocol = x.upgrade ? websocketBearerToken(x.req.headers) : undefined;
       if (fromProtocol === 'invalid') throw errors.unauthorized();
-      // A console session's token, with the session's CSRF header (console.ts), when nothing else is presented.
-      const token = bearerToken(x.req.headers.authorization) ?? fromProtocol ?? (cert === undefined && this.console ? this.console.sessionToken(x.req.headers) : undefined);
+      let token = bearerToken(x.req.headers.authorization) ?? fromProtocol;
+      if (token === undefined && cert === undefined && this.console) {
+        // A console session's token, with the session's CSRF header (console.ts), when nothing else is presented;
+        // a console request whose session is gone is a 401 (it signs in again), and its answers are not stored.
+        const session = this.console.sessionToken(x.req.headers);
+        if (session === 'stale') throw errors.unauthorized();
+        if (session !== undefined) x.res.setHeader('Cache-Control', 'no-store');
+        token = session;
+      }
       if (token !== undefined) {
         x.user = authenticator.authenticateToken(token);
         // Only a token no static entry knows waits for the ServiceAccount check (a JWT's signature).

@@ -85,15 +85,17 @@ describe('the web console', () => {
     assert.equal(ok.json.user, 'viewer');
     const cookie = String(ok.headers['set-cookie']).split(';')[0];
     assert.match(String(ok.headers['set-cookie']), /HttpOnly; SameSite=Strict/);
-    assert.match(String(ok.headers['set-cookie']), /Secure/);
+    assert.match(String(ok.headers['set-cookie']), /^__Host-kapi-console=[\w-]+; Path=\/; Secure/);
     const csrf = ok.json.csrf as string;
 
     const crontabs = (headers: Record<string, string>) => fetchJson(s, 'GET', CRONTABS, headers);
     assert.equal((await crontabs({ cookie })).status, 403, 'the cookie alone is no credential (anonymous)');
-    assert.equal((await crontabs({ cookie, 'x-kapi-csrf': 'guess' })).status, 403);
-    assert.equal((await crontabs({ cookie, 'x-kapi-csrf': csrf, 'sec-fetch-site': 'cross-site' })).status, 403);
+    assert.equal((await crontabs({ cookie, 'x-kapi-csrf': 'guess' })).status, 401, 'a console request without its session: sign in again');
+    assert.equal((await crontabs({ cookie, 'x-kapi-csrf': csrf, 'sec-fetch-site': 'cross-site' })).status, 401);
+    assert.equal((await crontabs({ cookie: `${cookie}; ${cookie}`, 'x-kapi-csrf': csrf })).status, 401, 'a cookie sent twice counts as none');
     const listed = await crontabs({ cookie, 'x-kapi-csrf': csrf });
     assert.equal(listed.status, 200, listed.text);
+    assert.equal(listed.headers['cache-control'], 'no-store', 'what a session reads is not kept in the browser\'s cache');
     const write = await fetchJson(s, 'DELETE', `${CRONTABS}/my-new-cron-object`, { cookie, 'x-kapi-csrf': csrf });
     assert.equal(write.status, 403, 'the viewer\'s own rights, no more');
 
@@ -108,7 +110,7 @@ describe('the web console', () => {
 
     const out = await fetchJson(s, 'DELETE', '/console/session', { cookie, 'x-kapi-csrf': csrf });
     assert.equal(out.status, 200);
-    assert.equal((await crontabs({ cookie, 'x-kapi-csrf': csrf })).status, 403, 'signed out');
+    assert.equal((await crontabs({ cookie, 'x-kapi-csrf': csrf })).status, 401, 'signed out');
   });
 
   it('signs the admin in with the one-time link; shows the CRD, its schema, a live list, and edits with the server\'s errors inline', async () => {
