@@ -1,7 +1,8 @@
 /**
  * Storage benchmark: durable creates/s on the embedded sqlite store with 1 and
  * with 64 concurrent writers, a range of 10,000 keys, and watch fan-out of the
- * watch cache to 1,000 watchers. Prints one line per figure.
+ * watch cache to 1,000 watchers, and in-memory creates with 1,000 and 10,000 watch caches on other prefixes (a
+ * write's cost as resources are added). Prints one line per figure.
  *
  *   node dist/bench/storage.js [--quick]
  */
@@ -88,6 +89,16 @@ async function main(): Promise<void> {
     report(`watch fan-out ${watchers} watchers x ${events} events`, `${delivered} deliveries in ${total.toFixed(0)} ms`);
     report('watch fan-out delivery p50/p99 ms', `${latencies[Math.floor(latencies.length * 0.5)].toFixed(1)} / ${latencies[Math.floor(latencies.length * 0.99)].toFixed(1)}`);
     cache.stop();
+
+    // A write's cost with many resources served: each has a watch cache on its own prefix, which the write does not touch.
+    for (const count of quick ? [0, 1000, 5000] : [0, 1000, 10_000]) {
+      const memory = openStorage({ kind: 'memory' });
+      const caches = Array.from({ length: count }, (_, i) => new WatchCache(memory, `/registry/resource-${i}/`, (kv) => JSON.parse(kv.value)));
+      await Promise.all(caches.map((c) => c.start()));
+      report(`memory creates/s, ${count} other watch caches`, (await creates(memory, 64, secs, 'elsewhere')).toFixed(0));
+      for (const c of caches) c.stop();
+      await memory.close();
+    }
   } finally {
     await storage.close();
     rmSync(dir, { recursive: true, force: true });

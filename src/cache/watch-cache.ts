@@ -147,7 +147,17 @@ export class WatchCache<T> {
   }
 
   get currentRevision(): number {
+    this.catchUp();
     return this.revision;
+  }
+
+  /**
+   * Progress elsewhere in the store, read from the storage watch when asked (an in-process store tells it at once):
+   * a commit is not broadcast to every cache whose prefix it did not touch.
+   */
+  private catchUp(): void {
+    const delivered = this.handle?.revision?.();
+    if (delivered !== undefined && delivered > this.revision) this.advance(delivered);
   }
 
   /**
@@ -174,7 +184,9 @@ export class WatchCache<T> {
 
   /** Resolve once the cache has seen every write up to `revision`, or fail after timeoutMs. */
   async waitUntilFresh(revision: number, timeoutMs = 3000): Promise<void> {
+    this.catchUp();
     if (this.revision >= revision) return;
+    this.handle?.requestProgress?.();
     await new Promise<void>((resolve, reject) => {
       const waiter = {
         revision,
@@ -216,6 +228,7 @@ export class WatchCache<T> {
     const prefix = options.prefix ?? this.prefix;
     const start = options.startKey && options.startKey > prefix ? options.startKey : prefix;
     const end = prefixEnd(prefix);
+    this.catchUp();
     const revision = options.revision ?? this.revision;
     if (revision > this.revision) throw new TooLargeRevisionError(revision, this.revision);
     if (revision < this.ring.startRevision) throw new TooOldRevisionError(revision, this.ring.startRevision);
@@ -256,6 +269,7 @@ export class WatchCache<T> {
       closed: false,
     };
     const after = options.afterRevision;
+    this.catchUp();
     if (after !== undefined && after < this.ring.startRevision) {
       throw new TooOldRevisionError(after, this.ring.startRevision);
     }
@@ -299,6 +313,7 @@ export class WatchCache<T> {
     this.handle = this.storage.watch(this.prefix, revision, {
       onEvents: (events) => this.apply(events),
       onProgress: (rev) => this.advance(rev),
+      progressOnDemand: true,
       onError: (err) => this.restart(err),
     });
     const interval = this.options.bookmarkIntervalMs ?? 60_000;
@@ -350,9 +365,12 @@ export class WatchCache<T> {
   private releaseWaiters(): void {
     if (this.waiters.length === 0) return;
     const due = this.waiters.filter((w) => w.revision <= this.revision);
-    if (due.length === 0) return;
-    this.waiters = this.waiters.filter((w) => w.revision > this.revision);
-    for (const w of due) w.resolve();
+    if (due.length > 0) {
+      this.waiters = this.waiters.filter((w) => w.revision > this.revision);
+      for (const w of due) w.resolve();
+    }
+    // Still waiting: told of the next commit too.
+    if (this.waiters.length > 0) this.handle?.requestProgress?.();
   }
 
   private toCacheEvent(e: WatchEvent): CacheEvent<T> {
@@ -427,6 +445,7 @@ export class WatchCache<T> {
    */
   private sendBookmarks(): void {
     if (this.bookmarking) return;
+    this.catchUp();
     const pending = [...this.watchers].filter((w) => w.bookmarks && w.sink.onBookmark);
     let next = 0;
     const slice = () => {

@@ -227,6 +227,7 @@ export class EncryptingStorage implements Storage {
         listener.onEvents(opened);
       },
       onProgress: listener.onProgress?.bind(listener),
+      progressOnDemand: listener.progressOnDemand,
       onError: (err) => listener.onError(err),
     });
   }

@@ -86,6 +86,19 @@ export class LogStore implements Storage {
   private readonly live = new Map<string, KeyValue>();
   private readonly sorted = new SortedKeys();
   private readonly watchers = new Set<Watcher>();
+  /**
+   * Prefix watches whose prefix ends with '/' (the watch caches'), by prefix: an event finds its watchers by the
+   * '/'-ended prefixes of its key, so a commit costs what its keys' watchers take, not a look at every watch.
+   */
+  private readonly byPrefix = new Map<string, Set<Watcher>>();
+  /** The other watches (whole store, prefixes not ended by '/'), each looked at on every commit. */
+  private readonly scanned = new Set<Watcher>();
+  /** Watches told of progress at every commit (those not reading it on demand). */
+  private readonly progressed = new Set<Watcher>();
+  /** Watches that asked to be told of progress at the next commit (requestProgress). */
+  private progressOnce = new Set<Watcher>();
+  /** Every event up to this revision has been delivered to every watch (it lags `revision` while a commit is delivered). */
+  private delivered = 0;
   private queue: WriteOp[] = [];
   private flushScheduled = false;
   /** The append in flight, if the log commits asynchronously. */
@@ -97,6 +110,7 @@ export class LogStore implements Storage {
   constructor(private readonly log: DurableLog, options: LogStoreOptions = {}) {
     const loaded = log.load();
     this.revision = loaded.revision;
+    this.delivered = loaded.revision;
     this.compactRevision = loaded.compactRevision;
     for (const kv of loaded.live) {
       this.live.set(kv.key, this.toLive(kv));
@@ -156,7 +170,13 @@ export class LogStore implements Storage {
 
   watch(prefix: string, afterRevision: number, listener: WatchListener): WatchHandle {
     const watcher: Watcher = { start: prefix, end: prefixEnd(prefix), listener, closed: false };
-    const handle = { close: () => this.unwatch(watcher) };
+    const handle: WatchHandle = {
+      close: () => this.unwatch(watcher),
+      revision: () => this.delivered,
+      requestProgress: () => {
+        if (!watcher.closed) this.progressOnce.add(watcher);
+      },
+    };
     if (this.closed) {
       queueMicrotask(() => listener.onError(new StorageUnavailableError('storage is closed')));
       return handle;
@@ -169,6 +189,14 @@ export class LogStore implements Storage {
     // History and registration happen in the same tick: no write can slip between them.
     const history = afterRevision < this.revision ? this.log.eventsAfter(watcher.start, watcher.end, afterRevision, this.revision) : [];
     this.watchers.add(watcher);
+    if (prefix.endsWith('/')) {
+      let set = this.byPrefix.get(prefix);
+      if (!set) this.byPrefix.set(prefix, (set = new Set()));
+      set.add(watcher);
+    } else {
+      this.scanned.add(watcher);
+    }
+    if (listener.onProgress && !listener.progressOnDemand) this.progressed.add(watcher);
     if (history.length > 0) this.deliver(watcher, history, this.revision);
     return handle;
   }
@@ -342,16 +370,50 @@ export class LogStore implements Storage {
   }
 
   private broadcast(events: WatchEvent[]): void {
-    for (const w of this.watchers) {
+    // Each prefix watch's share of the events, in order: found through the '/'-ended prefixes of each key.
+    const shares = new Map<Watcher, WatchEvent[]>();
+    if (this.byPrefix.size > 0) {
+      for (const e of events) {
+        const key = e.kv.key;
+        for (let i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) {
+          const set = this.byPrefix.get(key.slice(0, i + 1));
+          if (!set) continue;
+          for (const w of set) {
+            const share = shares.get(w);
+            if (share) share.push(e);
+            else shares.set(w, [e]);
+          }
+        }
+      }
+    }
+    for (const w of this.scanned) {
       const mine = w.start === '' && w.end === '' ? events : events.filter((e) => inRange(e.kv.key, w.start, w.end));
-      this.deliver(w, mine, this.revision);
+      if (mine.length > 0) shares.set(w, mine);
+    }
+    for (const [w, mine] of shares) if (!w.closed) this.deliver(w, mine, this.revision);
+    // Progress for the watches that hear it at every commit and had no events in this one.
+    for (const w of this.progressed) if (!shares.has(w) && !w.closed) this.deliver(w, [], this.revision);
+    this.delivered = this.revision;
+    if (this.progressOnce.size > 0) {
+      const asked = this.progressOnce;
+      this.progressOnce = new Set();
+      for (const w of asked) if (!shares.has(w) && !w.closed) this.tellProgress(w, this.revision);
+    }
+  }
+
+  private tellProgress(w: Watcher, revision: number): void {
+    try {
+      w.listener.onProgress?.(revision);
+    } catch (e) {
+      this.unwatch(w);
+      w.listener.onError(e as Error);
     }
   }
 
   private deliver(w: Watcher, events: WatchEvent[], revision: number): void {
     try {
       if (events.length > 0) w.listener.onEvents(events);
-      if (!w.closed) w.listener.onProgress?.(revision);
+      if (!w.closed && (!w.listener.progressOnDemand || events.length > 0)) w.listener.onProgress?.(revision);
     } catch (e) {
       // A listener that throws loses its watch rather than breaking the store.
       this.unwatch(w);
@@ -362,5 +424,10 @@ export class LogStore implements Storage {
   private unwatch(w: Watcher): void {
     w.closed = true;
     this.watchers.delete(w);
+    this.scanned.delete(w);
+    this.progressed.delete(w);
+    this.progressOnce.delete(w);
+    const set = this.byPrefix.get(w.start);
+    if (set?.delete(w) && set.size === 0) this.byPrefix.delete(w.start);
   }
 }

@@ -57,12 +57,24 @@ export interface WatchListener {
   onEvents(events: WatchEvent[]): void;
   /** The store has committed everything up to this revision (whether or not it touched the prefix). */
   onProgress?(revision: number): void;
+  /**
+   * The listener reads progress from the handle when it needs it (`WatchHandle.revision`): a store that can tell
+   * then calls onProgress only for history, not at every commit (a write's cost does not grow with the watches).
+   */
+  progressOnDemand?: boolean;
   /** The watch has ended with an error (compacted, backend gone); no more calls follow. */
   onError(err: Error): void;
 }
 
 export interface WatchHandle {
   close(): void;
+  /**
+   * The revision up to which every event of this watch has been delivered, known at once (in-process stores);
+   * absent where only onProgress tells (etcd).
+   */
+  revision?(): number;
+  /** Ask for onProgress at the next commit, whatever it touches (a listener with progressOnDemand that waits for a revision). */
+  requestProgress?(): void;
 }
 
 export interface Storage {
