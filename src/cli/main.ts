@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { KUBERNETES_VERSION } from '../api/version.js';
-import { buildConfig, createApi, createResource, initProject } from './scaffold.js';
+import { buildConfig, createApi, createResource, createWebhook, initProject } from './scaffold.js';
 import { generateManifests } from './manifests.js';
 import { CONTROLLER_NAMES, startKapi, type AuthorizationMode } from '../kapi/index.js';
 import { parseGoDuration } from '../server/filters.js';
@@ -321,6 +321,18 @@ create
   .option('--dir <dir>', 'the project directory', '.')
   .action((opts: { group: string; version: string; kind: string; storage?: boolean; dir: string }) => {
     for (const f of createApi(opts.dir, opts)) process.stdout.write(`wrote ${f}\n`);
+  });
+
+create
+  .command('webhook')
+  .description("stubs of a resource's defaulting and validation hooks, its admission webhooks in CRD mode (kubebuilder create webhook)")
+  .requiredOption('--group <group>', 'the group, without the domain')
+  .requiredOption('--kind <kind>', 'the kind')
+  .option('--defaulting', 'a defaulting hook (a mutating webhook)')
+  .option('--programmatic-validation', 'validation hooks for create and update (a validating webhook)')
+  .option('--dir <dir>', 'the project directory', '.')
+  .action((opts: { group: string; kind: string; defaulting?: boolean; programmaticValidation?: boolean; dir: string }) => {
+    for (const f of createWebhook(opts.dir, opts)) process.stdout.write(`wrote ${f}\n`);
   });
 
 program

@@ -170,6 +170,112 @@ export function createApi(dir: string, opts: { group: string; kind: string; vers
   return written;
 }
 
+/**
+ * `kapi create webhook --group <g> --kind <Kind> [--defaulting] [--programmatic-validation]` (kubebuilder's create
+ * webhook): stubs of the strategy's hooks in `src/webhooks/<kind>.ts`, spread into the resource's strategy (so
+ * they win over hooks written there), and their test. kapi runs the hooks in its storage strategy; in CRD mode
+ * (`kapi generate manifests`) the manager serves them as the admission webhooks of the CRD.
+ */
+export function createWebhook(dir: string, opts: { group: string; kind: string; defaulting?: boolean; programmaticValidation?: boolean }): string[] {
+  const p = readProject(dir);
+  const r = p.resources.find((x) => x.group === opts.group && x.kind === opts.kind);
+  if (!r) throw new Error(`${opts.kind}.${fullGroup(p, opts.group)} is not a resource of this project: make it with kapi create resource`);
+  if (!opts.defaulting && !opts.programmaticValidation) throw new Error('say which hooks: --defaulting, --programmatic-validation, or both (conversion is a version\'s toInternal/fromInternal: kapi create api)');
+  const k = lower(r.kind);
+  const defining = join(dir, `src/apis/${r.group}/${r.version}/${k}.ts`);
+  const text = readFileSync(defining, 'utf8');
+  const block = /^( {2}strategy: \{\n)([\s\S]*?)(^ {2}\},\n\}\);)/m.exec(text);
+  if (!block) throw new Error(`${relative(dir, defining)}: no generated \`strategy: {...}\` block to add the hooks to; add \`...${k}Webhooks\` to the resource's strategy by hand (import { ${k}Webhooks } from '../../../webhooks/${k}.js')`);
+  if (text.includes(`...${k}Webhooks`)) throw new Error(`${r.kind} has webhooks already (src/webhooks/${k}.ts)`);
+  // The generated example rule moves into the webhook file; a hook of the project's own is never overridden unseen.
+  let hooks = block[2];
+  const generatedRule = hooks.includes(GENERATED_VALIDATE) && !!opts.programmaticValidation;
+  if (generatedRule) hooks = hooks.replace(`${GENERATED_VALIDATE}\n`, '');
+  for (const [hook, asked, flag] of [['validate', opts.programmaticValidation, '--programmatic-validation'], ['validateUpdate', opts.programmaticValidation, '--programmatic-validation'], ['defaulting', opts.defaulting, '--defaulting']] as const) {
+    if (asked && new RegExp(`^ {4}${hook}\\b`, 'm').test(hooks)) throw new Error(`${relative(dir, defining)}: the strategy has a ${hook} hook of its own: move it into the webhook file by hand, or leave out ${flag}`);
+  }
+  const written: string[] = [];
+  write(dir, `src/webhooks/${k}.ts`, webhookFile(p, r, !!opts.defaulting, !!opts.programmaticValidation, generatedRule), false, written);
+  write(dir, `test/${k}-webhooks.test.ts`, webhookTestFile(r, !!opts.defaulting, !!opts.programmaticValidation), false, written);
+  const imported = text.replace(/^(import [^\n]*'kapi\/sdk';\n)/m, `$1import { ${k}Webhooks } from '../../../webhooks/${k}.js';\n`);
+  writeFileSync(defining, imported.replace(block[0], `${block[1]}${hooks}    // The hooks of kapi create webhook (src/webhooks/${k}.ts).\n    ...${k}Webhooks,\n${block[3]}`));
+  written.push(relative(dir, defining));
+  return written;
+}
+
+/** The example rule `kapi create resource` writes into the strategy. */
+const GENERATED_VALIDATE = "    validate: (obj) => (obj.spec.replicas > 1000 ? [fieldError.invalid('spec.replicas', obj.spec.replicas, 'must be no more than 1000')] : []),";
+
+function webhookFile(p: ProjectFile, r: ProjectFile['resources'][number], defaulting: boolean, validation: boolean, exampleRule: boolean): string {
+  const k = lower(r.kind);
+  const hooks: string[] = [];
+  if (defaulting) {
+    hooks.push(`  /**
+   * Defaults for what the schema's defaults cannot say, on the object as written (\`version\` is the version it
+   * was written in); a mutating admission webhook in CRD mode. Runs on create and update, not on /status writes.
+   */
+  defaulting(obj, version) {
+    // e.g. obj.metadata.labels = { ...obj.metadata.labels, 'app.kubernetes.io/managed-by': '${p.name}' };
+  },`);
+  }
+  if (validation) {
+    hooks.push(`  /** Checks a new ${r.kind}; each field error refuses it with 422 (a validating admission webhook in CRD mode). */
+  validate(obj) {
+    const errors: FieldError[] = [];${exampleRule ? "\n    if (obj.spec.replicas > 1000) errors.push(fieldError.invalid('spec.replicas', obj.spec.replicas, 'must be no more than 1000'));" : ''}
+    // e.g. if (obj.spec.replicas === 13) errors.push(fieldError.invalid('spec.replicas', obj.spec.replicas, 'is unlucky'));
+    return errors;
+  },
+  /** Checks an update against the stored ${r.kind}. */
+  validateUpdate(obj, old) {
+    const errors: FieldError[] = [];
+    // e.g. if (obj.spec.replicas < old.spec.replicas) errors.push(fieldError.forbidden('spec.replicas', 'may not shrink'));
+    return errors;
+  },`);
+  }
+  const imports = validation ? `import { fieldError, type FieldError, type ResourceStrategy } from 'kapi/sdk';` : `import type { ResourceStrategy } from 'kapi/sdk';`;
+  return `/**
+ * ${r.kind}'s admission hooks, made by kapi create webhook: kapi runs them in the resource's storage strategy; in CRD
+ * mode the manager serves them as the CRD's admission webhooks (kapi generate manifests writes their configurations).
+ */
+${imports}
+import type { ${r.kind} } from '../apis/${r.group}/${r.version}/${k}.js';
+${validation ? '\n// fieldError makes the errors: invalid, required, forbidden, notSupported, duplicate, tooLong...\n' : ''}
+export const ${k}Webhooks: ResourceStrategy<${r.kind}> = {
+${hooks.join('\n')}
+};
+`;
+}
+
+function webhookTestFile(r: ProjectFile['resources'][number], defaulting: boolean, validation: boolean): string {
+  const k = lower(r.kind);
+  const ns = r.scope === 'Cluster' ? 'undefined' : "'default'";
+  return `import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { startTestServer, type TestServer } from 'kapi/testing';
+import { ${r.kind}, type ${r.kind}Input } from '../src/apis/${r.group}/${r.version}/${k}.js';
+import { ${k}Webhooks } from '../src/webhooks/${k}.js';
+
+let server: TestServer;
+const apiVersion = \`\${${r.kind}.gvr.group}/\${${r.kind}.gvr.version}\`;
+before(async () => {
+  server = await startTestServer({ resources: [${r.kind}] });
+});
+after(() => server.stop());
+
+it('has its webhooks in the ${r.kind} strategy', () => {
+${defaulting ? `  assert.equal(${r.kind}.input.strategy?.defaulting, ${k}Webhooks.defaulting);
+` : ''}${validation ? `  assert.equal(${r.kind}.input.strategy?.validate, ${k}Webhooks.validate);
+` : ''}});
+
+it('admits a valid ${r.kind} through them', async () => {
+  const ${k}s = server.client().resource<${r.kind}, ${r.kind}Input>(${r.kind});
+  const created = await ${k}s.create(${ns}, { apiVersion, kind: '${r.kind}', metadata: { name: 'through-webhooks' }, spec: {} });
+  assert.equal(created.metadata.name, 'through-webhooks');
+  // Add what your hooks default and refuse here.
+});
+`;
+}
+
 function versionFile(p: ProjectFile, r: ProjectFile['resources'][number], v: string, storage: boolean): string {
   return `/**
  * ${r.kind} (${fullGroup(p, r.group)}/${v}): another version of ${r.kind}, made by kapi create api. Objects convert
@@ -247,7 +353,7 @@ export const ${r.kind} = defineResource<${r.kind}>({
     // The storage strategy's hooks, as apiserver-builder's DefaultingFunction, PrepareForCreate, Validate,
     // Canonicalize, PrepareForUpdate and ValidateUpdate: defaulting(obj, version), prepareForCreate(obj),
     // validate(obj), canonicalize(obj), prepareForUpdate(obj, old), validateUpdate(obj, old).
-    validate: (obj) => (obj.spec.replicas > 1000 ? [fieldError.invalid('spec.replicas', obj.spec.replicas, 'must be no more than 1000')] : []),
+${GENERATED_VALIDATE}
   },
 });
 `;

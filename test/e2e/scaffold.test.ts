@@ -69,12 +69,20 @@ describe('kapi init, create resource, build config', () => {
     const v2 = await kapi(['create', 'api', '--group', 'orders', '--kind', 'Order', '--version', 'v2', '--storage'], project);
     assert.match(v2.stdout, /wrote src\/apis\/orders\/v2\/order\.ts\nwrote src\/apis\/orders\/v1\/order\.ts\n/);
     assert.match(readFileSync(join(project, 'src', 'apis', 'orders', 'v1', 'order.ts'), 'utf8'), /import \{ v2 \} from '\.\.\/v2\/order\.js';[\s\S]*  versions: \[v1, v2\],/);
+    // Its admission hooks as stubs (kubebuilder's create webhook), spread into its strategy.
+    const hooks = await kapi(['create', 'webhook', '--group', 'orders', '--kind', 'Order', '--defaulting', '--programmatic-validation'], project);
+    assert.match(hooks.stdout, /wrote src\/webhooks\/order\.ts\nwrote test\/order-webhooks\.test\.ts\nwrote src\/apis\/orders\/v1\/order\.ts\n/);
+    assert.match(readFileSync(join(project, 'src', 'apis', 'orders', 'v1', 'order.ts'), 'utf8'), /import \{ orderWebhooks \} from '\.\.\/\.\.\/\.\.\/webhooks\/order\.js';[\s\S]*    \.\.\.orderWebhooks,\n  \},\n\}\);/);
+    const twice = await kapi(['create', 'webhook', '--group', 'orders', '--kind', 'Order', '--defaulting'], project).catch((err: { stderr: string }) => err);
+    assert.match((twice as { stderr: string }).stderr, /Order has webhooks already/);
+    const none = await kapi(['create', 'webhook', '--group', 'orders', '--kind', 'Region'], project).catch((err: { stderr: string }) => err);
+    assert.match((none as { stderr: string }).stderr, /say which hooks/);
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeout: 180_000 });
     // The project's own test runner, not a child of this one (which would report to this runner, not print TAP).
     const env = { ...process.env };
     delete env.NODE_TEST_CONTEXT;
     const test = await run('npm', ['test'], { cwd: project, env, encoding: 'utf8', timeout: 180_000 });
-    assert.match(test.stdout, /# pass 5\n# fail 0\n/);
+    assert.match(test.stdout, /# pass 7\n# fail 0\n/);
   });
 
   /** The project's controller manager (`node dist/src/main.js`, built by its tests) against a server: its probes and metrics, then stopped. */
