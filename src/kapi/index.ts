@@ -207,7 +207,14 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   const writeKubeconfig = (caCertPem: string) =>
-    writeAdminKubeconfig(dataDir, { server: url, caCertPem, token: adminToken, clientCert: { certPem: tls.adminCertPem, keyPem: tls.adminKeyPem } });
+    writeAdminKubeconfig(dataDir, {
+      server: url,
+      caCertPem,
+      token: adminToken,
+      clientCert: { certPem: tls.adminCertPem, keyPem: tls.adminKeyPem },
+      // With the memory store nothing in the data dir outlives the process: no fsync.
+      durable: options.storage?.kind !== 'memory',
+    });
   const kubeconfigPath = await writeKubeconfig(servingCA);
   if (options.tlsCertFile) {
     // A renewal is served to new connections, and admin.kubeconfig trusts it from then on.

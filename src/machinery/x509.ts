@@ -3,7 +3,7 @@
  * addresses and DNS names), client certificates; and the subject of a DER certificate. Used by the server's own
  * certificates (server/certs.ts) and by the SDK's webhook server (self-signed, for a Service's DNS names).
  */
-import { createHash, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -311,3 +311,28 @@ function extension(id: string, critical: boolean, value: Buffer): Buffer {
   return critical ? seq(oid(id), bool(true), octetString(value)) : seq(oid(id), octetString(value));
 }
 
+
+/** Parsed PEM texts, by text: a process that starts many servers on the same files (test servers) parses each once. */
+const PARSED_LIMIT = 64;
+const parsedCertificates = new Map<string, X509Certificate>();
+const parsedKeys = new Map<string, KeyObject>();
+
+function remembered<T>(cache: Map<string, T>, text: string, parse: (text: string) => T): T {
+  let value = cache.get(text);
+  if (value === undefined) {
+    value = parse(text);
+    if (cache.size >= PARSED_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(text, value);
+  }
+  return value;
+}
+
+/** A PEM certificate, parsed (once per text; X509Certificate is immutable). Throws as `new X509Certificate` does. */
+export function parseCertificate(pem: string): X509Certificate {
+  return remembered(parsedCertificates, pem, (t) => new X509Certificate(t));
+}
+
+/** A PEM private key, parsed (once per text; a KeyObject is immutable). Throws as `createPrivateKey` does. */
+export function parsePrivateKey(pem: string): KeyObject {
+  return remembered(parsedKeys, pem, (t) => createPrivateKey(t));
+}

@@ -11,10 +11,10 @@
  * the serving certificate is re-issued from it when it lacks a requested host,
  * no longer chains to the CA, or expires within 30 days.
  */
-import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import { X509Certificate, type KeyObject } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { certCoversHost, createCA, issueClientCert, issueServingCert, normalizeHosts, rawSubject, type Host, type LoadedCA } from '../machinery/x509.js';
+import { certCoversHost, createCA, issueClientCert, issueServingCert, normalizeHosts, parseCertificate, parsePrivateKey, rawSubject, type Host, type LoadedCA } from '../machinery/x509.js';
 import { writeFileAtomic } from '../util/private-files.js';
 
 export interface ServingCertificates {
@@ -117,12 +117,12 @@ function loadCA(
   let cert: X509Certificate;
   let key: KeyObject;
   try {
-    cert = new X509Certificate(certText);
+    cert = parseCertificate(certText);
   } catch (err) {
     return fail(`cannot parse CA certificate ${certPath}: ${(err as Error).message}`);
   }
   try {
-    key = createPrivateKey(keyText);
+    key = parsePrivateKey(keyText);
   } catch (err) {
     return fail(`cannot parse CA key ${keyPath}: ${(err as Error).message}`);
   }
@@ -130,7 +130,10 @@ function loadCA(
     fail(`CA key ${keyPath} is not an ECDSA P-256 key`);
   }
   if (!cert.ca) fail(`${certPath} is not a CA certificate`);
-  if (!cert.checkPrivateKey(key)) fail(`CA key ${keyPath} does not match ${certPath}`);
+  if (!signedPairs.has(`${certText}\0${keyText}`)) {
+    if (!cert.checkPrivateKey(key)) fail(`CA key ${keyPath} does not match ${certPath}`);
+    remember(`${certText}\0${keyText}`);
+  }
   if (Date.parse(cert.validTo) - now < RENEW_BEFORE_MS) return undefined;
   return { cert, certPem: certText, key, keyPem: keyText, subject: rawSubject(cert.raw) };
 }
@@ -139,20 +142,29 @@ function servingCertUsable(certText: string, keyText: string, caCert: X509Certif
   return certUsable(certText, keyText, caCert, now, (cert) => hosts.every((h) => certCoversHost(cert, h)));
 }
 
+/** Certificate and key texts (with their CA) whose signature checks passed, bounded. */
+const signedPairs = new Set<string>();
+function remember(pair: string): true {
+  if (signedPairs.size >= 64) signedPairs.delete(signedPairs.values().next().value!);
+  signedPairs.add(pair);
+  return true;
+}
+
 /** A certificate of the key, issued by the CA, valid now and for the renewal margin (and `also`). */
 function certUsable(certText: string, keyText: string, caCert: X509Certificate, now: number, also: (cert: X509Certificate) => boolean = () => true): boolean {
   let cert: X509Certificate;
   let key: KeyObject;
   try {
-    cert = new X509Certificate(certText);
-    key = createPrivateKey(keyText);
+    cert = parseCertificate(certText);
+    key = parsePrivateKey(keyText);
   } catch {
     return false;
   }
+  // The signature checks of a pair already found good under this CA are not made again (a process's test servers).
+  const pair = `${certText}\0${keyText}\0${caCert.fingerprint256}`;
+  const signed = signedPairs.has(pair) || (cert.checkPrivateKey(key) && cert.checkIssued(caCert) && cert.verify(caCert.publicKey) && remember(pair));
   return (
-    cert.checkPrivateKey(key) &&
-    cert.checkIssued(caCert) &&
-    cert.verify(caCert.publicKey) &&
+    signed &&
     Date.parse(cert.validFrom) <= now &&
     Date.parse(cert.validTo) - now >= RENEW_BEFORE_MS &&
     also(cert)

@@ -17,6 +17,8 @@ export interface AdminKubeconfigOptions {
   clientCert?: { certPem: string; keyPem: string };
   /** Names the context, cluster and user; `kapi` when not given. */
   contextName?: string;
+  /** false: written without an fsync (a data dir that lives no longer than its in-memory store). Default true. */
+  durable?: boolean;
 }
 
 const base64 = (pem: string) => Buffer.from(pem, 'utf8').toString('base64');
@@ -48,6 +50,6 @@ export async function writeAdminKubeconfig(dataDir: string, opts: AdminKubeconfi
   await mkdir(dataDir, { recursive: true });
   const path = join(dataDir, 'admin.kubeconfig');
   // go-yaml's output, as kubectl writes kubeconfigs; the base64 has no spaces, so it stays on one line.
-  await writeFileAtomic(path, stringifyYaml(config), 0o600);
+  await writeFileAtomic(path, stringifyYaml(config), 0o600, opts.durable ?? true);
   return path;
 }

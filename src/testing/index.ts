@@ -4,7 +4,8 @@
  * and controllers running against it; a client and an admin kubeconfig for the test; `stop()` ends it and
  * removes what it wrote. Usable from node:test, vitest or jest.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -52,11 +53,12 @@ export function readCrds(paths: readonly string[]): Array<Record<string, unknown
 }
 
 /**
- * The certificates and keys (data dir's pki/) of the process's first test server, given to the later ones: a
- * start then reads them (checked as any data dir's are: a certificate for other hosts, or expired, is made anew)
- * instead of making a CA, serving and client certificates and their keys (about 4 ms a start). Loopback only.
+ * The certificates and keys (data dir's pki/) of the process's first test server, kept in a directory of their own
+ * and hard-linked into the later ones' pki/: a start then reads them (checked as any data dir's are: a certificate
+ * for other hosts, or expired, is made anew, written over its own link only) instead of making a CA, serving and
+ * client certificates and their keys (about 4 ms a start), or copying them. Removed when the process exits.
  */
-let processPki: Map<string, Buffer> | undefined;
+let processPki: { dir: string; names: string[] } | undefined;
 
 /**
  * Starts a test server, as envtest's Environment.Start: a kapi in this process on the memory store, a free
@@ -77,10 +79,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const pki = join(dir, 'pki');
     if (processPki) {
       mkdirSync(pki, { mode: 0o700 });
-      for (const [name, data] of processPki) writeFileSync(join(pki, name), data, { mode: 0o600 });
+      for (const name of processPki.names) linkSync(join(processPki.dir, name), join(pki, name));
     }
+    // The admin token, written here without the fsync a data dir that outlives the process needs.
+    writeFileSync(join(dir, 'admin.token'), `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
     server = await start({ ...serverOptions, dataDir: dir, port: 0, storage: { kind: 'memory' } });
-    processPki ??= new Map(readdirSync(pki).map((name) => [name, readFileSync(join(pki, name))]));
+    if (!processPki) {
+      const shared = mkdtempSync(join(tmpdir(), 'kapi-test-pki-'));
+      const names = readdirSync(pki);
+      for (const name of names) copyFileSync(join(pki, name), join(shared, name));
+      processPki = { dir: shared, names };
+      process.once('exit', () => rmSync(shared, { recursive: true, force: true }));
+    }
     const client = server.client('kapi-testing');
     const definitions = client.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
     for (const crd of [...crds, ...readCrds(crdDirectoryPaths)]) await definitions.create(undefined, crd as never);

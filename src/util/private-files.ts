@@ -28,13 +28,13 @@ export async function ensurePrivateDir(dir: string, warn: (message: string) => v
 }
 
 /** Write via a synced temporary file and rename, so a crash never leaves a torn file. */
-export async function writeFileAtomic(path: string, data: string, mode: number): Promise<void> {
+export async function writeFileAtomic(path: string, data: string, mode: number, durable = true): Promise<void> {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     const fh = await open(tmp, 'wx', mode);
     try {
       await fh.writeFile(data);
-      await fh.sync();
+      if (durable) await fh.sync();
     } finally {
       await fh.close();
     }

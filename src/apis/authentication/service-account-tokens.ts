@@ -11,6 +11,7 @@
  *   are valid while that Secret holds them. kapi creates no such Secret itself, as current upstream.
  * The key ID is upstream's: the base64url SHA-256 of the public key's DER.
  */
+import { parsePrivateKey } from '../../machinery/x509.js';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -123,7 +124,7 @@ export class ServiceAccountTokens {
     }
     let signingKey: KeyObject;
     try {
-      signingKey = createPrivateKey(signingPem);
+      signingKey = parsePrivateKey(signingPem);
     } catch (err) {
       throw new Error(`failed to read service account signing key file ${JSON.stringify(opts.signingKeyFile ?? 'sa.key')}: ${(err as Error).message}`);
     }
