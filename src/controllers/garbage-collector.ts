@@ -23,7 +23,7 @@
  * informers would keep a second copy of every object.
  */
 import type { CacheEventType } from '../cache/watch-cache.js';
-import type { ApiRegistry } from '../registry/registry.js';
+import type { ApiRegistry, Endpoint, RegistryChange } from '../registry/registry.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type RestStore } from '../registry/store.js';
 import type { KObject } from '../api/object.js';
 import { deepCloneMutable } from '../machinery/json.js';
@@ -53,7 +53,11 @@ export class GarbageCollector {
   private readonly dependents = new Map<string, Map<string, ObjectRef>>();
   /** dependent uid → owner uids it was indexed under */
   private readonly ownersOf = new Map<string, string[]>();
-  private kindIndex?: { generation: number; byGroupKind: Map<string, RestStore>; byStore: Map<RestStore, ResourceClient> };
+  /**
+   * The served kinds' stores and the stores' clients, built at first use and then kept from the registry's changes
+   * (an event does not look at every endpoint: a CRD's creation among 10,000 others), with how many endpoints give each.
+   */
+  private kindIndex?: { byGroupKind: Map<string, { store: RestStore; count: number }>; byStore: Map<RestStore, { client: ResourceClient; count: number }> };
   private readonly queue: WorkQueue;
   /** The objects with queued work, by uid. */
   private readonly queued = new Map<string, ObjectRef>();
@@ -72,7 +76,14 @@ export class GarbageCollector {
       },
     });
     hub.on((store, type, obj) => this.onEvent(store, type, obj));
-    void manager.addRunnable({ start: () => {}, stop: () => this.queue.shutdown() });
+    const unwatch = registry.onChange((change) => this.registryChanged(change));
+    void manager.addRunnable({
+      start: () => {},
+      stop: () => {
+        unwatch();
+        this.queue.shutdown();
+      },
+    });
   }
 
   /** Resolves when no work is queued (for tests and benchmarks). */
@@ -172,27 +183,44 @@ export class GarbageCollector {
   }
 
   private index(): NonNullable<GarbageCollector['kindIndex']> {
-    if (!this.kindIndex || this.kindIndex.generation !== this.registry.generation) {
-      const byGroupKind = new Map<string, RestStore>();
-      const byStore = new Map<RestStore, ResourceClient>();
-      for (const ep of this.registry.all()) {
-        byGroupKind.set(`${ep.group}/${ep.names.kind}`, ep.store);
-        if (!byStore.has(ep.store)) byStore.set(ep.store, this.client.resource({ group: ep.group, version: ep.version, resource: ep.names.resource }));
-      }
-      this.kindIndex = { generation: this.registry.generation, byGroupKind, byStore };
+    if (!this.kindIndex) {
+      this.kindIndex = { byGroupKind: new Map(), byStore: new Map() };
+      for (const ep of this.registry.all()) this.indexEndpoint(ep, 1);
     }
     return this.kindIndex;
   }
 
+  private registryChanged({ added, removed }: RegistryChange): void {
+    if (!this.kindIndex) return;
+    if (removed && !removed.virtual) this.indexEndpoint(removed as Endpoint, -1);
+    if (added && !added.virtual) this.indexEndpoint(added as Endpoint, 1);
+  }
+
+  /** Counts an endpoint in (+1) or out (-1) of the kind index. */
+  private indexEndpoint(ep: Endpoint, delta: 1 | -1): void {
+    const { byGroupKind, byStore } = this.kindIndex!;
+    const kindKey = `${ep.group}/${ep.names.kind}`;
+    const kind = byGroupKind.get(kindKey);
+    if (delta > 0) byGroupKind.set(kindKey, { store: ep.store, count: (kind?.count ?? 0) + 1 });
+    else if (kind && kind.count > 1) kind.count--;
+    else byGroupKind.delete(kindKey);
+    const entry = byStore.get(ep.store);
+    if (delta > 0) {
+      if (entry) entry.count++;
+      else byStore.set(ep.store, { client: this.client.resource({ group: ep.group, version: ep.version, resource: ep.names.resource }), count: 1 });
+    } else if (entry && entry.count > 1) entry.count--;
+    else byStore.delete(ep.store);
+  }
+
   /** The client of a store's resource (any served version: the collector reads and writes metadata only). */
   private resourceOf(store: RestStore): ResourceClient | undefined {
-    return this.index().byStore.get(store);
+    return this.index().byStore.get(store)?.client;
   }
 
   /** The store serving a kind of a group, from owner references' apiVersion and kind. */
   private storeFor(apiVersion: string, kind: string): RestStore | undefined {
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
-    return this.index().byGroupKind.get(`${group}/${kind}`);
+    return this.index().byGroupKind.get(`${group}/${kind}`)?.store;
   }
 
   private async ownerState(ref: KObject, dependentNamespace: string | undefined): Promise<OwnerState> {

@@ -6,7 +6,7 @@
  * state after a restart without periodic scans.
  */
 import type { CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
-import type { ApiRegistry } from '../registry/registry.js';
+import type { ApiRegistry, RegistryChange } from '../registry/registry.js';
 import type { RestStore } from '../registry/store.js';
 import type { KObject } from '../api/object.js';
 
@@ -15,6 +15,8 @@ export type ObjectListener = (store: RestStore, type: CacheEventType, obj: KObje
 /** A runnable of the leader's Manager: it follows the stores while the manager runs. */
 export class ObjectEventHub {
   private readonly watchers = new Map<RestStore, CacheWatcher | 'starting'>();
+  /** Per store, how many served endpoints it backs (a CRD's versions share one). */
+  private readonly refs = new Map<RestStore, number>();
   private readonly listeners = new Set<ObjectListener>();
   private unsubscribe?: () => void;
 
@@ -22,12 +24,37 @@ export class ObjectEventHub {
 
   /** Follow every store; resolves once the stores served now have replayed their objects. */
   async start(): Promise<void> {
-    this.unsubscribe = this.registry.onChange(() => void this.refresh());
+    this.unsubscribe = this.registry.onChange((change) => this.changed(change));
     await this.refresh();
+  }
+
+  /** An endpoint added or removed: its store followed from its first endpoint, dropped with its last (no look at the others). */
+  private changed({ added, removed }: RegistryChange): void {
+    const storeOf = (ep: RegistryChange['added']) => (ep && !ep.virtual ? ep.store : undefined);
+    const gone = storeOf(removed);
+    const come = storeOf(added);
+    if (come === gone) return;
+    if (come) {
+      const n = (this.refs.get(come) ?? 0) + 1;
+      this.refs.set(come, n);
+      if (n === 1 && !this.watchers.has(come)) void this.follow(come);
+    }
+    if (gone) {
+      const n = (this.refs.get(gone) ?? 1) - 1;
+      if (n > 0) {
+        this.refs.set(gone, n);
+        return;
+      }
+      this.refs.delete(gone);
+      const w = this.watchers.get(gone);
+      if (w && w !== 'starting') w.close();
+      this.watchers.delete(gone);
+    }
   }
 
   stop(): void {
     this.unsubscribe?.();
+    this.refs.clear();
     for (const w of this.watchers.values()) if (w !== 'starting') w.close();
     this.watchers.clear();
   }
@@ -36,13 +63,10 @@ export class ObjectEventHub {
     this.listeners.add(listener);
   }
 
-  /** Every distinct store currently served. */
-  stores(): RestStore[] {
-    return [...new Set(this.registry.all().map((ep) => ep.store))];
-  }
-
   private async refresh(): Promise<void> {
-    const current = new Set(this.stores());
+    this.refs.clear();
+    for (const ep of this.registry.all()) this.refs.set(ep.store, (this.refs.get(ep.store) ?? 0) + 1);
+    const current = new Set(this.refs.keys());
     for (const [store, w] of this.watchers) {
       if (current.has(store)) continue;
       if (w !== 'starting') w.close();
@@ -63,7 +87,10 @@ export class ObjectEventHub {
           return true;
         },
         onClose: () => {
-          if (this.watchers.get(store) === watcher) this.watchers.delete(store);
+          if (this.watchers.get(store) !== watcher) return;
+          this.watchers.delete(store);
+          // Ended by the cache (a CRD's new schema ends its watches): followed again while it is served.
+          if (this.refs.has(store)) queueMicrotask(() => void (this.refs.has(store) && !this.watchers.has(store) && this.follow(store)));
         },
       },
     );

@@ -19,6 +19,8 @@ import type { Storage } from '../storage/types.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { KeyedSerializer } from '../util/keyed-serializer.js';
 import { desiredState, isConditionTrue } from './naming.js';
+import { AcceptedNamesIndex } from '../apis/apiextensions/names.js';
+import type { CustomResourceDefinitionV1 } from '../api/apiextensions.js';
 import type { CrdFinalizer } from './finalizer.js';
 import { customResourceEndpoints, newCustomResourceStore, resourceNamesOf } from './serving.js';
 import { customResourceOptions, customResourceStrategy } from './custom-resource-strategy.js';
@@ -33,6 +35,8 @@ interface Serving {
 
 export class CrdController {
   private readonly servings = new Map<string, Serving>();
+  /** The CRDs' accepted names by group, from the cache's events (naming looks names up, not every CRD). */
+  private readonly names = new AcceptedNamesIndex();
   private readonly serializer = new KeyedSerializer((name, err) => {
     // Another replica wrote the same CRD first: look again (its write brings an event too).
     if ((err as { code?: number }).code === 409) void this.sync(name);
@@ -58,7 +62,9 @@ export class CrdController {
 
   async start(): Promise<void> {
     await this.crds.start();
-    const initial = this.crds.cache.list().items.map((e) => e.object.metadata.name as string);
+    const listed = this.crds.cache.list().items.map((e) => e.object);
+    for (const crd of listed) this.names.set(crd as CustomResourceDefinitionV1);
+    const initial = listed.map((o) => o.metadata.name as string);
     await Promise.all(initial.map((name) => this.sync(name)));
     this.watcher = this.crds.cache.watch(
       { afterRevision: this.crds.cache.currentRevision },
@@ -93,18 +99,13 @@ export class CrdController {
   }
 
   private onCrdEvent(type: CacheEventType, crd: KObject): void {
+    if (type === 'DELETED') this.names.remove(crd.metadata.name);
+    else this.names.set(crd as CustomResourceDefinitionV1);
     void this.sync(crd.metadata.name);
     if (type === 'DELETED') {
       // A name it held may now be free for another CRD of its group.
-      for (const other of this.crdsInGroup(crd.spec?.group)) void this.sync(other.metadata.name);
+      for (const other of this.names.members(crd.spec?.group)) void this.sync(other);
     }
-  }
-
-  private crdsInGroup(group: string): KObject[] {
-    return this.crds.cache
-      .list()
-      .items.map((e) => e.object)
-      .filter((o) => o.spec?.group === group);
   }
 
   private async reconcile(name: string): Promise<void> {
@@ -118,8 +119,8 @@ export class CrdController {
     const serving = this.servings.get(name);
     if (serving && serving.uid !== crd.metadata.uid) this.stopServing(name); // deleted and created again
 
-    const others = this.crdsInGroup(crd.spec.group).filter((o) => o.metadata.name !== name);
-    const desired = desiredState(crd, others);
+    // The other CRDs of its group as the cache has them, through their accepted names.
+    const desired = desiredState(crd, this.names);
     if (!deepEqual(desired.status, crd.status)) crd = await this.writeStatus(name, desired.status);
 
     if (isConditionTrue(crd, 'NamesAccepted') || isConditionTrue(crd, 'Established')) this.serve(crd);

@@ -3,7 +3,7 @@
  * package run in upstream's order: naming (accepted names, NamesAccepted),
  * establishing (Established), API approval, and Terminating while it is deleted.
  */
-import { establish, reconcileAPIApproval, reconcileNames, removeCondition, setCondition } from '../apis/apiextensions/names.js';
+import { AcceptedNamesIndex, establish, reconcileAPIApproval, reconcileNames, removeCondition, setCondition } from '../apis/apiextensions/names.js';
 import { aggregateMessage, field, type FieldError } from '../machinery/field-errors.js';
 import { validateStructuralSchema } from '../schema/crd-hook.js';
 import type { CustomResourceDefinitionV1 } from '../api/apiextensions.js';
@@ -32,8 +32,8 @@ function structuralViolations(crd: KObject): FieldError[] {
 }
 
 /** The CRD with the status its controllers would give it (a copy; the input is not changed). */
-export function desiredState(crd: KObject, others: KObject[]): KObject {
-  const siblings = others as CustomResourceDefinitionV1[];
+export function desiredState(crd: KObject, others: KObject[] | AcceptedNamesIndex): KObject {
+  const siblings = others instanceof AcceptedNamesIndex ? others : (others as CustomResourceDefinitionV1[]);
   let cur = deepCloneMutable(crd) as CustomResourceDefinitionV1;
   cur = reconcileNames(cur, siblings) ?? cur;
   cur = establish(cur) ?? cur;

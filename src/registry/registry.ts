@@ -156,19 +156,29 @@ export interface Endpoint extends ServedResource {
   otherVersion?: VersionConverter;
 }
 
+/** What changed in the registry: an endpoint added (and the one it replaced), or removed; neither: discovery only (`touch`). */
+export interface RegistryChange {
+  added?: Endpoint | VirtualEndpoint | ProxiedEndpoint;
+  removed?: Endpoint | VirtualEndpoint | ProxiedEndpoint;
+}
+
 export class ApiRegistry {
   private readonly endpoints = new Map<string, Endpoint | VirtualEndpoint | ProxiedEndpoint>();
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(change: RegistryChange) => void>();
   /** Bumped on every change; discovery caches by it. */
   generation = 0;
 
   add(ep: Endpoint | VirtualEndpoint | ProxiedEndpoint): void {
-    this.endpoints.set(key(ep.group, ep.version, ep.names.resource), ep);
-    this.changed();
+    const k = key(ep.group, ep.version, ep.names.resource);
+    const replaced = this.endpoints.get(k);
+    this.endpoints.set(k, ep);
+    this.changed({ added: ep, removed: replaced });
   }
 
   remove(group: string, version: string, resource: string): void {
-    if (this.endpoints.delete(key(group, version, resource))) this.changed();
+    const k = key(group, version, resource);
+    const removed = this.endpoints.get(k);
+    if (removed && this.endpoints.delete(k)) this.changed({ removed });
   }
 
   /** The endpoint a request is routed to, stored or virtual. */
@@ -196,17 +206,18 @@ export class ApiRegistry {
 
   /** What discovery shows changed though no route did (an aggregated backend became available or unavailable). */
   touch(): void {
-    this.changed();
+    this.changed({});
   }
 
-  onChange(listener: () => void): () => void {
+  /** Told of every change, with what changed (a listener that keeps an index need not look at every endpoint). */
+  onChange(listener: (change: RegistryChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private changed(): void {
+  private changed(change: RegistryChange): void {
     this.generation++;
-    for (const l of this.listeners) l();
+    for (const l of this.listeners) l(change);
   }
 }
 

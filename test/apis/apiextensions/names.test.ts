@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  AcceptedNamesIndex,
   apiApprovalCondition,
   calculateNamesAndConditions,
   compareKubeAwareVersionStrings,
@@ -121,6 +122,31 @@ describe('name conflicts (A-06, A-07)', () => {
     const result = calculateNamesAndConditions(crd, [register(created(noxu2()), [crd])]);
     assert.deepEqual(result.acceptedNames.shortNames, ['foo', 'new']);
     assert.equal(result.established.status, 'True');
+  });
+
+  it('decides the same from the index of accepted names as from the list of CRDs, as CRDs come and go', () => {
+    const first = register(created(noxu()));
+    const other = register(created(noxu()));
+    other.metadata!.name = 'noxus.othergroup.example.com';
+    other.spec!.group = 'othergroup.example.com';
+    const clash = created(noxu2());
+    clash.spec!.names = { plural: 'noxus', singular: 'x', shortNames: ['foo'], kind: 'WishIHadChosenNoxu', listKind: 'NoxuItemList' };
+    const index = new AcceptedNamesIndex();
+    // The index as the cache has them: the clashing CRD itself is in it too (its own names never conflict).
+    for (const crd of [first, other, clash]) index.set(crd);
+    assert.deepEqual(calculateNamesAndConditions(clash, index), calculateNamesAndConditions(clash, [first, other]));
+    assert.equal(calculateNamesAndConditions(clash, index).namesAccepted.reason, 'ListKindConflict');
+    assert.deepEqual(index.members('mygroup.example.com').sort(), [clash.metadata!.name, first.metadata!.name].sort());
+    // The first goes: its names are free.
+    index.remove(first.metadata!.name!);
+    assert.deepEqual(calculateNamesAndConditions(clash, index), calculateNamesAndConditions(clash, [other]));
+    assert.equal(calculateNamesAndConditions(clash, index).namesAccepted.status, 'True');
+    // A CRD's own accepted names, changed since the index saw it, count as they are now.
+    const renamed = register(created(noxu()));
+    index.set(renamed);
+    const next = structuredClone(renamed);
+    next.spec!.names!.shortNames = ['foo', 'new'];
+    assert.deepEqual(calculateNamesAndConditions(next, index), calculateNamesAndConditions(next, []));
   });
 });
 
