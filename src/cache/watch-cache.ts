@@ -186,7 +186,7 @@ export class WatchCache<T> {
   async waitUntilFresh(revision: number, timeoutMs = 3000): Promise<void> {
     this.catchUp();
     if (this.revision >= revision) return;
-    this.handle?.requestProgress?.();
+    this.askProgress();
     await new Promise<void>((resolve, reject) => {
       const waiter = {
         revision,
@@ -298,6 +298,8 @@ export class WatchCache<T> {
   stop(): void {
     this.stopped = true;
     this.handle?.close();
+    // A stopped cache hears of no progress: its revision stays where its contents are.
+    this.handle = undefined;
     if (this.bookmarkTimer) clearInterval(this.bookmarkTimer);
     for (const w of [...this.watchers]) this.dropWatcher(w);
   }
@@ -316,6 +318,8 @@ export class WatchCache<T> {
       progressOnDemand: true,
       onError: (err) => this.restart(err),
     });
+    // Waiters from before a relist: the new revision may be theirs, and later commits are asked to tell.
+    this.releaseWaiters();
     const interval = this.options.bookmarkIntervalMs ?? 60_000;
     if (interval > 0 && !this.bookmarkTimer) {
       this.bookmarkTimer = setInterval(() => this.sendBookmarks(), interval);
@@ -362,6 +366,11 @@ export class WatchCache<T> {
     this.releaseWaiters();
   }
 
+  /** Progress at the next commit, from a store that tells it on demand only (etcd tells it anyway). */
+  private askProgress(): void {
+    if (this.handle?.revision) this.handle.requestProgress?.();
+  }
+
   private releaseWaiters(): void {
     if (this.waiters.length === 0) return;
     const due = this.waiters.filter((w) => w.revision <= this.revision);
@@ -370,7 +379,7 @@ export class WatchCache<T> {
       for (const w of due) w.resolve();
     }
     // Still waiting: told of the next commit too.
-    if (this.waiters.length > 0) this.handle?.requestProgress?.();
+    if (this.waiters.length > 0) this.askProgress();
   }
 
   private toCacheEvent(e: WatchEvent): CacheEvent<T> {

@@ -57,7 +57,7 @@ export class GarbageCollector {
    * The served kinds' stores and the stores' clients, built at first use and then kept from the registry's changes
    * (an event does not look at every endpoint: a CRD's creation among 10,000 others), with how many endpoints give each.
    */
-  private kindIndex?: { byGroupKind: Map<string, { store: RestStore; count: number }>; byStore: Map<RestStore, { client: ResourceClient; count: number }> };
+  private kindIndex?: { byGroupKind: Map<string, { store: RestStore; count: number }>; byStore: Map<RestStore, { endpoints: Set<Endpoint>; client?: { from: Endpoint; client: ResourceClient } }> };
   private readonly queue: WorkQueue;
   /** The objects with queued work, by uid. */
   private readonly queued = new Map<string, ObjectRef>();
@@ -206,15 +206,24 @@ export class GarbageCollector {
     else byGroupKind.delete(kindKey);
     const entry = byStore.get(ep.store);
     if (delta > 0) {
-      if (entry) entry.count++;
-      else byStore.set(ep.store, { client: this.client.resource({ group: ep.group, version: ep.version, resource: ep.names.resource }), count: 1 });
-    } else if (entry && entry.count > 1) entry.count--;
-    else byStore.delete(ep.store);
+      if (entry) entry.endpoints.add(ep);
+      else byStore.set(ep.store, { endpoints: new Set([ep]) });
+    } else if (entry) {
+      entry.endpoints.delete(ep);
+      if (entry.endpoints.size === 0) byStore.delete(ep.store);
+    }
   }
 
   /** The client of a store's resource (any served version: the collector reads and writes metadata only). */
   private resourceOf(store: RestStore): ResourceClient | undefined {
-    return this.index().byStore.get(store)?.client;
+    const entry = this.index().byStore.get(store);
+    if (!entry) return undefined;
+    // Through a version served now (a client made from one no longer served would find nothing).
+    if (!entry.client || !entry.endpoints.has(entry.client.from)) {
+      const from = entry.endpoints.values().next().value!;
+      entry.client = { from, client: this.client.resource({ group: from.group, version: from.version, resource: from.names.resource }) };
+    }
+    return entry.client.client;
   }
 
   /** The store serving a kind of a group, from owner references' apiVersion and kind. */

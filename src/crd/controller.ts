@@ -36,7 +36,8 @@ interface Serving {
 export class CrdController {
   private readonly servings = new Map<string, Serving>();
   /** The CRDs' accepted names by group, from the cache's events (naming looks names up, not every CRD). */
-  private readonly names = new AcceptedNamesIndex();
+  private names = new AcceptedNamesIndex();
+  private stopped = false;
   private readonly serializer = new KeyedSerializer((name, err) => {
     // Another replica wrote the same CRD first: look again (its write brings an event too).
     if ((err as { code?: number }).code === 409) void this.sync(name);
@@ -62,20 +63,36 @@ export class CrdController {
 
   async start(): Promise<void> {
     await this.crds.start();
-    const listed = this.crds.cache.list().items.map((e) => e.object);
-    for (const crd of listed) this.names.set(crd as CustomResourceDefinitionV1);
-    const initial = listed.map((o) => o.metadata.name as string);
+    const initial = this.follow();
     await Promise.all(initial.map((name) => this.sync(name)));
+  }
+
+  /**
+   * The CRDs as the cache has them now, into the names index, and a watch from that same revision (opened before
+   * anything is reconciled: no change is missed); the watch closed by the cache (a relist) starts this again.
+   */
+  private follow(): string[] {
+    const listed = this.crds.cache.list();
+    this.names = new AcceptedNamesIndex();
+    for (const e of listed.items) this.names.set(e.object as CustomResourceDefinitionV1);
     this.watcher = this.crds.cache.watch(
-      { afterRevision: this.crds.cache.currentRevision },
+      { afterRevision: listed.revision },
       {
         onEvent: (type: CacheEventType, event: CacheEvent<KObject>) => {
           this.onCrdEvent(type, event.object);
           return true;
         },
-        onClose: () => {},
+        onClose: () => {
+          if (this.stopped) return;
+          // Watched again once the cache has listed again; every CRD is reconciled against what it holds.
+          void this.crds.start().then(() => {
+            if (this.stopped) return;
+            for (const name of this.follow()) void this.sync(name);
+          });
+        },
       },
     );
+    return listed.items.map((e) => e.object.metadata.name as string);
   }
 
   /** The finalizer of the leader's term (undefined: this replica does not lead); it finds the CRDs being deleted itself. */
@@ -89,6 +106,7 @@ export class CrdController {
   }
 
   stop(): void {
+    this.stopped = true;
     this.watcher?.close();
     for (const name of [...this.servings.keys()]) this.stopServing(name);
   }
@@ -113,15 +131,23 @@ export class CrdController {
     try {
       crd = await this.crds.get(undefined, name);
     } catch (err) {
-      if ((err as { code?: number }).code === 404) return this.stopServing(name);
+      if ((err as { code?: number }).code === 404) {
+        // Gone: its names are free (a reconcile that read it before the delete may have indexed it again).
+        this.names.remove(name);
+        return this.stopServing(name);
+      }
       throw err;
     }
     const serving = this.servings.get(name);
     if (serving && serving.uid !== crd.metadata.uid) this.stopServing(name); // deleted and created again
+    this.names.set(crd as CustomResourceDefinitionV1);
 
     // The other CRDs of its group as the cache has them, through their accepted names.
     const desired = desiredState(crd, this.names);
-    if (!deepEqual(desired.status, crd.status)) crd = await this.writeStatus(name, desired.status);
+    if (!deepEqual(desired.status, crd.status)) {
+      crd = await this.writeStatus(name, desired.status);
+      this.names.set(crd as CustomResourceDefinitionV1);
+    }
 
     if (isConditionTrue(crd, 'NamesAccepted') || isConditionTrue(crd, 'Established')) this.serve(crd);
     else this.stopServing(name);

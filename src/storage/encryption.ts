@@ -214,13 +214,20 @@ export class EncryptingStorage implements Storage {
   }
 
   watch(prefix: string, afterRevision: number, listener: WatchListener): WatchHandle {
-    return this.inner.watch(prefix, afterRevision, {
+    let failed = false;
+    // Events of the history may come while the inner watch is being made, before its handle is returned.
+    let handle: WatchHandle | undefined;
+    const inner = this.inner.watch(prefix, afterRevision, {
       onEvents: (events) => {
+        if (failed) return;
         let opened;
         try {
           opened = events.map((e) => ({ ...e, kv: this.open(e.kv), prevKv: this.open(e.prevKv) }));
           for (const e of events) if (e.type === 'DELETE') this.stale.delete(e.kv.key);
         } catch (err) {
+          // The watch ends here: the inner one is closed, so a listener that watches again hears each event once.
+          failed = true;
+          handle?.close();
           listener.onError(err as Error);
           return;
         }
@@ -230,6 +237,9 @@ export class EncryptingStorage implements Storage {
       progressOnDemand: listener.progressOnDemand,
       onError: (err) => listener.onError(err),
     });
+    handle = inner;
+    if (failed) inner.close();
+    return inner;
   }
 
   currentRevision(): Promise<number> {

@@ -178,10 +178,12 @@ export class LogStore implements Storage {
       },
     };
     if (this.closed) {
+      watcher.closed = true;
       queueMicrotask(() => listener.onError(new StorageUnavailableError('storage is closed')));
       return handle;
     }
     if (afterRevision < this.compactRevision) {
+      watcher.closed = true;
       const err = new CompactedError(afterRevision, this.compactRevision);
       queueMicrotask(() => listener.onError(err));
       return handle;
@@ -370,6 +372,9 @@ export class LogStore implements Storage {
   }
 
   private broadcast(events: WatchEvent[]): void {
+    // Those that asked before this commit are told of it; asking while it is delivered is for the next one.
+    const asked = this.progressOnce;
+    if (asked.size > 0) this.progressOnce = new Set();
     // Each prefix watch's share of the events, in order: found through the '/'-ended prefixes of each key.
     const shares = new Map<Watcher, WatchEvent[]>();
     if (this.byPrefix.size > 0) {
@@ -394,11 +399,7 @@ export class LogStore implements Storage {
     // Progress for the watches that hear it at every commit and had no events in this one.
     for (const w of this.progressed) if (!shares.has(w) && !w.closed) this.deliver(w, [], this.revision);
     this.delivered = this.revision;
-    if (this.progressOnce.size > 0) {
-      const asked = this.progressOnce;
-      this.progressOnce = new Set();
-      for (const w of asked) if (!shares.has(w) && !w.closed) this.tellProgress(w, this.revision);
-    }
+    for (const w of asked) if (!shares.has(w) && !w.closed) this.tellProgress(w, this.revision);
   }
 
   private tellProgress(w: Watcher, revision: number): void {
