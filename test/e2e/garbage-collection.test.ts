@@ -87,6 +87,37 @@ describe('garbage collection', () => {
     assert.ok(await exists(`${CM}/two-owners`));
   });
 
+  it('keeps the dependents of a live owner whose resource stops serving a version (its first)', async () => {
+    const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.gc.example.com' },
+      spec: {
+        group: 'gc.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+        versions: ['v1alpha1', 'v1beta1', 'v1'].map((name) => ({ name, served: true, storage: name === 'v1', schema })),
+      },
+    };
+    assert.equal((await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status, 201);
+    const gadgets = '/apis/gc.example.com/v1/namespaces/default/gadgets';
+    await until('gadgets served', async () => (await status(gadgets)) === 200);
+    const made = await s.request('POST', gadgets, { body: { apiVersion: 'gc.example.com/v1', kind: 'Gadget', metadata: { name: 'g' } } });
+    assert.equal(made.status, 201, made.text);
+    await dependent('gadget-dep', [ref(made.json)]);
+    await s.kapi.gcIdle();
+    const current = (await s.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.gc.example.com')).json;
+    current.spec.versions[0].served = false;
+    assert.equal((await s.request('PUT', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.gc.example.com', { body: current })).status, 200);
+    await until('v1alpha1 no longer served', async () => (await status('/apis/gc.example.com/v1alpha1/namespaces/default/gadgets')) === 404);
+    // A new dependent: the collector looks its owner up, alive, through a version still served.
+    await dependent('gadget-dep-2', [ref(made.json)]);
+    await s.kapi.gcIdle();
+    assert.ok(await exists(`${CM}/gadget-dep-2`), 'the dependent of a live owner stays');
+    assert.ok(await exists(`${CM}/gadget-dep`));
+  });
+
   it('never collects a cluster-scoped object that names a namespaced owner (upstream reports it and leaves it)', async () => {
     const owner = await s.request('POST', CM, { body: { metadata: { name: 'ns-owner' } } });
     assert.equal(owner.status, 201);
