@@ -36,10 +36,11 @@ export function lineDiff(before: string, after: string): DiffLine[] {
         out.push({ op: 'same', text: midA[i] });
         i++;
         j++;
-      } else if (j < m && (i === n || lcs[i * (m + 1) + j + 1] >= lcs[(i + 1) * (m + 1) + j])) {
-        out.push({ op: 'add', text: midB[j++] });
-      } else {
+      } else if (i < n && (j === m || lcs[(i + 1) * (m + 1) + j] >= lcs[i * (m + 1) + j + 1])) {
+        // What goes before what comes, as diff prints them.
         out.push({ op: 'del', text: midA[i++] });
+      } else {
+        out.push({ op: 'add', text: midB[j++] });
       }
     }
   }

@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { EditorView, basicSetup } from 'codemirror';
 import { EditorState } from '@codemirror/state';
 import { yaml as yamlLanguage } from '@codemirror/lang-yaml';
-import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
+import { linter, lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { autocompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { parse, stringify } from 'yaml';
 import { ApiError, get, request, resourcePath, type Obj } from './api.js';
@@ -197,7 +197,10 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
   const doReview = async () => {
     setBusy(true);
     setSaved(false);
-    setReview(await apply(resource, namespace, text(), { dryRun: true }));
+    const outcome = await apply(resource, namespace, text(), { dryRun: true });
+    // The editor's marks say what this review found (the as-you-type check may not have run since the last edit).
+    if (view.current) view.current.dispatch(setDiagnostics(view.current.state, outcome.diagnostics));
+    setReview(outcome);
     setBusy(false);
   };
   const doApply = async (force = false) => {

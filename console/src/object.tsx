@@ -7,6 +7,7 @@ import { href } from './route.js';
 import { Conditions, ErrorNote } from './parts.js';
 
 type Tab = 'summary' | 'yaml' | 'events';
+const TABS: Tab[] = ['summary', 'yaml', 'events'];
 
 export function ObjectPage({ resource, resources, namespace, name }: { resource: Resource; resources: Resource[]; namespace?: string; name: string }) {
   const [obj, setObj] = useState<Obj | undefined>();
@@ -63,6 +64,16 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
   if (error) return <ErrorNote error={error} />;
   if (!obj) return <p class="loading">Loading…</p>;
   const meta = obj.metadata ?? {};
+  // The tabs as WAI-ARIA's pattern has them: arrow keys, Home and End move between them.
+  const tabKeys = (e: KeyboardEvent) => {
+    const at = TABS.indexOf(tab);
+    const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: TABS.length - 1 }[e.key];
+    if (next === undefined) return;
+    e.preventDefault();
+    const t = TABS[(next + TABS.length) % TABS.length];
+    setTab(t);
+    document.getElementById(`tab-${t}`)?.focus();
+  };
   const remove = async () => {
     if (!confirm(`Delete ${resource.kind} ${name}?`)) return;
     try {
@@ -91,13 +102,23 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
           </button>
         )}
       </div>
-      <div role="tablist" aria-label="Views of the object" class="tabs">
-        {(['summary', 'yaml', 'events'] as Tab[]).map((t) => (
-          <button key={t} role="tab" type="button" aria-selected={tab === t} onClick={() => setTab(t)}>
+      <div role="tablist" aria-label="Views of the object" class="tabs" onKeyDown={tabKeys}>
+        {TABS.map((t) => (
+          <button
+            key={t}
+            id={`tab-${t}`}
+            role="tab"
+            type="button"
+            aria-selected={tab === t}
+            aria-controls="tabpanel"
+            tabIndex={tab === t ? 0 : -1}
+            onClick={() => setTab(t)}
+          >
             {t === 'summary' ? 'Summary' : t === 'yaml' ? 'YAML' : `Events${events ? ` (${events.length})` : ''}`}
           </button>
         ))}
       </div>
+      <div id="tabpanel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
       {tab === 'yaml' && (
         <pre class="yaml" tabIndex={0} aria-label="The object as YAML">
           {stringify(obj)}
@@ -198,6 +219,7 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
           </table>
         </div>
       )}
+      </div>
     </>
   );
 }

@@ -214,20 +214,19 @@ export class EncryptingStorage implements Storage {
   }
 
   watch(prefix: string, afterRevision: number, listener: WatchListener): WatchHandle {
-    let failed = false;
     // Events of the history may come while the inner watch is being made, before its handle is returned.
-    let handle: WatchHandle | undefined;
+    const state: { failed: boolean; handle?: WatchHandle } = { failed: false };
     const inner = this.inner.watch(prefix, afterRevision, {
       onEvents: (events) => {
-        if (failed) return;
+        if (state.failed) return;
         let opened;
         try {
           opened = events.map((e) => ({ ...e, kv: this.open(e.kv), prevKv: this.open(e.prevKv) }));
           for (const e of events) if (e.type === 'DELETE') this.stale.delete(e.kv.key);
         } catch (err) {
           // The watch ends here: the inner one is closed, so a listener that watches again hears each event once.
-          failed = true;
-          handle?.close();
+          state.failed = true;
+          state.handle?.close();
           listener.onError(err as Error);
           return;
         }
@@ -237,8 +236,8 @@ export class EncryptingStorage implements Storage {
       progressOnDemand: listener.progressOnDemand,
       onError: (err) => listener.onError(err),
     });
-    handle = inner;
-    if (failed) inner.close();
+    state.handle = inner;
+    if (state.failed) inner.close();
     return inner;
   }
 

@@ -147,7 +147,11 @@ describe('the web console', () => {
     await page.getByText('from-kubectl', { exact: false }).first().waitFor();
     await editor.click();
     await page.keyboard.press('Control+End');
-    await page.keyboard.type('\n  replicas: 50');
+    // Completion from the schema: spec's fields, with their types.
+    await page.keyboard.type('\n  rep');
+    await page.locator('.cm-tooltip-autocomplete').getByText('replicas').waitFor();
+    await page.keyboard.press('Escape');
+    await page.keyboard.type('licas: 50');
     // The server's dry run, on the line it concerns.
     const marked = page.locator('.cm-lintRange-error');
     await marked.first().waitFor();
@@ -192,6 +196,12 @@ describe('the web console', () => {
     await page.goto(`${s.kapi.url}/console/#/o/stable.example.com/v1/crontabs/default/my-new-cron-object`);
     await page.getByRole('tab', { name: 'Summary' }).waitFor();
     await page.getByText('Managed fields').waitFor();
+    // The tabs by keyboard: the YAML view shows the object.
+    await page.getByRole('tab', { name: 'Summary' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await page.getByRole('tabpanel').getByText('cronSpec').waitFor();
+    assert.equal(await page.getByRole('tab', { name: 'YAML' }).getAttribute('aria-selected'), 'true');
+    await page.keyboard.press('ArrowLeft');
     assert.equal(await page.getByRole('link', { name: 'Edit' }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Delete' }).count(), 0);
     await shot(page, 'read-only');
