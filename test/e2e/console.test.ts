@@ -140,6 +140,12 @@ describe('the web console', () => {
     await row.waitFor();
     assert.match((await row.getAttribute('class')) ?? '', /mark-added/, 'a new row is shown as added');
     await shot(page, 'list');
+    // The system's dark scheme: the page follows it.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+    assert.equal(background, 'rgb(13, 17, 23)');
+    await shot(page, 'list-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await page.goto(`${s.kapi.url}/console/#/edit/stable.example.com/v1/crontabs/default/from-kubectl`);
     const editor = page.locator('.cm-content');
