@@ -26,13 +26,15 @@ export class CachedResourceClient<T extends KObject = KObject, In extends KObjec
     private readonly cache: () => Promise<Informer>,
     /** The only namespace the informer holds (the manager's), if it holds one only. */
     private readonly cacheNamespace?: string,
+    /** Whether reads may use the cache (false once the manager stopped: its informers are gone, none is started again). */
+    private readonly caching: () => boolean = () => true,
   ) {
     super(client, gvr);
   }
 
   /** Whether the cache holds what a read of `namespace` asks for (all namespaces, for a cluster-wide read). */
   private covers(namespace: string | undefined): boolean {
-    return this.cacheNamespace === undefined || namespace === this.cacheNamespace;
+    return this.caching() && (this.cacheNamespace === undefined || namespace === this.cacheNamespace);
   }
 
   /**

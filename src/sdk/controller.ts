@@ -446,6 +446,8 @@ export class Manager {
         return informer;
       },
       holds,
+      // A stopped manager reads from the server: a read never starts an informer nobody would stop.
+      () => !this.stopping,
     );
   }
 

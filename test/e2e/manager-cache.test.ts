@@ -108,6 +108,34 @@ describe('kapi/sdk: reads from the Manager\'s cache', () => {
     }
   });
 
+  it('reads from the server once the manager has stopped, and starts no informer then', async () => {
+    const requests = async (verb: string) => {
+      const text = await new Promise<string>((resolve, reject) => {
+        const req = get(`${s.url}/metrics`, { ca: s.caCertPem, headers: { authorization: `Bearer ${s.adminToken}` }, timeout: 10_000 }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('end', () => resolve(body));
+        });
+        req.on('error', reject);
+      });
+      let n = 0;
+      const line = new RegExp(`^apiserver_request_total\\{verb="${verb}",.*resource="limitranges"`);
+      for (const l of text.split('\n')) if (line.test(l)) n += Number(l.split(' ').pop());
+      return n;
+    };
+    const stopped = new Manager(s.client('stopped-reader'));
+    await stopped.start();
+    await stopped.stop();
+    const limits = stopped.resource({ group: '', version: 'v1', resource: 'limitranges' });
+    const [gets, lists] = [await requests('GET'), await requests('LIST')];
+    await assert.rejects(limits.get('default', 'none'), (err: StatusError) => err.code === 404);
+    assert.equal((await limits.list('default')).items.length, 0);
+    // The server answered both (a started informer would have listed once, then answered from memory).
+    assert.equal(await requests('GET'), gets + 1, 'the get went to the server');
+    assert.equal(await requests('LIST'), lists + 1, 'the list went to the server');
+  });
+
   it('writes to the API server, and a write shows in later reads once its event is in', async () => {
     const cms = m.resource(CONFIGMAPS);
     const made = await cms.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w' }, data: { v: '1' } });
