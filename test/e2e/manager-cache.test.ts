@@ -24,8 +24,8 @@ describe('kapi/sdk: reads from the Manager\'s cache', () => {
     await s.stop();
   });
 
-  /** The API server's count of GET requests (get and list) of ConfigMaps, from its /metrics. */
-  const serverReads = async () => {
+  /** The API server's count of requests of `verbs` on `resource`, from its /metrics. */
+  const requestCount = async (verbs: string, resource: string) => {
     const text = await new Promise<string>((resolve, reject) => {
       const req = get(`${s.url}/metrics`, { ca: s.caCertPem, headers: { authorization: `Bearer ${s.adminToken}` }, timeout: 10_000 }, (res) => {
         let body = '';
@@ -36,10 +36,13 @@ describe('kapi/sdk: reads from the Manager\'s cache', () => {
       req.on('timeout', () => req.destroy(new Error('/metrics: no answer in 10 s')));
       req.on('error', reject);
     });
+    const counted = new RegExp(`^apiserver_request_total\\{verb="(${verbs})",.*resource="${resource}"`);
     let n = 0;
-    for (const line of text.split('\n')) if (/^apiserver_request_total\{verb="(GET|LIST)",.*resource="configmaps"/.test(line)) n += Number(line.split(' ').pop());
+    for (const line of text.split('\n')) if (counted.test(line)) n += Number(line.split(' ').pop());
     return n;
   };
+  /** The API server's count of GET requests (get and list) of ConfigMaps. */
+  const serverReads = () => requestCount('GET|LIST', 'configmaps');
 
   it('answers get and list from memory, as copies, with the server\'s 404', async () => {
     const admin = s.client().resource(CONFIGMAPS);
@@ -109,21 +112,7 @@ describe('kapi/sdk: reads from the Manager\'s cache', () => {
   });
 
   it('reads from the server once the manager has stopped, and starts no informer then', async () => {
-    const requests = async (verb: string) => {
-      const text = await new Promise<string>((resolve, reject) => {
-        const req = get(`${s.url}/metrics`, { ca: s.caCertPem, headers: { authorization: `Bearer ${s.adminToken}` }, timeout: 10_000 }, (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => (body += c));
-          res.on('end', () => resolve(body));
-        });
-        req.on('error', reject);
-      });
-      let n = 0;
-      const line = new RegExp(`^apiserver_request_total\\{verb="${verb}",.*resource="limitranges"`);
-      for (const l of text.split('\n')) if (line.test(l)) n += Number(l.split(' ').pop());
-      return n;
-    };
+    const requests = (verb: string) => requestCount(verb, 'limitranges');
     const stopped = new Manager(s.client('stopped-reader'));
     await stopped.start();
     await stopped.stop();
