@@ -101,7 +101,10 @@ export interface AdmissionContext {
   resolveService: ServiceResolver;
   /** Admission hooks in the process (KapiOptions.admissionHooks). */
   hooks?: AdmissionHook[];
-  /** A plugin's configuration from --admission-control-config-file (its `configuration`, or the file its `path` names), if any. */
+  /**
+   * A plugin's configuration from --admission-control-config-file (its `configuration`, or the file its `path`
+   * names), if any; for a plugin with parseConfig, what that returned.
+   */
   pluginConfig?: (name: string) => unknown;
   /** Told of every webhook call (upstream's admission webhook metrics). */
   observeWebhook?: (name: string, type: 'admit' | 'validating', operation: string, seconds: number, outcome: { rejected: boolean; code: number; error?: 'calling_webhook_error' | 'no_error' }) => void;
@@ -114,6 +117,12 @@ export interface AdmissionPluginDefinition {
   make?(ctx: AdmissionContext): AdmissionPlugin;
   /** The stores whose watch caches the plugin decides from: started, when it is on, before the server serves. */
   caches?(ctx: AdmissionContext): RestStore[];
+  /**
+   * Reads the plugin's configuration (from --admission-control-config-file; undefined when it has none) and throws,
+   * with the message the server fails to start with, when it is wrong. Called with the other settings, before
+   * anything is opened; `make` is then given the value it returned (AdmissionContext.pluginConfig).
+   */
+  parseConfig?(config: unknown): unknown;
 }
 
 /** What --enable-admission-plugins and --disable-admission-plugins may not say (upstream's messages). */

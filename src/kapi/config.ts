@@ -86,6 +86,8 @@ export async function loadConfig(options: KapiOptions): Promise<ServerConfig> {
   if (missing.length > 0) warn(`kapi: admission plugins kapi does not have are not run: ${missing.join(', ')}`);
   const admissionPlugins = enabledAdmissionPlugins(enable, disable);
   const admissionConfig = options.admissionControlConfigFile ? readAdmissionConfiguration(options.admissionControlConfigFile) : new Map<string, unknown>();
+  // The plugins that are on read their configurations now: a wrong one stops the start before anything is opened.
+  for (const def of BUILTIN_ADMISSION) if (def.parseConfig && admissionPlugins.includes(def.name)) admissionConfig.set(def.name, def.parseConfig(admissionConfig.get(def.name)));
   let served: (r: BuiltinResource) => boolean;
   try {
     served = servedByRuntimeConfig(options.runtimeConfig ?? {}, BUILTIN_RESOURCES);

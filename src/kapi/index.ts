@@ -11,10 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { installAccess } from './access.js';
 import { installBuiltinEndpoints } from './builtin-endpoints.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type ServerConfig } from './config.js';
 import { CONTROLLERS_LEASE, startControllers } from './controllers.js';
 import { publishExtensionAuthentication, requestHeaderAuthentication } from './core-cluster.js';
-import { completeDelegation, followCoreRequestHeader } from './delegation.js';
+import { completeDelegation, followCoreRequestHeader, type Delegation } from './delegation.js';
 import type { Kapi, KapiOptions } from './options.js';
 import { customResourceDefinitionEndpoints } from '../crd/crd-endpoints.js';
 import { rbacEscalationCheck } from '../apis/rbac/escalation.js';
@@ -54,13 +54,32 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   const delegation = await completeDelegation(options, config);
   // New: the storage, the groups' endpoints, authentication, authorization, admission and the HTTP front (the CRD
   // runtime, the bootstrap objects and the caches that authorization and admission decide from are started with them).
-  const { dataDir, warn, bindAddress, tls, adminToken, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, encryption, admissionPlugins: enabledPlugins } = config;
-  const opened = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(dataDir, 'state.db'), compactIntervalMs: 60_000 }).catch((err: unknown) => {
+  const opened = await openStorageAsync(options.storage ?? { kind: 'sqlite', path: join(config.dataDir, 'state.db'), compactIntervalMs: 60_000 }).catch((err: unknown) => {
     delegation.close();
     throw err;
   });
-  const storage: Storage = encryption ? new EncryptingStorage(opened, encryption) : opened;
+  const storage: Storage = config.encryption ? new EncryptingStorage(opened, config.encryption) : opened;
+  // A step that fails after the store is open closes what the steps before it started (in the reverse order), then
+  // the store: a failed start leaves no handle, timer or watch behind in the embedder's process.
+  const started: Array<() => unknown> = [];
+  try {
+    return await assemble(options, config, delegation, storage, started);
+  } catch (err) {
+    for (const close of started.reverse()) await Promise.resolve().then(close).catch(() => {});
+    delegation.close();
+    await storage.close().catch(() => {});
+    throw err;
+  }
+}
+
+/** New and Run, on an open store; `started` is given a closer for each part as it starts. */
+async function assemble(options: KapiOptions, config: ServerConfig, delegation: Delegation, storage: Storage, started: Array<() => unknown>): Promise<Kapi> {
+  const { dataDir, warn, bindAddress, tls, adminToken, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, admissionPlugins: enabledPlugins } = config;
   const registry = new ApiRegistry();
+  // The stores' watch caches, started by the CRD runtime, the start hooks and admission.
+  started.push(() => {
+    for (const ep of registry.all()) ep.store.stop();
+  });
 
   installBuiltinEndpoints(registry, storage, serviceRanges, saTokens, enabledPlugins, config.served);
   const core = coreStores(registry);
@@ -100,6 +119,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     },
     published: { setCrd: (crd) => openapi.setCrd(crd as never), removeCrd: (name) => openapi.removeCrd(name) } });
   crdStore.sync = (name) => crds.sync(name);
+  started.push(() => crds.stop());
   await crds.start();
   // The groups' start hooks: the objects every cluster has, RBAC's bootstrap policy.
   const startContext: StartContext = {
@@ -127,6 +147,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
   let auditing: { policy: AuditPolicy; backend: AuditBackend } | undefined;
   if (auditPolicy) {
     auditing = { policy: auditPolicy, backend: options.auditBackend ?? auditLogBackend(options.auditLogPath!, warn) };
+    const backend = auditing.backend;
+    started.push(() => backend.close?.());
   } else if (options.auditLogPath) {
     warn('kapi: --audit-log-path has no effect without --audit-policy-file (as kube-apiserver: no policy, no audit)');
   }
@@ -154,6 +176,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     audit: auditing,
     console: options.console,
   });
+  started.push(() => http.close());
   followCoreRequestHeader(delegation, options, config, http);
   // Run: the loopback clients, aggregation, the controllers, the port.
   const clientFor = (id: ControllerIdentity) => new Client((req, sink) => http.loopback(req, sink), id.token, id.userAgent);
@@ -168,6 +191,7 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     intervalMs: options.apiServiceCheckIntervalMs,
     log: warn,
   }));
+  started.push(() => availability.stop());
   await availability.start();
   // Resources defined in TypeScript: their CRDs written (or brought up to date) before the first request.
   if (defined.size > 0) await writeDefinedCrds(clientFor(identities.apiserver), [...defined.values()]);
@@ -183,8 +207,10 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     controllers: options.builtinControllers ?? ['*'],
   });
   const elector = running.elector;
+  started.push(() => elector.stop());
 
   let unwatch = () => {};
+  started.push(() => unwatch());
   const stopAll = async () => {
     unwatch();
     aggregation.availability?.stop();
@@ -196,14 +222,8 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
     await storage.close();
     auditing?.backend.close?.();
   };
-  let address: AddressInfo;
-  try {
-    address = await http.listen(options.port ?? 6443, bindAddress);
-  } catch (err) {
-    // The port is taken (or the address wrong): nothing may stay open behind the error.
-    await stopAll().catch(() => {});
-    throw err;
-  }
+  // The port is taken (or the address wrong): startKapi closes what is open.
+  const address: AddressInfo = await http.listen(options.port ?? 6443, bindAddress);
   const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   const writeKubeconfig = (caCertPem: string) =>

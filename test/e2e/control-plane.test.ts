@@ -127,10 +127,12 @@ describe('kube-controller-manager and kube-scheduler against kapi', () => {
     const podsOf = async (prefix: string) => (await pods()).filter((p) => p.metadata.name.startsWith(prefix));
     // The Deployment's ReplicaSet makes 2 pods; the StatefulSet its first (the next waits for it to be Ready);
     // the DaemonSet one for the node; the Job one. The scheduler binds each to the node.
+    let seen = '';
     await until('the controllers\' pods, bound to the node', async () => {
       const all = await pods();
+      seen = all.map((p) => `${p.metadata.name} on ${p.spec.nodeName ?? 'no node'}`).join(', ');
       return all.length === 5 && all.every((p) => p.spec.nodeName === 'n1');
-    }, 30_000);
+    }, 30_000).catch((err: Error) => Promise.reject(new Error(`${err.message} (the pods: ${seen || 'none'})`)));
     const rs = await items(`/apis/apps/v1/namespaces/${ns}/replicasets`);
     assert.equal(rs.length, 1);
     assert.equal(rs[0].metadata.ownerReferences[0].name, 'web');

@@ -376,13 +376,15 @@ function significantPodUpdate(pod: KObject, old: KObject): boolean {
 export const POD_SECURITY_ADMISSION: AdmissionPluginDefinition = {
   name: 'PodSecurity',
   caches: (ctx) => [ctx.namespaces, ctx.registry.lookup('', 'v1', 'pods')?.store].filter((x) => x !== undefined),
-  make: (ctx: AdmissionContext) => {
-    let config: PodSecurityConfig;
+  parseConfig: (doc) => {
     try {
-      config = parsePodSecurityConfig(ctx.pluginConfig?.('PodSecurity'));
+      return parsePodSecurityConfig(doc);
     } catch (err) {
       throw new Error(`PodSecurity invalid: ${(err as Error).message}`);
     }
+  },
+  make: (ctx: AdmissionContext) => {
+    const config = (ctx.pluginConfig?.('PodSecurity') as PodSecurityConfig | undefined) ?? DEFAULT_CONFIG;
     const namespaces = ctx.namespaces;
     const namespaceOf = async (name: string): Promise<KObject | undefined> => {
       if (ctx.coreNamespaces) return ctx.coreNamespaces(name);
