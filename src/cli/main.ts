@@ -43,6 +43,7 @@ interface ServeOptions {
   proxyClientCertFile?: string;
   authenticationKubeconfig?: string;
   kubeconfig?: string;
+  servingCertService?: string;
   authorizationKubeconfig?: string;
   proxyClientKeyFile?: string;
   requestheaderAllowedNames?: string;
@@ -92,6 +93,13 @@ function count(flag: string, value: string): number {
   return Number(value);
 }
 
+/** A `namespace/name` flag value, both parts DNS labels. */
+function namespacedName(flag: string, value: string): { namespace: string; name: string } {
+  const m = /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$/.exec(value);
+  if (!m) throw new Error(`invalid value ${JSON.stringify(value)} for ${flag}: must be <namespace>/<name>`);
+  return { namespace: m[1], name: m[3] };
+}
+
 function duration(flag: string, value: string): number {
   const ms = parseGoDuration(value);
   if (ms === undefined || ms < 0) throw new Error(`invalid value "${value}" for ${flag}: must be a duration such as 60s or 1m0s`);
@@ -117,6 +125,7 @@ program
   .option('--tls-san <names>', 'more DNS names or IP addresses for the certificate kapi makes (comma-separated, repeatable)', collect, [])
   .option('--client-ca-file <file>', "CA certificates whose client certificates authenticate (Common Name: user, Organizations: groups), besides kapi's own")
   .option('--kubeconfig <file>', 'the core cluster whose namespaces count (behind an aggregator): objects only go into namespaces it has')
+  .option('--serving-cert-service <namespace/name>', "with --kubeconfig: the core cluster's Service that routes to kapi; kapi serves a certificate for it, kept in the Secret <name>-cert there, and writes its CA into the APIServices that route to it")
   .option('--authentication-kubeconfig <file>', 'the core cluster that reviews tokens kapi does not know (TokenReview), and whose extension-apiserver-authentication ConfigMap gives the request-header settings')
   .option('--authorization-kubeconfig <file>', "the core cluster asked (SubjectAccessReview) about what kapi's own authorizer does not allow")
   .option('--proxy-client-cert-file <file>', 'the client certificate presented to aggregated API servers (APIServices with a service)')
@@ -203,6 +212,7 @@ program
       proxyClientCertFile: opts.proxyClientCertFile,
       authenticationKubeconfig: opts.authenticationKubeconfig,
       coreKubeconfig: opts.kubeconfig,
+      servingCertService: opts.servingCertService === undefined ? undefined : namespacedName('--serving-cert-service', opts.servingCertService),
       authorizationKubeconfig: opts.authorizationKubeconfig,
       proxyClientKeyFile: opts.proxyClientKeyFile,
       requestHeader: opts.requestheaderClientCaFile

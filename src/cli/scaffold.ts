@@ -595,6 +595,9 @@ export function buildConfig(dir: string, opts: { image: string; namespace?: stri
           { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
           // The apiserver follows the cluster's namespaces (--kubeconfig=in-cluster).
           { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+          // It writes its CA into its own APIServices (--serving-cert-service), and follows them for new ones.
+          { apiGroups: ['apiregistration.k8s.io'], resources: ['apiservices'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: ['apiregistration.k8s.io'], resources: ['apiservices'], verbs: ['update'], resourceNames: groups.map((gv) => `${gv.split('/')[1]}.${gv.split('/')[0]}`) },
         ],
       },
       {
@@ -631,6 +634,8 @@ export function buildConfig(dir: string, opts: { image: string; namespace?: stri
                     '--authentication-kubeconfig=in-cluster',
                     '--authorization-kubeconfig=in-cluster',
                     '--kubeconfig=in-cluster',
+                    // Its certificate, shared by the replicas, in the Secret ${name}-apiserver-cert; its CA in the APIServices.
+                    `--serving-cert-service=${ns}/${name}-apiserver`,
                     ...(etcd ? [`--etcd-servers=http://etcd.${ns}.svc:2379`] : []),
                   ],
                   ports: [{ name: 'https', containerPort: 6443 }],
@@ -694,7 +699,7 @@ export function buildConfig(dir: string, opts: { image: string; namespace?: stri
         apiVersion: 'apiregistration.k8s.io/v1',
         kind: 'APIService',
         metadata: { name: `${version}.${group}` },
-        spec: { group, version, groupPriorityMinimum: 2000, versionPriority: 10, service: { name: `${name}-apiserver`, namespace: ns, port: 443 }, insecureSkipTLSVerify: true },
+        spec: { group, version, groupPriorityMinimum: 2000, versionPriority: 10, service: { name: `${name}-apiserver`, namespace: ns, port: 443 } },
       };
     }),
     ...(etcd

@@ -2,13 +2,15 @@
  * The Complete step of a start: what kapi behind an aggregator takes from its core cluster before it can serve.
  * The clients of the core cluster's reviews (--authentication-kubeconfig, --authorization-kubeconfig), its
  * request-header settings and client CAs when no --requestheader-client-ca-file names them (read now, then
- * followed), and its namespaces (--core-kubeconfig). Without those options it completes to nothing.
+ * followed), its namespaces (--kubeconfig), and the certificate kapi serves to its aggregator when the core cluster
+ * keeps it (--serving-cert-service). Without those options it completes to nothing.
  */
 import type { KObject } from '../api/object.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { Client } from '../sdk/client.js';
 import { Informer } from '../sdk/informer.js';
 import { connect } from '../sdk/kubeconfig.js';
+import { provisionWebhookCertificate, type SelfSignedWebhooks } from '../sdk/webhooks.js';
 import type { ServerConfig } from './config.js';
 import { clientCAsFromConfigMap, EXTENSION_AUTHENTICATION, requestHeaderAuthentication, requestHeaderFromConfigMap } from './core-cluster.js';
 import type { HttpServer } from '../server/server.js';
@@ -25,6 +27,8 @@ export interface Delegation {
   requestHeaderInformer?: Informer;
   /** A namespace of the core cluster by name (read through its cache). */
   coreNamespaces?: (name: string) => Promise<KObject>;
+  /** --serving-cert-service: the certificate to serve (its CA in the APIServices that route here), checked while serving. */
+  servingCertificate?: CoreServingCertificate;
   /** Closes the clients and watches (a start that fails later, or a stop). */
   close(): void;
 }
@@ -38,18 +42,22 @@ export async function completeDelegation(options: KapiOptions, config: ServerCon
   const { warn, clientCAs, frontProxyCAs } = config;
   const authenticationCore = options.authenticationKubeconfig ? connect({ kubeconfig: options.authenticationKubeconfig, userAgent: 'kapi/delegated-authentication' }) : undefined;
   const authorizationCore = options.authorizationKubeconfig ? connect({ kubeconfig: options.authorizationKubeconfig, userAgent: 'kapi/delegated-authorization' }) : undefined;
-  const coreClient = options.coreKubeconfig ? connect({ kubeconfig: options.coreKubeconfig, userAgent: 'kapi/core-namespaces' }) : undefined;
+  if (options.servingCertService && !options.coreKubeconfig) throw new Error('--serving-cert-service needs --kubeconfig: the core cluster that keeps the certificate');
+  if (options.servingCertService && options.tlsCertFile) throw new Error('--serving-cert-service and --tls-cert-file both name the certificate to serve: give one');
+  const coreClient = options.coreKubeconfig ? connect({ kubeconfig: options.coreKubeconfig, userAgent: 'kapi/core-cluster' }) : undefined;
   let coreNamespaceInformer: Informer | undefined;
   const delegation: Delegation = {
     authenticationCore,
     authorizationCore,
     requestHeader: options.requestHeader,
     close() {
+      delegation.servingCertificate?.stop();
       for (const informer of [delegation.requestHeaderInformer, coreNamespaceInformer]) informer?.stop();
       for (const client of [authenticationCore, authorizationCore, coreClient]) client?.close();
     },
   };
   try {
+    if (options.servingCertService && coreClient) delegation.servingCertificate = await coreServingCertificate(coreClient, options.servingCertService, warn);
     // Without --requestheader-client-ca-file: the core cluster's settings (it must answer, as upstream: a missing
     // ConfigMap is no settings), then followed as its ConfigMap changes.
     if (!delegation.requestHeader && authenticationCore) {
@@ -131,4 +139,66 @@ export function followCoreRequestHeader(delegation: Delegation, options: KapiOpt
     http.setClientAuthentication(fromCore ? requestHeaderAuthentication(fromCore.options, fromCore.cas, userCAs) : undefined, [...userCAs, ...(fromCore?.cas ?? [])], userCAs);
   };
   informer.addHandlers({ added: follow, updated: follow, deleted: follow });
+}
+
+/** The certificate kapi serves to the core cluster's aggregator (--serving-cert-service), and its CA. */
+export interface CoreServingCertificate {
+  certPem: string;
+  keyPem: string;
+  caPem: string;
+  /** Told of each renewal while serving (a new pair from the Secret). */
+  onRenewed?: (pair: { certPem: string; keyPem: string }) => void;
+  stop(): void;
+}
+
+/** How often the Secret is checked (renewed there when due): as the SDK's self-signed webhooks. */
+const SERVING_CERT_RECHECK_MS = 60 * 60 * 1000;
+
+/**
+ * The serving certificate from its Secret in the core cluster (made there by the first replica), its CA written
+ * into the APIServices that route to the Service, and then followed: APIServices that appear or lose the caBundle
+ * get it again, and the Secret is checked hourly for a renewal.
+ */
+async function coreServingCertificate(client: Client, service: { namespace: string; name: string }, warn: (message: string) => void): Promise<CoreServingCertificate> {
+  const apiServices = client.resource({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' });
+  const routedHere = (o: KObject) => {
+    const target = (o.spec as { service?: { namespace?: string; name?: string } } | undefined)?.service;
+    return target?.namespace === service.namespace && target.name === service.name;
+  };
+  // The same names on every replica, so that they share one certificate: the Service's, and the loopback's for
+  // clients on the Pod (the aggregator asks for <name>.<namespace>.svc).
+  const selfSigned = (names: string[]): SelfSignedWebhooks => ({ service, hosts: ['127.0.0.1', 'localhost'], apiServices: names });
+  const initial = (await apiServices.list(undefined)).items.filter(routedHere).map((o) => o.metadata.name as string);
+  const held = await provisionWebhookCertificate(client, selfSigned(initial));
+  const caBundle = () => Buffer.from(cert.caPem).toString('base64');
+  const informer = new Informer(apiServices, {}, { onError: (err) => warn(`kapi: APIServices of the core cluster: ${(err as Error).message}`) });
+  const inject = (o: KObject) => {
+    const spec = (o.spec ?? {}) as { caBundle?: string; insecureSkipTLSVerify?: boolean };
+    if (!routedHere(o) || (spec.caBundle === caBundle() && !spec.insecureSkipTLSVerify)) return;
+    provisionWebhookCertificate(client, selfSigned([o.metadata.name as string])).then(use, (err: Error) => warn(`kapi: writing the caBundle of APIService ${String(o.metadata.name)}: ${err.message}`));
+  };
+  const use = (next: { certPem: string; keyPem: string; caPem: string }) => {
+    if (next.certPem === cert.certPem) return;
+    Object.assign(cert, next);
+    cert.onRenewed?.(next);
+  };
+  const timer = setInterval(() => {
+    provisionWebhookCertificate(client, selfSigned(informer.list().filter(routedHere).map((o) => o.metadata.name as string))).then(use, (err: Error) =>
+      warn(`kapi: checking the serving certificate in Secret ${service.namespace}/${service.name}-cert: ${err.message}`),
+    );
+  }, SERVING_CERT_RECHECK_MS);
+  timer.unref();
+  const cert: CoreServingCertificate = {
+    ...held,
+    stop() {
+      clearInterval(timer);
+      informer.stop();
+    },
+  };
+  informer.addHandlers({ added: inject, updated: (o) => inject(o) });
+  await informer.start().catch((err: unknown) => {
+    cert.stop();
+    throw err;
+  });
+  return cert;
 }

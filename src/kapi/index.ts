@@ -74,7 +74,11 @@ export async function startKapi(options: KapiOptions = {}): Promise<Kapi> {
 
 /** New and Run, on an open store; `started` is given a closer for each part as it starts. */
 async function assemble(options: KapiOptions, config: ServerConfig, delegation: Delegation, storage: Storage, started: Array<() => unknown>): Promise<Kapi> {
-  const { dataDir, warn, bindAddress, tls, adminToken, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, servingFiles, servingCA, admissionPlugins: enabledPlugins } = config;
+  const { dataDir, warn, bindAddress, tls, adminToken, clientCAs, frontProxyCAs, proxyClient, saTokens, auditPolicy, serviceRanges, servingFilesStamp, admissionPlugins: enabledPlugins } = config;
+  // The certificate served: --tls-cert-file's, the one the core cluster keeps (--serving-cert-service), or kapi's own.
+  const fromCore = delegation.servingCertificate;
+  const servingFiles = config.servingFiles ?? (fromCore ? { certPem: fromCore.certPem, keyPem: fromCore.keyPem } : undefined);
+  const servingCA = fromCore?.caPem ?? config.servingCA;
   const registry = new ApiRegistry();
   // The stores' watch caches, started by the CRD runtime, the start hooks and admission.
   started.push(() => {
@@ -243,6 +247,10 @@ async function assemble(options: KapiOptions, config: ServerConfig, delegation: 
       writeKubeconfig(pair.certPem).catch((err: Error) => warn(`kapi: writing admin.kubeconfig: ${err.message}`));
     };
     unwatch = watchCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!, renewed, warn, 1000, servingFilesStamp);
+  }
+  if (fromCore) {
+    // Renewed in its Secret (from the same CA): served to new connections; the kubeconfig's CA stays.
+    fromCore.onRenewed = (pair) => http.setServingCertificate(pair.certPem, pair.keyPem);
   }
   for (const h of BUILTIN_START_HOOKS) {
     await h.listening?.(startContext, { bindAddress, port: address.port }).catch((err: Error) => warn(`kapi: start hook ${h.name}: ${err.message}`));

@@ -49,6 +49,14 @@ export interface ServerOptions {
    * it has and is not terminating, as its NamespaceLifecycle admission decides.
    */
   coreKubeconfig?: string;
+  /**
+   * --serving-cert-service: with coreKubeconfig, the core cluster's Service that routes to this server (behind its
+   * aggregator). kapi serves a certificate for the Service's names (and 127.0.0.1, localhost), kept with its CA in the
+   * Secret `<name>-cert` of the Service's namespace in the core cluster: the first replica makes it, the others
+   * serve the same one, renewed there when due. The CA is written as the caBundle of every APIService that routes
+   * to the Service (now and as they come), so the aggregator verifies this server instead of skipping TLS checks.
+   */
+  servingCertService?: { namespace: string; name: string };
   /** --authorization-kubeconfig: the core cluster asked (SubjectAccessReview) about what kapi's own authorizer does not allow. */
   authorizationKubeconfig?: string;
   /** How often an aggregated APIService's backend is checked (ms; default 30 s, as upstream). */

@@ -16,6 +16,7 @@ import { deepCloneMutable, MAX_JSON_DEPTH, parseJson, stringifyJson } from '../m
 import { errors, StatusError } from '../machinery/status.js';
 import { certCoversHost, createCA, issueServingCert, normalizeHosts, rawSubject, type LoadedCA } from '../machinery/x509.js';
 import { deepEqual } from '../util/deep-equal.js';
+import { isRecord } from '../util/json-object.js';
 import type { Client } from './client.js';
 import { listening } from './probes.js';
 import { definedConverter, webhookMutate, webhookValidate, type ResourceDefinition } from './resource.js';
@@ -54,6 +55,8 @@ export interface SelfSignedWebhooks {
   validatingWebhookConfigurations?: string[];
   /** CRDs whose conversion webhook the manager serves. */
   conversionCrds?: string[];
+  /** APIServices (apiregistration.k8s.io/v1) that route to the Service: an aggregated API server's own. */
+  apiServices?: string[];
 }
 
 /** A CA and a serving certificate signed by it for `hosts` (DNS names or IP addresses), P-256, valid a year. */
@@ -180,6 +183,16 @@ async function injectCaBundle(client: Client, opts: SelfSignedWebhooks, caPem: s
   const admission = (resource: string) => ({ group: 'admissionregistration.k8s.io', version: 'v1', resource });
   for (const n of opts.mutatingWebhookConfigurations ?? []) await inject(admission('mutatingwebhookconfigurations'), n, setHooks);
   for (const n of opts.validatingWebhookConfigurations ?? []) await inject(admission('validatingwebhookconfigurations'), n, setHooks);
+  for (const n of opts.apiServices ?? []) {
+    await inject({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' }, n, (o) => {
+      const spec = (o.spec ?? {}) as { caBundle?: string; insecureSkipTLSVerify?: boolean; service?: { namespace?: string; name?: string } };
+      if (!spec.service || !ours(spec) || (spec.caBundle === caBundle && !spec.insecureSkipTLSVerify)) return false;
+      // The CA verifies the server from now on: no longer skipped (the two may not go together).
+      delete spec.insecureSkipTLSVerify;
+      spec.caBundle = caBundle;
+      return true;
+    });
+  }
   for (const n of opts.conversionCrds ?? []) {
     await inject({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, n, (o) => {
       const config = (o.spec?.conversion?.webhook?.clientConfig ?? undefined) as { caBundle?: string; service?: { namespace?: string; name?: string }; url?: string } | undefined;
@@ -191,12 +204,12 @@ async function injectCaBundle(client: Client, opts: SelfSignedWebhooks, caPem: s
 }
 
 /** The self-signed certificate (SelfSignedWebhooks): from its Secret or made, then its CA written where it is trusted. */
-export async function provisionWebhookCertificate(client: Client, opts: SelfSignedWebhooks): Promise<{ certPem: string; keyPem: string }> {
+export async function provisionWebhookCertificate(client: Client, opts: SelfSignedWebhooks): Promise<{ certPem: string; keyPem: string; caPem: string }> {
   const { namespace, name: service } = opts.service;
   const hosts = [`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`, ...(opts.hosts ?? [])];
   const held = await heldCertificate(client, opts, hosts);
   await injectCaBundle(client, opts, held.caPem);
-  return { certPem: held.certPem, keyPem: held.keyPem };
+  return { certPem: held.certPem, keyPem: held.keyPem, caPem: held.caPem };
 }
 
 /** controller-runtime's default certificate directory. */
@@ -212,13 +225,35 @@ export const CONVERT_PATH = '/convert';
 /** RFC 6901: a JSON pointer's reference token. */
 const pointer = (key: string) => `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
 
-/** A JSON patch from `before` to `after`, by their top-level members (each changed one replaced whole). */
-export function topLevelPatch(before: KObject, after: KObject): Array<{ op: string; path: string; value?: unknown }> {
-  const ops: Array<{ op: string; path: string; value?: unknown }> = [];
-  for (const k of Object.keys(before)) if (!Object.hasOwn(after, k)) ops.push({ op: 'remove', path: pointer(k) });
-  for (const k of Object.keys(after)) {
-    if (!Object.hasOwn(before, k)) ops.push({ op: 'add', path: pointer(k), value: after[k] });
-    else if (!deepEqual(before[k], after[k])) ops.push({ op: 'replace', path: pointer(k), value: after[k] });
+type PatchOp = { op: 'add' | 'remove' | 'replace'; path: string; value?: unknown };
+
+/**
+ * A JSON patch (RFC 6902) from `before` to `after` as controller-runtime's webhooks answer (gomodules jsonpatch's
+ * CreatePatch): members added, removed or replaced where they changed, maps and lists followed down (a list's
+ * common elements compared by index, then the extra ones removed from the end or added), a value of another
+ * type replaced whole. Without recursion: objects from the API server may be 10,000 levels deep.
+ */
+export function jsonPatch(before: unknown, after: unknown): PatchOp[] {
+  const ops: PatchOp[] = [];
+  const work: Array<[unknown, unknown, string]> = [[before, after, '']];
+  for (let item = work.pop(); item; item = work.pop()) {
+    const [a, b, path] = item;
+    if (Array.isArray(a) && Array.isArray(b)) {
+      const common = Math.min(a.length, b.length);
+      for (let i = common - 1; i >= 0; i--) work.push([a[i], b[i], `${path}/${i}`]);
+      for (let i = a.length - 1; i >= common; i--) ops.push({ op: 'remove', path: `${path}/${i}` });
+      for (let i = common; i < b.length; i++) ops.push({ op: 'add', path: `${path}/${i}`, value: b[i] });
+    } else if (isRecord(a) && isRecord(b)) {
+      for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) ops.push({ op: 'remove', path: path + pointer(k) });
+      const keys = Object.keys(b);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i];
+        if (!Object.hasOwn(a, k)) ops.push({ op: 'add', path: path + pointer(k), value: b[k] });
+        else work.push([a[k], b[k], path + pointer(k)]);
+      }
+    } else if (!deepEqual(a, b)) {
+      ops.push({ op: 'replace', path, value: b });
+    }
   }
   return ops;
 }
@@ -253,7 +288,7 @@ function admit(def: AnyDefinition, mutating: boolean, req: AdmissionRequest): Re
     if (mutating) {
       const changed = deepCloneMutable(obj);
       webhookMutate(def, req.operation, changed, req.oldObject);
-      const patch = topLevelPatch(obj, changed);
+      const patch = jsonPatch(obj, changed);
       return patch.length === 0 ? base : { ...base, patchType: 'JSONPatch', patch: Buffer.from(stringifyJson(patch)).toString('base64') };
     }
     const errs = webhookValidate(def, req.operation, obj, req.oldObject);

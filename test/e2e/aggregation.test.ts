@@ -7,13 +7,15 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import tls from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { startTestServer, type TestServer } from './harness.js';
+import { startKapi } from '../../src/kapi/index.js';
+import { startTestServer, until, type TestServer } from './harness.js';
 
 const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 const openssl = (dir: string, args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
@@ -798,6 +800,93 @@ describe('kapi behind kapi, as an extension server behind kube-apiserver', () =>
       assert.match(nowhere.stderr, /namespaces "nowhere" not found/);
     } finally {
       await ext?.stop();
+      await core.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('kapi behind kapi, its serving certificate kept by the core cluster (--serving-cert-service)', () => {
+  it('serves a certificate from a Secret of the core cluster and writes its CA into the APIServices that route to it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kapi-serving-cert-'));
+    const GROUP = 'verified.example.com';
+    makeCA(dir, 'fp-ca');
+    makeClient(dir, 'fp-ca', 'front-proxy-client', 'fp');
+    const core = await startTestServer({
+      dataDir: join(dir, 'core'),
+      requestHeader: { clientCAFile: join(dir, 'fp-ca.crt'), allowedNames: ['front-proxy-client'] },
+      proxyClientCertFile: join(dir, 'fp.crt'),
+      proxyClientKeyFile: join(dir, 'fp.key'),
+      apiServiceCheckIntervalMs: 200,
+    });
+    const replicas: TestServer[] = [];
+    try {
+      const ok = (r: { status: number; text: string }) => assert.ok(r.status < 300, r.text);
+      const apiService = (version: string, spec: object = {}) => ({
+        metadata: { name: `${version}.${GROUP}` },
+        spec: { group: GROUP, version, groupPriorityMinimum: 2000, versionPriority: 10, service: { namespace: 'default', name: 'ext', port: 443 }, ...spec },
+      });
+      // Registered before the server runs, with no CA: nothing could verify it yet.
+      ok(await core.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', { body: apiService('v1') }));
+      const options = {
+        authenticationKubeconfig: core.kapi.kubeconfigPath,
+        authorizationKubeconfig: core.kapi.kubeconfigPath,
+        coreKubeconfig: core.kapi.kubeconfigPath,
+        servingCertService: { namespace: 'default', name: 'ext' },
+      };
+      const ext = await startTestServer({ dataDir: join(dir, 'ext'), ...options });
+      replicas.push(ext);
+      const secret = (await core.request('GET', '/api/v1/namespaces/default/secrets/ext-cert')).json;
+      assert.equal(secret.type, 'kubernetes.io/tls');
+      const caPem = Buffer.from(secret.data['ca.crt'], 'base64').toString();
+      assert.equal(ext.kapi.caCertPem, caPem, 'the admin kubeconfig trusts the CA of the served certificate');
+      const served = new X509Certificate(Buffer.from(secret.data['tls.crt'], 'base64'));
+      assert.match(served.subjectAltName ?? '', /DNS:ext\.default\.svc\b/);
+      const registered = (await core.request('GET', `/apis/apiregistration.k8s.io/v1/apiservices/v1.${GROUP}`)).json;
+      assert.equal(registered.spec.caBundle, secret.data['ca.crt']);
+
+      const crd = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `gauges.${GROUP}` },
+        spec: { group: GROUP, scope: 'Namespaced', names: { plural: 'gauges', kind: 'Gauge' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+      };
+      ok(await ext.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }));
+      ok(await core.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'ext' }, spec: { ports: [{ port: 443, targetPort: ext.kapi.port }] } } }));
+      ok(await core.request('POST', '/api/v1/namespaces/default/endpoints', { body: { metadata: { name: 'ext' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: ext.kapi.port }] }] } }));
+      // The aggregator verifies the backend by the caBundle, as <service>.<namespace>.svc.
+      await until('the APIService Available', async () => {
+        const conditions = (await core.request('GET', `/apis/apiregistration.k8s.io/v1/apiservices/v1.${GROUP}`)).json.status?.conditions ?? [];
+        return conditions.some((c: { type: string; status: string }) => c.type === 'Available' && c.status === 'True');
+      });
+      const through = await core.request('GET', `/apis/${GROUP}/v1`);
+      assert.equal(through.status, 200, through.text);
+      assert.deepEqual(through.json.resources.map((r: { name: string }) => r.name), ['gauges']);
+
+      // An APIService that comes later, even one that skipped verification, is given the CA.
+      ok(await core.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', { body: apiService('v1beta1', { insecureSkipTLSVerify: true }) }));
+      await until('the later APIService verified', async () => {
+        const spec = (await core.request('GET', `/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.${GROUP}`)).json.spec;
+        return spec.caBundle === secret.data['ca.crt'] && spec.insecureSkipTLSVerify === undefined;
+      });
+      // Another replica serves the same certificate (the Secret is made once).
+      const second = await startTestServer({ dataDir: join(dir, 'ext2'), ...options });
+      replicas.push(second);
+      const peer = await new Promise<Buffer>((resolve, reject) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: second.kapi.port, servername: 'ext.default.svc', ca: caPem }, () => {
+          resolve(socket.getPeerCertificate().raw);
+          socket.end();
+        });
+        socket.on('error', reject);
+      });
+      assert.deepEqual(peer, served.raw);
+      assert.deepEqual((await core.request('GET', '/api/v1/namespaces/default/secrets/ext-cert')).json.metadata.resourceVersion, secret.metadata.resourceVersion);
+      // Without the core cluster there is nothing to keep it in.
+      await assert.rejects(startKapi({ dataDir: join(dir, 'alone'), port: 0, servingCertService: { namespace: 'default', name: 'ext' } }), {
+        message: '--serving-cert-service needs --kubeconfig: the core cluster that keeps the certificate',
+      });
+    } finally {
+      for (const r of replicas) await r.stop();
       await core.stop();
       rmSync(dir, { recursive: true, force: true });
     }

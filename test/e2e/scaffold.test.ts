@@ -289,6 +289,11 @@ describe('kapi init, create resource, build config', () => {
     const apiserver = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'shop-apiserver');
     assert.ok(apiserver.spec.template.spec.containers[0].args.includes('--etcd-servers=http://etcd.shop-system.svc:2379'));
     assert.ok(apiserver.spec.template.spec.containers[0].args.includes('--resources=dist/src/resources.js'));
+    // The aggregator verifies the apiserver: its certificate in a Secret, its CA written into the APIServices.
+    assert.ok(apiserver.spec.template.spec.containers[0].args.includes('--serving-cert-service=shop-system/shop-apiserver'));
+    for (const a of objects.filter((o) => o.kind === 'APIService')) assert.equal(a.spec.insecureSkipTLSVerify, undefined, a.metadata.name);
+    const role = objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'shop:controller');
+    assert.deepEqual(role.rules.find((r: { verbs: string[]; resources: string[] }) => r.verbs.includes('update') && r.resources.includes('apiservices')).resourceNames, ['v1.orders.example.com', 'v2.orders.example.com']);
     // The manager's probes, on the port its flags name; requests and limits on both.
     const manager = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'shop-controller-manager').spec.template.spec.containers[0];
     assert.ok(manager.command.includes('--health-probe-bind-address=:8081'));
