@@ -30,6 +30,38 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   line(`${TOTAL} CRDs created and served`, `${((performance.now() - t0) / 1000).toFixed(1)} s, server RSS ${server.rssMb().toFixed(0)} MB`);
+
+  // Discovery and the OpenAPI documents with all of them: the first answer after the last change (cold), the next
+  // (warm), and the answer to a client that has it (If-None-Match: 304).
+  const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
+  const documents: Array<[string, string, Record<string, string>]> = [
+    ['aggregated discovery /apis', '/apis', { accept: AGGREGATED }],
+    [`discovery /apis/${GROUP}/v1`, `/apis/${GROUP}/v1`, {}],
+    ['/openapi/v2', '/openapi/v2', {}],
+    ['/openapi/v3 (index)', '/openapi/v3', {}],
+    [`/openapi/v3/apis/${GROUP}/v1`, `/openapi/v3/apis/${GROUP}/v1`, {}],
+  ];
+  for (const [what, path, headers] of documents) {
+    const times: string[] = [];
+    let etag: string | undefined;
+    let size = 0;
+    for (const turn of ['cold', 'warm', '304']) {
+      const t1 = performance.now();
+      const r = await client.requestBytes('GET', path, undefined, turn === '304' && etag ? { ...headers, 'if-none-match': etag } : headers);
+      const ms = performance.now() - t1;
+      if (turn === '304' && !etag) {
+        times.push('no ETag');
+        continue;
+      }
+      if (r.status !== (turn === '304' ? 304 : 200)) throw new Error(`${path} (${turn}): ${r.status} ${r.body.subarray(0, 200).toString()}`);
+      if (turn === 'cold') {
+        etag = typeof r.headers.etag === 'string' ? r.headers.etag : undefined;
+        size = r.body.length;
+      }
+      times.push(`${turn} ${ms.toFixed(0)}`);
+    }
+    line(`${what}, ${TOTAL} CRDs (${(size / 1048576).toFixed(1)} MiB)`, `${times.join(' / ')} ms`);
+  }
 } finally {
   client.close();
   await server.stop();

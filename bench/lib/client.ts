@@ -51,7 +51,7 @@ export class BenchClient {
   }
 
   /** A request whose answer is kept as bytes (protobuf, or too large to be worth decoding). */
-  requestBytes(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Buffer }> {
+  requestBytes(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Buffer; headers: http2.IncomingHttpHeaders }> {
     const payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
     const h: http2.OutgoingHttpHeaders = { ':method': method, ':path': path, authorization: `Bearer ${this.token}` };
     for (const [k, v] of Object.entries(headers)) h[k.toLowerCase()] = v;
@@ -60,10 +60,14 @@ export class BenchClient {
     return new Promise((resolve, reject) => {
       const stream = session.request(h, { endStream: !payload });
       let status = 0;
+      let answered: http2.IncomingHttpHeaders = {};
       const chunks: Buffer[] = [];
-      stream.on('response', (headers) => (status = Number(headers[':status'])));
+      stream.on('response', (headers) => {
+        status = Number(headers[':status']);
+        answered = headers;
+      });
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => resolve({ status, body: Buffer.concat(chunks) }));
+      stream.on('end', () => resolve({ status, body: Buffer.concat(chunks), headers: answered }));
       stream.on('error', reject);
       stream.setTimeout(60_000, () => stream.close(http2.constants.NGHTTP2_CANCEL));
       if (payload) stream.end(payload);

@@ -4,6 +4,7 @@
  * (apidiscovery.k8s.io v2 and v2beta1) that newer kubectl fetches in one round trip.
  * Documents are memoized per registry generation, so a CRD change shows at once.
  */
+import { createHash } from 'node:crypto';
 import type { ApiRegistry, ProxiedEndpoint, ServedResource, SubresourceInfo } from '../registry/registry.js';
 import { compareKubeAwareVersionStrings } from '../machinery/version-priority.js';
 
@@ -172,6 +173,14 @@ export class Discovery {
           })),
         })),
     }));
+  }
+
+  /**
+   * The ETag of aggregated discovery (upstream's: a SHA-512 of the document's JSON, in hex, quoted), made once per
+   * document: the same for every encoding of it.
+   */
+  aggregatedETag(core: boolean, apiVersion: 'apidiscovery.k8s.io/v2' | 'apidiscovery.k8s.io/v2beta1'): string {
+    return this.memoized(`etag/${core}/${apiVersion}`, () => `"${createHash('sha512').update(JSON.stringify(this.aggregated(core, apiVersion))).digest('hex').toUpperCase()}"`);
   }
 }
 

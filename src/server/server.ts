@@ -606,10 +606,18 @@ export class HttpServer {
     const out = negotiateDiscovery(req.headers.accept, info.kind === 'api-versions' || info.kind === 'api-groups');
     if (out.aggregated) {
       const apiVersion = `apidiscovery.k8s.io/${out.aggregated}` as const;
-      const doc = d.aggregated(info.kind === 'api-versions', apiVersion);
-      const body = out.serializer.encode(doc, false);
+      const core = info.kind === 'api-versions';
+      // As upstream: an ETag, and 304 to a client that holds the same document (If-None-Match, compared whole).
+      const etag = d.aggregatedETag(core, apiVersion);
+      const caching = { ETag: etag, Vary: 'Accept', 'Cache-Control': 'public' };
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, caching);
+        res.end();
+        return;
+      }
+      const body = out.serializer.encode(d.aggregated(core, apiVersion), false);
       const mediaType = out.serializer.mediaType;
-      res.writeHead(200, { 'Content-Type': `${mediaType};g=apidiscovery.k8s.io;v=${out.aggregated};as=APIGroupDiscoveryList`, 'Content-Length': Buffer.byteLength(body) });
+      res.writeHead(200, { ...caching, 'Content-Type': `${mediaType};g=apidiscovery.k8s.io;v=${out.aggregated};as=APIGroupDiscoveryList`, 'Content-Length': Buffer.byteLength(body) });
       res.end(body);
       return;
     }

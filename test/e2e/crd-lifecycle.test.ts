@@ -1,7 +1,7 @@
 /** CRDs over HTTP: create, conditions, discovery, served at once, deletion with instance cleanup, re-registration. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CRONTAB_CRD, cronTab, startTestServer, type TestServer } from './harness.js';
+import { CRONTAB_CRD, cronTab, startTestServer, until, type TestServer } from './harness.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -60,6 +60,19 @@ describe('CRD lifecycle over HTTP', () => {
     const item = aggregated.json.items.find((g: any) => g.metadata.name === 'stable.example.com');
     assert.equal(item.versions[0].resources[0].resource, 'crontabs');
     assert.equal(item.versions[0].resources[0].scope, 'Namespaced');
+    // As upstream: an ETag (a SHA-512, quoted), and 304 to a client that has the document; a new CRD changes it.
+    const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+    const etag = String(aggregated.headers.etag);
+    assert.match(etag, /^"[0-9A-F]{128}"$/);
+    assert.deepEqual([aggregated.headers.vary, aggregated.headers['cache-control']], ['Accept', 'public']);
+    const again = await s.request('GET', '/apis', { accept, headers: { 'If-None-Match': etag } });
+    assert.deepEqual([again.status, again.text, again.headers.etag], [304, '', etag]);
+    const asProtobuf = await s.request('GET', '/apis', { accept: accept.replace('application/json', 'application/vnd.kubernetes.protobuf'), headers: { 'If-None-Match': etag } });
+    assert.equal(asProtobuf.status, 304, 'one document, whatever its encoding');
+    const other = { ...CRONTAB_CRD, metadata: { name: 'gauges.stable.example.com' }, spec: { ...CRONTAB_CRD.spec, names: { plural: 'gauges', singular: 'gauge', kind: 'Gauge' } } };
+    assert.equal((await s.request('POST', CRDS, { body: other })).status, 201);
+    await until('the new CRD in discovery', async () => (await s.request('GET', '/apis', { accept, headers: { 'If-None-Match': etag } })).status === 200);
+    assert.equal((await s.request('DELETE', `${CRDS}/gauges.stable.example.com`)).status, 200);
   });
 
   it('reports a name conflict within a group and resolves it when the holder goes', async () => {

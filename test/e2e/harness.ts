@@ -29,6 +29,8 @@ export interface RequestOptions {
   accept?: string;
   token?: string | null;
   timeoutMs?: number;
+  /** More request headers (If-None-Match, say). */
+  headers?: Record<string, string>;
 }
 
 export interface TestServer {
@@ -67,6 +69,7 @@ function request(kapi: Kapi, agent: https.Agent, method: string, path: string, o
     headers['Content-Length'] = String(payload.length);
   }
   if (opts.accept) headers.Accept = opts.accept;
+  Object.assign(headers, opts.headers);
   return new Promise((resolvePromise, reject) => {
     const req = https.request(url, { method, agent, headers, timeout: opts.timeoutMs ?? 10_000 }, (res) => {
       const chunks: Buffer[] = [];
