@@ -39,6 +39,7 @@ try {
     [`discovery /apis/${GROUP}/v1`, `/apis/${GROUP}/v1`, {}],
     ['/openapi/v2', '/openapi/v2', {}],
     ['/openapi/v3 (index)', '/openapi/v3', {}],
+    ['/openapi/v3/apis/apps/v1', '/openapi/v3/apis/apps/v1', {}],
     [`/openapi/v3/apis/${GROUP}/v1`, `/openapi/v3/apis/${GROUP}/v1`, {}],
   ];
   for (const [what, path, headers] of documents) {

@@ -12,6 +12,8 @@ import { namedEntry, writePathItem, writeSchema } from './protobuf.js';
 import type { Schema } from './schema-types.js';
 import { runSteps, runStepsInTurns, type Steps } from '../util/turns.js';
 
+const NO_INPUT = Buffer.alloc(0);
+
 export interface Piece {
   bytes: Buffer;
   digest: Buffer;
@@ -59,6 +61,11 @@ export class Source {
     private readonly build: () => Steps<Fragment>,
     /** The group-versions it contributes v3 documents to. */
     readonly groupVersions: readonly string[],
+    /**
+     * A digest of what the source is made from (a CRD's identity and generation, the built-ins' list): what it
+     * contributes changes only with it, so v3 ETags are made from these without serializing anything.
+     */
+    readonly inputDigest: Buffer = NO_INPUT,
   ) {}
 
   v2Json(): V2Pieces {

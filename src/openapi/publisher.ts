@@ -10,6 +10,9 @@ import type { CustomResourceDefinitionV1 } from '../api/apiextensions.js';
 import { aggregatedFragment, type BackendPart } from './aggregated.js';
 import { buildingBuiltinFragment, crdFragment, crdSupportSchemas, type BuiltinResource, type Fragment } from './fragments.js';
 import { noSteps, type Steps } from '../util/turns.js';
+import { createHash } from 'node:crypto';
+import { KUBERNETES_VERSION } from '../api/version.js';
+import { stringifyJson } from '../machinery/json.js';
 import { computeETag, negotiate, notAcceptable, notFound, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';
 import { DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece, type SourceForm } from './pieces.js';
 import type { Schema } from './schema-types.js';
@@ -63,6 +66,8 @@ export class OpenApiPublisher {
   private v2Proto: Representation | undefined;
   private v3Discovery: Representation | undefined;
   private readonly v3Etags = new Map<string, { etag: string; lastModified: Date }>();
+  /** The ETags of group-versions a change dropped, for their Last-Modified when they come out the same. */
+  private readonly previousV3Etags = new Map<string, { etag: string; lastModified: Date }>();
   /** Serialized v3 documents, least recently used first. */
   private readonly v3Bodies = new Map<string, Representation>();
   private crdSupport: [string, Piece][] | undefined;
@@ -86,7 +91,7 @@ export class OpenApiPublisher {
   setCrd(crd: CustomResourceDefinitionV1): void {
     const name = crd.metadata?.name ?? '';
     const old = this.crds.get(name);
-    const source = new Source(() => this.crdFragment(crd), crdGroupVersions(crd));
+    const source = new Source(() => this.crdFragment(crd), crdGroupVersions(crd), crdInputDigest(crd));
     this.crds.set(name, source);
     this.changed([...(old?.groupVersions ?? []), ...source.groupVersions]);
   }
@@ -127,8 +132,10 @@ export class OpenApiPublisher {
       const i = negotiate(accept, V2_OFFERS);
       if (i < 0) return;
       form = i === 0 ? 'json' : 'proto';
-    } else if (path === '/openapi/v3') form = 'v3';
-    else if (path.startsWith('/openapi/v3/')) {
+    } else if (path === '/openapi/v3') {
+      // The index needs no document made: its hashes come from the sources' inputs.
+      return;
+    } else if (path.startsWith('/openapi/v3/')) {
       form = 'v3';
       gv = path.slice('/openapi/v3/'.length);
     } else return;
@@ -234,12 +241,12 @@ export class OpenApiPublisher {
       this.v3Bodies.set(gv, cached);
       return cached;
     }
-    const built = this.assembleV3(gv, true);
+    const built = this.assembleV3(gv);
     if (!built) {
       const share = [...this.aggregated.values()].find((a) => a.groupVersion === gv && a.v3Converted);
       return share ? this.convertedV3(share) : undefined;
     }
-    const rep = new Representation(built.body as Buffer, built.etag, built.lastModified);
+    const rep = new Representation(built.body, built.etag, built.lastModified);
     this.v3Bodies.set(gv, rep);
     while (this.v3Bodies.size > this.v3CacheSize) this.v3Bodies.delete(this.v3Bodies.keys().next().value as string);
     return rep;
@@ -262,14 +269,32 @@ export class OpenApiPublisher {
     return [...set].sort();
   }
 
+  /**
+   * A group-version document's ETag, from the inputs of the sources that contribute to it (each source's digest,
+   * the server's version, the publishing options and RENDERING) rather than from its bytes: the v3 index lists
+   * every group-version's hash without making any document, and a change of one CRD changes its group-version's.
+   */
   private v3Etag(gv: string): { etag: string; lastModified: Date } | undefined {
-    return this.v3Etags.get(gv) ?? this.assembleV3(gv, false);
+    const known = this.v3Etags.get(gv);
+    if (known) return known;
+    const sources = [this.builtins, ...this.crds.values()].filter((s) => s.groupVersions.includes(gv));
+    if (sources.length === 0) return undefined;
+    const hash = createHash('sha512').update(`${RENDERING}\0${this.version}\0${KUBERNETES_VERSION.gitVersion}\0${this.routeOpts.fieldValidation ? 1 : 0}\0${gv}`);
+    for (const s of sources) hash.update(s.inputDigest);
+    const etag = `"${hash.digest('hex').toUpperCase()}"`;
+    // The same inputs again (a CRD's status changed, say): the document is the one it was, Last-Modified too.
+    const before = this.previousV3Etags.get(gv);
+    const entry = before?.etag === etag ? before : { etag, lastModified: this.now() };
+    this.previousV3Etags.delete(gv);
+    this.v3Etags.set(gv, entry);
+    return entry;
   }
 
-  /** A v3 group-version document from the pieces of the sources contributing to it (ETag only without body). */
-  private assembleV3(gv: string, withBody: boolean): { etag: string; lastModified: Date; body?: Buffer } | undefined {
+  /** A v3 group-version document from the pieces of the sources contributing to it. */
+  private assembleV3(gv: string): { etag: string; lastModified: Date; body: Buffer } | undefined {
+    const entry = this.v3Etag(gv);
     const sources = [this.builtins, ...this.crds.values()].filter((s) => s.groupVersions.includes(gv) && s.v3().has(gv));
-    if (sources.length === 0) return undefined;
+    if (!entry || sources.length === 0) return undefined;
     const schemas: [string, Piece][] = [];
     const paths: [string, Piece][] = [];
     for (const src of sources) {
@@ -278,7 +303,7 @@ export class OpenApiPublisher {
       schemas.push(...part.schemas);
       paths.push(...part.paths);
     }
-    const { etag, body } = new DocumentBuilder(withBody)
+    const { body } = new DocumentBuilder(true)
       .literal(`{"openapi":"3.0.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`)
       .pieces(sortedEntries(paths).map(([, p]) => p), true)
       .literal('},"components":{"schemas":{')
@@ -287,10 +312,7 @@ export class OpenApiPublisher {
       .pieces(this.v3SharedParameters(), true)
       .literal('},' + V3_SECURITY + '}')
       .finish();
-    const known = this.v3Etags.get(gv);
-    const entry = known?.etag === etag ? known : { etag, lastModified: this.now() };
-    this.v3Etags.set(gv, entry);
-    return { ...entry, body };
+    return { ...entry, body: body! };
   }
 
   private crdSupportPieces(): [string, Piece][] {
@@ -309,7 +331,7 @@ export class OpenApiPublisher {
 
   private builtinSource(resources: readonly BuiltinResource[]): Source {
     const gvs = [...new Set(resources.map((r) => (r.group ? `apis/${r.group}/${r.version}` : `api/${r.version}`)))];
-    return new Source(() => this.builtinFragment(resources), gvs);
+    return new Source(() => this.builtinFragment(resources), gvs, createHash('sha512').update(JSON.stringify(resources)).digest());
   }
 
   /** The built-ins' fragment, in steps. */
@@ -381,16 +403,29 @@ export class OpenApiPublisher {
     this.v2Json = undefined;
     this.v2Proto = undefined;
     this.v3Discovery = undefined;
-    if (groupVersions === undefined) {
-      this.v3Etags.clear();
-      this.v3Bodies.clear();
-    } else {
-      for (const gv of groupVersions) {
-        this.v3Etags.delete(gv);
-        this.v3Bodies.delete(gv);
-      }
+    // Group-versions that went away leave theirs behind: bounded, at the cost of Last-Modified continuity.
+    if (this.previousV3Etags.size > 1000 + this.v3Etags.size) this.previousV3Etags.clear();
+    for (const gv of groupVersions ?? [...this.v3Etags.keys()]) {
+      const known = this.v3Etags.get(gv);
+      if (known) this.previousV3Etags.set(gv, known);
+      this.v3Etags.delete(gv);
     }
+    if (groupVersions === undefined) this.v3Bodies.clear();
+    else for (const gv of groupVersions) this.v3Bodies.delete(gv);
   }
+}
+
+/**
+ * Part of every v3 ETag: bump it when what a source renders from the same input changes (a client that cached a
+ * document by its hash, as kubectl does, then fetches it again).
+ */
+const RENDERING = 'v3-1';
+
+/** A CRD's identity for the v3 ETags: its uid and generation (the spec's version), else its spec itself. */
+function crdInputDigest(crd: CustomResourceDefinitionV1): Buffer {
+  const m = crd.metadata ?? {};
+  const id = m.uid && m.generation !== undefined ? `${m.uid}/${m.generation}` : stringifyJson(crd.spec ?? null);
+  return createHash('sha512').update(`${m.name ?? ''}\0${id}`).digest();
 }
 
 /** constructServerRelativeURL: `/openapi/v3/<gv>?hash=<etag>`. */

@@ -50,7 +50,8 @@ describe('published schemas', () => {
     for (const [path, accept] of [
       ['/openapi/v2', 'application/json'],
       ['/openapi/v2', 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf'],
-      ['/openapi/v3', 'application/json'],
+      // (The v3 index makes no document: its hashes come from what the documents are made of.)
+      ['/openapi/v3/api/v1', 'application/json'],
     ]) {
       let turns = 0;
       let counting = true;
