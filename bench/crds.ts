@@ -38,6 +38,7 @@ try {
     ['aggregated discovery /apis', '/apis', { accept: AGGREGATED }],
     [`discovery /apis/${GROUP}/v1`, `/apis/${GROUP}/v1`, {}],
     ['/openapi/v2', '/openapi/v2', {}],
+    ['/openapi/v2, gzip (as Go clients ask)', '/openapi/v2', { 'accept-encoding': 'gzip' }],
     ['/openapi/v3 (index)', '/openapi/v3', {}],
     ['/openapi/v3/apis/apps/v1', '/openapi/v3/apis/apps/v1', {}],
     [`/openapi/v3/apis/${GROUP}/v1`, `/openapi/v3/apis/${GROUP}/v1`, {}],

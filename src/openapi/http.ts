@@ -5,7 +5,7 @@
  * http.ServeContent), `Vary: Accept`, and gzip when the client accepts it.
  */
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { gzip as gzipAsync, gzipSync } from 'node:zlib';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -18,6 +18,7 @@ export interface OpenApiResponse {
 /** A serialized document with what conditional requests compare against. */
 export class Representation {
   private gz: Buffer | undefined;
+  private gzipping: Promise<void> | undefined;
 
   constructor(
     readonly body: Buffer,
@@ -26,11 +27,26 @@ export class Representation {
     readonly lastModified: Date,
   ) {}
 
+  /** The gzipped body (made here, on the event loop, unless `gzip` made it first). */
   gzipped(): Buffer {
-    this.gz ??= gzipSync(this.body, { level: 3 });
+    this.gz ??= gzipSync(this.body, { level: GZIP_LEVEL });
     return this.gz;
   }
+
+  /** Makes the gzipped body on the thread pool (a large document's compression would hold the loop); once. */
+  gzip(): Promise<void> | undefined {
+    if (this.gz || this.body.length < GZIP_MIN_SIZE) return undefined;
+    this.gzipping ??= new Promise<void>((resolve) => {
+      gzipAsync(this.body, { level: GZIP_LEVEL }, (err, out) => {
+        if (!err) this.gz ??= out;
+        resolve();
+      });
+    });
+    return this.gzipping;
+  }
 }
+
+const GZIP_LEVEL = 3;
 
 /** computeETag: the upper-case hex SHA-512 of the data (unquoted). */
 export function computeETag(data: Buffer): string {
@@ -101,7 +117,7 @@ export function notModified(headers: Headers, etag: string, lastModified: Date):
   return false;
 }
 
-function acceptsGzip(headers: Headers): boolean {
+export function acceptsGzip(headers: Headers): boolean {
   const ae = header(headers, 'accept-encoding');
   if (!ae) return false;
   return ae.split(',').some((part) => {

@@ -289,7 +289,8 @@ export interface DocumentHead {
  * the Definitions entries (NamedSchema, field 1) and ParameterDefinitions entries
  * (NamedParameter, field 1), plus the BearerToken security definition kube-apiserver publishes.
  */
-export function encodeDocument(head: DocumentHead, paths: readonly Buffer[], definitions: readonly Buffer[], parameters: readonly Buffer[]): Buffer {
+/** The document's parts in order (their concatenation is the encoded document; large ones are joined in steps). */
+export function encodeDocument(head: DocumentHead, paths: readonly Buffer[], definitions: readonly Buffer[], parameters: readonly Buffer[]): Buffer[] {
   const w = new ProtoWriter();
   w.string(1, '2.0');
   w.message(2, (i) => {
@@ -329,5 +330,5 @@ export function encodeDocument(head: DocumentHead, paths: readonly Buffer[], def
     }),
   );
   parts.push(Buffer.from(tail.finish()));
-  return Buffer.concat(parts);
+  return parts;
 }

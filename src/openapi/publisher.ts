@@ -9,12 +9,12 @@
 import type { CustomResourceDefinitionV1 } from '../api/apiextensions.js';
 import { aggregatedFragment, type BackendPart } from './aggregated.js';
 import { buildingBuiltinFragment, crdFragment, crdSupportSchemas, type BuiltinResource, type Fragment } from './fragments.js';
-import { noSteps, type Steps } from '../util/turns.js';
+import { noSteps, runSteps, runStepsInTurns, type Steps } from '../util/turns.js';
 import { createHash } from 'node:crypto';
 import { KUBERNETES_VERSION } from '../api/version.js';
 import { stringifyJson } from '../machinery/json.js';
-import { computeETag, negotiate, notAcceptable, notFound, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';
-import { DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece, type SourceForm } from './pieces.js';
+import { acceptsGzip, computeETag, negotiate, notAcceptable, notFound, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';
+import { concatInSteps, DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece, type SourceForm } from './pieces.js';
 import type { Schema } from './schema-types.js';
 import { encodeDocument, namedEntry, writeParameter } from './protobuf.js';
 import { shareableParameters } from './parameters.js';
@@ -134,6 +134,7 @@ export class OpenApiPublisher {
       form = i === 0 ? 'json' : 'proto';
     } else if (path === '/openapi/v3') {
       // The index needs no document made: its hashes come from the sources' inputs.
+      if (acceptsGzip(headers)) await this.v3DiscoveryRepresentation().gzip();
       return;
     } else if (path.startsWith('/openapi/v3/')) {
       form = 'v3';
@@ -147,8 +148,23 @@ export class OpenApiPublisher {
         const pending = source.prepare(form);
         if (pending) await pending;
       }
-      if (generation === this.generation) return;
+      if (generation === this.generation) break;
     }
+    // The document joined in turns too, then, for a client that takes gzip (Go's transport asks for it),
+    // compressed on the thread pool, not here.
+    await this.assembleInTurns(path, headers);
+    if (acceptsGzip(headers)) await this.representation(path, headers)?.gzip();
+  }
+
+  /** The representation `handle` serves for a path (no query), or undefined where it answers otherwise. */
+  private representation(path: string, headers: Headers): Representation | undefined {
+    const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
+    if (path === '/openapi/v2') {
+      const i = negotiate(accept, V2_OFFERS);
+      return i < 0 ? undefined : i === 0 ? this.v2JsonRepresentation() : this.v2ProtoRepresentation();
+    }
+    if (path === '/openapi/v3') return this.v3DiscoveryRepresentation();
+    return path.startsWith('/openapi/v3/') ? this.v3Representation(path.slice('/openapi/v3/'.length)) : undefined;
   }
 
   /**
@@ -183,35 +199,68 @@ export class OpenApiPublisher {
 
   /** The /openapi/v2 document as JSON (assembled on demand from cached pieces, kept until the next change). */
   v2JsonRepresentation(): Representation {
-    if (this.v2Json) return this.v2Json;
-    const { etag, body } = new DocumentBuilder(true)
-      .literal(`{"swagger":"2.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`)
-      .pieces(this.v2Entries((s) => s.v2Json().paths), true)
-      .literal('},"definitions":{')
-      .pieces(this.v2Entries((s) => s.v2Json().definitions), true)
-      .literal('},"parameters":{')
-      .pieces(this.sharedParameters().map(([n, p]) => jsonEntry(n, p)), true)
-      .literal('},' + SECURITY_DEFINITIONS + '}')
-      .finish();
-    this.v2Json = new Representation(body as Buffer, etag, this.now());
-    return this.v2Json;
+    return (this.v2Json ??= runSteps(this.assemblingV2Json()));
+  }
+
+  private *assemblingV2Json(): Steps<Representation> {
+    const b = new DocumentBuilder(true).literal(`{"swagger":"2.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`);
+    yield* b.pieces(this.v2Entries((s) => s.v2Json().paths), true);
+    yield;
+    b.literal('},"definitions":{');
+    yield* b.pieces(this.v2Entries((s) => s.v2Json().definitions), true);
+    b.literal('},"parameters":{');
+    yield* b.pieces(this.sharedParameters().map(([n, p]) => jsonEntry(n, p)), true);
+    b.literal('},' + SECURITY_DEFINITIONS + '}');
+    const { etag, body } = yield* b.finish();
+    return new Representation(body as Buffer, etag, this.now());
   }
 
   /** The /openapi/v2 document as gnostic protobuf. */
   v2ProtoRepresentation(): Representation {
-    if (this.v2Proto) return this.v2Proto;
+    return (this.v2Proto ??= runSteps(this.assemblingV2Proto()));
+  }
+
+  private *assemblingV2Proto(): Steps<Representation> {
     const paths = this.v2Entries((s) => s.v2Proto().paths);
+    yield;
     const defs = this.v2Entries((s) => s.v2Proto().definitions);
     const params = this.sharedParameters().map(([n, p]) => piece(namedEntry(1, n, (w) => writeParameter(w, p))));
-    const { etag } = new DocumentBuilder(false).literal(`protobuf ${this.version}`).pieces(paths, false).pieces(defs, false).pieces(params, false).finish();
-    const body = encodeDocument(
+    const b = new DocumentBuilder(false).literal(`protobuf ${this.version}`);
+    yield* b.pieces(paths, false);
+    yield* b.pieces(defs, false);
+    yield* b.pieces(params, false);
+    const { etag } = yield* b.finish();
+    const parts = encodeDocument(
       { title: 'Kubernetes', version: this.version },
       paths.map((p) => p.bytes),
       defs.map((p) => p.bytes),
       params.map((p) => p.bytes),
     );
-    this.v2Proto = new Representation(body, etag, this.now());
-    return this.v2Proto;
+    return new Representation(yield* concatInSteps(parts), etag, this.now());
+  }
+
+  /**
+   * The representation of a path assembled in turns of the event loop (prepare), kept where the synchronous
+   * accessors find it, unless a change came meanwhile (then they assemble the new one).
+   */
+  private async assembleInTurns(path: string, headers: Headers): Promise<void> {
+    const generation = this.generation;
+    const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
+    if (path === '/openapi/v2') {
+      const i = negotiate(accept, V2_OFFERS);
+      if (i === 0 && !this.v2Json) {
+        const rep = await runStepsInTurns(this.assemblingV2Json());
+        if (generation === this.generation) this.v2Json ??= rep;
+      } else if (i > 0 && !this.v2Proto) {
+        const rep = await runStepsInTurns(this.assemblingV2Proto());
+        if (generation === this.generation) this.v2Proto ??= rep;
+      }
+    } else if (path.startsWith('/openapi/v3/')) {
+      const gv = path.slice('/openapi/v3/'.length);
+      if (this.v3Bodies.has(gv)) return;
+      const built = await runStepsInTurns(this.assemblingV3(gv));
+      if (built && generation === this.generation) this.keepV3(gv, new Representation(built.body, built.etag, built.lastModified));
+    }
   }
 
   /** The /openapi/v3 discovery document: each group-version's document URL with its hash. */
@@ -241,12 +290,16 @@ export class OpenApiPublisher {
       this.v3Bodies.set(gv, cached);
       return cached;
     }
-    const built = this.assembleV3(gv);
+    const built = runSteps(this.assemblingV3(gv));
     if (!built) {
       const share = [...this.aggregated.values()].find((a) => a.groupVersion === gv && a.v3Converted);
       return share ? this.convertedV3(share) : undefined;
     }
-    const rep = new Representation(built.body, built.etag, built.lastModified);
+    return this.keepV3(gv, new Representation(built.body, built.etag, built.lastModified));
+  }
+
+  /** A v3 document kept serialized, the least recently used one dropped past the cache's size. */
+  private keepV3(gv: string, rep: Representation): Representation {
     this.v3Bodies.set(gv, rep);
     while (this.v3Bodies.size > this.v3CacheSize) this.v3Bodies.delete(this.v3Bodies.keys().next().value as string);
     return rep;
@@ -291,7 +344,7 @@ export class OpenApiPublisher {
   }
 
   /** A v3 group-version document from the pieces of the sources contributing to it. */
-  private assembleV3(gv: string): { etag: string; lastModified: Date; body: Buffer } | undefined {
+  private *assemblingV3(gv: string): Steps<{ etag: string; lastModified: Date; body: Buffer } | undefined> {
     const entry = this.v3Etag(gv);
     const sources = [this.builtins, ...this.crds.values()].filter((s) => s.groupVersions.includes(gv) && s.v3().has(gv));
     if (!entry || sources.length === 0) return undefined;
@@ -303,15 +356,15 @@ export class OpenApiPublisher {
       schemas.push(...part.schemas);
       paths.push(...part.paths);
     }
-    const { body } = new DocumentBuilder(true)
-      .literal(`{"openapi":"3.0.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`)
-      .pieces(sortedEntries(paths).map(([, p]) => p), true)
-      .literal('},"components":{"schemas":{')
-      .pieces(sortedEntries(schemas).map(([, p]) => p), true)
-      .literal('},"parameters":{')
-      .pieces(this.v3SharedParameters(), true)
-      .literal('},' + V3_SECURITY + '}')
-      .finish();
+    const b = new DocumentBuilder(true).literal(`{"openapi":"3.0.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`);
+    yield* b.pieces(sortedEntries(paths).map(([, p]) => p), true);
+    yield;
+    b.literal('},"components":{"schemas":{');
+    yield* b.pieces(sortedEntries(schemas).map(([, p]) => p), true);
+    b.literal('},"parameters":{');
+    yield* b.pieces(this.v3SharedParameters(), true);
+    b.literal('},' + V3_SECURITY + '}');
+    const { body } = yield* b.finish();
     return { ...entry, body: body! };
   }
 
