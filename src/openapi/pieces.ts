@@ -1,11 +1,10 @@
 /**
  * Serialized pieces of the published documents and their assembly: every
  * definition, schema and path of a fragment is serialized once per form (JSON
- * text or protobuf entry, with its SHA-512) and cached by its Source until that
- * source changes; a document is the concatenation of pieces, and its ETag a
- * SHA-512 over the pieces' digests, so a change costs one fragment plus a copy.
+ * text or protobuf entry) and cached by its Source until that source changes;
+ * a document is the concatenation of pieces, so a change costs one fragment plus
+ * a copy. ETags come from the sources' inputs (Source.inputDigest), not the bytes.
  */
-import { createHash, type Hash } from 'node:crypto';
 import { stringifyJson } from '../machinery/json.js';
 import type { Fragment } from './fragments.js';
 import { namedEntry, writePathItem, writeSchema } from './protobuf.js';
@@ -16,7 +15,6 @@ const NO_INPUT = Buffer.alloc(0);
 
 export interface Piece {
   bytes: Buffer;
-  digest: Buffer;
 }
 
 /** A piece in its own exactly-sized buffer: pooled slices would keep whole slabs of garbage alive. */
@@ -25,7 +23,7 @@ export function piece(bytes: Buffer | string): Piece {
   const own = Buffer.allocUnsafeSlow(size);
   if (typeof bytes === 'string') own.write(bytes);
   else bytes.copy(own);
-  return { bytes: own, digest: createHash('sha512').update(own).digest() };
+  return { bytes: own };
 }
 
 /** `"<key>":<value as JSON>` */
@@ -155,9 +153,9 @@ function* v2Pieces(f: Fragment, definition: (name: string, schema: Schema) => Pi
 
 const COMMA = Buffer.from(',');
 
-/** Bytes copied, or piece digests hashed, between two pauses of a document's assembly. */
+/** Bytes copied, or pieces listed, between two pauses of a document's assembly. */
 const STEP_BYTES = 4 * 1024 * 1024;
-const DIGESTS_PER_STEP = 20_000;
+const PIECES_PER_STEP = 20_000;
 
 /**
  * Buffer.concat in steps: a pause after every few MiB copied, so that joining a document of hundreds of MiB (10,000
@@ -181,41 +179,27 @@ export function* concatInSteps(parts: readonly Buffer[]): Steps<Buffer> {
   return out;
 }
 
-/**
- * Assembles a document from literal text and pieces, hashing as it goes (in steps: `yield*` each call); without a
- * body only the ETag is computed.
- */
+/** Assembles a document from literal text and pieces, in steps (`yield*` the calls that take them). */
 export class DocumentBuilder {
-  private readonly out: Buffer[] | undefined;
-  private readonly hash: Hash = createHash('sha512');
-
-  constructor(withBody: boolean) {
-    this.out = withBody ? [] : undefined;
-  }
+  private readonly out: Buffer[] = [];
 
   literal(text: string): this {
-    const b = Buffer.from(text);
-    this.out?.push(b);
-    this.hash.update(b);
+    this.out.push(Buffer.from(text));
     return this;
   }
 
   /** Pieces, comma-separated when `separated` (JSON members). */
   *pieces(list: readonly Piece[], separated: boolean): Steps<void> {
     for (let i = 0; i < list.length; i++) {
-      const p = list[i];
-      if (separated && i) this.out?.push(COMMA);
-      this.out?.push(p.bytes);
-      this.hash.update(p.digest);
-      if (i % DIGESTS_PER_STEP === DIGESTS_PER_STEP - 1) yield;
+      if (separated && i) this.out.push(COMMA);
+      this.out.push(list[i].bytes);
+      if (i % PIECES_PER_STEP === PIECES_PER_STEP - 1) yield;
     }
-    this.hash.update('|');
   }
 
-  /** The quoted ETag and, when built with a body, the concatenated document. */
-  *finish(): Steps<{ etag: string; body: Buffer | undefined }> {
-    const etag = `"${this.hash.digest('hex').toUpperCase()}"`;
-    return { etag, body: this.out ? yield* concatInSteps(this.out) : undefined };
+  /** The concatenated document. */
+  finish(): Steps<Buffer> {
+    return concatInSteps(this.out);
   }
 }
 

@@ -61,6 +61,9 @@ export class OpenApiPublisher {
   /** Aggregated APIServices' shares, by APIService name, and the sources made of them (after the local ones). */
   private readonly aggregated = new Map<string, AggregatedShare>();
   private aggregatedSources: Source[] | undefined;
+  /** A digest of each aggregated share, by APIService name (part of the v2 ETags). */
+  private readonly shareDigests = new Map<string, Buffer>();
+  private sortedSources: { generation: number; sources: Source[] } | undefined;
   private readonly converted = new WeakMap<AggregatedShare, Representation>();
   private v2Json: Representation | undefined;
   private v2Proto: Representation | undefined;
@@ -112,8 +115,13 @@ export class OpenApiPublisher {
 
   /** Publishes (or, with undefined, withdraws) an aggregated APIService's share. */
   setAggregated(name: string, share: AggregatedShare | undefined): void {
-    if (share) this.aggregated.set(name, share);
-    else if (!this.aggregated.delete(name)) return;
+    if (share) {
+      this.aggregated.set(name, share);
+      const digest = createHash('sha512').update(`${name}\0${share.groupVersion}\0`).update(stringifyJson(share.v2 ?? null)).update('\0').update(share.v3URL ?? '');
+      if (share.v3Converted) digest.update(share.v3Converted);
+      this.shareDigests.set(name, digest.update(JSON.stringify(share.priority ?? null)).digest());
+    } else if (this.aggregated.delete(name)) this.shareDigests.delete(name);
+    else return;
     this.changed([]);
   }
 
@@ -203,7 +211,8 @@ export class OpenApiPublisher {
   }
 
   private *assemblingV2Json(): Steps<Representation> {
-    const b = new DocumentBuilder(true).literal(`{"swagger":"2.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`);
+    const etag = this.inputsEtag('v2 json', this.v2Inputs());
+    const b = new DocumentBuilder().literal(`{"swagger":"2.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`);
     yield* b.pieces(this.v2Entries((s) => s.v2Json().paths), true);
     yield;
     b.literal('},"definitions":{');
@@ -211,8 +220,7 @@ export class OpenApiPublisher {
     b.literal('},"parameters":{');
     yield* b.pieces(this.sharedParameters().map(([n, p]) => jsonEntry(n, p)), true);
     b.literal('},' + SECURITY_DEFINITIONS + '}');
-    const { etag, body } = yield* b.finish();
-    return new Representation(body as Buffer, etag, this.now());
+    return new Representation(yield* b.finish(), etag, this.now());
   }
 
   /** The /openapi/v2 document as gnostic protobuf. */
@@ -225,11 +233,7 @@ export class OpenApiPublisher {
     yield;
     const defs = this.v2Entries((s) => s.v2Proto().definitions);
     const params = this.sharedParameters().map(([n, p]) => piece(namedEntry(1, n, (w) => writeParameter(w, p))));
-    const b = new DocumentBuilder(false).literal(`protobuf ${this.version}`);
-    yield* b.pieces(paths, false);
-    yield* b.pieces(defs, false);
-    yield* b.pieces(params, false);
-    const { etag } = yield* b.finish();
+    const etag = this.inputsEtag('v2 protobuf', this.v2Inputs());
     const parts = encodeDocument(
       { title: 'Kubernetes', version: this.version },
       paths.map((p) => p.bytes),
@@ -330,17 +334,41 @@ export class OpenApiPublisher {
   private v3Etag(gv: string): { etag: string; lastModified: Date } | undefined {
     const known = this.v3Etags.get(gv);
     if (known) return known;
-    const sources = [this.builtins, ...this.crds.values()].filter((s) => s.groupVersions.includes(gv));
+    const sources = this.localSources().filter((s) => s.groupVersions.includes(gv));
     if (sources.length === 0) return undefined;
-    const hash = createHash('sha512').update(`${RENDERING}\0${this.version}\0${KUBERNETES_VERSION.gitVersion}\0${this.routeOpts.fieldValidation ? 1 : 0}\0${gv}`);
-    for (const s of sources) hash.update(s.inputDigest);
-    const etag = `"${hash.digest('hex').toUpperCase()}"`;
+    const etag = this.inputsEtag(`v3 ${gv}`, sources.map((s) => s.inputDigest));
     // The same inputs again (a CRD's status changed, say): the document is the one it was, Last-Modified too.
     const before = this.previousV3Etags.get(gv);
     const entry = before?.etag === etag ? before : { etag, lastModified: this.now() };
     this.previousV3Etags.delete(gv);
     this.v3Etags.set(gv, entry);
     return entry;
+  }
+
+  /**
+   * An ETag from what a document is made of: its sources' input digests (in a fixed order: the built-ins, then CRDs
+   * by name, then aggregated shares by APIService name, so every replica gives the same), the server's version, the
+   * publishing options and RENDERING. The document's bytes are not read: a change of one CRD changes it at once.
+   */
+  private inputsEtag(document: string, inputs: readonly Buffer[]): string {
+    const hash = createHash('sha512').update(`${RENDERING}\0${this.version}\0${KUBERNETES_VERSION.gitVersion}\0${this.routeOpts.fieldValidation ? 1 : 0}\0${document}`);
+    for (const d of inputs) hash.update(d);
+    return `"${hash.digest('hex').toUpperCase()}"`;
+  }
+
+  /** The built-ins, then the CRDs by name (memoized until the next change). */
+  private localSources(): Source[] {
+    if (this.sortedSources?.generation !== this.generation) {
+      const crds = [...this.crds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, src]) => src);
+      this.sortedSources = { generation: this.generation, sources: [this.builtins, ...crds] };
+    }
+    return this.sortedSources.sources;
+  }
+
+  /** The inputs of the v2 documents: every local source's, then every aggregated share's. */
+  private v2Inputs(): Buffer[] {
+    const shares = [...this.aggregated.keys()].sort().map((name) => this.shareDigests.get(name)!);
+    return [...this.localSources().map((s) => s.inputDigest), ...shares];
   }
 
   /** A v3 group-version document from the pieces of the sources contributing to it. */
@@ -356,7 +384,7 @@ export class OpenApiPublisher {
       schemas.push(...part.schemas);
       paths.push(...part.paths);
     }
-    const b = new DocumentBuilder(true).literal(`{"openapi":"3.0.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`);
+    const b = new DocumentBuilder().literal(`{"openapi":"3.0.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`);
     yield* b.pieces(sortedEntries(paths).map(([, p]) => p), true);
     yield;
     b.literal('},"components":{"schemas":{');
@@ -364,8 +392,7 @@ export class OpenApiPublisher {
     b.literal('},"parameters":{');
     yield* b.pieces(this.v3SharedParameters(), true);
     b.literal('},' + V3_SECURITY + '}');
-    const { body } = yield* b.finish();
-    return { ...entry, body: body! };
+    return { ...entry, body: yield* b.finish() };
   }
 
   private crdSupportPieces(): [string, Piece][] {
