@@ -1,7 +1,8 @@
 /**
  * Serving published documents as kube-openapi's handlers do: Accept
- * negotiation (goautoneg's clause order), a strong ETag (quoted SHA-512 of the
- * JSON), conditional requests (If-None-Match, else If-Modified-Since → 304, as
+ * negotiation (goautoneg's clause order), a strong ETag (a quoted SHA-512: of
+ * what the document is made of for the published ones, of the bytes otherwise),
+ * conditional requests (If-None-Match, else If-Modified-Since → 304, as
  * http.ServeContent), `Vary: Accept`, and gzip when the client accepts it.
  */
 import { createHash } from 'node:crypto';
