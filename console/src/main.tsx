@@ -7,6 +7,7 @@ import { href, useRoute } from './route.js';
 import { ListPage } from './list.js';
 import { ObjectPage } from './object.js';
 import { SchemaPage } from './schema.js';
+import { RightsPage } from './rights.js';
 import { EditPage } from './edit.js';
 import { Conditions, ErrorNote } from './parts.js';
 
@@ -233,11 +234,12 @@ function App() {
     setResources(undefined);
     setNote('Signed out.');
   };
-  const resource = resources && route.page !== 'overview' ? resources.find((r) => r.group === route.group && r.version === route.version && r.resource === route.resource) : undefined;
+  const resource = resources && route.page !== 'overview' && route.page !== 'rights' ? resources.find((r) => r.group === route.group && r.version === route.version && r.resource === route.resource) : undefined;
   let page;
   if (loadError) page = <ErrorNote error={loadError} />;
   else if (!resources) page = <p class="loading">Loading the API's resources…</p>;
   else if (route.page === 'overview') page = <Overview resources={resources} />;
+  else if (route.page === 'rights') page = <RightsPage key={route.query.get('ns') ?? 'default'} namespace={route.query.get('ns') ?? 'default'} />;
   else if (!resource) page = <p role="alert">The API serves no {route.resource} in {gv(route)}.</p>;
   else if (route.page === 'list') page = <ListPage key={`${gv(resource)}/${resource.resource}`} resource={resource} route={route} />;
   else if (route.page === 'object') page = <ObjectPage key={`${gv(resource)}/${resource.resource}/${route.namespace}/${route.name}`} resource={resource} resources={resources} namespace={route.namespace} name={route.name ?? ''} />;
@@ -252,6 +254,7 @@ function App() {
         <span class="who" title={me.groups.join(', ')}>
           Signed in as <strong>{me.user}</strong>
         </span>
+        <a href={href('rights', undefined, undefined, undefined, { ns: 'default' })}>Your rights</a>
         <button type="button" onClick={signOut}>
           Sign out
         </button>

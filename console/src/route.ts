@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 export interface Route {
-  page: 'overview' | 'list' | 'object' | 'edit' | 'new' | 'schema';
+  page: 'overview' | 'list' | 'object' | 'edit' | 'new' | 'schema' | 'rights';
   group: string;
   version: string;
   resource: string;
@@ -16,6 +16,10 @@ const seg = (s: string) => encodeURIComponent(s);
 const groupSeg = (g: string) => (g === '' ? '_' : seg(g));
 
 export function href(page: Route['page'], r?: { group: string; version: string; resource: string }, namespace?: string, name?: string, query?: Record<string, string>): string {
+  if (page === 'rights') {
+    const q = new URLSearchParams(Object.entries(query ?? {}).filter(([, v]) => v !== '')).toString();
+    return q ? `#/rights?${q}` : '#/rights';
+  }
   if (page === 'overview' || !r) return '#/';
   const prefix = { list: 'r', object: 'o', edit: 'edit', new: 'new', schema: 'schema' }[page];
   let path = `#/${prefix}/${groupSeg(r.group)}/${seg(r.version)}/${seg(r.resource)}`;
@@ -31,6 +35,7 @@ export function parseRoute(hash: string): Route {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const query = new URLSearchParams(q);
   const pages: Record<string, Route['page']> = { r: 'list', o: 'object', edit: 'edit', new: 'new', schema: 'schema' };
+  if (parts[0] === 'rights') return { page: 'rights', group: '', version: '', resource: '', query };
   const page = pages[parts[0] ?? ''];
   if (!page || parts.length < 4) return { page: 'overview', group: '', version: '', resource: '', query };
   const group = parts[1] === '_' ? '' : parts[1];

@@ -196,6 +196,17 @@ describe('the web console', () => {
     await page.getByLabel('Bearer token').fill(VIEWER_TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('Signed in as viewer').waitFor();
+    // What the viewer may do, as the API server lists it (SelfSubjectRulesReview): reads of the view role, no writes.
+    await page.getByRole('link', { name: 'Your rights' }).click();
+    const resourceRules = page.getByRole('region', { name: 'Resources in default' });
+    await resourceRules.getByRole('row').filter({ hasText: 'configmaps' }).first().waitFor();
+    const rows = (await resourceRules.getByRole('row').allInnerTexts()).map((r) => r.split('\t'));
+    const configMapRows = rows.filter((cells) => cells[2]?.split(', ').includes('configmaps'));
+    assert.ok(configMapRows.some((cells) => cells[0] === 'get, list, watch'), JSON.stringify(configMapRows));
+    assert.ok(configMapRows.every((cells) => !/create|update|patch|delete|\*/.test(cells[0])), JSON.stringify(configMapRows));
+    const urlRules = await page.getByRole('region', { name: 'Other URLs' }).getByRole('row').allInnerTexts();
+    assert.ok(urlRules.some((r) => r.includes('/healthz')), urlRules.join('\n'));
+    await shot(page, 'rights');
     await page.goto(`${s.kapi.url}/console/#/r/stable.example.com/v1/crontabs?ns=default`);
     await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Create' }).count(), 0);
