@@ -133,6 +133,12 @@ export async function startControllers(ctx: ControllerContext): Promise<RunningC
     },
     ctx.leaderElection,
   );
-  await elector.start();
+  try {
+    await elector.start();
+  } catch (err) {
+    // A first term that failed to start (its manager did not): the Lease and whatever the term started go with it.
+    await elector.stop().catch(() => {});
+    throw err;
+  }
   return { elector, gcIdle: () => term?.gc?.idle() ?? Promise.resolve() };
 }

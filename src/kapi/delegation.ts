@@ -154,48 +154,78 @@ export interface CoreServingCertificate {
 /** How often the Secret is checked (renewed there when due): as the SDK's self-signed webhooks. */
 const SERVING_CERT_RECHECK_MS = 60 * 60 * 1000;
 
+type ApiServiceSpec = { caBundle?: string; insecureSkipTLSVerify?: boolean; service?: { namespace?: string; name?: string } };
+
 /**
  * The serving certificate from its Secret in the core cluster (made there by the first replica), its CA written
  * into the APIServices that route to the Service, and then followed: APIServices that appear or lose the caBundle
- * get it again, and the Secret is checked hourly for a renewal.
+ * get it again, and the Secret is checked hourly for a renewal. An APIService kapi cannot write (gone meanwhile, or
+ * not in its rights) is warned about and skipped: it never stops the start or the others.
  */
 async function coreServingCertificate(client: Client, service: { namespace: string; name: string }, warn: (message: string) => void): Promise<CoreServingCertificate> {
   const apiServices = client.resource({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' });
   const routedHere = (o: KObject) => {
-    const target = (o.spec as { service?: { namespace?: string; name?: string } } | undefined)?.service;
+    const target = (o.spec as ApiServiceSpec | undefined)?.service;
     return target?.namespace === service.namespace && target.name === service.name;
   };
   // The same names on every replica, so that they share one certificate: the Service's, and the loopback's for
   // clients on the Pod (the aggregator asks for <name>.<namespace>.svc).
-  const selfSigned = (names: string[]): SelfSignedWebhooks => ({ service, hosts: ['127.0.0.1', 'localhost'], apiServices: names });
-  const initial = (await apiServices.list(undefined)).items.filter(routedHere).map((o) => o.metadata.name as string);
-  const held = await provisionWebhookCertificate(client, selfSigned(initial));
+  const selfSigned: SelfSignedWebhooks = { service, hosts: ['127.0.0.1', 'localhost'] };
+  const cert: CoreServingCertificate = { ...(await provisionWebhookCertificate(client, selfSigned)), stop: () => {} };
   const caBundle = () => Buffer.from(cert.caPem).toString('base64');
-  const informer = new Informer(apiServices, {}, { onError: (err) => warn(`kapi: APIServices of the core cluster: ${(err as Error).message}`) });
-  const inject = (o: KObject) => {
-    const spec = (o.spec ?? {}) as { caBundle?: string; insecureSkipTLSVerify?: boolean };
-    if (!routedHere(o) || (spec.caBundle === caBundle() && !spec.insecureSkipTLSVerify)) return;
-    provisionWebhookCertificate(client, selfSigned([o.metadata.name as string])).then(use, (err: Error) => warn(`kapi: writing the caBundle of APIService ${String(o.metadata.name)}: ${err.message}`));
+  const needsCA = (o: KObject) => {
+    const spec = (o.spec ?? {}) as ApiServiceSpec;
+    return routedHere(o) && (spec.caBundle !== caBundle() || spec.insecureSkipTLSVerify === true);
   };
-  const use = (next: { certPem: string; keyPem: string; caPem: string }) => {
-    if (next.certPem === cert.certPem) return;
-    Object.assign(cert, next);
-    cert.onRenewed?.(next);
+  /** Writes the CA into one APIService (read again on a conflict; nothing when it is gone). */
+  const inject = async (name: string): Promise<void> => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      let o: KObject;
+      try {
+        o = await apiServices.get(undefined, name);
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) return;
+        throw err;
+      }
+      if (!needsCA(o)) return;
+      const spec = o.spec as ApiServiceSpec;
+      // The CA verifies the server from now on: no longer skipped (the two may not go together).
+      delete spec.insecureSkipTLSVerify;
+      spec.caBundle = caBundle();
+      try {
+        await apiServices.update(undefined, name, o);
+        return;
+      } catch (err) {
+        if (!(err instanceof StatusError) || err.code !== 409) throw err;
+      }
+    }
+  };
+  const injectAll = async (objects: readonly KObject[]) => {
+    for (const o of objects.filter(needsCA)) {
+      const name = String(o.metadata.name);
+      await inject(name).catch((err: Error) => warn(`kapi: writing the caBundle of APIService ${name}: ${err.message}`));
+    }
+  };
+  await injectAll((await apiServices.list(undefined)).items);
+  const informer = new Informer(apiServices, {}, { onError: (err) => warn(`kapi: APIServices of the core cluster: ${(err as Error).message}`) });
+  const follow = (o: KObject) => void injectAll([o]);
+  const renew = async () => {
+    const next = await provisionWebhookCertificate(client, selfSigned);
+    if (next.certPem !== cert.certPem) {
+      Object.assign(cert, next);
+      cert.onRenewed?.(next);
+    }
+    await injectAll(informer.list());
   };
   const timer = setInterval(() => {
-    provisionWebhookCertificate(client, selfSigned(informer.list().filter(routedHere).map((o) => o.metadata.name as string))).then(use, (err: Error) =>
-      warn(`kapi: checking the serving certificate in Secret ${service.namespace}/${service.name}-cert: ${err.message}`),
-    );
+    renew().catch((err: Error) => warn(`kapi: checking the serving certificate in Secret ${service.namespace}/${service.name}-cert: ${err.message}`));
   }, SERVING_CERT_RECHECK_MS);
   timer.unref();
-  const cert: CoreServingCertificate = {
-    ...held,
-    stop() {
-      clearInterval(timer);
-      informer.stop();
-    },
+  cert.stop = () => {
+    clearInterval(timer);
+    informer.stop();
   };
-  informer.addHandlers({ added: inject, updated: (o) => inject(o) });
+  informer.addHandlers({ added: follow, updated: (o) => follow(o) });
   await informer.start().catch((err: unknown) => {
     cert.stop();
     throw err;

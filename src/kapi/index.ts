@@ -204,7 +204,8 @@ async function assemble(options: KapiOptions, config: ServerConfig, delegation: 
     registry,
     identities,
     clientFor,
-    config,
+    // The CA that the served certificate answers to (kube-root-ca.crt, token Secrets' ca.crt).
+    config: { ...config, servingCA },
     crds,
     // A Lease of kapi's own: the real kube-controller-manager, pointed at kapi, elects its leader on its own one.
     leaderElection: { name: CONTROLLERS_LEASE, exclusive: (options.storage?.kind ?? 'sqlite') !== 'etcd', ...options.leaderElection },
@@ -249,8 +250,10 @@ async function assemble(options: KapiOptions, config: ServerConfig, delegation: 
     unwatch = watchCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!, renewed, warn, 1000, servingFilesStamp);
   }
   if (fromCore) {
-    // Renewed in its Secret (from the same CA): served to new connections; the kubeconfig's CA stays.
+    // Renewed in its Secret (from the same CA): served to new connections; the kubeconfig's CA stays. One renewed
+    // while the server was starting is taken up now.
     fromCore.onRenewed = (pair) => http.setServingCertificate(pair.certPem, pair.keyPem);
+    if (fromCore.certPem !== servingFiles?.certPem) http.setServingCertificate(fromCore.certPem, fromCore.keyPem);
   }
   for (const h of BUILTIN_START_HOOKS) {
     await h.listening?.(startContext, { bindAddress, port: address.port }).catch((err: Error) => warn(`kapi: start hook ${h.name}: ${err.message}`));

@@ -102,14 +102,18 @@ function header(headers: Headers, name: string): string | undefined {
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
+/** Whether If-None-Match names the ETag (or `*`), as http.ServeContent compares them. */
+export function notModifiedByETag(headers: Headers, etag: string): boolean {
+  const inm = header(headers, 'if-none-match');
+  if (inm === undefined) return false;
+  if (inm.trim() === '*') return true;
+  const strip = (t: string) => t.trim().replace(/^W\//, '');
+  return inm.split(',').some((t) => strip(t) === strip(etag));
+}
+
 /** Whether http.ServeContent would answer 304 for these request headers. */
 export function notModified(headers: Headers, etag: string, lastModified: Date): boolean {
-  const inm = header(headers, 'if-none-match');
-  if (inm !== undefined) {
-    if (inm.trim() === '*') return true;
-    const strip = (t: string) => t.trim().replace(/^W\//, '');
-    return inm.split(',').some((t) => strip(t) === strip(etag));
-  }
+  if (header(headers, 'if-none-match') !== undefined) return notModifiedByETag(headers, etag);
   const ims = header(headers, 'if-modified-since');
   if (ims) {
     const since = Date.parse(ims);

@@ -13,7 +13,7 @@ import { noSteps, runSteps, runStepsInTurns, type Steps } from '../util/turns.js
 import { createHash } from 'node:crypto';
 import { KUBERNETES_VERSION } from '../api/version.js';
 import { stringifyJson } from '../machinery/json.js';
-import { acceptsGzip, computeETag, negotiate, notAcceptable, notFound, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';
+import { acceptsGzip, computeETag, negotiate, notAcceptable, notFound, notModifiedByETag, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';
 import { concatInSteps, DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece, type SourceForm } from './pieces.js';
 import type { Schema } from './schema-types.js';
 import { encodeDocument, namedEntry, writeParameter } from './protobuf.js';
@@ -63,7 +63,7 @@ export class OpenApiPublisher {
   private aggregatedSources: Source[] | undefined;
   /** A digest of each aggregated share, by APIService name (part of the v2 ETags). */
   private readonly shareDigests = new Map<string, Buffer>();
-  private sortedSources: { generation: number; sources: Source[] } | undefined;
+  private sorted: { generation: number; all: Source[]; byGroupVersion: Map<string, Source[]> } | undefined;
   private readonly converted = new WeakMap<AggregatedShare, Representation>();
   private v2Json: Representation | undefined;
   private v2Proto: Representation | undefined;
@@ -95,6 +95,9 @@ export class OpenApiPublisher {
     const name = crd.metadata?.name ?? '';
     const old = this.crds.get(name);
     const source = new Source(() => this.crdFragment(crd), crdGroupVersions(crd), crdInputDigest(crd));
+    // The CRD controller sets a CRD at every reconcile: the same input keeps the source (and its pieces) and the
+    // documents, which a change would drop.
+    if (old && old.inputDigest.equals(source.inputDigest) && old.groupVersions.join() === source.groupVersions.join()) return;
     this.crds.set(name, source);
     this.changed([...(old?.groupVersions ?? []), ...source.groupVersions]);
   }
@@ -148,11 +151,12 @@ export class OpenApiPublisher {
       form = 'v3';
       gv = path.slice('/openapi/v3/'.length);
     } else return;
+    // A client that has the document (If-None-Match): its ETag comes from the inputs, nothing to make.
+    if (this.unchangedFor(path, headers)) return;
     // After a change the sources are other ones: prepared again until none is left to make.
     for (let pass = 0; pass < 3; pass++) {
       const generation = this.generation;
-      for (const source of [this.builtins, ...this.crds.values()]) {
-        if (gv !== undefined && !source.groupVersions.includes(gv)) continue;
+      for (const source of gv === undefined ? this.localSources() : (this.sortedSources().byGroupVersion.get(gv) ?? [])) {
         const pending = source.prepare(form);
         if (pending) await pending;
       }
@@ -162,6 +166,25 @@ export class OpenApiPublisher {
     // compressed on the thread pool, not here.
     await this.assembleInTurns(path, headers);
     if (acceptsGzip(headers)) await this.representation(path, headers)?.gzip();
+  }
+
+  /**
+   * Whether the request's If-None-Match names the current ETag of a document not yet made (v2, a v3 group-version):
+   * then `handle` answers 304 from the inputs' ETag without making it.
+   */
+  private unchangedFor(path: string, headers: Headers): string | undefined {
+    if (headers['if-none-match'] === undefined) return undefined;
+    const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
+    let etag: string | undefined;
+    if (path === '/openapi/v2') {
+      const i = negotiate(accept, V2_OFFERS);
+      if (i === 0 && !this.v2Json) etag = this.inputsEtag('v2 json', this.v2Inputs());
+      else if (i > 0 && !this.v2Proto) etag = this.inputsEtag('v2 protobuf', this.v2Inputs());
+    } else if (path.startsWith('/openapi/v3/')) {
+      const gv = path.slice('/openapi/v3/'.length);
+      if (!this.v3Bodies.has(gv)) etag = this.v3Etag(gv)?.etag;
+    }
+    return etag !== undefined && notModifiedByETag(headers, etag) ? etag : undefined;
   }
 
   /** The representation `handle` serves for a path (no query), or undefined where it answers otherwise. */
@@ -184,6 +207,8 @@ export class OpenApiPublisher {
     const path = q < 0 ? pathWithQuery : pathWithQuery.slice(0, q);
     const query = new URLSearchParams(q < 0 ? '' : pathWithQuery.slice(q + 1));
     const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
+    const unchanged = this.unchangedFor(path, headers);
+    if (unchanged) return { status: 304, headers: { Vary: 'Accept, Accept-Encoding', ETag: unchanged } };
     if (path === '/openapi/v2') {
       const i = negotiate(accept, V2_OFFERS);
       if (i < 0) return notAcceptable();
@@ -334,7 +359,7 @@ export class OpenApiPublisher {
   private v3Etag(gv: string): { etag: string; lastModified: Date } | undefined {
     const known = this.v3Etags.get(gv);
     if (known) return known;
-    const sources = this.localSources().filter((s) => s.groupVersions.includes(gv));
+    const sources = this.sortedSources().byGroupVersion.get(gv) ?? [];
     if (sources.length === 0) return undefined;
     const etag = this.inputsEtag(`v3 ${gv}`, sources.map((s) => s.inputDigest));
     // The same inputs again (a CRD's status changed, say): the document is the one it was, Last-Modified too.
@@ -356,13 +381,26 @@ export class OpenApiPublisher {
     return `"${hash.digest('hex').toUpperCase()}"`;
   }
 
-  /** The built-ins, then the CRDs by name (memoized until the next change). */
+  /** The built-ins, then the CRDs by name, and those of each group-version (memoized until the next change). */
   private localSources(): Source[] {
-    if (this.sortedSources?.generation !== this.generation) {
+    return this.sortedSources().all;
+  }
+
+  private sortedSources(): { generation: number; all: Source[]; byGroupVersion: Map<string, Source[]> } {
+    if (this.sorted?.generation !== this.generation) {
       const crds = [...this.crds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, src]) => src);
-      this.sortedSources = { generation: this.generation, sources: [this.builtins, ...crds] };
+      const all = [this.builtins, ...crds];
+      const byGroupVersion = new Map<string, Source[]>();
+      for (const src of all) {
+        for (const gv of src.groupVersions) {
+          const list = byGroupVersion.get(gv);
+          if (list) list.push(src);
+          else byGroupVersion.set(gv, [src]);
+        }
+      }
+      this.sorted = { generation: this.generation, all, byGroupVersion };
     }
-    return this.sortedSources.sources;
+    return this.sorted;
   }
 
   /** The inputs of the v2 documents: every local source's, then every aggregated share's. */
@@ -374,7 +412,7 @@ export class OpenApiPublisher {
   /** A v3 group-version document from the pieces of the sources contributing to it. */
   private *assemblingV3(gv: string): Steps<{ etag: string; lastModified: Date; body: Buffer } | undefined> {
     const entry = this.v3Etag(gv);
-    const sources = [this.builtins, ...this.crds.values()].filter((s) => s.groupVersions.includes(gv) && s.v3().has(gv));
+    const sources = (this.sortedSources().byGroupVersion.get(gv) ?? []).filter((s) => s.v3().has(gv));
     if (!entry || sources.length === 0) return undefined;
     const schemas: [string, Piece][] = [];
     const paths: [string, Piece][] = [];
@@ -501,11 +539,15 @@ export class OpenApiPublisher {
  */
 const RENDERING = 'v3-1';
 
-/** A CRD's identity for the v3 ETags: its uid and generation (the spec's version), else its spec itself. */
+/**
+ * What a CRD's share of the documents is made from: its uid and generation (the spec's version), else its spec
+ * itself, and the conditions the fragment reads (Established, NonStructuralSchema).
+ */
 function crdInputDigest(crd: CustomResourceDefinitionV1): Buffer {
   const m = crd.metadata ?? {};
   const id = m.uid && m.generation !== undefined ? `${m.uid}/${m.generation}` : stringifyJson(crd.spec ?? null);
-  return createHash('sha512').update(`${m.name ?? ''}\0${id}`).digest();
+  const conditions = ['Established', 'NonStructuralSchema'].map((type) => (crd.status?.conditions ?? []).some((c) => c.type === type && c.status === 'True'));
+  return createHash('sha512').update(`${m.name ?? ''}\0${id}\0${conditions.join()}`).digest();
 }
 
 /** constructServerRelativeURL: `/openapi/v3/<gv>?hash=<etag>`. */

@@ -55,8 +55,6 @@ export interface SelfSignedWebhooks {
   validatingWebhookConfigurations?: string[];
   /** CRDs whose conversion webhook the manager serves. */
   conversionCrds?: string[];
-  /** APIServices (apiregistration.k8s.io/v1) that route to the Service: an aggregated API server's own. */
-  apiServices?: string[];
 }
 
 /** A CA and a serving certificate signed by it for `hosts` (DNS names or IP addresses), P-256, valid a year. */
@@ -183,16 +181,6 @@ async function injectCaBundle(client: Client, opts: SelfSignedWebhooks, caPem: s
   const admission = (resource: string) => ({ group: 'admissionregistration.k8s.io', version: 'v1', resource });
   for (const n of opts.mutatingWebhookConfigurations ?? []) await inject(admission('mutatingwebhookconfigurations'), n, setHooks);
   for (const n of opts.validatingWebhookConfigurations ?? []) await inject(admission('validatingwebhookconfigurations'), n, setHooks);
-  for (const n of opts.apiServices ?? []) {
-    await inject({ group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' }, n, (o) => {
-      const spec = (o.spec ?? {}) as { caBundle?: string; insecureSkipTLSVerify?: boolean; service?: { namespace?: string; name?: string } };
-      if (!spec.service || !ours(spec) || (spec.caBundle === caBundle && !spec.insecureSkipTLSVerify)) return false;
-      // The CA verifies the server from now on: no longer skipped (the two may not go together).
-      delete spec.insecureSkipTLSVerify;
-      spec.caBundle = caBundle;
-      return true;
-    });
-  }
   for (const n of opts.conversionCrds ?? []) {
     await inject({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, n, (o) => {
       const config = (o.spec?.conversion?.webhook?.clientConfig ?? undefined) as { caBundle?: string; service?: { namespace?: string; name?: string }; url?: string } | undefined;
@@ -242,17 +230,20 @@ export function jsonPatch(before: unknown, after: unknown): PatchOp[] {
       const common = Math.min(a.length, b.length);
       for (let i = common - 1; i >= 0; i--) work.push([a[i], b[i], `${path}/${i}`]);
       for (let i = a.length - 1; i >= common; i--) ops.push({ op: 'remove', path: `${path}/${i}` });
-      for (let i = common; i < b.length; i++) ops.push({ op: 'add', path: `${path}/${i}`, value: b[i] });
+      for (let i = common; i < b.length; i++) ops.push({ op: 'add', path: `${path}/${i}`, value: b[i] ?? null });
     } else if (isRecord(a) && isRecord(b)) {
-      for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) ops.push({ op: 'remove', path: path + pointer(k) });
+      // A member set to undefined is no member (JSON leaves it out), as the hooks' result is sent.
+      for (const k of Object.keys(a)) if (a[k] !== undefined && b[k] === undefined) ops.push({ op: 'remove', path: path + pointer(k) });
       const keys = Object.keys(b);
       for (let i = keys.length - 1; i >= 0; i--) {
         const k = keys[i];
-        if (!Object.hasOwn(a, k)) ops.push({ op: 'add', path: path + pointer(k), value: b[k] });
+        if (b[k] === undefined) continue;
+        if (a[k] === undefined) ops.push({ op: 'add', path: path + pointer(k), value: b[k] });
         else work.push([a[k], b[k], path + pointer(k)]);
       }
     } else if (!deepEqual(a, b)) {
-      ops.push({ op: 'replace', path, value: b });
+      // An undefined list element is null in JSON.
+      ops.push({ op: 'replace', path, value: b ?? null });
     }
   }
   return ops;

@@ -204,6 +204,25 @@ describe('OpenAPI publisher', () => {
     assert.equal(p.fragmentBuilds, 5, 'v3: a form of its own, of that group-version\'s sources only');
   });
 
+  it('answers a client that has the document 304 from its inputs, without making it (another replica, a restart)', () => {
+    const first = publisher();
+    const v2 = first.handle('/openapi/v2', { accept: 'application/json' })!;
+    const index = JSON.parse(first.handle('/openapi/v3', {})!.body!.toString()).paths;
+    const v3url = index['apis/stable.example.com/v1'].serverRelativeURL as string;
+    const v3 = first.handle(v3url, {})!;
+    const fresh = publisher();
+    const again = fresh.handle('/openapi/v2', { accept: 'application/json', 'if-none-match': v2.headers.ETag })!;
+    assert.deepEqual([again.status, again.headers.ETag], [304, v2.headers.ETag]);
+    assert.equal(fresh.handle(v3url, { 'if-none-match': v3.headers.ETag })!.status, 304);
+    assert.equal(fresh.fragmentBuilds, 0, 'nothing made for them');
+    // The same CRD set again (a reconcile) changes nothing; another spec changes the ETags.
+    const generation = fresh.generation;
+    fresh.setCrd(crontabCrd());
+    assert.equal(fresh.generation, generation);
+    fresh.setCrd(crontabCrd({ extraProps: 3 }));
+    assert.equal(fresh.handle('/openapi/v2', { accept: 'application/json', 'if-none-match': v2.headers.ETag })!.status, 200);
+  });
+
   it('serves the v3 discovery document and group-version documents with hash-based caching', () => {
     const p = publisher();
     const disc = p.handle('/openapi/v3', {})!;

@@ -33,6 +33,17 @@ describe('jsonPatch (mutating webhook answers)', () => {
     assert.deepEqual(jsonPatch(after, structuredClone(after)), []);
   });
 
+  it('takes a member set to undefined as no member, as JSON does', () => {
+    const before = { metadata: { labels: { a: '1', b: '2' } }, spec: {} };
+    const after = { metadata: { labels: { a: undefined, b: '2', c: undefined } }, spec: { opt: undefined, list: [undefined] } };
+    const patch = jsonPatch(before, after);
+    assert.deepEqual(JSON.parse(JSON.stringify(patch)), [
+      { op: 'remove', path: '/metadata/labels/a' },
+      { op: 'add', path: '/spec/list', value: [null] },
+    ]);
+    assert.deepEqual(applied(before, after), JSON.parse(JSON.stringify(after)));
+  });
+
   it('removes a list\'s extra elements from the end, so that each index still means what it meant', () => {
     const before = { l: ['a', 'b', 'c', 'd', 'e'] };
     const after = { l: ['a', 'x'] };
