@@ -353,8 +353,9 @@ export class APIServiceAvailability {
     if (!served) this.served.set(name, (served = { keys: [], state: { available: false } }));
     const was = served.state.available;
     served.state.available = result.status === 'True';
-    // Aggregated discovery marks the version Stale while its backend is not available.
-    if (was !== served.state.available && served.keys.length > 0) this.registry.touch();
+    // Aggregated discovery marks the version Stale while its backend is not available (one that listed no
+    // resources too): its document, and so its ETag, change.
+    if (was !== served.state.available) this.registry.touch();
     if (result.target) served.state.target = result.target;
     if (!result.resources) return;
     const group = String(apiService.spec.group);
