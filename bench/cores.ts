@@ -21,20 +21,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { SCHEMA } from '../src/storage/sqlite/sqlite-log.js';
 import { line, pct } from './lib/client.js';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS log (
-  revision INTEGER PRIMARY KEY,
-  key TEXT NOT NULL,
-  created INTEGER NOT NULL,
-  deleted INTEGER NOT NULL,
-  create_revision INTEGER NOT NULL,
-  prev_revision INTEGER NOT NULL,
-  value TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS log_key_revision ON log (key, revision);
-`;
 
 /** A wall clock that two processes on one machine agree on, in milliseconds with fractions. */
 const now = () => performance.timeOrigin + performance.now();

@@ -33,7 +33,8 @@ type WriterOp = { op: 'append'; rows: LogRow[] } | { op: 'compact'; from: number
 /** Bumped whenever the on-disk layout changes; a newer file is refused. */
 export const FORMAT_VERSION = 1;
 
-const SCHEMA = `
+/** The store's tables (bench/cores.ts builds its shared-log prototype on the same layout). */
+export const SCHEMA = `
 CREATE TABLE log (
   revision INTEGER PRIMARY KEY,
   key TEXT NOT NULL,
