@@ -8,6 +8,9 @@ import { Conditions, ErrorNote } from './parts.js';
 
 type Tab = 'summary' | 'yaml' | 'events';
 const TABS: Tab[] = ['summary', 'yaml', 'events'];
+/** The dependents' search: objects of a kind a page asks for, and how many of a kind it reads at most. */
+const PAGE = 500;
+const MAX_SEARCHED = 10_000;
 
 export function ObjectPage({ resource, resources, namespace, name }: { resource: Resource; resources: Resource[]; namespace?: string; name: string }) {
   const [obj, setObj] = useState<Obj | undefined>();
@@ -15,6 +18,7 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
   const [tab, setTab] = useState<Tab>('summary');
   const [events, setEvents] = useState<Obj[] | undefined>();
   const [dependents, setDependents] = useState<Array<{ r: Resource; o: Obj }> | undefined | 'not asked'>('not asked');
+  const [searchGaps, setSearchGaps] = useState<string[]>([]);
   const [rights, setRights] = useState({ update: false, delete: false });
 
   useEffect(() => {
@@ -37,27 +41,34 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
   }, [obj]);
 
   /**
-   * Dependents, when asked for: objects whose owner references name this one, among the kinds the user may list
-   * (in the object's namespace; for a cluster-scoped owner, the cluster-scoped kinds), a page of each.
+   * Dependents, when asked for: objects whose owner references name this one, among the kinds the user may list (in
+   * the object's namespace; for a cluster-scoped owner, every kind, in every namespace), page by page up to
+   * MAX_SEARCHED of each kind; the kinds that could not be read, or were not read to the end, are named.
    */
   const findDependents = async () => {
     const uid = obj?.metadata.uid as string;
     setDependents(undefined);
-    const candidates = resources.filter((r) => r.preferred && r.verbs.includes('list') && r.namespaced === (namespace !== undefined) && r.resource !== 'events');
+    setSearchGaps([]);
+    const candidates = resources.filter((r) => r.preferred && r.verbs.includes('list') && r.resource !== 'events' && (namespace === undefined || r.namespaced));
     const found: Array<{ r: Resource; o: Obj }> = [];
-    // A few at a time: the server serves everyone on one event loop.
+    const gaps: string[] = [];
+    const searchKind = async (r: Resource) => {
+      let token = '';
+      for (let searched = 0; ; ) {
+        const page = await get(`${resourcePath(r, namespace)}?limit=${PAGE}${token ? `&continue=${encodeURIComponent(token)}` : ''}`, 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json');
+        const items = (page.json.items ?? []) as Obj[];
+        for (const o of items) if ((o.metadata?.ownerReferences ?? []).some((ref: Obj) => ref.uid === uid)) found.push({ r, o });
+        searched += items.length;
+        token = page.json.metadata?.continue ?? '';
+        if (!token) return;
+        if (searched >= MAX_SEARCHED) return void gaps.push(`${r.kind} (the first ${searched})`);
+      }
+    };
+    // A few kinds at a time: the server serves everyone on one event loop.
     for (let i = 0; i < candidates.length; i += 4) {
-      await Promise.all(
-        candidates.slice(i, i + 4).map((r) =>
-          get(`${resourcePath(r, namespace)}?limit=500`, 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json').then(
-            (a) => {
-              for (const o of (a.json.items ?? []) as Obj[]) if ((o.metadata?.ownerReferences ?? []).some((ref: Obj) => ref.uid === uid)) found.push({ r, o });
-            },
-            () => undefined,
-          ),
-        ),
-      );
+      await Promise.all(candidates.slice(i, i + 4).map((r) => searchKind(r).catch((e: ApiError) => void gaps.push(`${r.kind} (${e.status === 403 ? 'not allowed' : e.message})`))));
     }
+    setSearchGaps(gaps);
     setDependents(found);
   };
 
@@ -177,7 +188,7 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
           ) : !dependents ? (
             <p class="muted">Looking…</p>
           ) : dependents.length === 0 ? (
-            <p class="muted">No dependents.</p>
+            <p class="muted">No dependents{searchGaps.length > 0 ? ' found' : ''}.</p>
           ) : (
             <ul>
               {dependents.map(({ r, o }) => (
@@ -187,6 +198,7 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
               ))}
             </ul>
           )}
+          {dependents !== 'not asked' && dependents && searchGaps.length > 0 && <p class="hint">Not searched through: {searchGaps.join(', ')}.</p>}
           <h2>Managed fields</h2>
           <table class="grid">
             <thead>

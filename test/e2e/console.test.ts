@@ -182,6 +182,16 @@ describe('the web console', () => {
     const stored = (await s.request('GET', `${CRONTABS}/from-kubectl`)).json;
     assert.equal(stored.spec.replicas, 5);
     assert.ok(stored.metadata.managedFields.some((m: any) => m.manager === 'kapi-console' && m.operation === 'Apply'));
+
+    // Dependents: a ConfigMap it owns, past the first page of ConfigMaps (the search reads every page).
+    for (let i = 0; i < 600; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, j) => s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: `filler-${String(i + j).padStart(3, '0')}` } } })));
+    }
+    const owner = { apiVersion: 'stable.example.com/v1', kind: 'CronTab', name: 'from-kubectl', uid: stored.metadata.uid };
+    assert.equal((await s.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'zz-dependent', ownerReferences: [owner] } } })).status, 201);
+    await page.getByRole('button', { name: 'Find dependents' }).click();
+    await page.getByRole('link', { name: 'zz-dependent' }).waitFor();
+    assert.equal(await page.getByText('Not searched through').count(), 0);
     assert.deepEqual(errors, []);
     await page.close();
   });
