@@ -141,6 +141,8 @@ export class HttpServer {
   private userIssuers: IssuerCheck | undefined;
   private readonly limits: ServerLimits;
   private readonly serve: Handler;
+  /** The console's pages and sessions, within the same in-flight limits and request timeout as the API. */
+  private readonly serveConsole: Handler | undefined;
   /** The web console (--console), when it is on. */
   readonly console: ConsoleServer | undefined;
   private readonly logError: (message: string) => void;
@@ -183,10 +185,13 @@ export class HttpServer {
     filters.push(impersonation(options.authorizer ?? alwaysAllow));
     // AlwaysAllow, the default, is no filter at all: nothing to build attributes for.
     if (options.authorizer && options.authorizer !== alwaysAllow) filters.push(authorization(options.authorizer));
-    filters.push(inFlightLimits(limits), requestTimeout(limits.requestTimeoutMs, endExchange));
+    // One in-flight budget for the API and the console's own requests (its sign-ins among them), one timeout rule.
+    const limited = [inFlightLimits(limits), requestTimeout(limits.requestTimeoutMs, endExchange)];
+    filters.push(...limited);
     if (options.metrics) filters.push(requestMetrics(options.metrics, options.registry));
     this.serve = compose(filters, (x) => this.route(x));
-    this.console = options.console ? new ConsoleServer((token) => this.tokenUser(token), (line) => this.logError(line)) : undefined;
+    const consoleServer = (this.console = options.console ? new ConsoleServer((token) => this.tokenUser(token), (line) => this.logError(line)) : undefined);
+    this.serveConsole = consoleServer ? compose([...(options.requestLog ? [requestLog(options.requestLog)] : []), ...limited], (x) => consoleServer.handle(x.path, x.req, x.res)) : undefined;
     const metrics = options.metrics;
     this.loop = new LoopMonitor({ onDelay: metrics ? (seconds) => metrics.loopDelay(seconds) : undefined, onStall: (stall) => this.logStall(stall) });
     // HTTP/2 streams are served as they are: drop the hook that would wrap each in
@@ -371,7 +376,7 @@ export class HttpServer {
       x.path = target.path;
       x.query = target.query;
       // The console's pages and sign-in: no API request (its API requests are, with the user's own credentials).
-      if (this.console && (x.path === CONSOLE_PREFIX || x.path.startsWith(`${CONSOLE_PREFIX}/`)) && !x.loopback) return await this.console.handle(x.path, req, res);
+      if (this.serveConsole && (x.path === CONSOLE_PREFIX || x.path.startsWith(`${CONSOLE_PREFIX}/`)) && !x.loopback) return await this.serveConsole(x);
       x.info = x.path.startsWith('/api') ? parseRequestInfo(req.method ?? 'GET', x.path, x.query) : undefined;
       // Watches are open for long and mostly idle: a stall is never put down to them.
       if (x.info?.kind === 'resource' && x.info.verb === 'watch') return await this.serve(x);

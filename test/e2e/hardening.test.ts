@@ -263,6 +263,7 @@ describe('limits as kube-apiserver sets them', () => {
       tokenAuthFile: tokens,
       limits: { maxMutatingRequestsInFlight: 1, maxRequestsInFlight: 50, maxWatches: 2, requestTimeoutMs: 1500, idleTimeoutMs: 400, handshakeTimeoutMs: 300 },
       requestLog: (line) => logLines.push(line),
+      console: true,
     });
     assert.equal((await s.request('POST', CRDS, { body: CRONTAB_CRD })).status, 201);
     // alice may do anything through a binding, but is no member of system:masters: the limits hold for her.
@@ -331,6 +332,35 @@ describe('limits as kube-apiserver sets them', () => {
     assert.equal(await held.text, '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n');
     held.close();
     assert.equal((await s.request('POST', crontabs, { body: cronTab('third'), token: USER })).status, 201, 'the seat is free again');
+  });
+
+  it('counts the console\'s sign-ins within the same mutating limit', async () => {
+    const signIn = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = https.request(new URL('/console/session', s.kapi.url), { method: 'POST', ca: s.kapi.caCertPem, headers: { 'Content-Type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ token: USER }));
+      });
+    // A stalled upload holds the one mutating seat (for up to the 1.5 s timeout; another takes its place if it went).
+    let refused = 0;
+    for (let i = 0; i < 10 && refused !== 429; i++) {
+      const held = stalledUpload(USER);
+      await new Promise((r) => setTimeout(r, 100));
+      refused = await signIn();
+      held.close();
+      await held.status.catch(() => 0);
+    }
+    assert.equal(refused, 429, 'a sign-in waits for a seat as any write does');
+    // The closed upload's seat is given back once the server sees the close.
+    let signedIn = 0;
+    for (let i = 0; i < 50 && signedIn !== 200; i++) {
+      signedIn = await signIn();
+      if (signedIn !== 200) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(signedIn, 200, 'and gets one once it is free');
   });
 
   it('limits open watches; a closed watch frees its place', async () => {
