@@ -133,7 +133,7 @@ export class OpenApiPublisher {
    * asks for (cold, the built-ins' take a few hundred milliseconds of work), so that `handle` then assembles the
    * document without holding the loop for long. Requests that come meanwhile share the work.
    */
-  async prepare(pathWithQuery: string, headers: Headers = {}): Promise<void> {
+  async prepare(pathWithQuery: string, headers: Headers = {}): Promise<Representation | undefined> {
     const path = pathWithQuery.split('?')[0];
     let form: SourceForm;
     // A group-version's v3 document needs the sources of that group-version only.
@@ -163,9 +163,11 @@ export class OpenApiPublisher {
       if (generation === this.generation) break;
     }
     // The document joined in turns too, then, for a client that takes gzip (Go's transport asks for it),
-    // compressed on the thread pool, not here.
-    await this.assembleInTurns(path, headers);
-    if (acceptsGzip(headers)) await this.representation(path, headers)?.gzip();
+    // compressed on the thread pool, not here. `handle` serves this one, even if a change came meanwhile (the next
+    // request gets the new one): making it again there would be one long step.
+    const rep = await this.assembleInTurns(path, headers);
+    if (rep && acceptsGzip(headers)) await rep.gzip();
+    return rep;
   }
 
   /**
@@ -200,9 +202,10 @@ export class OpenApiPublisher {
 
   /**
    * The response for an `/openapi/...` path (query included), or undefined for other paths.
-   * Headers are the request's, lower-case (accept, accept-encoding, if-none-match, if-modified-since).
+   * Headers are the request's, lower-case (accept, accept-encoding, if-none-match, if-modified-since); `prepared`,
+   * what `prepare` gave back for the same request.
    */
-  handle(pathWithQuery: string, headers: Headers = {}): OpenApiResponse | undefined {
+  handle(pathWithQuery: string, headers: Headers = {}, prepared?: Representation): OpenApiResponse | undefined {
     const q = pathWithQuery.indexOf('?');
     const path = q < 0 ? pathWithQuery : pathWithQuery.slice(0, q);
     const query = new URLSearchParams(q < 0 ? '' : pathWithQuery.slice(q + 1));
@@ -213,13 +216,13 @@ export class OpenApiPublisher {
       const i = negotiate(accept, V2_OFFERS);
       if (i < 0) return notAcceptable();
       // Go's mime parser in kubectl 1.20 rejects the '@' media type, so protobuf goes out as octet-stream.
-      if (i === 0) return serveRepresentation(this.v2JsonRepresentation(), 'application/json', headers);
-      return serveRepresentation(this.v2ProtoRepresentation(), 'application/octet-stream', headers);
+      if (i === 0) return serveRepresentation(prepared ?? this.v2JsonRepresentation(), 'application/json', headers);
+      return serveRepresentation(prepared ?? this.v2ProtoRepresentation(), 'application/octet-stream', headers);
     }
     if (path === '/openapi/v3') return serveRepresentation(this.v3DiscoveryRepresentation(), 'application/json', headers);
     if (!path.startsWith('/openapi/v3/')) return undefined;
     const gv = path.slice('/openapi/v3/'.length);
-    const rep = this.v3Representation(gv);
+    const rep = prepared ?? this.v3Representation(gv);
     if (!rep) return notFound();
     if (negotiate(accept, ['application/json']) < 0) return notAcceptable();
     const etag = rep.etag.slice(1, -1);
@@ -272,24 +275,34 @@ export class OpenApiPublisher {
    * The representation of a path assembled in turns of the event loop (prepare), kept where the synchronous
    * accessors find it, unless a change came meanwhile (then they assemble the new one).
    */
-  private async assembleInTurns(path: string, headers: Headers): Promise<void> {
+  private async assembleInTurns(path: string, headers: Headers): Promise<Representation | undefined> {
     const generation = this.generation;
     const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
     if (path === '/openapi/v2') {
       const i = negotiate(accept, V2_OFFERS);
-      if (i === 0 && !this.v2Json) {
+      if (i === 0) {
+        if (this.v2Json) return this.v2Json;
         const rep = await runStepsInTurns(this.assemblingV2Json());
         if (generation === this.generation) this.v2Json ??= rep;
-      } else if (i > 0 && !this.v2Proto) {
+        return rep;
+      }
+      if (i > 0) {
+        if (this.v2Proto) return this.v2Proto;
         const rep = await runStepsInTurns(this.assemblingV2Proto());
         if (generation === this.generation) this.v2Proto ??= rep;
+        return rep;
       }
-    } else if (path.startsWith('/openapi/v3/')) {
-      const gv = path.slice('/openapi/v3/'.length);
-      if (this.v3Bodies.has(gv)) return;
-      const built = await runStepsInTurns(this.assemblingV3(gv));
-      if (built && generation === this.generation) this.keepV3(gv, new Representation(built.body, built.etag, built.lastModified));
+      return undefined;
     }
+    if (!path.startsWith('/openapi/v3/')) return undefined;
+    const gv = path.slice('/openapi/v3/'.length);
+    const cached = this.v3Bodies.get(gv);
+    if (cached) return cached;
+    const built = await runStepsInTurns(this.assemblingV3(gv));
+    if (!built) return undefined;
+    const rep = new Representation(built.body, built.etag, built.lastModified);
+    if (generation === this.generation) this.keepV3(gv, rep);
+    return rep;
   }
 
   /** The /openapi/v3 discovery document: each group-version's document URL with its hash. */

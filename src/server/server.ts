@@ -75,9 +75,12 @@ export interface HttpServerOptions {
   metrics?: ApiMetrics;
   /** Serves /openapi/v2 and /openapi/v3. */
   openapi?: {
-    /** Makes what `handle` needs for the path in steps (a cold document is a few hundred milliseconds of work). */
-    prepare?(pathWithQuery: string, headers: Record<string, string | string[] | undefined>): Promise<void>;
-    handle(pathWithQuery: string, headers: Record<string, string | string[] | undefined>): { status: number; headers: Record<string, string>; body?: Buffer | string } | undefined;
+    /**
+     * Makes what `handle` needs for the path in steps (a cold document is a few hundred milliseconds of work); what
+     * it gives back is handed to `handle`.
+     */
+    prepare?(pathWithQuery: string, headers: Record<string, string | string[] | undefined>): Promise<unknown>;
+    handle(pathWithQuery: string, headers: Record<string, string | string[] | undefined>, prepared?: unknown): { status: number; headers: Record<string, string>; body?: Buffer | string } | undefined;
   };
   /** Request limits; each defaults to kube-apiserver's (see DEFAULT_LIMITS). */
   limits?: Partial<ServerLimits>;
@@ -533,8 +536,8 @@ export class HttpServer {
       res.end(body);
       return;
     }
-    if (path.startsWith('/openapi/')) await this.options.openapi?.prepare?.(req.url ?? path, req.headers);
-    const published = path.startsWith('/openapi/') ? this.options.openapi?.handle(req.url ?? path, req.headers) : undefined;
+    const prepared = path.startsWith('/openapi/') ? await this.options.openapi?.prepare?.(req.url ?? path, req.headers) : undefined;
+    const published = path.startsWith('/openapi/') ? this.options.openapi?.handle(req.url ?? path, req.headers, prepared) : undefined;
     // An aggregated group-version's v3 document is its backend's, fetched as the user asked (as upstream).
     const aggregatedV3 = published?.status === 404 ? /^\/openapi\/v3\/apis\/([^/]+)\/([^/]+)$/.exec(path) : null;
     if (aggregatedV3) {

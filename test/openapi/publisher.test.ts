@@ -204,6 +204,20 @@ describe('OpenAPI publisher', () => {
     assert.equal(p.fragmentBuilds, 5, 'v3: a form of its own, of that group-version\'s sources only');
   });
 
+  it('serves the document prepare made for the request even when a change came after it, making nothing in one step', async () => {
+    const p = publisher();
+    const prepared = await p.prepare('/openapi/v2', { accept: 'application/json' });
+    assert.ok(prepared);
+    p.setCrd(crontabCrd({ group: 'late.example.com' }));
+    const builds = p.fragmentBuilds;
+    const r = p.handle('/openapi/v2', { accept: 'application/json' }, prepared)!;
+    assert.equal(r.status, 200);
+    assert.equal(r.body, prepared.body);
+    assert.equal(p.fragmentBuilds, builds, 'nothing made while answering');
+    // The next request gets the new document.
+    assert.ok(v2(p).definitions['com.example.late.v1.CronTab']);
+  });
+
   it('answers a client that has the document 304 from its inputs, without making it (another replica, a restart)', () => {
     const first = publisher();
     const v2 = first.handle('/openapi/v2', { accept: 'application/json' })!;
