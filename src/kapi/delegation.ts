@@ -10,7 +10,7 @@ import { errors, StatusError } from '../machinery/status.js';
 import type { Client } from '../sdk/client.js';
 import { Informer } from '../sdk/informer.js';
 import { connect } from '../sdk/kubeconfig.js';
-import { provisionWebhookCertificate, type SelfSignedWebhooks } from '../sdk/webhooks.js';
+import { provisionWebhookCertificate, updateOnConflict, type SelfSignedWebhooks } from '../sdk/webhooks.js';
 import type { ServerConfig } from './config.js';
 import { clientCAsFromConfigMap, EXTENSION_AUTHENTICATION, requestHeaderAuthentication, requestHeaderFromConfigMap } from './core-cluster.js';
 import type { HttpServer } from '../server/server.js';
@@ -178,28 +178,17 @@ async function coreServingCertificate(client: Client, service: { namespace: stri
     return routedHere(o) && (spec.caBundle !== caBundle() || spec.insecureSkipTLSVerify === true);
   };
   /** Writes the CA into one APIService (read again on a conflict; nothing when it is gone). */
-  const inject = async (name: string): Promise<void> => {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      let o: KObject;
-      try {
-        o = await apiServices.get(undefined, name);
-      } catch (err) {
-        if (err instanceof StatusError && err.code === 404) return;
-        throw err;
-      }
-      if (!needsCA(o)) return;
+  const inject = (name: string): Promise<void> =>
+    updateOnConflict(apiServices, name, (o) => {
+      if (!needsCA(o)) return false;
       const spec = o.spec as ApiServiceSpec;
       // The CA verifies the server from now on: no longer skipped (the two may not go together).
       delete spec.insecureSkipTLSVerify;
       spec.caBundle = caBundle();
-      try {
-        await apiServices.update(undefined, name, o);
-        return;
-      } catch (err) {
-        if (!(err instanceof StatusError) || err.code !== 409) throw err;
-      }
-    }
-  };
+      return true;
+    }).catch((err: unknown) => {
+      if (!(err instanceof StatusError) || err.code !== 404) throw err;
+    });
   const injectAll = async (objects: readonly KObject[]) => {
     for (const o of objects.filter(needsCA)) {
       const name = String(o.metadata.name);

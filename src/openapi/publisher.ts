@@ -64,6 +64,7 @@ export class OpenApiPublisher {
   /** A digest of each aggregated share, by APIService name (part of the v2 ETags). */
   private readonly shareDigests = new Map<string, Buffer>();
   private sorted: { generation: number; all: Source[]; byGroupVersion: Map<string, Source[]> } | undefined;
+  private v2Etags: { generation: number; json: string; protobuf: string } | undefined;
   private readonly converted = new WeakMap<AggregatedShare, Representation>();
   private v2Json: Representation | undefined;
   private v2Proto: Representation | undefined;
@@ -139,7 +140,7 @@ export class OpenApiPublisher {
     // A group-version's v3 document needs the sources of that group-version only.
     let gv: string | undefined;
     if (path === '/openapi/v2') {
-      const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
+      const accept = acceptOf(headers);
       const i = negotiate(accept, V2_OFFERS);
       if (i < 0) return;
       form = i === 0 ? 'json' : 'proto';
@@ -176,28 +177,17 @@ export class OpenApiPublisher {
    */
   private unchangedFor(path: string, headers: Headers): string | undefined {
     if (headers['if-none-match'] === undefined) return undefined;
-    const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
+    const accept = acceptOf(headers);
     let etag: string | undefined;
     if (path === '/openapi/v2') {
       const i = negotiate(accept, V2_OFFERS);
-      if (i === 0 && !this.v2Json) etag = this.inputsEtag('v2 json', this.v2Inputs());
-      else if (i > 0 && !this.v2Proto) etag = this.inputsEtag('v2 protobuf', this.v2Inputs());
+      if (i === 0 && !this.v2Json) etag = this.v2Etag('json');
+      else if (i > 0 && !this.v2Proto) etag = this.v2Etag('protobuf');
     } else if (path.startsWith('/openapi/v3/')) {
       const gv = path.slice('/openapi/v3/'.length);
       if (!this.v3Bodies.has(gv)) etag = this.v3Etag(gv)?.etag;
     }
     return etag !== undefined && notModifiedByETag(headers, etag) ? etag : undefined;
-  }
-
-  /** The representation `handle` serves for a path (no query), or undefined where it answers otherwise. */
-  private representation(path: string, headers: Headers): Representation | undefined {
-    const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
-    if (path === '/openapi/v2') {
-      const i = negotiate(accept, V2_OFFERS);
-      return i < 0 ? undefined : i === 0 ? this.v2JsonRepresentation() : this.v2ProtoRepresentation();
-    }
-    if (path === '/openapi/v3') return this.v3DiscoveryRepresentation();
-    return path.startsWith('/openapi/v3/') ? this.v3Representation(path.slice('/openapi/v3/'.length)) : undefined;
   }
 
   /**
@@ -209,7 +199,7 @@ export class OpenApiPublisher {
     const q = pathWithQuery.indexOf('?');
     const path = q < 0 ? pathWithQuery : pathWithQuery.slice(0, q);
     const query = new URLSearchParams(q < 0 ? '' : pathWithQuery.slice(q + 1));
-    const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
+    const accept = acceptOf(headers);
     const unchanged = this.unchangedFor(path, headers);
     if (unchanged) return { status: 304, headers: { Vary: 'Accept, Accept-Encoding', ETag: unchanged } };
     if (path === '/openapi/v2') {
@@ -239,7 +229,7 @@ export class OpenApiPublisher {
   }
 
   private *assemblingV2Json(): Steps<Representation> {
-    const etag = this.inputsEtag('v2 json', this.v2Inputs());
+    const etag = this.v2Etag('json');
     const b = new DocumentBuilder().literal(`{"swagger":"2.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`);
     yield* b.pieces(this.v2Entries((s) => s.v2Json().paths), true);
     yield;
@@ -261,7 +251,7 @@ export class OpenApiPublisher {
     yield;
     const defs = this.v2Entries((s) => s.v2Proto().definitions);
     const params = this.sharedParameters().map(([n, p]) => piece(namedEntry(1, n, (w) => writeParameter(w, p))));
-    const etag = this.inputsEtag('v2 protobuf', this.v2Inputs());
+    const etag = this.v2Etag('protobuf');
     const parts = encodeDocument(
       { title: 'Kubernetes', version: this.version },
       paths.map((p) => p.bytes),
@@ -277,7 +267,7 @@ export class OpenApiPublisher {
    */
   private async assembleInTurns(path: string, headers: Headers): Promise<Representation | undefined> {
     const generation = this.generation;
-    const accept = Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
+    const accept = acceptOf(headers);
     if (path === '/openapi/v2') {
       const i = negotiate(accept, V2_OFFERS);
       if (i === 0) {
@@ -416,10 +406,14 @@ export class OpenApiPublisher {
     return this.sorted;
   }
 
-  /** The inputs of the v2 documents: every local source's, then every aggregated share's. */
-  private v2Inputs(): Buffer[] {
-    const shares = [...this.aggregated.keys()].sort().map((name) => this.shareDigests.get(name)!);
-    return [...this.localSources().map((s) => s.inputDigest), ...shares];
+  /** A v2 document's ETag: every local source's input, then every aggregated share's (made once per change). */
+  private v2Etag(form: 'json' | 'protobuf'): string {
+    if (this.v2Etags?.generation !== this.generation) {
+      const shares = [...this.aggregated.keys()].sort().map((name) => this.shareDigests.get(name)!);
+      const inputs = [...this.localSources().map((s) => s.inputDigest), ...shares];
+      this.v2Etags = { generation: this.generation, json: this.inputsEtag('v2 json', inputs), protobuf: this.inputsEtag('v2 protobuf', inputs) };
+    }
+    return this.v2Etags[form];
   }
 
   /** A v3 group-version document from the pieces of the sources contributing to it. */
@@ -561,6 +555,11 @@ function crdInputDigest(crd: CustomResourceDefinitionV1): Buffer {
   const id = m.uid && m.generation !== undefined ? `${m.uid}/${m.generation}` : stringifyJson(crd.spec ?? null);
   const conditions = ['Established', 'NonStructuralSchema'].map((type) => (crd.status?.conditions ?? []).some((c) => c.type === type && c.status === 'True'));
   return createHash('sha512').update(`${m.name ?? ''}\0${id}\0${conditions.join()}`).digest();
+}
+
+/** The request's Accept header as one value. */
+function acceptOf(headers: Headers): string | undefined {
+  return Array.isArray(headers.accept) ? headers.accept.join(',') : headers.accept;
 }
 
 /** constructServerRelativeURL: `/openapi/v3/<gv>?hash=<etag>`. */

@@ -17,7 +17,7 @@ import { errors, StatusError } from '../machinery/status.js';
 import { certCoversHost, createCA, issueServingCert, normalizeHosts, rawSubject, type LoadedCA } from '../machinery/x509.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { isRecord } from '../util/json-object.js';
-import type { Client } from './client.js';
+import type { Client, ResourceClient } from './client.js';
 import { listening } from './probes.js';
 import { definedConverter, webhookMutate, webhookValidate, type ResourceDefinition } from './resource.js';
 
@@ -143,6 +143,23 @@ async function heldCertificate(client: Client, opts: SelfSignedWebhooks, hosts: 
   throw new Error(`the webhook certificate in Secret ${namespace}/${secretName} kept changing`);
 }
 
+/**
+ * Reads a cluster-scoped object, lets `change` edit it (false: nothing to write) and updates it; read and changed
+ * again when another writer came first (409), five times at most. Other errors (404 among them) are thrown.
+ */
+export async function updateOnConflict(r: ResourceClient, name: string, change: (o: KObject) => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const o = await r.get(undefined, name);
+    if (!change(o)) return;
+    try {
+      await r.update(undefined, name, o);
+      return;
+    } catch (err) {
+      if (!(err instanceof StatusError) || err.code !== 409) throw err;
+    }
+  }
+}
+
 /** Writes the CA as the caBundle of the named configurations' webhooks that call this server, and of the CRDs' conversion. */
 async function injectCaBundle(client: Client, opts: SelfSignedWebhooks, caPem: string): Promise<void> {
   const caBundle = b64(caPem);
@@ -155,19 +172,7 @@ async function injectCaBundle(client: Client, opts: SelfSignedWebhooks, caPem: s
       return false;
     }
   };
-  const inject = async (resource: { group: string; version: string; resource: string }, name: string, patch: (o: KObject) => boolean) => {
-    const r = client.resource(resource);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const o = await r.get(undefined, name);
-      if (!patch(o)) return;
-      try {
-        await r.update(undefined, name, o);
-        return;
-      } catch (err) {
-        if (!(err instanceof StatusError) || err.code !== 409) throw err;
-      }
-    }
-  };
+  const inject = (resource: { group: string; version: string; resource: string }, name: string, patch: (o: KObject) => boolean) => updateOnConflict(client.resource(resource), name, patch);
   const setHooks = (o: KObject) => {
     let changed = false;
     for (const w of (o.webhooks ?? []) as Array<{ clientConfig?: { caBundle?: string; service?: { namespace?: string; name?: string }; url?: string } }>) {

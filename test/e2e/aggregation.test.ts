@@ -700,6 +700,24 @@ describe('delegated authentication and authorization (kapi behind a core cluster
   });
 });
 
+/**
+ * A kind of `group` served by the extension (a CRD of its own, any fields), and the core cluster's Service `ext` and
+ * its Endpoints routing to it, as an APIService of the core names them.
+ */
+async function serveBehind(core: TestServer, ext: TestServer, group: string, kind: string): Promise<void> {
+  const ok = (r: { status: number; text: string }) => assert.ok(r.status < 300, r.text);
+  const plural = `${kind.toLowerCase()}s`;
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: { group, scope: 'Namespaced', names: { plural, kind }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+  };
+  ok(await ext.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }));
+  ok(await core.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'ext' }, spec: { ports: [{ port: 443, targetPort: ext.kapi.port }] } } }));
+  ok(await core.request('POST', '/api/v1/namespaces/default/endpoints', { body: { metadata: { name: 'ext' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: ext.kapi.port }] }] } }));
+}
+
 describe('kapi behind kapi, as an extension server behind kube-apiserver', () => {
   it('serves the core cluster\'s users through its aggregator, with their rights and namespaces judged there', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kapi-combined-'));
@@ -733,15 +751,7 @@ describe('kapi behind kapi, as an extension server behind kube-apiserver', () =>
         authorizationKubeconfig: core.kapi.kubeconfigPath,
         coreKubeconfig: core.kapi.kubeconfigPath,
       });
-      const crd = {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: `gadgets.${GROUP}` },
-        spec: { group: GROUP, scope: 'Namespaced', names: { plural: 'gadgets', kind: 'Gadget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
-      };
-      ok(await ext.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }));
-      ok(await core.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'ext' }, spec: { ports: [{ port: 443, targetPort: ext.kapi.port }] } } }));
-      ok(await core.request('POST', '/api/v1/namespaces/default/endpoints', { body: { metadata: { name: 'ext' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: ext.kapi.port }] }] } }));
+      await serveBehind(core, ext, GROUP, 'Gadget');
       ok(
         await core.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
           body: { metadata: { name: `v1.${GROUP}` }, spec: { group: GROUP, version: 'v1', groupPriorityMinimum: 2000, versionPriority: 10, service: { namespace: 'default', name: 'ext', port: 443 }, caBundle: Buffer.from(ext.kapi.caCertPem).toString('base64') } },
@@ -845,15 +855,7 @@ describe('kapi behind kapi, its serving certificate kept by the core cluster (--
       const registered = (await core.request('GET', `/apis/apiregistration.k8s.io/v1/apiservices/v1.${GROUP}`)).json;
       assert.equal(registered.spec.caBundle, secret.data['ca.crt']);
 
-      const crd = {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: `gauges.${GROUP}` },
-        spec: { group: GROUP, scope: 'Namespaced', names: { plural: 'gauges', kind: 'Gauge' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
-      };
-      ok(await ext.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }));
-      ok(await core.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'ext' }, spec: { ports: [{ port: 443, targetPort: ext.kapi.port }] } } }));
-      ok(await core.request('POST', '/api/v1/namespaces/default/endpoints', { body: { metadata: { name: 'ext' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: ext.kapi.port }] }] } }));
+      await serveBehind(core, ext, GROUP, 'Gauge');
       // The aggregator verifies the backend by the caBundle, as <service>.<namespace>.svc.
       await until('the APIService Available', async () => {
         const conditions = (await core.request('GET', `/apis/apiregistration.k8s.io/v1/apiservices/v1.${GROUP}`)).json.status?.conditions ?? [];
