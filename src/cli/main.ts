@@ -1,10 +1,11 @@
 /** The `kapi` command. */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { KUBERNETES_VERSION } from '../api/version.js';
 import { buildConfig, createApi, createResource, createWebhook, initProject } from './scaffold.js';
 import { generateManifests } from './manifests.js';
+import { importFile } from './import-file.js';
+import type { ConvertFunction } from '../crd/conversion/types.js';
+import { resolve } from 'node:path';
 import { CONTROLLER_NAMES, startKapi, type AuthorizationMode } from '../kapi/index.js';
 import { parseGoDuration } from '../server/filters.js';
 import { clientFromKubeconfig } from './kube-client.js';
@@ -195,10 +196,10 @@ program
     // A failure that escaped its request is logged; the server stays up for every other client.
     process.on('unhandledRejection', (err) => stderrBroken || console.error('kapi: unhandled rejection:', err));
     process.on('uncaughtException', (err) => stderrBroken || console.error('kapi: uncaught exception:', err));
-    const converters = opts.converters ? (await import(pathToFileURL(resolve(opts.converters)).href)).default : undefined;
-    const admissionHooks = opts.admissionHooks ? (await import(pathToFileURL(resolve(opts.admissionHooks)).href)).default : undefined;
+    const converters = opts.converters ? ((await importFile(opts.converters)).default as Record<string, ConvertFunction>) : undefined;
+    const admissionHooks = opts.admissionHooks ? (await importFile(opts.admissionHooks)).default : undefined;
     if (admissionHooks !== undefined && !Array.isArray(admissionHooks)) throw new Error(`${opts.admissionHooks}: the default export must be a list of admission hooks`);
-    const resources = opts.resources ? (await import(pathToFileURL(resolve(opts.resources)).href)).default : undefined;
+    const resources = opts.resources ? (await importFile(opts.resources)).default : undefined;
     if (resources !== undefined && !(Array.isArray(resources) && resources.every((r) => typeof r?.crd?.metadata?.name === 'string' && Array.isArray(r.versions)))) {
       throw new Error(`${opts.resources}: the default export must be a list of resources made with defineResource (kapi/sdk)`);
     }

@@ -81,7 +81,7 @@ interface Asset {
   etag: string;
 }
 
-/** Where the built console is: beside the bundle (dist/kapi.mjs → dist/console) or above the compiled module (dist/src/server → dist/console). */
+/** Where the built console is: beside the bundle (dist/kapi.cjs → dist/console) or above the compiled module (dist/src/server → dist/console). */
 function findAssets(): string | undefined {
   for (const rel of ['./console/', '../../console/', '../../../dist/console/']) {
     const dir = fileURLToPath(new URL(rel, import.meta.url));

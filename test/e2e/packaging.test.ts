@@ -43,7 +43,7 @@ describe('the npm package', () => {
 
   it('installs from its tarball with the built code and no sources or tests', () => {
     const files = readdirSync(join(app, 'node_modules', 'kapi', 'dist'));
-    assert.ok(files.includes('kapi.mjs') && files.includes('sqlite-writer.js') && files.includes('yaml-worker.js'), files.join(' '));
+    assert.ok(files.includes('kapi.cjs') && files.includes('sqlite-writer.js') && files.includes('yaml-worker.js'), files.join(' '));
     assert.equal(existsSync(join(app, 'node_modules', 'kapi', 'src')), false);
     assert.equal(existsSync(join(app, 'node_modules', 'kapi', 'dist', 'test')), false);
   });
