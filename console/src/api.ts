@@ -127,3 +127,57 @@ export function resourcePath(r: { group: string; version: string; resource: stri
   const ns = r.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
   return `${base}${ns}/${r.resource}${name !== undefined ? `/${encodeURIComponent(name)}` : ''}`;
 }
+
+/**
+ * A collection kept current, in plain JSON: listed, then watched from the list's resourceVersion (listed again
+ * after a 410, resumed a second after the stream ends); `onItems` gets all items after the list and after each
+ * change. It stops with the signal, or at a refusal (400, 403, 404), which goes to `onError` as other errors do.
+ */
+export async function follow(path: string, query: Record<string, string>, onItems: (items: Obj[]) => void, onError: (e: ApiError) => void, signal: AbortSignal): Promise<void> {
+  const items = new Map<string, Obj>();
+  const key = (o: Obj) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+  const url = (extra: Record<string, string>) => `${path}?${new URLSearchParams({ ...query, ...extra })}`;
+  let rv = '';
+  let relist = true;
+  while (!signal.aborted) {
+    try {
+      if (relist) {
+        const listed = await get(url({}), 'application/json', signal);
+        items.clear();
+        for (const o of (listed.json.items ?? []) as Obj[]) items.set(key(o), o);
+        rv = listed.json.metadata?.resourceVersion ?? '';
+        relist = false;
+        onItems([...items.values()]);
+      }
+      await watch(
+        url({ watch: '1', resourceVersion: rv, allowWatchBookmarks: 'true' }),
+        'application/json',
+        (events) => {
+          let changed = false;
+          for (const e of events) {
+            if (e.type === 'ERROR') {
+              if (e.object.code === 410) relist = true;
+              continue;
+            }
+            rv = e.object.metadata?.resourceVersion ?? rv;
+            if (e.type === 'BOOKMARK') continue;
+            if (e.type === 'DELETED') items.delete(key(e.object));
+            else items.set(key(e.object), e.object);
+            changed = true;
+          }
+          if (changed) onItems([...items.values()]);
+        },
+        signal,
+      );
+    } catch (e) {
+      if (signal.aborted) return;
+      if (e instanceof ApiError && e.status === 410) relist = true;
+      else if (e instanceof ApiError) {
+        onError(e);
+        if (e.status === 400 || e.status === 403 || e.status === 404) return;
+      }
+    }
+    if (signal.aborted) return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}

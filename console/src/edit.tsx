@@ -9,17 +9,29 @@ import { EditorView, basicSetup } from 'codemirror';
 import { EditorState } from '@codemirror/state';
 import { yaml as yamlLanguage } from '@codemirror/lang-yaml';
 import { linter, lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { tags } from '@lezer/highlight';
 import { autocompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { parse, stringify } from 'yaml';
 import { ApiError, get, request, resourcePath, type Obj } from './api.js';
 import { can, type Resource } from './model.js';
-import { href } from './route.js';
-import { ErrorNote } from './parts.js';
+import { href, leaveGuard } from './route.js';
+import { ErrorNote, flash } from './parts.js';
 import { kindSchema, openApiDoc, resolve, type OpenApiDoc } from './schema.js';
-import { offsetOf, parseFieldPath, pathAt, pathsInMessage } from './yaml-paths.js';
+import { fieldsInMessage, offsetOf, parseFieldPath, pathAt } from './yaml-paths.js';
 import { lineDiff } from './diff.js';
 
 const MANAGER = 'kapi-console';
+
+/** YAML's colours from the page's (app.css): readable on the light and the dark background alike (CodeMirror's own are for light). */
+const HIGHLIGHT = HighlightStyle.define([
+  { tag: [tags.propertyName, tags.definition(tags.propertyName)], color: 'var(--syn-key)' },
+  { tag: [tags.string, tags.special(tags.string), tags.content], color: 'var(--syn-string)' },
+  { tag: [tags.number, tags.bool, tags.null, tags.atom], color: 'var(--syn-atom)' },
+  { tag: [tags.keyword, tags.operatorKeyword, tags.typeName, tags.labelName], color: 'var(--syn-keyword)' },
+  { tag: [tags.comment, tags.meta], color: 'var(--muted)', fontStyle: 'italic' },
+  { tag: tags.invalid, color: 'var(--danger)' },
+]);
 
 /** The object as the editor starts it: no managed fields and no status (the status is the controllers'). */
 function editable(o: Obj): Obj {
@@ -38,6 +50,8 @@ interface Outcome {
   error?: ApiError;
   result?: Obj;
   warnings: string[];
+  /** A review of taking the conflicting fields over: its apply forces too. */
+  force?: boolean;
 }
 
 /** A server-side apply of the text (dry run or not), its errors placed on their lines. */
@@ -50,14 +64,16 @@ async function apply(resource: Resource, routeNamespace: string | undefined, tex
     return { diagnostics: [{ from: pos ? lineStart(text, pos.line) : 0, to: pos ? lineStart(text, pos.line) : 0, severity: 'error', message: (e as Error).message }], warnings: [] };
   }
   const name = body?.metadata?.name;
-  if (typeof name !== 'string' || !name) return { diagnostics: [{ from: 0, to: 0, severity: 'error', message: 'metadata.name: Required value: server-side apply needs a name' }], warnings: [] };
+  if (typeof name !== 'string' || !name) {
+    return { diagnostics: [{ ...lineAround(text, offsetOf(text, ['metadata', 'name'])), severity: 'error', message: 'metadata.name: Required value: server-side apply needs a name' }], warnings: [] };
+  }
   const namespace = resource.namespaced ? (body.metadata.namespace ?? routeNamespace ?? 'default') : undefined;
   const q = new URLSearchParams({ fieldManager: MANAGER, fieldValidation: 'Strict' });
   if (opts.dryRun) q.set('dryRun', 'All');
   if (opts.force) q.set('force', 'true');
   try {
     const a = await request('PATCH', `${resourcePath(resource, namespace, name)}?${q}`, { body: text, contentType: 'application/apply-patch+yaml' });
-    return { diagnostics: a.warnings.map((w) => ({ from: 0, to: 0, severity: 'warning', message: w })), result: a.json, warnings: a.warnings };
+    return { diagnostics: a.warnings.map((w) => ({ from: 0, to: 0, severity: 'warning', message: w })), result: a.json, warnings: a.warnings, force: opts.force };
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     return { diagnostics: diagnosticsOf(text, e), error: e, warnings: [] };
@@ -87,8 +103,8 @@ function diagnosticsOf(text: string, e: ApiError): Diagnostic[] {
   if (named.length) {
     return named.map((c) => ({ ...lineAround(text, offsetOf(text, parseFieldPath(c.field!))), severity: 'error' as const, message: `${c.field}: ${c.message ?? ''}` }));
   }
-  const fields = pathsInMessage(e.message);
-  if (fields.length) return fields.map((f) => ({ ...lineAround(text, offsetOf(text, parseFieldPath(f))), severity: 'error' as const, message: `unknown field "${f}"` }));
+  const fields = fieldsInMessage(e.message);
+  if (fields.length) return fields.map((f) => ({ ...lineAround(text, offsetOf(text, parseFieldPath(f.path))), severity: 'error' as const, message: f.message }));
   return [{ from: 0, to: Math.min(text.length, Math.max(0, text.indexOf('\n'))), severity: 'error', message: e.message }];
 }
 
@@ -133,10 +149,12 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
   const [busy, setBusy] = useState(false);
   const [allowed, setAllowed] = useState<boolean | undefined>();
   const [saved, setSaved] = useState(false);
+  const dirty = useRef(false);
   const creating = name === undefined;
 
   const load = async () => {
     setReview(undefined);
+    dirty.current = false;
     let doc: OpenApiDoc = {};
     let root: Obj = {};
     try {
@@ -171,6 +189,9 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
         extensions: [
           basicSetup,
           yamlLanguage(),
+          syntaxHighlighting(HIGHLIGHT),
+          // Long values (a last-applied-configuration) wrap rather than scroll the whole text sideways.
+          EditorView.lineWrapping,
           EditorView.cspNonce.of(nonce),
           EditorView.contentAttributes.of({ 'aria-label': `${resource.kind} as YAML` }),
           autocompletion({ override: [completer(doc, root)] }),
@@ -178,7 +199,9 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
           linter(async (v) => (await apply(resource, namespace, v.state.doc.toString(), { dryRun: true })).diagnostics, { delay: 1000 }),
           // What was reviewed is what may be applied: an edit after the review asks for another.
           EditorView.updateListener.of((u) => {
-            if (u.docChanged) setReview(undefined);
+            if (!u.docChanged) return;
+            setReview(undefined);
+            dirty.current = true;
           }),
         ],
       }),
@@ -186,36 +209,46 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
   };
 
   useEffect(() => {
-    // A server-side apply that creates needs both create and patch.
+    // A server-side apply that creates needs both create and patch. The editor (and its dry runs) opens only for
+    // a user who may write.
     const checks = creating ? [can('create', resource, namespace), can('patch', resource, namespace)] : [can('patch', resource, namespace, name)];
-    void Promise.all(checks).then((all) => setAllowed(all.every(Boolean)));
-    void load();
+    void Promise.all(checks).then((all) => {
+      const may = all.every(Boolean);
+      setAllowed(may);
+      if (may) void load();
+    });
     return () => view.current?.destroy();
   }, [resource, namespace, name]);
 
+  // Edits not applied are not lost without a question: leaving the page (another place, a reload) asks first.
+  useEffect(() => leaveGuard(() => dirty.current, 'Leave the editor? Your edits are not applied.'), []);
+
   const text = () => view.current?.state.doc.toString() ?? '';
-  const doReview = async () => {
+  const doReview = async (force = false) => {
     setBusy(true);
     setSaved(false);
-    const outcome = await apply(resource, namespace, text(), { dryRun: true });
+    const outcome = await apply(resource, namespace, text(), { dryRun: true, force });
     // The editor's marks say what this review found (the as-you-type check may not have run since the last edit).
     if (view.current) view.current.dispatch(setDiagnostics(view.current.state, outcome.diagnostics));
     setReview(outcome);
     setBusy(false);
   };
-  const doApply = async (force = false) => {
+  const doApply = async () => {
     setBusy(true);
-    const out = await apply(resource, namespace, text(), { dryRun: false, force });
+    const out = await apply(resource, namespace, text(), { dryRun: false, force: review?.force });
     setBusy(false);
     setReview(out);
     if (out.result) {
       setSaved(true);
+      dirty.current = false;
       const m = out.result.metadata;
+      flash(`${creating ? 'Created' : 'Applied'}${out.warnings.length ? `, with ${out.warnings.length === 1 ? 'a warning' : `${out.warnings.length} warnings`}: ${out.warnings.join('; ')}` : '.'}`);
       location.hash = href('object', resource, m.namespace, m.name);
     }
   };
 
   if (error) return <ErrorNote error={error} />;
+  if (allowed === undefined) return <p class="loading">Loading…</p>;
   if (allowed === false) {
     return (
       <p role="alert" class="error">
@@ -225,6 +258,7 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
   }
   const before = original && !creating ? shown(editable(original)) : '';
   const after = review?.result ? shown(editable(review.result)) : undefined;
+  const unchanged = !creating && after !== undefined && after === before;
   return (
     <>
       <h1>
@@ -232,13 +266,13 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
         {!creating && <span class="objname">{name}</span>}
       </h1>
       <div class="toolbar">
-        {!creating && <a href={href('object', resource, namespace, name)}>Back to the object</a>}
-        <button type="button" onClick={doReview} disabled={busy}>
+        {creating ? <a href={href('list', resource, undefined, undefined, { ns: namespace ?? '' })}>Cancel</a> : <a href={href('object', resource, namespace, name)}>Back to the object</a>}
+        <button type="button" onClick={() => doReview(false)} disabled={busy}>
           Review changes
         </button>
-        {review?.result && !review.error && (
-          <button type="button" class="primary" onClick={() => doApply(false)} disabled={busy}>
-            {creating ? 'Create' : 'Apply'}
+        {review?.result && !review.error && !unchanged && (
+          <button type="button" class={review.force ? 'danger' : 'primary'} onClick={doApply} disabled={busy}>
+            {creating ? 'Create' : review.force ? 'Apply, taking the fields over (force)' : 'Apply'}
           </button>
         )}
       </div>
@@ -252,8 +286,8 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
                 Reload the object (drops your edits)
               </button>
               {review.error.body?.reason === 'Conflict' && !/the object has been modified/.test(review.error.message) && (
-                <button type="button" class="danger" onClick={() => doApply(true)}>
-                  Apply and take the fields over (force)
+                <button type="button" class="danger" onClick={() => doReview(true)}>
+                  Review taking the fields over (force)
                 </button>
               )}
             </div>
@@ -267,7 +301,12 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
           ))}
         </section>
       )}
-      {after !== undefined && !saved && (
+      {unchanged && !saved && (
+        <p role="status" class="hint">
+          No changes: the server would store the object as it is.
+        </p>
+      )}
+      {after !== undefined && !saved && !unchanged && (
         <section aria-label="Changes">
           <h2>What the server would store</h2>
           <pre class="diff">

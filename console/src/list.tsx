@@ -8,12 +8,15 @@ import { ApiError, get, resourcePath, TABLE, watch, type Obj, type WatchEvent } 
 import { can, type Resource } from './model.js';
 import { href, type Route } from './route.js';
 import { cellText, ErrorNote } from './parts.js';
+import { humanDuration } from '../../src/printing/duration.js';
 
 interface Row {
   key: string;
   namespace?: string;
   name: string;
   cells: unknown[];
+  /** When the object was made (ms): its age is shown as it grows. */
+  created?: number;
   mark?: 'added' | 'modified' | 'deleted';
 }
 
@@ -25,19 +28,24 @@ const DELETED_SHOWN_MS = 4000;
 function rowOf(r: Obj): Row {
   const meta = r.object?.metadata ?? {};
   const name = String(meta.name ?? '');
-  return { key: `${meta.namespace ?? ''}/${name}`, namespace: meta.namespace, name, cells: Array.isArray(r.cells) ? r.cells : [] };
+  const created = meta.creationTimestamp ? Date.parse(meta.creationTimestamp) : NaN;
+  return { key: `${meta.namespace ?? ''}/${name}`, namespace: meta.namespace, name, cells: Array.isArray(r.cells) ? r.cells : [], created: Number.isNaN(created) ? undefined : created };
 }
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export function ListPage({ resource, route }: { resource: Resource; route: Route }) {
   const namespace = resource.namespaced ? (route.query.get('ns') ?? '') : '';
   const labelSelector = route.query.get('l') ?? '';
   const fieldSelector = route.query.get('f') ?? '';
   /** The printer's columns shown (priority 0), with their places in each row's cells. */
-  const [columns, setColumns] = useState<Array<{ name: string; description?: string; index: number }>>([]);
+  const [columns, setColumns] = useState<Array<{ name: string; description?: string; index: number; age: boolean }>>([]);
   const rows = useRef(new Map<string, Row>());
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<ApiError | undefined>();
-  const [live, setLive] = useState<'listing' | 'live' | 'reconnecting'>('listing');
+  const [live, setLive] = useState<'listing' | 'live' | 'reconnecting' | 'failed'>('listing');
+  const [now, setNow] = useState(Date.now());
+  const [namespaces, setNamespaces] = useState<string[]>([]);
   const [mayCreate, setMayCreate] = useState(false);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -83,6 +91,7 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
     };
     const list = async () => {
       setLive('listing');
+      setError(undefined);
       // Events of the watch before this list are older than it.
       pending.length = 0;
       const fresh = new Map<string, Row>();
@@ -90,7 +99,8 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
       do {
         const page = await get(query({ limit: String(PAGE), ...(cont ? { continue: cont } : {}) }), TABLE, abort.signal);
         if (page.json.columnDefinitions) {
-          setColumns((page.json.columnDefinitions as Obj[]).map((c, index) => ({ name: String(c.name), description: c.description, index, priority: c.priority })).filter((c) => !c.priority));
+          // The server's Age is the age when listed: the page shows it growing (as the creation timestamp gives it).
+          setColumns((page.json.columnDefinitions as Obj[]).map((c, index) => ({ name: String(c.name), description: c.description, index, priority: c.priority, age: c.name === 'Age' && c.type === 'date' })).filter((c) => !c.priority));
         }
         for (const r of (page.json.rows ?? []) as Obj[]) {
           const row = rowOf(r);
@@ -134,7 +144,13 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
           if (err instanceof ApiError && err.status === 410) relist = true;
           else if (err instanceof ApiError) {
             setError(err);
-            if (err.status === 403 || err.status === 404 || err.status === 400) return;
+            if (err.status === 403 || err.status === 404 || err.status === 400) {
+              // What was shown before belongs to another question: the table is emptied, the status says so.
+              rows.current = new Map();
+              setVersion((v) => v + 1);
+              setLive('failed');
+              return;
+            }
           }
         }
         if (abort.signal.aborted) return;
@@ -148,6 +164,16 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
       if (frame) cancelAnimationFrame(frame);
     };
   }, [resource, namespace, labelSelector, fieldSelector]);
+
+  useEffect(() => {
+    const tick = setInterval(() => setNow(Date.now()), 5000);
+    // The namespaces the user may list, offered in the namespace filter.
+    get('/api/v1/namespaces').then(
+      (a) => setNamespaces(((a.json.items ?? []) as Obj[]).map((n) => String(n.metadata?.name)).sort()),
+      () => setNamespaces([]),
+    );
+    return () => clearInterval(tick);
+  }, []);
 
   useEffect(() => {
     const el = viewport.current;
@@ -164,6 +190,8 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
   const last = Math.min(sorted.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + 10);
   const visible = sorted.slice(first, last);
   const showNamespace = resource.namespaced && !namespace;
+  const present = useMemo(() => sorted.filter((r) => r.mark !== 'deleted').length, [sorted]);
+  const allNamespacesForbidden = error?.status === 403 && resource.namespaced && !namespace;
 
   const setFilters = (e: Event) => {
     e.preventDefault();
@@ -179,7 +207,12 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
         <form onSubmit={setFilters} class="filters" aria-label="Filters">
           {resource.namespaced && (
             <label>
-              Namespace <input name="ns" defaultValue={namespace} placeholder="all namespaces" size={14} />
+              Namespace <input name="ns" defaultValue={namespace} placeholder="all namespaces" size={14} list="namespaces" />
+              <datalist id="namespaces">
+                {namespaces.map((n) => (
+                  <option key={n} value={n} />
+                ))}
+              </datalist>
             </label>
           )}
           <label>
@@ -191,7 +224,7 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
           <button type="submit">Filter</button>
         </form>
         <span class={`live live-${live}`} role="status">
-          {live === 'live' ? `${sorted.length} objects, live` : live === 'listing' ? 'listing…' : 'reconnecting…'}
+          {live === 'live' ? `${plural(present, 'object', 'objects')}, live` : live === 'listing' ? 'listing…' : live === 'failed' ? 'not listed' : 'reconnecting…'}
         </span>
         <a href={href('schema', resource)}>Schema</a>
         {mayCreate && resource.verbs.includes('create') && (
@@ -201,6 +234,7 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
         )}
       </div>
       {error && <ErrorNote error={error} />}
+      {allNamespacesForbidden && <p class="hint">You may not list {resource.resource} in all namespaces: name one in the namespace filter.</p>}
       <div class="viewport" ref={viewport} onScroll={(e) => setScrollTop((e.target as HTMLDivElement).scrollTop)} tabIndex={0} aria-label={`${resource.kind} objects`}>
         <table class="grid rows" aria-rowcount={sorted.length + 1}>
           <thead>
@@ -216,11 +250,18 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
           <tbody>
             {first > 0 && <tr style={{ height: `${first * ROW_HEIGHT}px` }} aria-hidden="true" />}
             {visible.map((row, i) => (
-              <tr key={row.key} class={row.mark ? `mark-${row.mark}` : undefined} aria-rowindex={first + i + 2} data-name={row.name}>
+              <tr key={row.key} class={row.mark ? `mark-${row.mark}` : undefined} aria-rowindex={first + i + 2} data-name={row.name} title={row.mark}>
                 {showNamespace && <td>{row.namespace}</td>}
-                {columns.map((c, j) => (
-                  <td key={c.name}>{j === 0 && row.mark !== 'deleted' ? <a href={href('object', resource, row.namespace, row.name)}>{cellText(row.cells[c.index])}</a> : cellText(row.cells[c.index])}</td>
-                ))}
+                {columns.map((c, j) => {
+                  const text = c.age && row.created !== undefined ? humanDuration(now - row.created) : cellText(row.cells[c.index]);
+                  return (
+                    <td key={c.name}>
+                      {j === 0 && row.mark !== 'deleted' ? <a href={href('object', resource, row.namespace, row.name)}>{text}</a> : text}
+                      {/* The row's change in words, for those who do not see its colour. */}
+                      {j === 0 && row.mark && <span class="sr-only"> ({row.mark})</span>}
+                    </td>
+                  );
+                })}
               </tr>
             ))}
             {last < sorted.length && <tr style={{ height: `${(sorted.length - last) * ROW_HEIGHT}px` }} aria-hidden="true" />}

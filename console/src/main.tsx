@@ -1,7 +1,7 @@
 /** The kapi console: sign-in, the shell (header, resource navigation) and the overview. */
 import { render } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, get, setSession, type Obj } from './api.js';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, follow, setSession, type Obj } from './api.js';
 import { forgetDecisions, gv, loadResources, type Resource } from './model.js';
 import { href, useRoute } from './route.js';
 import { ListPage } from './list.js';
@@ -85,7 +85,7 @@ function Nav({ resources, current }: { resources: Resource[]; current?: { group:
               .sort((a, b) => a.kind.localeCompare(b.kind))
               .map((r) => (
                 <li key={r.resource}>
-                  <a href={href('list', r)} aria-current={current && current.group === r.group && current.resource === r.resource ? 'page' : undefined}>
+                  <a href={href('list', r)} title={`${r.kind} (${r.resource})`} aria-current={current && current.group === r.group && current.resource === r.resource ? 'page' : undefined}>
                     {r.kind}
                   </a>
                 </li>
@@ -97,15 +97,7 @@ function Nav({ resources, current }: { resources: Resource[]; current?: { group:
   );
 }
 
-function Overview({ resources }: { resources: Resource[] }) {
-  const [crds, setCrds] = useState<Obj[] | undefined>();
-  const [error, setError] = useState<ApiError | undefined>();
-  useEffect(() => {
-    get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions').then(
-      (a) => setCrds(a.json.items as Obj[]),
-      (e: ApiError) => setError(e),
-    );
-  }, []);
+function Overview({ resources, crds, error }: { resources: Resource[]; crds?: Obj[]; error?: ApiError }) {
   const groups = useMemo(() => {
     const m = new Map<string, Set<string>>();
     for (const r of resources) m.set(r.group, (m.get(r.group) ?? new Set()).add(r.version));
@@ -119,6 +111,7 @@ function Overview({ resources }: { resources: Resource[] }) {
         {error && <ErrorNote error={error} />}
         {crds && crds.length === 0 && <p>No CustomResourceDefinitions yet.</p>}
         {crds && crds.length > 0 && (
+          <div class="wide">
           <table class="grid">
             <thead>
               <tr>
@@ -131,7 +124,7 @@ function Overview({ resources }: { resources: Resource[] }) {
               </tr>
             </thead>
             <tbody>
-              {crds.map((c) => {
+              {[...crds].sort((a, b) => String(a.metadata.name).localeCompare(b.metadata.name)).map((c) => {
                 const served = (c.spec.versions as Obj[]).filter((v) => v.served);
                 const storage = (c.spec.versions as Obj[]).find((v) => v.storage)?.name;
                 const first = served.find((v) => v.storage) ?? served[0];
@@ -160,6 +153,7 @@ function Overview({ resources }: { resources: Resource[] }) {
               })}
             </tbody>
           </table>
+          </div>
         )}
       </section>
       <section aria-labelledby="groups">
@@ -193,6 +187,9 @@ function App() {
   const [note, setNote] = useState<string | undefined>();
   const [resources, setResources] = useState<Resource[] | undefined>();
   const [loadError, setLoadError] = useState<ApiError | undefined>();
+  const [crds, setCrds] = useState<Obj[] | undefined>();
+  const [crdError, setCrdError] = useState<ApiError | undefined>();
+  const rechecked = useRef(new Set<string>());
   const route = useRoute();
 
   const signedIn = (m: Me) => {
@@ -204,8 +201,10 @@ function App() {
     setMe(m);
   };
   useEffect(() => {
-    const code = /(?:^#|&)code=([A-Za-z0-9_-]+)/.exec(location.hash)?.[1];
-    if (code) {
+    /** A one-time link's code, in the address when the page opens or pasted into it later. */
+    const exchange = () => {
+      const code = /(?:^#|&)code=([A-Za-z0-9_-]+)/.exec(location.hash)?.[1];
+      if (!code) return false;
       // The one-time code leaves the address bar and the history before anything else happens.
       history.replaceState(null, '', `${location.pathname}#/`);
       void session('POST', { code }).then((r) => {
@@ -213,18 +212,54 @@ function App() {
         else setNote(r.json.message);
         setChecked(true);
       });
-      return;
+      return true;
+    };
+    addEventListener('hashchange', exchange);
+    if (!exchange()) {
+      void session('GET').then((r) => {
+        if (r.json.signedIn) signedIn(r.json as Me);
+        else if (r.json.message) setNote(r.json.message);
+        setChecked(true);
+      });
     }
-    void session('GET').then((r) => {
-      if (r.json.signedIn) signedIn(r.json as Me);
-      else if (r.json.message) setNote(r.json.message);
-      setChecked(true);
-    });
+    return () => removeEventListener('hashchange', exchange);
   }, []);
   useEffect(() => {
     if (!me) return;
-    loadResources().then(setResources, (e: ApiError) => setLoadError(e));
+    const abort = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reload = () => loadResources().then(setResources, (e: ApiError) => setLoadError(e));
+    void reload();
+    // A CRD that comes, changes or goes changes what the API serves: discovery is read again (once changes settle).
+    let listed = false;
+    void follow(
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      {},
+      (items) => {
+        setCrds(items);
+        setCrdError(undefined);
+        if (listed) {
+          clearTimeout(timer);
+          timer = setTimeout(reload, 300);
+        }
+        listed = true;
+      },
+      setCrdError,
+      abort.signal,
+    );
+    return () => {
+      abort.abort();
+      clearTimeout(timer);
+    };
   }, [me]);
+  // A place naming a resource discovery did not have when it was read (another client's new CRD, an
+  // APIService): discovery is read again, once for that place.
+  const missing = resources && route.page !== 'overview' && route.page !== 'rights' && !resources.some((r) => r.group === route.group && r.version === route.version && r.resource === route.resource) ? `${route.group}/${route.version}/${route.resource}` : undefined;
+  useEffect(() => {
+    if (!missing || rechecked.current.has(missing)) return;
+    rechecked.current.add(missing);
+    loadResources().then(setResources, (e: ApiError) => setLoadError(e));
+  }, [missing]);
 
   if (!checked) return <p class="loading">Loading…</p>;
   if (!me) return <SignIn onSignedIn={signedIn} note={note} />;
@@ -238,7 +273,7 @@ function App() {
   let page;
   if (loadError) page = <ErrorNote error={loadError} />;
   else if (!resources) page = <p class="loading">Loading the API's resources…</p>;
-  else if (route.page === 'overview') page = <Overview resources={resources} />;
+  else if (route.page === 'overview') page = <Overview resources={resources} crds={crds} error={crdError} />;
   else if (route.page === 'rights') page = <RightsPage key={route.query.get('ns') ?? 'default'} namespace={route.query.get('ns') ?? 'default'} />;
   else if (!resource) page = <p role="alert">The API serves no {route.resource} in {gv(route)}.</p>;
   else if (route.page === 'list') page = <ListPage key={`${gv(resource)}/${resource.resource}`} resource={resource} route={route} />;
@@ -247,6 +282,9 @@ function App() {
   else page = <EditPage key={`${route.page}/${gv(resource)}/${resource.resource}/${route.namespace}/${route.name}`} resource={resource} namespace={route.namespace} name={route.page === 'edit' ? route.name : undefined} />;
   return (
     <>
+      <button type="button" class="skip" onClick={() => document.getElementById('main')?.focus()}>
+        Skip to the content
+      </button>
       <header>
         <a class="brand" href="#/">
           kapi console
@@ -261,7 +299,9 @@ function App() {
       </header>
       <div class="body">
         {resources && <Nav resources={resources} current={resource} />}
-        <main id="main">{page}</main>
+        <main id="main" tabIndex={-1}>
+          {page}
+        </main>
       </div>
     </>
   );

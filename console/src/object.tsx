@@ -1,10 +1,10 @@
 /** One object: its metadata, conditions, owners and dependents, finalizers, managed fields, YAML and the Events about it. */
 import { useEffect, useState } from 'preact/hooks';
 import { stringify } from 'yaml';
-import { ApiError, get, request, resourcePath, type Obj } from './api.js';
+import { ApiError, follow, get, request, resourcePath, type Obj } from './api.js';
 import { can, resourceOfKind, type Resource } from './model.js';
 import { href } from './route.js';
-import { Conditions, ErrorNote } from './parts.js';
+import { Conditions, ErrorNote, Flash } from './parts.js';
 
 type Tab = 'summary' | 'yaml' | 'events';
 const TABS: Tab[] = ['summary', 'yaml', 'events'];
@@ -20,25 +20,37 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
   const [dependents, setDependents] = useState<Array<{ r: Resource; o: Obj }> | undefined | 'not asked'>('not asked');
   const [searchGaps, setSearchGaps] = useState<string[]>([]);
   const [rights, setRights] = useState({ update: false, delete: false });
+  const [gone, setGone] = useState(false);
 
   useEffect(() => {
-    get(resourcePath(resource, namespace, name)).then(
-      (a) => setObj(a.json),
-      (e: ApiError) => setError(e),
+    // The object as it changes (a watch of it by name); gone, it says so.
+    const abort = new AbortController();
+    void follow(
+      resourcePath(resource, namespace),
+      // A field selector escapes a backslash, `,` and `=` in its value.
+      { fieldSelector: `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}` },
+      (items) => {
+        if (items.length) {
+          setObj(items[0]);
+          setGone(false);
+        } else setGone(true);
+      },
+      setError,
+      abort.signal,
     );
     void Promise.all([can('patch', resource, namespace, name), can('delete', resource, namespace, name)]).then(([update, del]) => setRights({ update, delete: del }));
+    return () => abort.abort();
   }, [resource, namespace, name]);
 
+  const uid = obj?.metadata?.uid as string | undefined;
   useEffect(() => {
-    if (!obj) return;
-    const uid = obj.metadata.uid as string;
-    // Events name the object by uid; an object without a namespace has its Events in any.
+    if (!uid) return;
+    // Events name the object by uid; an object without a namespace has its Events in any. They come live too.
     const where = namespace ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/events` : '/api/v1/events';
-    get(`${where}?fieldSelector=${encodeURIComponent(`involvedObject.uid=${uid}`)}`).then(
-      (a) => setEvents(a.json.items as Obj[]),
-      () => setEvents([]),
-    );
-  }, [obj]);
+    const abort = new AbortController();
+    void follow(where, { fieldSelector: `involvedObject.uid=${uid}` }, setEvents, () => setEvents([]), abort.signal);
+    return () => abort.abort();
+  }, [uid]);
 
   /**
    * Dependents, when asked for: objects whose owner references name this one, among the kinds the user may list (in
@@ -73,6 +85,7 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
   };
 
   if (error) return <ErrorNote error={error} />;
+  if (gone && !obj) return <p role="alert">There is no {resource.kind} {name}{namespace ? ` in ${namespace}` : ''}.</p>;
   if (!obj) return <p class="loading">Loading…</p>;
   const meta = obj.metadata ?? {};
   // The tabs as WAI-ARIA's pattern has them: arrow keys, Home and End move between them.
@@ -100,6 +113,8 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
         {resource.kind} <span class="objname">{meta.name}</span>
         {namespace && <span class="muted"> in {namespace}</span>}
       </h1>
+      <Flash />
+      {gone && <p role="alert">This {resource.kind} was deleted: what it was is shown below.</p>}
       <div class="toolbar">
         <a href={href('list', resource, undefined, undefined, { ns: namespace ?? '' })}>All {resource.resource}</a>
         {rights.update && resource.verbs.includes('patch') && (
@@ -160,7 +175,7 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
             <dt>Labels</dt>
             <dd>{Object.entries(meta.labels ?? {}).map(([k, v]) => <span key={k} class="tag">{`${k}=${String(v)}`}</span>)}</dd>
             <dt>Finalizers</dt>
-            <dd>{(meta.finalizers ?? []).map((f: string) => <span key={f} class="tag">{f}</span>)}</dd>
+            <dd>{meta.finalizers?.length ? meta.finalizers.map((f: string) => <span key={f} class="tag">{f}</span>) : <span class="muted">none</span>}</dd>
           </dl>
           <h2>Conditions</h2>
           <Conditions conditions={obj.status?.conditions ?? []} />

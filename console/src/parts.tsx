@@ -1,5 +1,33 @@
-/** Small pieces several pages show: errors as the server said them, conditions, ages. */
+/** Small pieces several pages show: errors as the server said them, conditions, a note after a change. */
+import { useEffect, useState } from 'preact/hooks';
 import type { ApiError, Obj } from './api.js';
+
+let flashed: string | undefined;
+
+/** A note for the next page to show once (what a save did, on the page it leads to). */
+export function flash(text: string): void {
+  flashed = text;
+}
+
+/** The note `flash` left, shown for a while as a status. */
+export function Flash() {
+  const [text] = useState(() => {
+    const t = flashed;
+    flashed = undefined;
+    return t;
+  });
+  const [shown, setShown] = useState(true);
+  useEffect(() => {
+    const timer = setTimeout(() => setShown(false), 8000);
+    return () => clearTimeout(timer);
+  }, []);
+  if (!text || !shown) return null;
+  return (
+    <p role="status" class="flash">
+      {text}
+    </p>
+  );
+}
 
 export function ErrorNote({ error }: { error: ApiError | Error }) {
   const status = 'status' in error ? (error as ApiError).status : undefined;

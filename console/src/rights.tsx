@@ -58,7 +58,7 @@ export function RightsPage({ namespace }: { namespace: string }) {
           )}
           <section aria-labelledby="resource-rules">
             <h2 id="resource-rules">Resources in {namespace || 'every namespace'}</h2>
-            <table>
+            <table class="grid wrap">
               <thead>
                 <tr>
                   <th scope="col">Verbs</th>
@@ -81,7 +81,7 @@ export function RightsPage({ namespace }: { namespace: string }) {
           </section>
           <section aria-labelledby="url-rules">
             <h2 id="url-rules">Other URLs</h2>
-            <table>
+            <table class="grid wrap">
               <thead>
                 <tr>
                   <th scope="col">Verbs</th>

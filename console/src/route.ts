@@ -45,10 +45,35 @@ export function parseRoute(hash: string): Route {
   return route;
 }
 
+let leaving: { dirty: () => boolean; question: string } | undefined;
+
+/**
+ * While `dirty()` holds, leaving the page asks `question` first: another place in the console (the address is
+ * put back if the user stays), and a reload or close (the browser's own question). Returns its removal.
+ */
+export function leaveGuard(dirty: () => boolean, question: string): () => void {
+  const guard = { dirty, question };
+  leaving = guard;
+  const unload = (e: BeforeUnloadEvent) => {
+    if (dirty()) e.preventDefault();
+  };
+  addEventListener('beforeunload', unload);
+  return () => {
+    if (leaving === guard) leaving = undefined;
+    removeEventListener('beforeunload', unload);
+  };
+}
+
 export function useRoute(): Route {
   const [hash, setHash] = useState(location.hash);
   useEffect(() => {
-    const changed = () => setHash(location.hash);
+    let shown = location.hash;
+    const changed = () => {
+      if (location.hash === shown) return;
+      if (leaving?.dirty() && !confirm(leaving.question)) return history.replaceState(null, '', shown);
+      shown = location.hash;
+      setHash(shown);
+    };
     addEventListener('hashchange', changed);
     return () => removeEventListener('hashchange', changed);
   }, []);

@@ -44,14 +44,27 @@ export function offsetOf(text: string, path: PathPart[]): number {
       if (!pair) break;
       offset = (isScalar(pair.key) && pair.key.range?.[0]) || offset;
       node = pair.value as Node | null;
-    } else if (isSeq(node) && typeof part === 'number') {
-      const item = node.items[part] as Node | undefined;
+    } else if (isSeq(node)) {
+      const item = (typeof part === 'number' ? node.items[part] : itemWithKey(node.items as Node[], part)) as Node | undefined;
       if (!item) break;
       offset = item.range?.[0] ?? offset;
       node = item;
     } else break;
   }
   return offset;
+}
+
+/** The item of an associative list that a structured-merge-diff key names (`port=80`, `name="web"`). */
+function itemWithKey(items: Node[], key: string): Node | undefined {
+  const m = /^([\w$-]+)=(.*)$/.exec(key);
+  if (!m) return undefined;
+  let want = m[2];
+  try {
+    want = String(JSON.parse(want));
+  } catch {
+    // unquoted
+  }
+  return items.find((item) => isMap(item) && item.items.some((p) => isScalar(p.key) && String(p.key.value) === m[1] && isScalar(p.value) && String(p.value.value) === want));
 }
 
 /**
@@ -95,10 +108,17 @@ export function pathAt(text: string, pos: number): { path: PathPart[]; inValueOf
   return { path, inValueOf: valueMatch ? valueMatch[1] : undefined };
 }
 
-/** Field paths named in a 400's strict decoding message (`unknown field "spec.foo"`, `duplicate field "x"`). */
-export function pathsInMessage(message: string): string[] {
-  const out: string[] = [];
-  const re = /(?:unknown|duplicate) field "([^"]+)"/g;
-  for (let m = re.exec(message); m; m = re.exec(message)) out.push(m[1]);
+/**
+ * The fields a 400 names, each with what is said of it: a strict decoding's `unknown field "spec.foo"` (and
+ * `duplicate field`), and server-side apply's typed-patch errors, `.spec.replicas: expected numeric…` (one, or
+ * several on lines of their own) and conflicts, whose paths are structured-merge-diff's (`.spec.ports[port=80]`).
+ */
+export function fieldsInMessage(message: string): Array<{ path: string; message: string }> {
+  const out: Array<{ path: string; message: string }> = [];
+  const strict = /(?:unknown|duplicate) field "([^"]+)"/g;
+  for (let m = strict.exec(message); m; m = strict.exec(message)) out.push({ path: m[1], message: m[0] });
+  // A conflict names its fields alone (`conflict with "kubectl" using v1: .spec.replicas`): the message is the whole.
+  const typed = /(?:^|\s)((?:\.[\w$-]+|\[[^\]\n]*\])+)(?:: ([^\n]*))?(?=\n|$)/g;
+  for (let m = typed.exec(message); m; m = typed.exec(message)) out.push({ path: m[1].replace(/^\./, ''), message: m[2] === undefined ? message : `${m[1]}: ${m[2]}` });
   return out;
 }

@@ -44,13 +44,7 @@ describe('the web console', () => {
     const established = await s.kubectl(['wait', '--for=condition=Established', 'crd/crontabs.stable.example.com', '--timeout=20s']);
     assert.equal(established.code, 0, established.stderr);
     // The view role takes in a CRD's resources as its authors grant them: through an aggregated ClusterRole.
-    const reader = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: 'crontab-reader', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
-      rules: [{ apiGroups: ['stable.example.com'], resources: ['crontabs'], verbs: ['get', 'list', 'watch'] }],
-    };
-    const role = await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(reader) });
+    const role = await s.kubectl(['apply', '-f', 'examples/crontab-view.yaml']);
     assert.equal(role.code, 0, role.stderr);
     const bind = await s.kubectl(['create', 'clusterrolebinding', 'viewer-view', '--clusterrole=view', '--user=viewer']);
     assert.equal(bind.code, 0, bind.stderr);
@@ -243,6 +237,102 @@ describe('the web console', () => {
     assert.deepEqual(status, [403, 'crontabs.stable.example.com "my-new-cron-object" is forbidden: User "viewer" cannot delete resource "crontabs" in API group "stable.example.com" in the namespace "default"']);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Bearer token').waitFor();
+    await page.close();
+  });
+
+  it('keeps up with other clients and reviews every write: a new CRD, a changed object, typed errors on their lines, a forced apply', async () => {
+    const page = await newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // A one-time link pasted into a tab already open at the sign-in page.
+    await page.goto(`${s.kapi.url}/console/`);
+    await page.getByLabel('Bearer token').waitFor();
+    await page.goto(s.kapi.consoleLink()!);
+    await page.getByText('Signed in as').waitFor();
+    assert.equal(new URL(page.url()).hash, '#/');
+
+    // A CRD another client makes: in the overview and the navigation, without a reload.
+    await page.getByRole('row', { name: /crontabs\.stable\.example\.com/ }).waitFor();
+    const widgets = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.shop.example.com' },
+      spec: {
+        group: 'shop.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
+      },
+    };
+    const crd = await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(widgets) });
+    assert.equal(crd.code, 0, crd.stderr);
+    await page.getByRole('row', { name: /widgets\.shop\.example\.com/ }).waitFor();
+    await page.getByRole('navigation', { name: 'Resources' }).getByRole('link', { name: 'Widget', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    assert.match(await page.getByRole('status').filter({ hasText: 'live' }).innerText(), /^0 objects, live$/);
+
+    // An object kubectl changes: its page shows the change as it happens.
+    const patched = await s.kubectl(['patch', 'crontab', 'my-new-cron-object', '-n', 'default', '--type', 'merge', '-p', '{"spec":{"replicas":2}}']);
+    assert.equal(patched.code, 0, patched.stderr);
+    await page.goto(`${s.kapi.url}/console/#/o/stable.example.com/v1/crontabs/default/my-new-cron-object`);
+    await page.getByRole('tab', { name: 'Summary' }).waitFor();
+    const labelled = await s.kubectl(['label', 'crontab', 'my-new-cron-object', '-n', 'default', 'tier=gold']);
+    assert.equal(labelled.code, 0, labelled.stderr);
+    await page.getByText('tier=gold').waitFor();
+
+    // Server-side apply's typed error, on the line of its field.
+    await page.getByRole('link', { name: 'Edit' }).click();
+    const editor = page.locator('.cm-content');
+    await editor.waitFor();
+    await page.getByText('replicas: 2').waitFor();
+    await editor.click();
+    // The text ends with a newline: past it, and past the 2.
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('many');
+    await page.getByRole('button', { name: 'Review changes' }).click();
+    await page.getByText('expected numeric').first().waitFor();
+    assert.match(await page.locator('.cm-lintRange-error').first().innerText(), /replicas: many/);
+    await shot(page, 'edit-typed-error');
+
+    // kubectl's patch owns spec.replicas: the console's apply conflicts, and taking the field over is reviewed first.
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('Backspace');
+    await page.keyboard.type('3');
+    await page.getByRole('button', { name: 'Review changes' }).click();
+    await page
+      .getByRole('button', { name: 'Review taking the fields over (force)' })
+      .click()
+      .catch(async (e: Error) => {
+        await shot(page, 'failed-conflict');
+        throw e;
+      });
+    const changes = page.getByRole('region', { name: 'Changes' });
+    await changes.waitFor();
+    assert.match(await changes.innerText(), /\+ {2,}replicas: 3/);
+    assert.equal((await s.request('GET', `${CRONTABS}/my-new-cron-object`)).json.spec.replicas, 2, 'a review writes nothing');
+    await page.getByRole('button', { name: 'Apply, taking the fields over (force)' }).click();
+    await page.getByRole('status').filter({ hasText: 'Applied.' }).waitFor();
+    const stored = (await s.request('GET', `${CRONTABS}/my-new-cron-object`)).json;
+    assert.equal(stored.spec.replicas, 3);
+    assert.ok(stored.metadata.managedFields.some((m: any) => m.manager === 'kapi-console' && m.fieldsV1?.['f:spec']?.['f:replicas']));
+
+    // Edits not applied: leaving asks first, and staying keeps them.
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await editor.waitFor();
+    await page.getByText('replicas: 3').waitFor();
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('0');
+    const asked = new Promise<string>((resolve) => page.once('dialog', (d) => void d.dismiss().then(() => resolve(d.message()))));
+    await page.getByRole('link', { name: 'Back to the object' }).click();
+    assert.equal(await asked, 'Leave the editor? Your edits are not applied.');
+    await page.waitForURL(/#\/edit\//);
+    await page.getByText('replicas: 30').waitFor();
+    assert.deepEqual(errors, []);
     await page.close();
   });
 });
