@@ -150,6 +150,7 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
   const [allowed, setAllowed] = useState<boolean | undefined>();
   const [saved, setSaved] = useState(false);
   const dirty = useRef(false);
+  const loaded = useRef('');
   const creating = name === undefined;
 
   const load = async () => {
@@ -181,6 +182,7 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
       }
     }
     view.current?.destroy();
+    loaded.current = text;
     const nonce = document.querySelector('meta[name="csp-nonce"]')?.getAttribute('content') ?? '';
     view.current = new EditorView({
       parent: host.current!,
@@ -192,6 +194,10 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
           syntaxHighlighting(HIGHLIGHT),
           // Long values (a last-applied-configuration) wrap rather than scroll the whole text sideways.
           EditorView.lineWrapping,
+          // The selection in the page's colours (CodeMirror's is for a light page).
+          EditorView.theme({
+            '&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, .cm-content ::selection': { background: 'var(--selection)' },
+          }),
           EditorView.cspNonce.of(nonce),
           EditorView.contentAttributes.of({ 'aria-label': `${resource.kind} as YAML` }),
           autocompletion({ override: [completer(doc, root)] }),
@@ -201,7 +207,8 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
           EditorView.updateListener.of((u) => {
             if (!u.docChanged) return;
             setReview(undefined);
-            dirty.current = true;
+            // Undone back to what was loaded, nothing is left to lose.
+            dirty.current = u.state.doc.toString() !== loaded.current;
           }),
         ],
       }),
@@ -277,6 +284,13 @@ export function EditPage({ resource, namespace, name }: { resource: Resource; na
         )}
       </div>
       <div class="editor" ref={host} />
+      {review && !review.error && !review.result && review.diagnostics.length > 0 && (
+        <div role="alert" class="error">
+          {review.diagnostics.map((d, i) => (
+            <p key={i}>{d.message}</p>
+          ))}
+        </div>
+      )}
       {review?.error && (
         <section aria-label="The server's answer">
           <ErrorNote error={review.error} />

@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, get, resourcePath, TABLE, watch, type Obj, type WatchEvent } from './api.js';
 import { can, type Resource } from './model.js';
 import { href, type Route } from './route.js';
-import { cellText, ErrorNote } from './parts.js';
+import { cellText, ErrorNote, Flash } from './parts.js';
 import { humanDuration } from '../../src/printing/duration.js';
 
 interface Row {
@@ -24,6 +24,8 @@ const ROW_HEIGHT = 30;
 const PAGE = 500;
 /** How long a deleted row stays, struck through, before it goes. */
 const DELETED_SHOWN_MS = 4000;
+/** How long an added or changed row is marked (app.css fades its colour in as long). */
+const MARK_SHOWN_MS = 3000;
 
 function rowOf(r: Obj): Row {
   const meta = r.object?.metadata ?? {};
@@ -84,6 +86,12 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
           } else {
             row.mark = e.type === 'ADDED' && !rows.current.has(row.key) ? 'added' : 'modified';
             rows.current.set(row.key, row);
+            // The mark (and its words for screen readers) lasts as long as its colour does.
+            setTimeout(() => {
+              if (rows.current.get(row.key) !== row) return;
+              row.mark = undefined;
+              setVersion((v) => v + 1);
+            }, MARK_SHOWN_MS);
           }
         }
       }
@@ -170,7 +178,8 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
     // The namespaces the user may list, offered in the namespace filter.
     get('/api/v1/namespaces').then(
       (a) => setNamespaces(((a.json.items ?? []) as Obj[]).map((n) => String(n.metadata?.name)).sort()),
-      () => setNamespaces([]),
+      // A user who may not list namespaces gets the one every cluster has.
+      () => setNamespaces(['default']),
     );
     return () => clearInterval(tick);
   }, []);
@@ -200,6 +209,7 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
   };
   return (
     <>
+      <Flash />
       <h1>
         {resource.kind} <span class="muted">{resource.group ? `${resource.group}/${resource.version}` : resource.version}</span>
       </h1>

@@ -46,7 +46,7 @@ function SignIn({ onSignedIn, note }: { onSignedIn: (me: Me) => void; note?: str
       <form onSubmit={submit} aria-label="Sign in">
         <label for="token">Bearer token</label>
         <input id="token" type="password" autocomplete="off" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} required />
-        <p class="hint">The admin's is in <code>.kapi/admin.token</code>; <code>kubectl create token &lt;account&gt;</code> makes one for a service account. Or open the one-time link <code>kapi serve</code> prints.</p>
+        <p class="hint">The admin's is in <code>.kapi/admin.token</code>; <code>kubectl create token &lt;account&gt;</code> (kubectl 1.24 or later) makes one for a service account. Or open the one-time link <code>kapi serve</code> prints.</p>
         <button type="submit" disabled={busy}>
           Sign in
         </button>
@@ -108,7 +108,7 @@ function Overview({ resources, crds, error }: { resources: Resource[]; crds?: Ob
       <h1>Overview</h1>
       <section aria-labelledby="crds">
         <h2 id="crds">Custom resources</h2>
-        {error && <ErrorNote error={error} />}
+        {error && (error.status === 403 ? <p class="hint">You may not list CustomResourceDefinitions; the navigation shows the resources you may list.</p> : <ErrorNote error={error} />)}
         {crds && crds.length === 0 && <p>No CustomResourceDefinitions yet.</p>}
         {crds && crds.length > 0 && (
           <div class="wide">

@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { ApiError, follow, get, request, resourcePath, type Obj } from './api.js';
 import { can, resourceOfKind, type Resource } from './model.js';
 import { href } from './route.js';
-import { Conditions, ErrorNote, Flash } from './parts.js';
+import { Conditions, ErrorNote, Flash, flash } from './parts.js';
 
 type Tab = 'summary' | 'yaml' | 'events';
 const TABS: Tab[] = ['summary', 'yaml', 'events'];
@@ -102,6 +102,7 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
     if (!confirm(`Delete ${resource.kind} ${name}?`)) return;
     try {
       await request('DELETE', resourcePath(resource, namespace, name));
+      flash(`${resource.kind} ${name} deleted${namespace ? ` from ${namespace}` : ''}.`);
       location.hash = href('list', resource, undefined, undefined, { ns: namespace ?? '' });
     } catch (e) {
       setError(e as ApiError);
@@ -117,12 +118,12 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
       {gone && <p role="alert">This {resource.kind} was deleted: what it was is shown below.</p>}
       <div class="toolbar">
         <a href={href('list', resource, undefined, undefined, { ns: namespace ?? '' })}>All {resource.resource}</a>
-        {rights.update && resource.verbs.includes('patch') && (
+        {!gone && rights.update && resource.verbs.includes('patch') && (
           <a class="button" href={href('edit', resource, namespace, name)}>
             Edit
           </a>
         )}
-        {rights.delete && resource.verbs.includes('delete') && (
+        {!gone && rights.delete && resource.verbs.includes('delete') && (
           <button type="button" class="danger" onClick={remove}>
             Delete
           </button>
