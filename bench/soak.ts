@@ -311,10 +311,18 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 
+  /** The server's heap in use, as its /metrics says. */
+  async function heapUsed(): Promise<number> {
+    const m = /^nodejs_heap_size_used_bytes (\d+)/m.exec((await admin.request('GET', '/metrics')).body);
+    return Number(m?.[1] ?? NaN);
+  }
+
   /** Many connections and watches, large YAML bodies, slow uploads. */
   async function crowd(): Promise<void> {
     line('attacker', `${await stage('idle')}, ${rss()}`);
+    const heapBefore = await heapUsed();
     line('attacker', `${await stage('watches')}, ${rss()}`);
+    line('heap per watch', `${(((await heapUsed()) - heapBefore) / WATCHES / 1024).toFixed(1)} KiB (nodejs_heap_size_used_bytes, garbage included)`);
     line('GET, with the connections and watches open', await measureGets(server, MEASURE_MS));
     const yaml = stage('yaml');
     const during = measureGets(server, MEASURE_MS);

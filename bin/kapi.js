@@ -18,35 +18,42 @@ import vm from 'node:vm';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const filename = join(dist, 'kapi.cjs');
-const bytes = readFileSync(filename);
-const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
-const digest = /^\/\/kapi-bundle ([0-9a-f]{16})\n/.exec(source.slice(0, 40))?.[1];
-// zlib's crc32 came with Node 20.15: before it, no cache.
-const cacheFile = digest && crc32 ? join(dist, `kapi-${digest}.v8cache`) : undefined;
-let cachedData;
-try {
-  const file = cacheFile ? readFileSync(cacheFile) : undefined;
-  if (file && file.length > 4 && file.readUInt32BE(0) === crc32(file.subarray(4))) cachedData = file.subarray(4);
-} catch {
-  // none yet
+
+/** The bundle compiled (from the cache when there is one); the file's bytes and text are not kept past it. */
+function compile() {
+  const bytes = readFileSync(filename);
+  const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+  const digest = /^\/\/kapi-bundle ([0-9a-f]{16})\n/.exec(source.slice(0, 40))?.[1];
+  // zlib's crc32 came with Node 20.15: before it, no cache.
+  const cacheFile = digest && crc32 ? join(dist, `kapi-${digest}.v8cache`) : undefined;
+  let cachedData;
+  try {
+    const file = cacheFile ? readFileSync(cacheFile) : undefined;
+    if (file && file.length > 4 && file.readUInt32BE(0) === crc32(file.subarray(4))) cachedData = file.subarray(4);
+  } catch {
+    // none yet
+  }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename, cachedData });
+  if (cacheFile && (!cachedData || script.cachedDataRejected)) {
+    // Made after the start, the cache holds the functions a start compiles, not only the bundle's top level.
+    setTimeout(() => {
+      const temporary = `${cacheFile}.${process.pid}`;
+      try {
+        const data = script.createCachedData();
+        const sum = Buffer.alloc(4);
+        sum.writeUInt32BE(crc32(data));
+        writeFileSync(temporary, Buffer.concat([sum, data]));
+        renameSync(temporary, cacheFile);
+      } catch {
+        rmSync(temporary, { force: true }); // a read-only installation runs without it
+      }
+    }, 2000).unref();
+  }
+  return script;
 }
-const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename, cachedData });
+
+const script = compile();
 // A script from the cache has no import() of its own in Node 20: the bundle imports users' modules with this one.
 globalThis[Symbol.for('kapi.import')] = (specifier) => import(specifier);
-if (cacheFile && (!cachedData || script.cachedDataRejected)) {
-  // Made after the start, the cache holds the functions a start compiles, not only the bundle's top level.
-  setTimeout(() => {
-    const temporary = `${cacheFile}.${process.pid}`;
-    try {
-      const data = script.createCachedData();
-      const sum = Buffer.alloc(4);
-      sum.writeUInt32BE(crc32(data));
-      writeFileSync(temporary, Buffer.concat([sum, data]));
-      renameSync(temporary, cacheFile);
-    } catch {
-      rmSync(temporary, { force: true }); // a read-only installation runs without it
-    }
-  }, 2000).unref();
-}
 const module = { exports: {} };
 script.runInThisContext()(module.exports, createRequire(filename), module, filename, dist);

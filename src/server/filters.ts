@@ -102,14 +102,17 @@ export function inFlightLimits(limits: Limits): Filter {
     if (limit <= 0 || (longRunning && x.loopback)) return next(x);
     const held = longRunning ? watches : isMutating ? mutating : readOnly;
     if (held >= limit) return x.user?.groups.includes(SYSTEM_MASTERS) ? next(x) : tooManyRequests(x.res);
-    if (longRunning) watches++;
-    else if (isMutating) mutating++;
+    if (longRunning) {
+      // Open for long: a reaction to its end, not a suspended frame, holds the seat's release.
+      watches++;
+      return next(x).finally(() => watches--);
+    }
+    if (isMutating) mutating++;
     else readOnly++;
     try {
       await next(x);
     } finally {
-      if (longRunning) watches--;
-      else if (isMutating) mutating--;
+      if (isMutating) mutating--;
       else readOnly--;
     }
   };

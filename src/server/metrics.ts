@@ -261,12 +261,19 @@ export function requestMetrics(metrics: ApiMetrics, registry: ApiRegistry): Filt
     if (info?.kind !== 'resource' || !endpoint) return next(x);
     const labels = metrics.labels(info, endpoint, x.req.headers['content-type'], x.query.has('dryRun'));
     if (!labels) return next(x);
-    const watchDone = info.verb === 'watch' ? metrics.watchStarted(labels) : undefined;
+    const observe = () => metrics.observe(labels, x.timedOut ? 504 : x.status?.code ?? x.res.statusCode, Number(process.hrtime.bigint() - x.started) / 1e9);
+    if (info.verb === 'watch') {
+      // A watch is open for long: a reaction to its end, not a suspended frame, holds what it needs meanwhile.
+      const watchDone = metrics.watchStarted(labels);
+      return next(x).finally(() => {
+        watchDone();
+        observe();
+      });
+    }
     try {
       await next(x);
     } finally {
-      watchDone?.();
-      metrics.observe(labels, x.timedOut ? 504 : x.status?.code ?? x.res.statusCode, Number(process.hrtime.bigint() - x.started) / 1e9);
+      observe();
     }
   };
 }

@@ -382,7 +382,8 @@ export class HttpServer {
       if (this.serveConsole && (x.path === CONSOLE_PREFIX || x.path.startsWith(`${CONSOLE_PREFIX}/`)) && !x.loopback) return await this.serveConsole(x);
       x.info = x.path.startsWith('/api') ? parseRequestInfo(req.method ?? 'GET', x.path, x.query) : undefined;
       // Watches are open for long and mostly idle: a stall is never put down to them.
-      if (x.info?.kind === 'resource' && x.info.verb === 'watch') return await this.serve(x);
+      // (It is followed by a reaction to its end rather than a frame suspended for as long as it is open.)
+      if (x.info?.kind === 'resource' && x.info.verb === 'watch') return this.serve(x).catch((err: unknown) => this.lastResort(x, err));
       served = { start: performance.now(), describe: () => `${logQuote(req.method ?? '')} ${logQuote(req.url ?? '')} for ${whoServed(x)} (audit-ID ${x.auditId})` };
       this.served.begin(served);
       await this.serve(x);
@@ -599,14 +600,20 @@ export class HttpServer {
         return writeHead(...args);
       };
       if (endpoint.virtual) await serveVirtual({ ...ctx, endpoint });
+      // A watch is followed to its end by a reaction, not by this frame suspended for as long as it is open.
+      else if (info.verb === 'watch') return serveResource(ctx as HandlerContext).catch((err: unknown) => this.failed(x, err, output));
       else await serveResource(ctx as HandlerContext);
     } catch (err) {
-      if (x.timedOut || err instanceof RequestAbortedError) return;
-      if (!(err instanceof StatusError)) this.logUnexpected(x, err);
-      x.status = statusOf(err).toStatus();
-      // Before (or without) a negotiated answer, the error takes the first media type the client accepts.
-      writeError(res, err, output === JSON_OUTPUT ? errorSerializer(req.headers.accept) : output.serializer);
+      this.failed(x, err, output);
     }
+  }
+
+  /** A request whose handler failed: its Status, in the media type negotiated (or the first the client accepts). */
+  private failed(x: Exchange, err: unknown, output: Negotiated): void {
+    if (x.timedOut || err instanceof RequestAbortedError) return;
+    if (!(err instanceof StatusError)) this.logUnexpected(x, err);
+    x.status = statusOf(err).toStatus();
+    writeError(x.res, err, output === JSON_OUTPUT ? errorSerializer(x.req.headers.accept) : output.serializer);
   }
 
   private serveDiscovery(info: DiscoveryRequest, req: Request, res: Response): void {

@@ -163,8 +163,10 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const onGone = () => watcher?.close();
   req.once('close', onGone);
   res.once('close', onGone);
-  await finished;
-  clearTimeout(timer);
-  req.off('close', onGone);
+  // Followed by a reaction rather than this frame suspended for as long as the watch is open.
+  return finished.then(() => {
+    clearTimeout(timer);
+    req.off('close', onGone);
+  });
 }
 
