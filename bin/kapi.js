@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The kapi command: dist/kapi.cjs is the bundle `npm run build` (run by `npm install`) makes from
 // src/cli/main.ts (scripts/bundle.mjs); one file loads far faster than hundreds of modules.
-// It is compiled with V8's code cache, dist/kapi-<digest>.v8cache, which the first run that lasts two
+// It is compiled with V8's code cache, dist/kapi-<digest>-<node version>.v8cache, which the first run that lasts two
 // seconds (a `kapi serve`) writes beside it when it can: the bundle's compile then costs about 10 ms instead of
 // 45 (Node 20 has no compile cache of its own). The digest, on the bundle's first line, ties a cache to the
 // bundle it was made from; V8 refuses one made by another version or with other flags, and it is made again.
@@ -9,9 +9,10 @@
 // V8's young generation keeps Node's default size (16 MB semi-spaces): at 8 MB, garbage
 // collection cost a create 50 µs of CPU instead of 35 (bench/stages.ts), for 25 MB less RSS.
 import { isAscii } from 'node:buffer';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { crc32 } from 'node:zlib';
+import zlib from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
@@ -24,12 +25,18 @@ function compile() {
   const bytes = readFileSync(filename);
   const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
   const digest = /^\/\/kapi-bundle ([0-9a-f]{16})\n/.exec(source.slice(0, 40))?.[1];
-  // zlib's crc32 came with Node 20.15: before it, no cache.
-  const cacheFile = digest && crc32 ? join(dist, `kapi-${digest}.v8cache`) : undefined;
+  // zlib's crc32 came with Node 20.15: before it, no cache. One cache per Node version (V8 refuses another's).
+  const crc32 = zlib.crc32;
+  const cacheFile = digest && crc32 ? join(dist, `kapi-${digest}-${process.version}.v8cache`) : undefined;
   let cachedData;
   try {
-    const file = cacheFile ? readFileSync(cacheFile) : undefined;
-    if (file && file.length > 4 && file.readUInt32BE(0) === crc32(file.subarray(4))) cachedData = file.subarray(4);
+    // Only a cache as trusted as the bundle: the same owner, and nobody else may write it.
+    const own = statSync(filename);
+    const cache = cacheFile ? statSync(cacheFile) : undefined;
+    if (cache && cache.uid === own.uid && (cache.mode & 0o022) === 0) {
+      const file = readFileSync(cacheFile);
+      if (file.length > 4 && file.readUInt32BE(0) === crc32(file.subarray(4))) cachedData = file.subarray(4);
+    }
   } catch {
     // none yet
   }
@@ -38,15 +45,13 @@ function compile() {
     // Made after the start, the cache holds the functions a start compiles, not only the bundle's top level.
     setTimeout(() => {
       const temporary = `${cacheFile}.${process.pid}`;
-      try {
-        const data = script.createCachedData();
-        const sum = Buffer.alloc(4);
-        sum.writeUInt32BE(crc32(data));
-        writeFileSync(temporary, Buffer.concat([sum, data]));
-        renameSync(temporary, cacheFile);
-      } catch {
-        rmSync(temporary, { force: true }); // a read-only installation runs without it
-      }
+      const data = script.createCachedData();
+      const sum = Buffer.alloc(4);
+      sum.writeUInt32BE(zlib.crc32(data));
+      // A new file (never one someone left at that name), readable by all, written by its owner only.
+      writeFile(temporary, Buffer.concat([sum, data]), { mode: 0o644, flag: 'wx' })
+        .then(() => renameSync(temporary, cacheFile))
+        .catch(() => rmSync(temporary, { force: true })); // a read-only installation runs without it
     }, 2000).unref();
   }
   return script;

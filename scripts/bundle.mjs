@@ -2,7 +2,7 @@
 /**
  * Builds what the `kapi` command runs (`npm run bundle`, part of `npm run build`):
  * - dist/kapi.cjs: the CLI and server in one CommonJS file (with its source map). bin/kapi.js compiles it
- *   with V8's code cache (dist/kapi-<digest>.v8cache, written by the first `kapi serve`), which Node 20 has
+ *   with V8's code cache (dist/kapi-<digest>-<node version>.v8cache, written by the first `kapi serve`), which Node 20 has
  *   no flag for and an ES module cannot use: a cold compile of the bundle costs about 45 ms, the cache about 10.
  *   Its first line names the digest of the rest, so a cache is only ever read by the bundle it was made from.
  *   The etcd client and its gRPC modules are required when `--etcd-servers` asks for them, not at start.

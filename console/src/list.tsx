@@ -18,6 +18,8 @@ interface Row {
   /** When the object was made (ms): its age is shown as it grows. */
   created?: number;
   mark?: 'added' | 'modified' | 'deleted';
+  /** When the mark was set (performance.now()): marks end, and deleted rows go, in a sweep once a second. */
+  markedAt?: number;
 }
 
 const ROW_HEIGHT = 30;
@@ -76,22 +78,11 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
           const row = rowOf(r);
           if (e.type === 'DELETED') {
             const old = rows.current.get(row.key);
-            rows.current.set(row.key, { ...(old ?? row), mark: 'deleted' });
-            setTimeout(() => {
-              if (rows.current.get(row.key)?.mark === 'deleted') {
-                rows.current.delete(row.key);
-                setVersion((v) => v + 1);
-              }
-            }, DELETED_SHOWN_MS);
+            rows.current.set(row.key, { ...(old ?? row), mark: 'deleted', markedAt: performance.now() });
           } else {
             row.mark = e.type === 'ADDED' && !rows.current.has(row.key) ? 'added' : 'modified';
+            row.markedAt = performance.now();
             rows.current.set(row.key, row);
-            // The mark (and its words for screen readers) lasts as long as its colour does.
-            setTimeout(() => {
-              if (rows.current.get(row.key) !== row) return;
-              row.mark = undefined;
-              setVersion((v) => v + 1);
-            }, MARK_SHOWN_MS);
           }
         }
       }
@@ -174,7 +165,22 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
   }, [resource, namespace, labelSelector, fieldSelector]);
 
   useEffect(() => {
-    const tick = setInterval(() => setNow(Date.now()), 5000);
+    // Once a second: deleted rows go and marks end (the words for screen readers last as long as the colour);
+    // every 5 s, ages grow.
+    let seconds = 0;
+    const tick = setInterval(() => {
+      const at = performance.now();
+      let changed = false;
+      for (const [key, row] of rows.current) {
+        if (!row.mark || row.markedAt === undefined) continue;
+        if (row.mark === 'deleted' ? at - row.markedAt < DELETED_SHOWN_MS : at - row.markedAt < MARK_SHOWN_MS) continue;
+        if (row.mark === 'deleted') rows.current.delete(key);
+        else row.mark = undefined;
+        changed = true;
+      }
+      if (changed) setVersion((v) => v + 1);
+      if (++seconds % 5 === 0) setNow(Date.now());
+    }, 1000);
     // The namespaces the user may list, offered in the namespace filter.
     get('/api/v1/namespaces').then(
       (a) => setNamespaces(((a.json.items ?? []) as Obj[]).map((n) => String(n.metadata?.name)).sort()),
@@ -263,7 +269,8 @@ export function ListPage({ resource, route }: { resource: Resource; route: Route
               <tr key={row.key} class={row.mark ? `mark-${row.mark}` : undefined} aria-rowindex={first + i + 2} data-name={row.name} title={row.mark}>
                 {showNamespace && <td>{row.namespace}</td>}
                 {columns.map((c, j) => {
-                  const text = c.age && row.created !== undefined ? humanDuration(now - row.created) : cellText(row.cells[c.index]);
+                  // A browser clock behind the server's shows a new object as 0s old, not as <invalid>.
+                  const text = c.age && row.created !== undefined ? humanDuration(Math.max(0, now - row.created)) : cellText(row.cells[c.index]);
                   return (
                     <td key={c.name}>
                       {j === 0 && row.mark !== 'deleted' ? <a href={href('object', resource, row.namespace, row.name)}>{text}</a> : text}

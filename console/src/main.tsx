@@ -2,8 +2,8 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, follow, setSession, type Obj } from './api.js';
-import { forgetDecisions, gv, loadResources, type Resource } from './model.js';
-import { href, useRoute } from './route.js';
+import { forgetDecisions, gv, keepUnchanged, loadResources, type Resource } from './model.js';
+import { href, mayLeave, useRoute } from './route.js';
 import { ListPage } from './list.js';
 import { ObjectPage } from './object.js';
 import { SchemaPage } from './schema.js';
@@ -228,7 +228,14 @@ function App() {
     if (!me) return;
     const abort = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const reload = () => loadResources().then(setResources, (e: ApiError) => setLoadError(e));
+    const reload = () =>
+      loadResources().then(
+        (next) => {
+          setResources((previous) => keepUnchanged(previous, next));
+          setLoadError(undefined);
+        },
+        (e: ApiError) => setLoadError(e),
+      );
     void reload();
     // A CRD that comes, changes or goes changes what the API serves: discovery is read again (once changes settle).
     let listed = false;
@@ -258,12 +265,16 @@ function App() {
   useEffect(() => {
     if (!missing || rechecked.current.has(missing)) return;
     rechecked.current.add(missing);
-    loadResources().then(setResources, (e: ApiError) => setLoadError(e));
+    loadResources().then(
+      (next) => setResources((previous) => keepUnchanged(previous, next)),
+      (e: ApiError) => setLoadError(e),
+    );
   }, [missing]);
 
   if (!checked) return <p class="loading">Loading…</p>;
   if (!me) return <SignIn onSignedIn={signedIn} note={note} />;
   const signOut = async () => {
+    if (!mayLeave()) return;
     await session('DELETE', undefined, me.csrf);
     setMe(undefined);
     setResources(undefined);

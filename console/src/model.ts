@@ -41,6 +41,26 @@ export async function loadResources(): Promise<Resource[]> {
   return out;
 }
 
+/**
+ * `next` with the objects of `previous` wherever a resource is unchanged (the whole of `previous` when nothing
+ * changed): pages keyed on a resource do not start again when discovery is read again for another's change.
+ */
+export function keepUnchanged(previous: Resource[] | undefined, next: Resource[]): Resource[] {
+  if (!previous) return next;
+  const byKey = new Map(previous.map((r) => [`${r.group}/${r.version}/${r.resource}`, r]));
+  let changed = previous.length !== next.length;
+  const merged = next.map((r, i) => {
+    const old = byKey.get(`${r.group}/${r.version}/${r.resource}`);
+    if (old && JSON.stringify(old) === JSON.stringify(r)) {
+      if (previous[i] !== old) changed = true;
+      return old;
+    }
+    changed = true;
+    return r;
+  });
+  return changed ? merged : previous;
+}
+
 export function gv(r: { group: string; version: string }): string {
   return r.group ? `${r.group}/${r.version}` : r.version;
 }

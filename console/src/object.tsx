@@ -21,22 +21,32 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
   const [searchGaps, setSearchGaps] = useState<string[]>([]);
   const [rights, setRights] = useState({ update: false, delete: false });
   const [gone, setGone] = useState(false);
+  const [notLive, setNotLive] = useState<ApiError | undefined>();
 
   useEffect(() => {
-    // The object as it changes (a watch of it by name); gone, it says so.
+    // The object as a get reads it (all a user with only `get` may do), then as it changes, where the resource
+    // serves list and watch and the user may: a watch of it by name. Gone, it says so; not live, it says why.
     const abort = new AbortController();
-    void follow(
-      resourcePath(resource, namespace),
-      // A field selector escapes a backslash, `,` and `=` in its value.
-      { fieldSelector: `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}` },
-      (items) => {
-        if (items.length) {
-          setObj(items[0]);
-          setGone(false);
-        } else setGone(true);
+    get(resourcePath(resource, namespace, name), undefined, abort.signal).then(
+      (a) => {
+        setObj(a.json);
+        if (!resource.verbs.includes('list') || !resource.verbs.includes('watch')) return;
+        void follow(
+          resourcePath(resource, namespace),
+          // A field selector escapes a backslash, `,` and `=` in its value.
+          { fieldSelector: `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}` },
+          (items) => {
+            setNotLive(undefined);
+            if (items.length) {
+              setObj(items[0]);
+              setGone(false);
+            } else setGone(true);
+          },
+          setNotLive,
+          abort.signal,
+        );
       },
-      setError,
-      abort.signal,
+      (e: ApiError) => abort.signal.aborted || setError(e),
     );
     void Promise.all([can('patch', resource, namespace, name), can('delete', resource, namespace, name)]).then(([update, del]) => setRights({ update, delete: del }));
     return () => abort.abort();
@@ -116,6 +126,7 @@ export function ObjectPage({ resource, resources, namespace, name }: { resource:
       </h1>
       <Flash />
       {gone && <p role="alert">This {resource.kind} was deleted: what it was is shown below.</p>}
+      {notLive && <p class="hint">Not kept live ({notLive.status === 403 ? 'you may not watch it' : notLive.message}): reload the page to see changes.</p>}
       <div class="toolbar">
         <a href={href('list', resource, undefined, undefined, { ns: namespace ?? '' })}>All {resource.resource}</a>
         {!gone && rights.update && resource.verbs.includes('patch') && (

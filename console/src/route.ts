@@ -64,13 +64,18 @@ export function leaveGuard(dirty: () => boolean, question: string): () => void {
   };
 }
 
+/** Whether the page may be left (no unapplied edits, or the user says so). */
+export function mayLeave(): boolean {
+  return !leaving?.dirty() || confirm(leaving.question);
+}
+
 export function useRoute(): Route {
   const [hash, setHash] = useState(location.hash);
   useEffect(() => {
     let shown = location.hash;
     const changed = () => {
       if (location.hash === shown) return;
-      if (leaving?.dirty() && !confirm(leaving.question)) return history.replaceState(null, '', shown);
+      if (!mayLeave()) return history.replaceState(null, '', shown);
       shown = location.hash;
       setHash(shown);
     };

@@ -113,12 +113,14 @@ export function pathAt(text: string, pos: number): { path: PathPart[]; inValueOf
  * `duplicate field`), and server-side apply's typed-patch errors, `.spec.replicas: expected numeric…` (one, or
  * several on lines of their own) and conflicts, whose paths are structured-merge-diff's (`.spec.ports[port=80]`).
  */
-export function fieldsInMessage(message: string): Array<{ path: string; message: string }> {
+export function fieldsInMessage(whole: string): Array<{ path: string; message: string }> {
+  // A message can echo what was sent: its first 8,000 characters are read, and a bracket at most 256 on.
+  const message = whole.slice(0, 8000);
   const out: Array<{ path: string; message: string }> = [];
   const strict = /(?:unknown|duplicate) field "([^"]+)"/g;
   for (let m = strict.exec(message); m; m = strict.exec(message)) out.push({ path: m[1], message: m[0] });
   // A conflict names its fields alone (`conflict with "kubectl" using v1: .spec.replicas`): the message is the whole.
-  const typed = /(?:^|\s)((?:\.[\w$-]+|\[[^\]\n]*\])+)(?:: ([^\n]*))?(?=\n|$)/g;
+  const typed = /(?:^|\s)((?:\.[\w$-]+|\[[^\]\n]{0,256}\])+)(?:: ([^\n]*))?(?=\n|$)/g;
   for (let m = typed.exec(message); m; m = typed.exec(message)) out.push({ path: m[1].replace(/^\./, ''), message: m[2] === undefined ? message : `${m[1]}: ${m[2]}` });
   return out;
 }

@@ -1,7 +1,7 @@
 /** `kapi serve` as a user runs it: a real process, its kubeconfig, a token file, SIGTERM. */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -133,7 +133,7 @@ it('compiles its bundle with a code cache a serve of two seconds writes (importi
   const dist = resolve(dirname(bin), '..', 'dist');
   const digest = /^\/\/kapi-bundle ([0-9a-f]{16})\n/.exec(readFileSync(join(dist, 'kapi.cjs'), 'latin1').slice(0, 40))?.[1];
   assert.ok(digest, 'the bundle names its digest on its first line');
-  const cache = join(dist, `kapi-${digest}.v8cache`);
+  const cache = join(dist, `kapi-${digest}-${process.version}.v8cache`);
   const dir = mkdtempSync(join(tmpdir(), 'kapi-cli-cache-'));
   /** The cache file once `ready` says it is (in 15 s). */
   const cacheWhen = async (ready: (file: Buffer) => boolean) => {
@@ -158,6 +158,11 @@ it('compiles its bundle with a code cache a serve of two seconds writes (importi
     const hooks = join(dir, 'hooks.mjs');
     writeFileSync(hooks, 'export default [];\n');
     child = (await startKapi(['--data-dir', join(dir, 'one'), '--admission-hooks', hooks])).child;
+    assert.equal(await stopKapi(child), 0);
+    // A cache others may write is not trusted: kapi starts without it and writes its own.
+    chmodSync(cache, 0o666);
+    child = (await startKapi(['--data-dir', join(dir, 'one')])).child;
+    await cacheWhen(() => (statSync(cache).mode & 0o022) === 0);
     assert.equal(await stopKapi(child), 0);
     // Damage past the checksum: V8 crashes on such data (it checks only its header); kapi starts without it.
     const damaged = Buffer.from(good);

@@ -332,6 +332,11 @@ describe('the web console', () => {
     assert.equal(await asked, 'Leave the editor? Your edits are not applied.');
     await page.waitForURL(/#\/edit\//);
     await page.getByText('replicas: 30').waitFor();
+    // Another client's CRD change has discovery read again: the editor keeps the edits.
+    const removed = await s.kubectl(['delete', 'crd', 'widgets.shop.example.com']);
+    assert.equal(removed.code, 0, removed.stderr);
+    await page.getByRole('navigation', { name: 'Resources' }).getByRole('link', { name: 'Widget', exact: true }).waitFor({ state: 'detached' });
+    assert.ok(await page.getByText('replicas: 30').isVisible(), 'the edit is still in the editor');
     assert.deepEqual(errors, []);
     await page.close();
   });

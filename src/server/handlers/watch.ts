@@ -147,6 +147,11 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
       },
     );
     established = true;
+    // A client that went away while the watch was being set up (its close event came before the listeners below) holds nothing.
+    if (res.destroyed || res.writableEnded) {
+      watcher.close();
+      return;
+    }
   } catch (err) {
     const status = statusOf(err);
     if (status.code !== 410) throw err;
