@@ -24,10 +24,24 @@ export class KeyExistsError extends StorageError {
   }
 }
 
-/** A compare-and-swap lost: the key's mod revision is not the one expected. */
+/**
+ * A compare-and-swap lost: the key's mod revision is not the one expected. Concurrent writers of one object meet it
+ * often and the store retries on it, so it is made without a stack trace (which cost more than the rest of it:
+ * 3 µs of a contended status patch's 140, bench/stages.ts); it never reaches a client as it is.
+ */
 export class ConflictError extends StorageError {
-  constructor(key: string, readonly expectedRevision: number, readonly current: KeyValue) {
-    super(`conflict on ${key}: expected revision ${expectedRevision}, found ${current.modRevision}`, key);
+  readonly expectedRevision: number;
+  readonly current: KeyValue;
+  constructor(key: string, expectedRevision: number, current: KeyValue) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(`conflict on ${key}: expected revision ${expectedRevision}, found ${current.modRevision}`, key);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    this.expectedRevision = expectedRevision;
+    this.current = current;
   }
 }
 
