@@ -1,11 +1,11 @@
 /** The `kapi` command. */
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { KUBERNETES_VERSION } from '../api/version.js';
 import { buildConfig, createApi, createResource, createWebhook, initProject } from './scaffold.js';
 import { generateManifests } from './manifests.js';
 import { importFile } from './import-file.js';
 import type { ConvertFunction } from '../crd/conversion/types.js';
-import { resolve } from 'node:path';
 import { CONTROLLER_NAMES, startKapi, type AuthorizationMode } from '../kapi/index.js';
 import { parseGoDuration } from '../server/filters.js';
 import { clientFromKubeconfig } from './kube-client.js';
