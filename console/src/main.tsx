@@ -9,7 +9,7 @@ import { ObjectPage } from './object.js';
 import { SchemaPage } from './schema.js';
 import { RightsPage } from './rights.js';
 import { EditPage } from './edit.js';
-import { Conditions, ErrorNote } from './parts.js';
+import { Conditions, ErrorNote, Grid } from './parts.js';
 
 interface Me {
   user: string;
@@ -158,24 +158,7 @@ function Overview({ resources, crds, error }: { resources: Resource[]; crds?: Ob
       </section>
       <section aria-labelledby="groups">
         <h2 id="groups">API groups</h2>
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>Group</th>
-              <th>Versions</th>
-              <th>Resources</th>
-            </tr>
-          </thead>
-          <tbody>
-            {groups.map(([g, versions]) => (
-              <tr key={g}>
-                <td>{g || 'core'}</td>
-                <td>{[...versions].join(', ')}</td>
-                <td>{resources.filter((r) => r.group === g && r.preferred).length}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Grid head={['Group', 'Versions', 'Resources']} rows={groups.map(([g, versions]) => [g || 'core', [...versions].join(', '), resources.filter((r) => r.group === g && r.preferred).length])} />
       </section>
     </>
   );

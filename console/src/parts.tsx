@@ -1,6 +1,33 @@
 /** Small pieces several pages show: errors as the server said them, conditions, a note after a change. */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiError, Obj } from './api.js';
+
+/** A plain table: its columns' heads and its rows' cells (text or elements); `wrap` lets long cells wrap. */
+export function Grid({ head, rows, wrap }: { head: string[]; rows: ComponentChildren[][]; wrap?: boolean }) {
+  return (
+    <table class={wrap ? 'grid wrap' : 'grid'}>
+      <thead>
+        <tr>
+          {head.map((h) => (
+            <th scope="col" key={h}>
+              {h}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((cells, i) => (
+          <tr key={i}>
+            {cells.map((c, j) => (
+              <td key={j}>{c}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 let flashed: string | undefined;
 

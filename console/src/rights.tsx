@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, request, type Obj } from './api.js';
 import { href } from './route.js';
-import { ErrorNote } from './parts.js';
+import { ErrorNote, Grid } from './parts.js';
 
 interface Review {
   resourceRules: Obj[];
@@ -58,45 +58,11 @@ export function RightsPage({ namespace }: { namespace: string }) {
           )}
           <section aria-labelledby="resource-rules">
             <h2 id="resource-rules">Resources in {namespace || 'every namespace'}</h2>
-            <table class="grid wrap">
-              <thead>
-                <tr>
-                  <th scope="col">Verbs</th>
-                  <th scope="col">API groups</th>
-                  <th scope="col">Resources</th>
-                  <th scope="col">Names</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rules.resourceRules.map((r, i) => (
-                  <tr key={i}>
-                    <td>{list(r.verbs)}</td>
-                    <td>{groupNames(r.apiGroups)}</td>
-                    <td>{list(r.resources)}</td>
-                    <td>{list(r.resourceNames) || 'any'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Grid wrap head={['Verbs', 'API groups', 'Resources', 'Names']} rows={rules.resourceRules.map((r) => [list(r.verbs), groupNames(r.apiGroups), list(r.resources), list(r.resourceNames) || 'any'])} />
           </section>
           <section aria-labelledby="url-rules">
             <h2 id="url-rules">Other URLs</h2>
-            <table class="grid wrap">
-              <thead>
-                <tr>
-                  <th scope="col">Verbs</th>
-                  <th scope="col">URLs</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rules.nonResourceRules.map((r, i) => (
-                  <tr key={i}>
-                    <td>{list(r.verbs)}</td>
-                    <td>{list(r.nonResourceURLs)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Grid wrap head={['Verbs', 'URLs']} rows={rules.nonResourceRules.map((r) => [list(r.verbs), list(r.nonResourceURLs)])} />
           </section>
         </>
       )}
