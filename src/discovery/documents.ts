@@ -175,6 +175,11 @@ export class Discovery {
     }));
   }
 
+  /** The aggregated document in one encoding (`mediaType` names it), encoded once per document. */
+  aggregatedEncoded<T>(core: boolean, apiVersion: 'apidiscovery.k8s.io/v2' | 'apidiscovery.k8s.io/v2beta1', mediaType: string, encode: (doc: unknown) => T): T {
+    return this.memoized(`encoded/${core}/${apiVersion}/${mediaType}`, () => encode(this.aggregated(core, apiVersion)));
+  }
+
   /**
    * The ETag of aggregated discovery (upstream's: a SHA-512 of the document's JSON, in hex, quoted), made once per
    * document: the same for every encoding of it.

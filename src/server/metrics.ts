@@ -7,7 +7,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiRegistry, Endpoint } from '../registry/registry.js';
 import type { ResourceRequest } from './request-info.js';
-import type { Filter } from './filters.js';
+import type { Exchange, Filter } from './filters.js';
 
 const DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
@@ -261,19 +261,23 @@ export function requestMetrics(metrics: ApiMetrics, registry: ApiRegistry): Filt
     if (info?.kind !== 'resource' || !endpoint) return next(x);
     const labels = metrics.labels(info, endpoint, x.req.headers['content-type'], x.query.has('dryRun'));
     if (!labels) return next(x);
-    const observe = () => metrics.observe(labels, x.timedOut ? 504 : x.status?.code ?? x.res.statusCode, Number(process.hrtime.bigint() - x.started) / 1e9);
     if (info.verb === 'watch') {
       // A watch is open for long: a reaction to its end, not a suspended frame, holds what it needs meanwhile.
       const watchDone = metrics.watchStarted(labels);
       return next(x).finally(() => {
         watchDone();
-        observe();
+        observeRequest(metrics, labels, x);
       });
     }
     try {
       await next(x);
     } finally {
-      observe();
+      observeRequest(metrics, labels, x);
     }
   };
+}
+
+/** A request's status and latency, under its labels, once it is answered. */
+function observeRequest(metrics: ApiMetrics, labels: NonNullable<ReturnType<ApiMetrics['labels']>>, x: Exchange): void {
+  metrics.observe(labels, x.timedOut ? 504 : x.status?.code ?? x.res.statusCode, Number(process.hrtime.bigint() - x.started) / 1e9);
 }

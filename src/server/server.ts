@@ -630,8 +630,9 @@ export class HttpServer {
         res.end();
         return;
       }
-      const body = out.serializer.encode(d.aggregated(core, apiVersion), false);
+      // Every kubectl and client-go start reads it: encoded once per document (3.8 MiB with 10,000 CRDs).
       const mediaType = out.serializer.mediaType;
+      const body = d.aggregatedEncoded(core, apiVersion, mediaType, (doc) => out.serializer.encode(doc, false));
       res.writeHead(200, { ...caching, 'Content-Type': `${mediaType};g=apidiscovery.k8s.io;v=${out.aggregated};as=APIGroupDiscoveryList`, 'Content-Length': Buffer.byteLength(body) });
       res.end(body);
       return;
