@@ -7,6 +7,10 @@
  * window; older ones get TooOldRevisionError, which the API maps to 410).
  * Objects are decoded once, when their event arrives; every watcher receives the
  * same event object, whose `memo` lets the HTTP layer serialize it once.
+ *
+ * With a compact form (`WatchCacheOptions.compact`), an object not read lately is kept as its text
+ * instead (a decoded object takes about twice the memory of its JSON) and decoded again when read:
+ * every such cache in the process shares one set of decoded objects (`setDecodedObjectLimit`).
  */
 import { lowerBound, SortedKeys } from '../util/sorted-keys.js';
 import { inRange, prefixEnd } from '../storage/keys.js';
@@ -51,7 +55,14 @@ export interface CacheEvent<T> {
 /** Turns a stored key-value into the cached object; must not throw. */
 export type Decoder<T> = (kv: KeyValue) => T;
 
+export type Labels = Readonly<Record<string, string>>;
+
 export interface CacheListOptions<T> {
+  /**
+   * A label selector: entries whose labels it refuses are left out without their objects being read (those kept
+   * as text are not decoded). `filter`, if any, must refuse them too.
+   */
+  labels?: (labels: Labels | undefined) => boolean;
   /** A narrower key prefix inside the cache's prefix, such as one namespace. */
   prefix?: string;
   /** The exact revision to list at (absent: the latest). */
@@ -89,13 +100,31 @@ export interface CacheWatchOptions<T> {
   bookmarks?: boolean;
   /** After the current objects (afterRevision absent), a bookmark marking their end (when bookmarks are on). */
   initialEventsEnd?: boolean;
+  /**
+   * For the current objects (afterRevision absent): an object kept as text whose text this refuses gets no ADDED
+   * event, and is not decoded for one (the watcher needs none for it).
+   */
+  initialText?: (text: string) => boolean;
 }
 
 export interface CacheWatcher {
   close(): void;
 }
 
+/** How a cache keeps an object it has not read lately: as text, made into the object again when read. */
+export interface CompactForm<T> {
+  pack(obj: T): string;
+  /** The object's labels, kept beside its text so that a label selector reads them without decoding it. */
+  labels(obj: T): Labels | undefined;
+  /** The object again; must not throw (the text is what `pack` made). */
+  unpack(text: string): T;
+  /** The object from its stored value, as the cache's decoder gives it (with no object just written to take instead). */
+  unpackStored(kv: KeyValue): T;
+}
+
 export interface WatchCacheOptions<T = unknown> {
+  /** Keep objects past the process's decoded set as text (absent: every object stays decoded). */
+  compact?: CompactForm<T>;
   /** A copy of a cached object carrying another revision (saves a decode for DELETED events). */
   restamp?: (obj: T, revision: number) => T;
   /** Events kept for watch resumption and past-revision lists. */
@@ -115,8 +144,223 @@ interface Watcher<T> {
   closed: boolean;
 }
 
+/**
+ * A cached object: decoded, or (with a compact form, once the clock has passed it unread) its text. Reading
+ * `object` decodes it again and puts it back in the decoded set.
+ */
+class Cached<T> implements CacheEntry<T> {
+  /** Read since the clock's hand last passed. */
+  used = true;
+  /** Replaced or removed from its cache: the clock lets it go without packing (whoever holds it keeps it whole). */
+  stale = false;
+  private obj: T | undefined;
+  /** The object as text when it is kept so: `pack`'s, or (`stored`) its stored value. */
+  text: string | undefined;
+  private stored = false;
+  /** The labels of an object kept as text (UNREAD: not read yet, for one kept as its stored value from a load). */
+  private labels: Labels | undefined | typeof UNREAD;
+
+  /** Without `object`: kept as its stored value from the start, `storedValue` (its labels read when first asked for). */
+  constructor(
+    readonly key: string,
+    readonly revision: number,
+    object: T | undefined,
+    readonly bytes: number | undefined,
+    /** Its cache's compact form (which also tells the caches' entries apart in the decoded set). */
+    readonly form: CompactForm<T> | undefined,
+    storedValue?: string,
+  ) {
+    this.obj = object;
+    if (object === undefined) {
+      this.text = storedValue;
+      this.stored = true;
+      this.labels = UNREAD;
+      this.used = false;
+    } else if (form && packs(bytes)) decoded.add(this as Cached<unknown>);
+  }
+
+  get object(): T {
+    let obj = this.obj;
+    if (obj === undefined) {
+      obj = this.peek();
+      this.obj = obj;
+      this.text = undefined;
+      this.stored = false;
+      this.labels = undefined;
+      decoded.add(this as Cached<unknown>);
+    }
+    this.used = true;
+    return obj;
+  }
+
+  /** Whether the object is decoded (else kept as text). */
+  get decoded(): boolean {
+    return this.obj !== undefined;
+  }
+
+  /**
+   * The object for a read of many (a list, a watch's initial events, a filter): decoded if it is, else decoded
+   * for this read only, the decoded set left as it is (a scan would otherwise push out what point reads use).
+   */
+  peek(): T {
+    const obj = this.obj;
+    if (obj !== undefined) {
+      this.used = true;
+      return obj;
+    }
+    const form = this.form!;
+    return this.stored ? form.unpackStored({ key: this.key, value: this.text!, modRevision: this.revision, createRevision: this.revision }) : form.unpack(this.text!);
+  }
+
+  /** The object's labels (those kept beside its text, or the decoded object's); undefined without a compact form. */
+  currentLabels(): Labels | undefined {
+    const form = this.form;
+    if (!form) return undefined;
+    if (this.obj !== undefined) return form.labels(this.obj);
+    if (this.labels === UNREAD) this.labels = sharedLabels(form.labels(this.peek()));
+    return this.labels;
+  }
+
+  /** Whether a label selector takes this object (without a compact form: true, the filter decides). */
+  labelsMatch(selector: (labels: Labels | undefined) => boolean): boolean {
+    return !this.form || selector(this.currentLabels());
+  }
+
+  /** Leaves the decoded set: kept as text from now on. */
+  pack(): void {
+    if (this.stale || this.obj === undefined) return;
+    const form = this.form!;
+    this.text = form.pack(this.obj);
+    this.labels = sharedLabels(form.labels(this.obj));
+    this.obj = undefined;
+  }
+}
+
+/** The labels of an entry kept as its stored value since a load, until a label selector reads them. */
+const UNREAD: unique symbol = Symbol('unread labels');
+
+/** An entry's object for a read of many entries (a list's items, a filter, a watch's initial events): `Cached.peek`. */
+export function objectForScan<T>(entry: CacheEntry<T>): T {
+  return entry instanceof Cached ? (entry as Cached<T>).peek() : entry.object;
+}
+
+/**
+ * Label sets by their JSON: objects labelled alike (an app's, a shard's) share one set while kept as text, not
+ * one each. Bounded; cleared when full.
+ */
+const labelSets = new Map<string, Labels>();
+const MAX_LABEL_SETS = 4096;
+
+function sharedLabels(labels: Labels | undefined): Labels | undefined {
+  if (labels === undefined || labels === null || typeof labels !== 'object') return undefined;
+  const key = JSON.stringify(labels);
+  const known = labelSets.get(key);
+  if (known) return known;
+  if (labelSets.size >= MAX_LABEL_SETS) labelSets.clear();
+  labelSets.set(key, labels);
+  return labels;
+}
+
+/**
+ * The decoded objects of every compact cache in the process, at most `limit`: a clock, whose hand packs the
+ * first object not read since it last passed (a read sets `used`), so what is read often stays decoded.
+ */
+class DecodedSet {
+  private ring: Array<Cached<unknown>> = [];
+  private hand = 0;
+
+  constructor(public limit: number) {}
+
+  add(entry: Cached<unknown>): void {
+    if (this.ring.length < this.limit) {
+      this.ring.push(entry);
+      return;
+    }
+    // Each pass clears a `used`: at most one round before an entry is found.
+    for (;;) {
+      if (this.hand >= this.ring.length) this.hand = 0;
+      const at = this.ring[this.hand];
+      if (at.used && !at.stale) {
+        at.used = false;
+        this.hand++;
+        continue;
+      }
+      at.pack();
+      this.ring[this.hand++] = entry;
+      return;
+    }
+  }
+
+  /** Lets go of a stopped cache's entries (the set would keep them, and their objects, until its hand came by). */
+  forget(form: CompactForm<unknown>): void {
+    const kept = this.ring.filter((e) => e.form !== form);
+    if (kept.length === this.ring.length) return;
+    this.ring = kept;
+    this.hand = 0;
+  }
+
+  setLimit(limit: number): void {
+    this.limit = Math.max(1, limit);
+    if (this.ring.length <= this.limit) return;
+    for (const entry of this.ring.slice(this.limit)) entry.pack();
+    this.ring = this.ring.slice(0, this.limit);
+    this.hand = 0;
+  }
+
+  get full(): boolean {
+    return this.ring.length >= this.limit;
+  }
+}
+
+/**
+ * Objects whose stored form is larger stay decoded, outside the decoded set: a large object's decoded form is mostly
+ * its strings, little more than its text, while decoding it again costs a parse of all of it; and an object kapi
+ * wrote carries what it knows of its managed fields (fieldsV1 nested deeper than a client may send them, say).
+ */
+const MAX_PACKED_BYTES = 16 * 1024;
+
+function packs(bytes: number | undefined): boolean {
+  return bytes === undefined || bytes <= MAX_PACKED_BYTES;
+}
+
+/** 50,000 decoded objects of ~1 KB take ~100 MB with their JSON; a million objects as text, ~0.7 GB. */
+const DEFAULT_DECODED_OBJECTS = 50_000;
+const decoded = new DecodedSet(DEFAULT_DECODED_OBJECTS);
+
+/** How many objects the compact watch caches of this process keep decoded (the rest as text). */
+export function setDecodedObjectLimit(limit: number): void {
+  decoded.setLimit(limit);
+}
+
+export function decodedObjectLimit(): number {
+  return decoded.limit;
+}
+
+/** A cache event; the previous object is decoded when asked for (a watcher's filter, a conversion). */
+class Event<T> implements CacheEvent<T> {
+  memo?: Map<string, unknown>;
+
+  constructor(
+    readonly type: CacheEventType,
+    readonly key: string,
+    readonly revision: number,
+    readonly object: T,
+    private readonly prev: Cached<T> | T | undefined,
+    readonly prevRevision: number | undefined,
+  ) {}
+
+  private prevDecoded: T | undefined;
+
+  get prevObject(): T | undefined {
+    const prev = this.prev;
+    if (!(prev instanceof Cached)) return prev;
+    // The entry was replaced: decoded for this event, not put back in the decoded set.
+    return (this.prevDecoded ??= (prev as Cached<T>).peek());
+  }
+}
+
 export class WatchCache<T> {
-  private readonly entries = new Map<string, CacheEntry<T>>();
+  private readonly entries = new Map<string, Cached<T>>();
   private sorted = new SortedKeys();
   private readonly watchers = new Set<Watcher<T>>();
   private ring: EventRing<CacheEvent<T>>;
@@ -213,7 +457,7 @@ export class WatchCache<T> {
     for (let i = 0; i < kvs.length; i++) {
       const kv = kvs[i];
       const cur = this.entries.get(kv.key);
-      if (cur && cur.revision === kv.modRevision) this.entries.set(kv.key, { ...cur, object: this.decode(kv) });
+      if (cur && cur.revision === kv.modRevision) this.loaded(kv);
       // A large cache is decoded in slices, letting requests in between.
       if (i % 500 === 499) await new Promise((r) => setImmediate(r));
     }
@@ -232,23 +476,32 @@ export class WatchCache<T> {
     const revision = options.revision ?? this.revision;
     if (revision > this.revision) throw new TooLargeRevisionError(revision, this.revision);
     if (revision < this.ring.startRevision) throw new TooOldRevisionError(revision, this.ring.startRevision);
-    const { keys, lookup } = revision === this.revision ? this.current() : this.snapshotAt(revision);
-    let i = lowerBound(keys, start);
+    const past = revision === this.revision ? undefined : this.changesSince(revision);
+    const entries = this.entries;
+    const lookup = past ? (key: string) => (past.before.has(key) ? past.before.get(key) : entries.get(key)) : (key: string) => entries.get(key);
+    const keys = past ? mergeSorted(this.sorted.range(start, end), past.gone, start, end) : this.sorted.range(start, end);
     const limit = options.limit ?? 0;
     const items: CacheEntry<T>[] = [];
     let lastKey: string | undefined;
-    for (; i < keys.length; i++) {
-      const key = keys[i];
-      if (end !== '' && key >= end) break;
+    // The first key left out for the limit.
+    let next: string | undefined;
+    for (const key of keys) {
       const entry = lookup(key);
       if (!entry) continue;
-      if (limit > 0 && items.length >= limit) break;
+      if (limit > 0 && items.length >= limit) {
+        next = key;
+        break;
+      }
       lastKey = key;
-      if (!options.filter || options.filter(entry.object)) items.push(entry);
+      if (options.labels && entry instanceof Cached && !entry.labelsMatch(options.labels)) continue;
+      if (!options.filter) items.push(entry);
+      else {
+        const obj = objectForScan(entry);
+        // The object the filter read goes with the item (one kept as text is not decoded twice).
+        if (options.filter(obj)) items.push(entry instanceof Cached && !entry.decoded ? { key: entry.key, revision: entry.revision, object: obj, bytes: entry.bytes } : entry);
+      }
     }
-    const endIdx = end === '' ? keys.length : lowerBound(keys, end);
-    let remaining = endIdx - i;
-    if (revision !== this.revision) for (let j = i; j < endIdx; j++) if (!lookup(keys[j])) remaining--;
+    const remaining = next === undefined ? 0 : this.countAt(next, end, past);
     return {
       items,
       revision,
@@ -256,6 +509,17 @@ export class WatchCache<T> {
       lastKey,
       remaining: options.filter ? undefined : remaining,
     };
+  }
+
+  /** How many keys in [from, end) there were at the list's revision (now, unless `past` says what changed since). */
+  private countAt(from: string, end: string, past: PastChanges<T> | undefined): number {
+    let n = this.sorted.count(from, end);
+    if (past) {
+      const inRangeOf = (key: string) => key >= from && (end === '' || key < end);
+      n += past.gone.filter(inRangeOf).length;
+      for (const [key, was] of past.before) if (was === undefined && inRangeOf(key)) n--;
+    }
+    return n;
   }
 
   watch(options: CacheWatchOptions<T>, sink: CacheWatchSink<T>): CacheWatcher {
@@ -275,7 +539,7 @@ export class WatchCache<T> {
     }
     const backlog: CacheEvent<T>[] =
       after === undefined
-        ? this.list({ prefix }).items.map((e) => ({ type: 'ADDED', key: e.key, revision: e.revision, object: e.object }))
+        ? this.initialEvents(prefix, options.initialText)
         : this.ring.after(after).filter((e) => inRange(e.key, w.start, w.end));
     this.watchers.add(w);
     let open = true;
@@ -284,6 +548,17 @@ export class WatchCache<T> {
       this.dropWatcher(w, new SlowWatcherError());
     }
     return { close: () => this.dropWatcher(w) };
+  }
+
+  /** The current objects as ADDED events, less those kept as text whose text `wanted` refuses. */
+  private initialEvents(prefix: string, wanted: ((text: string) => boolean) | undefined): CacheEvent<T>[] {
+    const events: CacheEvent<T>[] = [];
+    for (const e of this.list({ prefix }).items) {
+      const text = wanted && e instanceof Cached ? e.text : undefined;
+      if (text !== undefined && !wanted!(text)) continue;
+      events.push({ type: 'ADDED', key: e.key, revision: e.revision, object: objectForScan(e) });
+    }
+    return events;
   }
 
   get watcherCount(): number {
@@ -297,6 +572,7 @@ export class WatchCache<T> {
 
   stop(): void {
     this.stopped = true;
+    if (this.options.compact) decoded.forget(this.options.compact as CompactForm<unknown>);
     this.handle?.close();
     // A stopped cache hears of no progress: its revision stays where its contents are.
     this.handle = undefined;
@@ -308,7 +584,7 @@ export class WatchCache<T> {
     const { kvs, revision } = await this.storage.range(this.prefix);
     // Stopped while listing: no watch is opened (it would outlive the cache and keep its connection).
     if (this.stopped) return;
-    for (const kv of kvs) this.put({ key: kv.key, revision: kv.modRevision, object: this.decode(kv), bytes: kv.value.length });
+    for (const kv of kvs) this.loaded(kv);
     this.revision = revision;
     this.changes++;
     this.ring.reset(revision);
@@ -332,6 +608,7 @@ export class WatchCache<T> {
     this.handle = undefined;
     for (const w of [...this.watchers]) this.dropWatcher(w, err);
     if (this.stopped) return;
+    for (const entry of this.entries.values()) entry.stale = true;
     this.entries.clear();
     this.sorted = new SortedKeys();
     this.changes++;
@@ -349,10 +626,12 @@ export class WatchCache<T> {
     for (const e of events) {
       const event = this.toCacheEvent(e);
       if (event.type === 'DELETED') {
+        const gone = this.entries.get(event.key);
+        if (gone) gone.stale = true;
         this.entries.delete(event.key);
         this.sorted.delete(event.key);
       } else {
-        this.put({ key: event.key, revision: event.revision, object: event.object, bytes: e.kv.value.length });
+        this.put(event.key, event.revision, event.object, e.kv.value.length);
       }
       this.ring.push(event);
       this.revision = event.revision;
@@ -384,20 +663,16 @@ export class WatchCache<T> {
 
   private toCacheEvent(e: WatchEvent): CacheEvent<T> {
     const prev = e.prevKv;
-    const prevObject = prev ? this.entries.get(prev.key)?.object ?? this.decode(prev) : undefined;
+    // The previous state as cached (decoded only if asked for), else decoded from the event.
+    const cached = prev ? this.entries.get(prev.key) : undefined;
+    const before = cached && cached.revision === prev!.modRevision ? cached : prev ? this.decode(prev) : undefined;
     if (e.type === 'DELETE') {
+      const prevObject = before instanceof Cached ? (before as Cached<T>).peek() : before;
       // Kubernetes sends the last state of a deleted object, at the delete's revision.
       const last = prev ? this.atRevision(prevObject, prev, e.kv.modRevision) : prevObject!;
-      return { type: 'DELETED', key: e.kv.key, revision: e.kv.modRevision, object: last, prevObject, prevRevision: prev?.modRevision };
+      return new Event<T>('DELETED', e.kv.key, e.kv.modRevision, last, prevObject, prev?.modRevision);
     }
-    return {
-      type: prev ? 'MODIFIED' : 'ADDED',
-      key: e.kv.key,
-      revision: e.kv.modRevision,
-      object: this.decode(e.kv),
-      prevObject,
-      prevRevision: prev?.modRevision,
-    };
+    return new Event<T>(prev ? 'MODIFIED' : 'ADDED', e.kv.key, e.kv.modRevision, this.decode(e.kv), before, prev?.modRevision);
   }
 
   private readonly leftViews = new WeakMap<CacheEvent<T>, CacheEvent<T>>();
@@ -422,9 +697,29 @@ export class WatchCache<T> {
     return this.decode({ key: prev.key, value: prev.value, createRevision: prev.createRevision, modRevision: revision });
   }
 
-  private put(entry: CacheEntry<T>): void {
-    if (!this.entries.has(entry.key)) this.sorted.add(entry.key);
-    this.entries.set(entry.key, entry);
+  /**
+   * A stored object listed (a load) or read again (redecode). Past what the decoded set holds, it is kept as its
+   * stored value from the start and decoded when read (by the decoder of then): a restart does not decode a
+   * million objects.
+   */
+  private loaded(kv: KeyValue): void {
+    const compact = this.options.compact;
+    const value = kv.value;
+    if (!compact || !decoded.full || !packs(value.length)) {
+      this.put(kv.key, kv.modRevision, this.decode(kv), value.length);
+      return;
+    }
+    const old = this.entries.get(kv.key);
+    if (old) old.stale = true;
+    else this.sorted.add(kv.key);
+    this.entries.set(kv.key, new Cached(kv.key, kv.modRevision, undefined, value.length, compact, value));
+  }
+
+  private put(key: string, revision: number, object: T, bytes: number | undefined): void {
+    const old = this.entries.get(key);
+    if (old) old.stale = true;
+    else this.sorted.add(key);
+    this.entries.set(key, new Cached(key, revision, object, bytes, this.options.compact));
   }
 
   /** Send one event to one watcher, turning it into what that watcher's filter sees. */
@@ -477,32 +772,34 @@ export class WatchCache<T> {
     w.sink.onClose(error);
   }
 
-  private current(): { keys: readonly string[]; lookup: (key: string) => CacheEntry<T> | undefined } {
-    return { keys: this.sorted.keys(), lookup: (key) => this.entries.get(key) };
-  }
-
-  /** The objects as they were at `revision`, undoing the ring's later events. */
-  private snapshotAt(revision: number): { keys: readonly string[]; lookup: (key: string) => CacheEntry<T> | undefined } {
+  /**
+   * What changed after `revision`, from the ring: each changed key's entry at that revision (undefined: it did not
+   * exist then) and, sorted, the keys gone since (which the current keys lack).
+   */
+  private changesSince(revision: number): PastChanges<T> {
     const before = new Map<string, CacheEntry<T> | undefined>();
     for (const e of this.ring.after(revision)) {
       if (before.has(e.key)) continue;
-      before.set(e.key, e.type === 'ADDED' || e.prevObject === undefined ? undefined : { key: e.key, revision: e.prevRevision!, object: e.prevObject });
+      // The entry as it was, its object decoded only if the list reads it (a page reads few of them).
+      before.set(e.key, e.type === 'ADDED' || e.prevRevision === undefined ? undefined : { key: e.key, revision: e.prevRevision, get object() { return e.prevObject as T; } });
     }
-    const current = this.sorted.keys();
     const gone = [...before.keys()].filter((k) => !this.entries.has(k)).sort();
-    return {
-      keys: gone.length === 0 ? current : mergeSorted(current, gone),
-      lookup: (key) => (before.has(key) ? before.get(key) : this.entries.get(key)),
-    };
+    return { before, gone };
   }
 }
 
-function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
-  const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) out.push(a[i] < b[j] ? a[i++] : b[j++]);
-  while (i < a.length) out.push(a[i++]);
-  while (j < b.length) out.push(b[j++]);
-  return out;
+interface PastChanges<T> {
+  before: Map<string, CacheEntry<T> | undefined>;
+  gone: string[];
+}
+
+/** The keys of two sorted sources in [start, end), in order: `a` (already in range) and the sorted array `b`. */
+function* mergeSorted(a: Iterable<string>, b: readonly string[], start: string, end: string): Generator<string, void, undefined> {
+  let j = lowerBound(b, start);
+  const inB = () => j < b.length && (end === '' || b[j] < end);
+  for (const key of a) {
+    while (inB() && b[j] < key) yield b[j++];
+    yield key;
+  }
+  while (inB()) yield b[j++];
 }

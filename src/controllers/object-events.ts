@@ -2,8 +2,9 @@
  * One stream of object events across every served resource, for in-process
  * controllers (garbage collector, namespace deletion). Subscribes to the watch
  * cache of each store as endpoints come and go; a new subscription starts with
- * the store's current objects as ADDED events, so controllers rebuild their
- * state after a restart without periodic scans.
+ * the store's current objects as ADDED events (of those the watch cache keeps as text, only the ones with
+ * owners or being deleted: all the listeners act on), so controllers rebuild their state after a restart
+ * without periodic scans.
  */
 import type { CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
 import type { ApiRegistry, RegistryChange } from '../registry/registry.js';
@@ -80,7 +81,9 @@ export class ObjectEventHub {
     await store.start();
     if (this.watchers.get(store) !== 'starting') return; // dropped while starting
     const watcher = store.cache.watch(
-      {},
+      // The listeners act on an object's first sight only when it has owners or is being deleted: the others kept
+      // as text (most of a million) are not decoded for it.
+      { initialText: (text) => text.includes('"ownerReferences"') || text.includes('"deletionTimestamp"') },
       {
         onEvent: (type, event) => {
           for (const l of this.listeners) l(store, type, event.object);

@@ -44,6 +44,12 @@ export function memoEncoded(obj: KObject, key: string, encode: (o: KObject) => B
   return bytes;
 }
 
+/** The JSON remembered for an object in its own API version, as text. */
+export function rememberedJson(obj: KObject): string | undefined {
+  const apiVersion = obj.apiVersion;
+  return typeof apiVersion === 'string' ? recall(obj, apiVersion)?.toString() : undefined;
+}
+
 /**
  * Remember JSON already made for an object in its own API version (which every
  * endpoint of that version serves unconverted): a write's encoding, so its

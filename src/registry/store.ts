@@ -5,9 +5,9 @@
  * Objects come in and go out in the storage version; the HTTP layer converts.
  */
 import { randomUUID } from 'node:crypto';
-import { WatchCache, type CacheListResult, type CacheWatchSink, type CacheWatcher } from '../cache/watch-cache.js';
+import { objectForScan, WatchCache, type CacheListResult, type CacheWatchSink, type CacheWatcher } from '../cache/watch-cache.js';
 import { field, type FieldError } from '../machinery/field-errors.js';
-import { deepClone } from '../machinery/json.js';
+import { deepClone, parseStoredJson, stringifyJson } from '../machinery/json.js';
 import { generateName } from '../machinery/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/object-meta.js';
 import { errors, StatusError, type GroupResource } from '../machinery/status.js';
@@ -15,7 +15,7 @@ import { toRfc3339 } from '../machinery/time.js';
 import { ConflictError, KeyExistsError, KeyNotFoundError } from '../storage/errors.js';
 import type { KeyValue, Storage } from '../storage/types.js';
 import { equalExcept } from '../util/deep-equal.js';
-import { rememberJson } from './json-memo.js';
+import { rememberedJson, rememberJson } from './json-memo.js';
 import { shareUnchanged } from './share-unchanged.js';
 import { decodeFromStorage, encodeObject, type EncodedObject } from './object-codec.js';
 import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
@@ -51,6 +51,8 @@ const GENERATE_NAME_ATTEMPTS = 8;
 export interface StoreListOptions {
   namespace?: string;
   filter?: (obj: KObject) => boolean;
+  /** The label selector of `filter` (which must refuse what it refuses), for the watch cache to match without decoding. */
+  labels?: (labels: Readonly<Record<string, string>> | undefined) => boolean;
   limit?: number;
   /** Inclusive start key, from a continue token. */
   startKey?: string;
@@ -66,6 +68,9 @@ export interface StoreListOptions {
    */
   select?: (objects: KObject[]) => Promise<KObject[]>;
 }
+
+/** How a packed object's text starts when the object reads differently from its stored form (no JSON text starts so). */
+const CHANGED_ON_READ = '!';
 
 /** Objects read at a time for an asynchronous selection, whatever the limit. */
 const SELECT_CHUNK = 100;
@@ -106,6 +111,7 @@ export class RestStore {
     this.prefix = keyRoot ?? (names.group ? `/registry/${names.group}/${names.resource}/` : `/registry/${names.resource}/`);
     this.cache = new WatchCache<KObject>(storage, this.prefix, (kv) => this.decodeWritten(kv), {
       restamp: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
+      compact: { pack: (obj) => this.pack(obj), unpack: (text) => this.unpack(text), unpackStored: (kv) => this.decodeRead(kv), labels: (obj) => obj.metadata?.labels },
     });
     this.resource = { group: names.group, resource: names.resource };
     this.groupKind = { group: names.group, resource: names.kind };
@@ -151,7 +157,7 @@ export class RestStore {
       }
       items.push(...chosen);
       if (page.continueKey === undefined) return { items, revision: page.revision };
-      page = await this.listPage({ namespace: opts.namespace, filter: opts.filter, revision: page.revision, startKey: page.continueKey, limit: limit > 0 ? SELECT_CHUNK : undefined });
+      page = await this.listPage({ namespace: opts.namespace, filter: opts.filter, labels: opts.labels, revision: page.revision, startKey: page.continueKey, limit: limit > 0 ? SELECT_CHUNK : undefined });
     }
   }
 
@@ -163,13 +169,13 @@ export class RestStore {
       const prefix = this.namespacePrefix(opts.namespace);
       let page: CacheListResult<KObject>;
       try {
-        page = this.cache.list({ prefix, revision: opts.revision, startKey: opts.startKey, limit: opts.limit, filter: opts.filter });
+        page = this.cache.list({ prefix, revision: opts.revision, startKey: opts.startKey, limit: opts.limit, filter: opts.filter, labels: opts.labels });
       } catch (err) {
         if (opts.revision === undefined) throw err;
         return await this.listFromStorage(prefix, opts);
       }
       return {
-        items: page.items.map((e) => e.object),
+        items: page.items.map(objectForScan),
         revision: page.revision,
         continueKey: page.more && page.lastKey !== undefined ? page.lastKey + '\x00' : undefined,
         remainingItemCount: page.more ? page.remaining : undefined,
@@ -520,6 +526,25 @@ export class RestStore {
   private decodeRead(kv: KeyValue): KObject {
     const obj = decodeFromStorage(kv);
     if (this.strategy.onRead?.(obj) === true) this.changedOnRead.add(obj);
+    return obj;
+  }
+
+  /**
+   * An object the cache has not read lately, as text: its JSON as served (remembered since a write or a GET, else
+   * made), marked when it reads differently from its stored form.
+   */
+  private pack(obj: KObject): string {
+    const json = rememberedJson(obj) ?? stringifyJson(obj);
+    return this.changedOnRead.has(obj) ? CHANGED_ON_READ + json : json;
+  }
+
+  /** The object again from `pack`'s text, its JSON remembered (what reads it next serves it). */
+  private unpack(text: string): KObject {
+    const changed = text.startsWith(CHANGED_ON_READ);
+    const json = changed ? text.slice(CHANGED_ON_READ.length) : text;
+    const obj = parseStoredJson(json) as KObject;
+    if (changed) this.changedOnRead.add(obj);
+    rememberJson(obj, json);
     return obj;
   }
 

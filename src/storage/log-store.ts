@@ -19,7 +19,7 @@ import {
   StorageUnavailableError,
 } from './errors.js';
 import { inRange, prefixEnd } from './keys.js';
-import type { DurableLog, LogRow } from './log.js';
+import type { DurableLog, LoadedLog, LogRow } from './log.js';
 import type {
   DeleteResult,
   KeyValue,
@@ -113,7 +113,7 @@ export class LogStore implements Storage {
     this.delivered = loaded.revision;
     this.compactRevision = loaded.compactRevision;
     for (const kv of loaded.live) {
-      this.live.set(kv.key, this.toLive(kv));
+      this.live.set(kv.key, this.loadedLive(kv));
       this.sorted.add(kv.key);
     }
     const interval = options.compactIntervalMs ?? 0;
@@ -142,13 +142,25 @@ export class LogStore implements Storage {
       const { kvs, count } = this.log.rangeAt(start, end, revision, limit);
       return { kvs, count, revision, more: count > kvs.length };
     }
-    const keys = this.sorted.keys();
-    const from = this.sorted.lowerBound(start);
-    const to = end === '' ? keys.length : this.sorted.lowerBound(end);
-    const count = Math.max(0, to - from);
+    const count = this.sorted.count(start, end);
     const n = limit > 0 ? Math.min(limit, count) : count;
     const kvs = new Array<KeyValue>(n);
-    for (let i = 0; i < n; i++) kvs[i] = this.materialize(this.live.get(keys[from + i])!);
+    let i = 0;
+    for (const key of this.sorted.range(start, end)) {
+      if (i === n) break;
+      kvs[i++] = this.live.get(key)!;
+    }
+    // Values kept in the log are read many to a statement (a cache's first list reads every value of its prefix).
+    const readValues = this.log.readValues?.bind(this.log);
+    if (readValues && n > 1) {
+      const at: number[] = [];
+      for (let j = 0; j < n; j++) if (kvs[j] instanceof StoredKeyValue) at.push(j);
+      const values = readValues(at.map((j) => kvs[j].modRevision));
+      for (let v = 0; v < at.length; v++) {
+        const kv = kvs[at[v]];
+        kvs[at[v]] = { key: kv.key, value: values[v], createRevision: kv.createRevision, modRevision: kv.modRevision };
+      }
+    } else for (let j = 0; j < n; j++) kvs[j] = this.materialize(kvs[j]);
     return { kvs, count, revision, more: count > n };
   }
 
@@ -362,6 +374,13 @@ export class LogStore implements Storage {
   }
 
   /** What the live map keeps of a written key-value. */
+  /** A key as the log loaded it: its value read back when asked for, or (a log that cannot) the loaded one. */
+  private loadedLive(kv: LoadedLog['live'][number]): KeyValue {
+    if (this.log.readValue) return new StoredKeyValue(kv.key, kv.createRevision, kv.modRevision, this.log);
+    if (kv.value === undefined) throw new StorageUnavailableError(`storage loaded ${kv.key} without its value`);
+    return kv as KeyValue;
+  }
+
   private toLive(kv: KeyValue): KeyValue {
     return this.log.readValue ? new StoredKeyValue(kv.key, kv.createRevision, kv.modRevision, this.log) : kv;
   }

@@ -21,7 +21,8 @@ export interface LogRow {
 export interface LoadedLog {
   revision: number;
   compactRevision: number;
-  live: KeyValue[];
+  /** Every live key; a log that reads values back (`readValue`) leaves their values out (a restart reads none). */
+  live: Array<Omit<KeyValue, 'value'> & { value?: string }>;
 }
 
 export interface DurableLog {
@@ -41,6 +42,8 @@ export interface DurableLog {
    * that can spares the store from keeping every live value in memory as well.
    */
   readValue?(revision: number): string;
+  /** The values of the rows written at these revisions, in their order (many at a time: a list of a large prefix). */
+  readValues?(revisions: readonly number[]): string[];
   /** Drop history in (fromRevision, toRevision] that the state at toRevision does not need. */
   compact(fromRevision: number, toRevision: number): void | Promise<void>;
   close(): void | Promise<void>;

@@ -1,53 +1,102 @@
 /**
  * A set of string keys kept in sorted order, for ranges with a start key.
  *
- * Writes are O(1): changes are noted in `pending` and folded into the sorted
- * array on the next read, in one O(n + k log k) pass. Reads are rare next to
- * writes in a busy store, so this beats keeping the array sorted on every write.
+ * The keys are held in blocks of at most MAX_BLOCK sorted keys, the blocks in key order: a write
+ * finds its block by a binary search and moves at most a block's keys, a range starts with two
+ * binary searches, and counting the keys of a range adds up the sizes of the blocks before its
+ * ends. With a million keys, every operation costs microseconds; one array kept sorted (or sorted
+ * again after writes) cost a pass over all of them.
  */
+const MAX_BLOCK = 1024;
+/** A block this small after a delete joins its neighbour when both fit in one. */
+const MIN_BLOCK = MAX_BLOCK / 4;
+
 export class SortedKeys {
-  private sorted: string[] = [];
-  /** Keys changed since the last read: true when present now, false when removed. */
-  private pending = new Map<string, boolean>();
+  private blocks: string[][] = [];
+  private total = 0;
 
+  get size(): number {
+    return this.total;
+  }
+
+  /** Adds a key (nothing if present). */
   add(key: string): void {
-    this.pending.set(key, true);
-  }
-
-  delete(key: string): void {
-    this.pending.set(key, false);
-  }
-
-  /** The keys in ascending order. The array is shared: callers must not change it. */
-  keys(): readonly string[] {
-    if (this.pending.size > 0) this.fold();
-    return this.sorted;
-  }
-
-  /** Index of the first key >= start in keys(). */
-  lowerBound(start: string): number {
-    return lowerBound(this.keys(), start);
-  }
-
-  private fold(): void {
-    const pending = this.pending;
-    this.pending = new Map();
-    const kept = this.sorted.filter((k) => !pending.has(k));
-    const added: string[] = [];
-    for (const [k, present] of pending) if (present) added.push(k);
-    if (added.length === 0) {
-      this.sorted = kept;
+    const blocks = this.blocks;
+    if (blocks.length === 0) {
+      blocks.push([key]);
+      this.total = 1;
       return;
     }
-    added.sort();
-    const merged = new Array<string>(kept.length + added.length);
-    let i = 0;
-    let j = 0;
+    // The first block whose last key is >= key, else the last block (the key goes at its end).
+    const b = Math.min(this.blockFor(key), blocks.length - 1);
+    const block = blocks[b];
+    const i = lowerBound(block, key);
+    if (block[i] === key) return;
+    block.splice(i, 0, key);
+    this.total++;
+    if (block.length > MAX_BLOCK) blocks.splice(b + 1, 0, block.splice(block.length >> 1));
+  }
+
+  /** Removes a key (nothing if absent). */
+  delete(key: string): void {
+    const b = this.blockFor(key);
+    const block = this.blocks[b];
+    if (block === undefined) return;
+    const i = lowerBound(block, key);
+    if (block[i] !== key) return;
+    block.splice(i, 1);
+    this.total--;
+    if (block.length === 0) this.blocks.splice(b, 1);
+    else if (block.length < MIN_BLOCK && b + 1 < this.blocks.length && block.length + this.blocks[b + 1].length <= MAX_BLOCK) {
+      block.push(...this.blocks[b + 1]);
+      this.blocks.splice(b + 1, 1);
+    }
+  }
+
+  /** How many keys are < key. */
+  rank(key: string): number {
+    const b = this.blockFor(key);
     let n = 0;
-    while (i < kept.length && j < added.length) merged[n++] = kept[i] < added[j] ? kept[i++] : added[j++];
-    while (i < kept.length) merged[n++] = kept[i++];
-    while (j < added.length) merged[n++] = added[j++];
-    this.sorted = merged;
+    for (let i = 0; i < b && i < this.blocks.length; i++) n += this.blocks[i].length;
+    return b < this.blocks.length ? n + lowerBound(this.blocks[b], key) : n;
+  }
+
+  /** How many keys are in [start, end) ('' end: no end). */
+  count(start: string, end: string): number {
+    return Math.max(0, (end === '' ? this.total : this.rank(end)) - this.rank(start));
+  }
+
+  /** The keys in [start, end) ('' end: no end), in order. */
+  *range(start: string, end: string): Generator<string, void, undefined> {
+    const blocks = this.blocks;
+    const first = this.blockFor(start);
+    for (let b = first; b < blocks.length; b++) {
+      const block = blocks[b];
+      for (let i = b === first ? lowerBound(block, start) : 0; i < block.length; i++) {
+        const key = block[i];
+        if (end !== '' && key >= end) return;
+        yield key;
+      }
+    }
+  }
+
+  /** Every key, in order (a copy). */
+  keys(): string[] {
+    return this.blocks.flat();
+  }
+
+  /** The index of the first block whose last key is >= key (blocks.length when none is). */
+  private blockFor(key: string): number {
+    const blocks = this.blocks;
+    let lo = 0;
+    let hi = blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const block = blocks[mid];
+      if (block[block.length - 1] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { TooLargeRevisionError, TooOldRevisionError, SlowWatcherError } from '../../src/cache/errors.js';
-import { WatchCache, type CacheEvent, type CacheEventType } from '../../src/cache/watch-cache.js';
+import { decodedObjectLimit, setDecodedObjectLimit, WatchCache, type CacheEvent, type CacheEventType } from '../../src/cache/watch-cache.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 
 interface Obj {
@@ -210,6 +210,56 @@ for (const [name, make] of backends) {
       await cache.sync();
       assert.equal(cache.currentRevision, await storage.currentRevision(), 'progress advances the cache without events of its own');
       await assert.rejects(cache.waitUntilFresh(cache.currentRevision + 5, 50), TooLargeRevisionError);
+    });
+
+    it('keeps objects past the decoded set as text, and decodes them again when read', async () => {
+      const limit = decodedObjectLimit();
+      setDecodedObjectLimit(2);
+      cleanups.push(() => setDecodedObjectLimit(limit));
+      let unpacks = 0;
+      const compact = {
+        pack: (o: Obj) => JSON.stringify(o),
+        unpack: (text: string) => (unpacks++, JSON.parse(text) as Obj),
+        unpackStored: (kv: { key: string; value: string; modRevision: number }) => (unpacks++, decode(kv)),
+        labels: (o: Obj) => o.labels,
+      };
+      const { storage, cache } = await setup({ compact, capacity: 100, restamp: (o: Obj, rv: number) => ({ ...o, rv }) });
+      const key = (i: number) => `/registry/things/a${i}`;
+      for (let i = 0; i < 3; i++) await storage.create(key(i), val(`a${i}`));
+      await cache.start();
+      const w = recorder();
+      cache.watch({ afterRevision: cache.currentRevision, filter: (o) => o.labels.keep === 'yes' }, w.sink);
+      for (let i = 3; i < 8; i++) await storage.create(key(i), val(`a${i}`, { keep: 'yes' }));
+      const mid = cache.currentRevision;
+      assert.equal(unpacks, 0, 'nothing read yet');
+      assert.deepEqual(cache.list().items.map((e) => [e.object.name, e.object.rv === e.revision]), Array.from({ length: 8 }, (_, i) => [`a${i}`, true]));
+      assert.ok(unpacks >= 6, `the objects past the 2 kept decoded were decoded again (${unpacks})`);
+      const before = unpacks;
+      assert.equal(cache.get(key(7))?.object.name, 'a7');
+      assert.equal(cache.get(key(7))?.object.name, 'a7');
+      assert.ok(unpacks <= before + 1, 'an object read is kept decoded for the next read');
+
+      // Changes to objects kept as text: the filtered watcher sees them by their previous state.
+      const unpacked = unpacks;
+      const a3 = cache.get(key(3))!;
+      await storage.update(key(3), val('a3', {}), a3.revision);
+      const a0 = cache.get(key(0))!;
+      await storage.update(key(0), val('a0', { keep: 'yes' }), a0.revision);
+      await until(() => w.seen.length >= 7, 'the watcher hears both updates');
+      assert.deepEqual(w.seen.slice(5).map((s) => [s.type, s.event.object.name, s.event.object.labels.keep]), [
+        ['DELETED', 'a3', 'yes'],
+        ['ADDED', 'a0', 'yes'],
+      ]);
+      assert.ok(unpacks >= unpacked + 2, 'the previous states of a3 and a0 (kept as text) were decoded for the filter');
+      // The list at a revision before them has the objects as they were.
+      const past = cache.list({ revision: mid, limit: 4 });
+      assert.deepEqual(past.items.map((e) => [e.object.name, e.object.labels.keep]), [['a0', undefined], ['a1', undefined], ['a2', undefined], ['a3', 'yes']]);
+      assert.equal(past.remaining, 4);
+      // A label selector reads the labels kept beside the text: only the objects it takes are decoded.
+      const selecting = unpacks;
+      const kept = cache.list({ labels: (l) => l?.keep === 'yes', filter: (o) => o.labels.keep === 'yes' });
+      assert.ok(unpacks - selecting <= 5, `decoded for the selector: ${unpacks - selecting}`);
+      assert.deepEqual(kept.items.map((e) => e.object.name), ['a0', 'a4', 'a5', 'a6', 'a7']);
     });
 
     it('closes its watchers when stopped', async () => {

@@ -41,6 +41,17 @@ it('commits batches on the writer thread, and on its own connection once the thr
   const reopened = new SqliteLog(path);
   const loaded = reopened.load();
   assert.equal(loaded.revision, 10);
-  assert.deepEqual(loaded.live.map((kv) => kv.value).sort(), rows(1, 10).map((r) => r.value).sort());
+  // The load leaves values in the log; they are read back by revision, one or many at a time.
+  assert.deepEqual(loaded.live.map((kv) => reopened.readValue(kv.modRevision)).sort(), rows(1, 10).map((r) => r.value).sort());
+  assert.deepEqual(reopened.readValues(loaded.live.map((kv) => kv.modRevision)).sort(), rows(1, 10).map((r) => r.value).sort());
   await reopened.close();
+});
+
+it('reads values back many at a time, in the order asked, across statements', async () => {
+  const log = new SqliteLog(join(dir, 'values.db'));
+  await log.append(rows(1, 700));
+  const asked = Array.from({ length: 700 }, (_, i) => 700 - i).filter((r) => r % 3 !== 0);
+  assert.deepEqual(log.readValues(asked), asked.map((r) => `v${r}`));
+  assert.throws(() => log.readValues([5, 701]), /no row/);
+  await log.close();
 });

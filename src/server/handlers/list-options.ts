@@ -48,9 +48,13 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   const filters: Array<(o: KObject) => boolean> = [];
 
   const labelText = q.get('labelSelector') ?? '';
+  let labels: StoreListOptions['labels'];
   if (labelText) {
     const sel = asBadRequest(() => parseLabelSelector(labelText));
-    if (!sel.empty) filters.push((o) => sel.matches(o.metadata?.labels));
+    if (!sel.empty) {
+      labels = (l) => sel.matches(l);
+      filters.push((o) => sel.matches(o.metadata?.labels));
+    }
   }
   const fieldText = q.get('fieldSelector') ?? '';
   const fieldSel = fieldText ? asBadRequest(() => parseFieldSelector(fieldText)) : undefined;
@@ -95,6 +99,7 @@ export function parseListParams(ctx: HandlerContext): ListParams {
   const store: StoreListOptions = {
     namespace: info.namespace,
     filter: filters.length === 0 ? undefined : filters.length === 1 ? filters[0] : (o) => filters.every((f) => f(o)),
+    labels,
     // The watch cache ignores the limit of a list at resourceVersion "0" (cacher's computeListLimit).
     limit: limit > 0 && !(rv === '0' && !cont) ? limit : undefined,
   };

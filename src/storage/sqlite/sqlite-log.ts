@@ -76,6 +76,9 @@ const toLogRow = (r: DbRow): LogRow => ({
   value: r.value,
 });
 
+/** Values read by one statement (`readValues`). */
+const VALUES_PER_READ = 256;
+
 export class SqliteLog implements DurableLog {
   private readonly lock: Database.Database;
   private readonly db: Database.Database;
@@ -114,13 +117,14 @@ export class SqliteLog implements DurableLog {
   load(): LoadedLog {
     const max = this.db.prepare('SELECT MAX(revision) AS r FROM log').get() as { r: number | null };
     const compactRevision = this.compactRevision();
+    // Without values: the store reads them back when asked (readValue), so a start does not read them all.
     const rows = this.db
       .prepare(
-        `SELECT l.* FROM log l JOIN (SELECT MAX(revision) AS r FROM log GROUP BY key) m ON l.revision = m.r
+        `SELECT l.key, l.revision, l.create_revision FROM log l JOIN (SELECT MAX(revision) AS r FROM log GROUP BY key) m ON l.revision = m.r
          WHERE l.deleted = 0`,
       )
-      .all() as DbRow[];
-    const live = rows.map((r) => ({ key: r.key, value: r.value, createRevision: r.create_revision, modRevision: r.revision }));
+      .all() as Array<Pick<DbRow, 'key' | 'revision' | 'create_revision'>>;
+    const live = rows.map((r) => ({ key: r.key, createRevision: r.create_revision, modRevision: r.revision }));
     return { revision: Math.max(max.r ?? 0, compactRevision), compactRevision, live };
   }
 
@@ -135,6 +139,28 @@ export class SqliteLog implements DurableLog {
     const value = this.valueAt.get(revision);
     if (value === undefined) throw new StorageUnavailableError(`storage has no row at revision ${revision}`);
     return value;
+  }
+
+  readValues(revisions: readonly number[]): string[] {
+    const out = new Array<string>(revisions.length);
+    const at = new Map<number, number>();
+    for (let from = 0; from < revisions.length; from += VALUES_PER_READ) {
+      const batch = revisions.slice(from, from + VALUES_PER_READ);
+      at.clear();
+      for (let i = 0; i < batch.length; i++) at.set(batch[i], from + i);
+      // A full batch's statement is prepared once; the last, shorter one each time.
+      const statement = batch.length === VALUES_PER_READ ? (this.valuesAt ??= this.valuesStatement(VALUES_PER_READ)) : this.valuesStatement(batch.length);
+      const rows = statement.all(...batch) as Array<[number, string]>;
+      for (const [revision, value] of rows) out[at.get(revision)!] = value;
+      if (rows.length !== batch.length) throw new StorageUnavailableError(`storage has no row at some of revisions ${batch[0]}…`);
+    }
+    return out;
+  }
+
+  private valuesAt: Database.Statement<number[]> | undefined;
+
+  private valuesStatement(n: number): Database.Statement<number[]> {
+    return this.db.prepare<number[]>(`SELECT revision, value FROM log WHERE revision IN (${new Array<string>(n).fill('?').join(',')})`).raw();
   }
 
   rangeAt(start: string, end: string, revision: number, limit: number): { kvs: KeyValue[]; count: number } {
