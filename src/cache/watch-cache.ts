@@ -193,6 +193,11 @@ class Cached<T> implements CacheEntry<T> {
     return obj;
   }
 
+  /** Whether the text is the stored value (not `pack`'s). */
+  get isStoredValue(): boolean {
+    return this.stored;
+  }
+
   /** Whether the object is decoded (else kept as text). */
   get decoded(): boolean {
     return this.obj !== undefined;
@@ -238,6 +243,11 @@ class Cached<T> implements CacheEntry<T> {
 
 /** The labels of an entry kept as its stored value since a load, until a label selector reads them. */
 const UNREAD: unique symbol = Symbol('unread labels');
+
+/** The text of an entry kept as `pack` made it (not a stored value), without decoding it; else undefined. */
+export function packedText<T>(entry: CacheEntry<T>): string | undefined {
+  return entry instanceof Cached && !entry.decoded && !entry.isStoredValue ? entry.text : undefined;
+}
 
 /** An entry's object for a read of many entries (a list's items, a filter, a watch's initial events): `Cached.peek`. */
 export function objectForScan<T>(entry: CacheEntry<T>): T {

@@ -5,7 +5,7 @@
  * Objects come in and go out in the storage version; the HTTP layer converts.
  */
 import { randomUUID } from 'node:crypto';
-import { objectForScan, WatchCache, type CacheListResult, type CacheWatchSink, type CacheWatcher } from '../cache/watch-cache.js';
+import { objectForScan, packedText, WatchCache, type CacheEntry, type CacheListResult, type CacheWatchSink, type CacheWatcher } from '../cache/watch-cache.js';
 import { field, type FieldError } from '../machinery/field-errors.js';
 import { deepClone, parseStoredJson, stringifyJson } from '../machinery/json.js';
 import { generateName } from '../machinery/names.js';
@@ -69,6 +69,25 @@ export interface StoreListOptions {
   select?: (objects: KObject[]) => Promise<KObject[]>;
 }
 
+/** A list's items one at a time: each object, or its JSON as served in an API version when known without decoding. */
+export interface ListedItems {
+  readonly length: number;
+  object(index: number): KObject;
+  /** The item's JSON in `apiVersion` (a `kind` typed object's starts with its kind), if kept so; else undefined. */
+  servedJson(index: number, apiVersion: string, kind: string): Buffer | undefined;
+}
+
+/** The served JSON of a cached entry kept as text, when it is in `apiVersion` (read from how the text starts). */
+function packedJson(entry: CacheEntry<KObject>, apiVersion: string, kind: string): Buffer | undefined {
+  let text = packedText(entry);
+  if (text === undefined) return undefined;
+  if (text.startsWith(CHANGED_ON_READ)) text = text.slice(CHANGED_ON_READ.length);
+  const version = `"apiVersion":${JSON.stringify(apiVersion)},`;
+  // Custom resources start with their apiVersion, typed objects with their kind then apiVersion.
+  const inVersion = text.startsWith(`{${version}`) || text.startsWith(`{"kind":${JSON.stringify(kind)},${version}`);
+  return inVersion ? Buffer.from(text) : undefined;
+}
+
 /** How a packed object's text starts when the object reads differently from its stored form (no JSON text starts so). */
 const CHANGED_ON_READ = '!';
 
@@ -76,7 +95,10 @@ const CHANGED_ON_READ = '!';
 const SELECT_CHUNK = 100;
 
 export interface StoreListResult {
+  /** The objects (decoded when first read: a list answered from `listed` as JSON may never read them). */
   items: KObject[];
+  /** The items one at a time, and the JSON of those the cache keeps as text (a list's plain JSON answer decodes none of them). */
+  listed?: ListedItems;
   revision: number;
   /** Key to continue from, when more remain. */
   continueKey?: string;
@@ -174,8 +196,17 @@ export class RestStore {
         if (opts.revision === undefined) throw err;
         return await this.listFromStorage(prefix, opts);
       }
+      const entries = page.items;
+      let items: KObject[] | undefined;
       return {
-        items: page.items.map(objectForScan),
+        get items() {
+          return (items ??= entries.map(objectForScan));
+        },
+        listed: {
+          length: entries.length,
+          object: (i) => items?.[i] ?? objectForScan(entries[i]),
+          servedJson: (i, apiVersion, kind) => (items ? undefined : packedJson(entries[i], apiVersion, kind)),
+        },
         revision: page.revision,
         continueKey: page.more && page.lastKey !== undefined ? page.lastKey + '\x00' : undefined,
         remainingItemCount: page.more ? page.remaining : undefined,

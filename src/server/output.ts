@@ -13,6 +13,7 @@ import { encodeEnvelope } from '../machinery/protobuf/envelope.js';
 import { encodeListOfMessages, itemMessage } from '../machinery/protobuf/objects.js';
 import { memoEncoded, memoJson } from '../registry/json-memo.js';
 import type { Endpoint, ServedResource } from '../registry/registry.js';
+import type { ListedItems } from '../registry/store.js';
 import type { KObject } from '../api/object.js';
 import { parseIncludeObject, partialObjectMetadata, tableForList, tableForObject, type TableOptions, type TableListMeta } from '../printing/index.js';
 import type { Negotiated } from './negotiation.js';
@@ -156,29 +157,37 @@ export function writeVersionedObject(res: Response, code: number, obj: KObject, 
 
 const LIST_END = Buffer.from(']}');
 
+function isArray(listed: readonly KObject[] | ListedItems): listed is readonly KObject[] {
+  return Array.isArray(listed);
+}
+
 /**
  * A list of stored objects. `head` is the list object without its items; plain
  * JSON is assembled from each item's remembered JSON.
  */
-export function writeStoredList(res: Response, code: number, head: KObject, items: readonly KObject[], meta: ListMeta, target: StoredTarget): void | Promise<void> {
+export function writeStoredList(res: Response, code: number, head: KObject, listed: readonly KObject[] | ListedItems, meta: ListMeta, target: StoredTarget): void | Promise<void> {
   const { endpoint, output } = target;
   const itemJson = rememberedJson(target, true);
   // A typed list's items have no apiVersion and kind (Go's nested TypeMeta is empty); unstructured ones keep theirs.
   const bare = endpoint.scope.bareListItems && !output.conversion;
   if (itemJson) {
+    // The JSON of items the cache keeps as text, in the endpoint's own version, is that text: none is decoded.
+    const version = output.conversion || isArray(listed) ? undefined : groupVersion(endpoint.group, endpoint.version);
+    const object = isArray(listed) ? (i: number) => listed[i] : (i: number) => listed.object(i);
     const listHead = output.conversion ? (convertList(target, [], meta) as KObject) : { ...head, items: [] };
     const start = Buffer.from(stringifyJson(listHead).slice(0, -2));
     const prefix = bare ? typeMetaPrefix(endpoint) : undefined;
     // Each item's remembered JSON, and how many of its bytes to leave out (a typed item's type prefix).
-    const jsons: Buffer[] = new Array(items.length);
-    const skips: number[] = new Array(items.length);
-    let total = start.length + LIST_END.length + Math.max(0, items.length - 1);
-    for (let i = 0; i < items.length; i++) {
-      let json = itemJson(items[i]);
+    const jsons: Buffer[] = new Array(listed.length);
+    const skips: number[] = new Array(listed.length);
+    const count = listed.length;
+    let total = start.length + LIST_END.length + Math.max(0, count - 1);
+    for (let i = 0; i < count; i++) {
+      let json = (version !== undefined ? (listed as ListedItems).servedJson(i, version, endpoint.names.kind) : undefined) ?? itemJson(object(i));
       let skip = 0;
       if (prefix) {
         if (startsWithTypeMeta(json, prefix)) skip = json[prefix.length] === 0x2c ? prefix.length + 1 : prefix.length;
-        else json = Buffer.from(stringifyJson(withoutTypeMeta(endpoint.toVersion(items[i]))));
+        else json = Buffer.from(stringifyJson(withoutTypeMeta(endpoint.toVersion(object(i)))));
       }
       jsons[i] = json;
       skips[i] = skip;
@@ -196,6 +205,7 @@ export function writeStoredList(res: Response, code: number, head: KObject, item
     res.end(body);
     return;
   }
+  const items = isArray(listed) ? listed : Array.from({ length: listed.length }, (_, i) => listed.object(i));
   const messages = rememberedMessage(target);
   const list = messages && encodeListOfMessages(head, items.map(messages), reportMismatch);
   if (list) {

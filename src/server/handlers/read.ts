@@ -20,9 +20,10 @@ export async function handleList(ctx: HandlerContext): Promise<void> {
   } catch (err) {
     throw expiredContinue(err, params.store.startKey !== undefined);
   }
-  await endpoint.prepare?.(page.items);
+  // A conversion's preparation reads every object; without one, a plain JSON answer may read none (page.listed).
+  if (endpoint.prepare) await endpoint.prepare(page.items);
   const meta: ListMeta = { resourceVersion: String(page.revision), continue: continueToken(ctx, page.revision, page.continueKey), remainingItemCount: page.remainingItemCount };
-  await writeStoredList(ctx.res, 200, listHead(ctx, meta), page.items, meta, ctx);
+  await writeStoredList(ctx.res, 200, listHead(ctx, meta), endpoint.prepare ? page.items : (page.listed ?? page.items), meta, ctx);
 }
 
 /** A list object of the endpoint's kind without its items. */
