@@ -73,19 +73,19 @@ export interface StoreListOptions {
 export interface ListedItems {
   readonly length: number;
   object(index: number): KObject;
-  /** The item's JSON in `apiVersion` (a `kind` typed object's starts with its kind), if kept so; else undefined. */
-  servedJson(index: number, apiVersion: string, kind: string): Buffer | undefined;
+  /** The item's JSON text in `apiVersion` (a `kind` typed object's starts with its kind), if kept so; else undefined. */
+  servedJson(index: number, apiVersion: string, kind: string): string | undefined;
 }
 
 /** The served JSON of a cached entry kept as text, when it is in `apiVersion` (read from how the text starts). */
-function packedJson(entry: CacheEntry<KObject>, apiVersion: string, kind: string): Buffer | undefined {
+function packedJson(entry: CacheEntry<KObject>, apiVersion: string, kind: string): string | undefined {
   let text = packedText(entry);
   if (text === undefined) return undefined;
   if (text.startsWith(CHANGED_ON_READ)) text = text.slice(CHANGED_ON_READ.length);
   const version = `"apiVersion":${JSON.stringify(apiVersion)},`;
   // Custom resources start with their apiVersion, typed objects with their kind then apiVersion.
   const inVersion = text.startsWith(`{${version}`) || text.startsWith(`{"kind":${JSON.stringify(kind)},${version}`);
-  return inVersion ? Buffer.from(text) : undefined;
+  return inVersion ? text : undefined;
 }
 
 /** How a packed object's text starts when the object reads differently from its stored form (no JSON text starts so). */

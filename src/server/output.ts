@@ -177,28 +177,31 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
     const listHead = output.conversion ? (convertList(target, [], meta) as KObject) : { ...head, items: [] };
     const start = Buffer.from(stringifyJson(listHead).slice(0, -2));
     const prefix = bare ? typeMetaPrefix(endpoint) : undefined;
-    // Each item's remembered JSON, and how many of its bytes to leave out (a typed item's type prefix).
-    const jsons: Buffer[] = new Array(listed.length);
+    // Each item's remembered JSON (or the cache's text of it: written into the body as it is, a Buffer each
+    // would be a million allocations outside the heap for a million items), and how many of its bytes to leave
+    // out (a typed item's type prefix, ASCII).
+    const jsons: Array<Buffer | string> = new Array(listed.length);
     const skips: number[] = new Array(listed.length);
     const count = listed.length;
     let total = start.length + LIST_END.length + Math.max(0, count - 1);
     for (let i = 0; i < count; i++) {
-      let json = (version !== undefined ? (listed as ListedItems).servedJson(i, version, endpoint.names.kind) : undefined) ?? itemJson(object(i));
+      let json: Buffer | string = (version !== undefined ? (listed as ListedItems).servedJson(i, version, endpoint.names.kind) : undefined) ?? itemJson(object(i));
       let skip = 0;
       if (prefix) {
-        if (startsWithTypeMeta(json, prefix)) skip = json[prefix.length] === 0x2c ? prefix.length + 1 : prefix.length;
+        if (startsWithTypeMeta(json, prefix)) skip = byteAt(json, prefix.length) === 0x2c ? prefix.length + 1 : prefix.length;
         else json = Buffer.from(stringifyJson(withoutTypeMeta(endpoint.toVersion(object(i)))));
       }
       jsons[i] = json;
       skips[i] = skip;
-      total += json.length - (skip > 0 ? skip - 1 : 0);
+      total += (typeof json === 'string' ? Buffer.byteLength(json) : json.length) - (skip > 0 ? skip - 1 : 0);
     }
     const body = Buffer.allocUnsafe(total);
     let off = start.copy(body, 0);
     for (let i = 0; i < jsons.length; i++) {
       if (i > 0) body[off++] = 0x2c;
       if (skips[i] > 0) body[off++] = 0x7b;
-      off += jsons[i].copy(body, off, skips[i]);
+      const json = jsons[i];
+      off += typeof json === 'string' ? body.write(skips[i] > 0 ? json.slice(skips[i]) : json, off) : json.copy(body, off, skips[i]);
     }
     LIST_END.copy(body, off);
     res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length });
@@ -227,12 +230,17 @@ function typeMetaPrefix(endpoint: Endpoint): Buffer {
   return Buffer.from(`{"kind":${JSON.stringify(endpoint.names.kind)},"apiVersion":${JSON.stringify(apiVersion)}`);
 }
 
-/** Whether `buf` starts with the type prefix followed by `,` or `}` (compared here: cheaper than a native call). */
-function startsWithTypeMeta(buf: Buffer, prefix: Buffer): boolean {
+/** Whether `json` starts with the type prefix (ASCII) followed by `,` or `}` (compared here: cheaper than a native call). */
+function startsWithTypeMeta(json: Buffer | string, prefix: Buffer): boolean {
   const n = prefix.length;
-  if (buf.length <= n || (buf[n] !== 0x2c && buf[n] !== 0x7d)) return false;
-  for (let i = 0; i < n; i++) if (buf[i] !== prefix[i]) return false;
+  if (json.length <= n || (byteAt(json, n) !== 0x2c && byteAt(json, n) !== 0x7d)) return false;
+  for (let i = 0; i < n; i++) if (byteAt(json, i) !== prefix[i]) return false;
   return true;
+}
+
+/** The byte at `i` of a Buffer, or the code unit of a string (the same for the ASCII compared). */
+function byteAt(json: Buffer | string, i: number): number {
+  return typeof json === 'string' ? json.charCodeAt(i) : json[i];
 }
 
 function withoutTypeMeta(obj: KObject): KObject {
