@@ -105,6 +105,8 @@ export interface CacheWatchOptions<T> {
    * event, and is not decoded for one (the watcher needs none for it).
    */
   initialText?: (text: string) => boolean;
+  /** The label selector of `filter` (which must refuse what it refuses): the current objects it refuses are not decoded. */
+  labels?: (labels: Labels | undefined) => boolean;
 }
 
 export interface CacheWatcher {
@@ -231,13 +233,18 @@ class Cached<T> implements CacheEntry<T> {
     return !this.form || selector(this.currentLabels());
   }
 
-  /** Leaves the decoded set: kept as text from now on. */
+  /** Leaves the decoded set: kept as text from now on (or decoded, outside the set, if it cannot be packed). */
   pack(): void {
     if (this.stale || this.obj === undefined) return;
     const form = this.form!;
-    this.text = form.pack(this.obj);
-    this.labels = sharedLabels(form.labels(this.obj));
-    this.obj = undefined;
+    try {
+      const text = form.pack(this.obj);
+      this.labels = sharedLabels(form.labels(this.obj));
+      this.text = text;
+      this.obj = undefined;
+    } catch {
+      // An object its form cannot write (a stored value from elsewhere): it stays decoded, as without a form.
+    }
   }
 }
 
@@ -263,6 +270,8 @@ const MAX_LABEL_SETS = 4096;
 
 function sharedLabels(labels: Labels | undefined): Labels | undefined {
   if (labels === undefined || labels === null || typeof labels !== 'object') return undefined;
+  // Only sets of strings are shared (a stored value from elsewhere may hold anything: kept as it is).
+  for (const k in labels) if (typeof labels[k] !== 'string') return labels;
   const key = JSON.stringify(labels);
   const known = labelSets.get(key);
   if (known) return known;
@@ -278,10 +287,14 @@ function sharedLabels(labels: Labels | undefined): Labels | undefined {
 class DecodedSet {
   private ring: Array<Cached<unknown>> = [];
   private hand = 0;
+  /** How many of the set's entries each cache (by its form) has. */
+  private readonly counts = new Map<CompactForm<unknown>, number>();
 
   constructor(public limit: number) {}
 
   add(entry: Cached<unknown>): void {
+    const form = entry.form!;
+    this.counts.set(form, (this.counts.get(form) ?? 0) + 1);
     if (this.ring.length < this.limit) {
       this.ring.push(entry);
       return;
@@ -295,26 +308,42 @@ class DecodedSet {
         this.hand++;
         continue;
       }
-      at.pack();
       this.ring[this.hand++] = entry;
+      this.left(at);
+      at.pack();
       return;
     }
   }
 
-  /** Lets go of a stopped cache's entries (the set would keep them, and their objects, until its hand came by). */
+  /** An entry left the set. */
+  private left(entry: Cached<unknown>): void {
+    const form = entry.form!;
+    const n = (this.counts.get(form) ?? 1) - 1;
+    if (n > 0) this.counts.set(form, n);
+    else this.counts.delete(form);
+  }
+
+  /**
+   * Lets go of a stopped cache's entries (the set would keep them, and their objects, until its hand came by): a
+   * look at the whole set only for a cache that has entries in it.
+   */
   forget(form: CompactForm<unknown>): void {
-    const kept = this.ring.filter((e) => e.form !== form);
-    if (kept.length === this.ring.length) return;
-    this.ring = kept;
+    if (!this.counts.has(form)) return;
+    this.counts.delete(form);
+    this.ring = this.ring.filter((e) => e.form !== form);
     this.hand = 0;
   }
 
   setLimit(limit: number): void {
     this.limit = Math.max(1, limit);
     if (this.ring.length <= this.limit) return;
-    for (const entry of this.ring.slice(this.limit)) entry.pack();
+    const out = this.ring.slice(this.limit);
     this.ring = this.ring.slice(0, this.limit);
     this.hand = 0;
+    for (const entry of out) {
+      this.left(entry);
+      entry.pack();
+    }
   }
 
   get full(): boolean {
@@ -549,7 +578,7 @@ export class WatchCache<T> {
     }
     const backlog: CacheEvent<T>[] =
       after === undefined
-        ? this.initialEvents(prefix, options.initialText)
+        ? this.initialEvents(prefix, options)
         : this.ring.after(after).filter((e) => inRange(e.key, w.start, w.end));
     this.watchers.add(w);
     let open = true;
@@ -560,10 +589,11 @@ export class WatchCache<T> {
     return { close: () => this.dropWatcher(w) };
   }
 
-  /** The current objects as ADDED events, less those kept as text whose text `wanted` refuses. */
-  private initialEvents(prefix: string, wanted: ((text: string) => boolean) | undefined): CacheEvent<T>[] {
+  /** The current objects as ADDED events, less those whose labels the watch's selector refuses and those kept as text whose text `initialText` refuses. */
+  private initialEvents(prefix: string, options: CacheWatchOptions<T>): CacheEvent<T>[] {
     const events: CacheEvent<T>[] = [];
-    for (const e of this.list({ prefix }).items) {
+    const wanted = options.initialText;
+    for (const e of this.list({ prefix, labels: options.labels }).items) {
       const text = wanted && e instanceof Cached ? e.text : undefined;
       if (text !== undefined && !wanted!(text)) continue;
       events.push({ type: 'ADDED', key: e.key, revision: e.revision, object: objectForScan(e) });

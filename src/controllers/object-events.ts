@@ -2,9 +2,8 @@
  * One stream of object events across every served resource, for in-process
  * controllers (garbage collector, namespace deletion). Subscribes to the watch
  * cache of each store as endpoints come and go; a new subscription starts with
- * the store's current objects as ADDED events (of those the watch cache keeps as text, only the ones with
- * owners or being deleted: all the listeners act on), so controllers rebuild their state after a restart
- * without periodic scans.
+ * the store's current objects with owners or being deleted as ADDED events (all its listeners act on
+ * on first sight), so controllers rebuild their state after a restart without periodic scans.
  */
 import type { CacheEventType, CacheWatcher } from '../cache/watch-cache.js';
 import type { ApiRegistry, RegistryChange } from '../registry/registry.js';
@@ -80,12 +79,14 @@ export class ObjectEventHub {
     this.watchers.set(store, 'starting');
     await store.start();
     if (this.watchers.get(store) !== 'starting') return; // dropped while starting
+    // The current objects come first, while `watch` runs: of those, the listeners hear only the ones with owners
+    // or being deleted (all they act on), and the watch cache decodes none of the others it keeps as text.
+    let replaying = true;
     const watcher = store.cache.watch(
-      // The listeners act on an object's first sight only when it has owners or is being deleted: the others kept
-      // as text (most of a million) are not decoded for it.
       { initialText: (text) => text.includes('"ownerReferences"') || text.includes('"deletionTimestamp"') },
       {
         onEvent: (type, event) => {
+          if (replaying && !ownedOrDeleted(event.object)) return true;
           for (const l of this.listeners) l(store, type, event.object);
           return true;
         },
@@ -97,6 +98,12 @@ export class ObjectEventHub {
         },
       },
     );
+    replaying = false;
     this.watchers.set(store, watcher);
   }
+}
+
+function ownedOrDeleted(obj: KObject): boolean {
+  const meta = obj.metadata;
+  return Boolean(meta?.deletionTimestamp) || (Array.isArray(meta?.ownerReferences) && meta.ownerReferences.length > 0);
 }

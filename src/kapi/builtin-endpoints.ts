@@ -20,6 +20,7 @@ import { tableConvertorOf } from '../printing/index.js';
 import type { ApiRegistry, Endpoint } from '../registry/registry.js';
 import { RestStore } from '../registry/store.js';
 import type { Storage } from '../storage/types.js';
+import { objectForScan } from '../cache/watch-cache.js';
 
 /** Where a built-in's stored objects come from, for a resource served from another's store. */
 export interface EndpointLookup {
@@ -64,7 +65,7 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
   }
   const base = r.strategy ?? { allowUnconditionalUpdate: true };
   const store = new RestStore(storage, r.names, base);
-  const strategy = r.strategyIn ? r.strategyIn(base, context, () => store.cache.list().items.map((e) => e.object)) : base;
+  const strategy = r.strategyIn ? r.strategyIn(base, context, () => store.cache.list().items.map(objectForScan)) : base;
   store.strategy = structId ? withTypedDecoding(strategy, structId, r.names.kind) : strategy;
   return withOtherVersions(lookup, {
     ...common,
@@ -114,7 +115,7 @@ export function installBuiltinEndpoints(
     ranges,
     serviceAccountTokens,
     admissionPlugins: admissionPlugins && new Set(admissionPlugins),
-    objects: (group, resource) => storeOf(group, resource)?.cache.list().items.map((e) => e.object) ?? [],
+    objects: (group, resource) => storeOf(group, resource)?.cache.list().items.map(objectForScan) ?? [],
     object: (group, resource, namespace, name) => {
       const store = storeOf(group, resource);
       return store?.cache.get(store.key(namespace, name))?.object;

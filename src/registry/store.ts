@@ -69,6 +69,16 @@ export interface StoreListOptions {
   select?: (objects: KObject[]) => Promise<KObject[]>;
 }
 
+/**
+ * Objects decoded from a stored state (a read, or the watch cache's text): their uid and resourceVersion name their
+ * content, so what is derived from them (a conversion) may be shared by every copy decoded of the same state.
+ */
+const storedStates = new WeakSet<KObject>();
+
+export function isStoredState(obj: KObject): boolean {
+  return storedStates.has(obj);
+}
+
 /** A list's items one at a time: each object, or its JSON as served in an API version when known without decoding. */
 export interface ListedItems {
   readonly length: number;
@@ -86,6 +96,11 @@ function packedJson(entry: CacheEntry<KObject>, apiVersion: string, kind: string
   // Custom resources start with their apiVersion, typed objects with their kind then apiVersion.
   const inVersion = text.startsWith(`{${version}`) || text.startsWith(`{"kind":${JSON.stringify(kind)},${version}`);
   return inVersion ? text : undefined;
+}
+
+/** An object's labels as a label selector reads them without decoding it: a plain object, else none. */
+function plainLabels(labels: unknown): Readonly<Record<string, string>> | undefined {
+  return labels !== null && typeof labels === 'object' && !Array.isArray(labels) ? (labels as Record<string, string>) : undefined;
 }
 
 /** How a packed object's text starts when the object reads differently from its stored form (no JSON text starts so). */
@@ -133,7 +148,7 @@ export class RestStore {
     this.prefix = keyRoot ?? (names.group ? `/registry/${names.group}/${names.resource}/` : `/registry/${names.resource}/`);
     this.cache = new WatchCache<KObject>(storage, this.prefix, (kv) => this.decodeWritten(kv), {
       restamp: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
-      compact: { pack: (obj) => this.pack(obj), unpack: (text) => this.unpack(text), unpackStored: (kv) => this.decodeRead(kv), labels: (obj) => obj.metadata?.labels },
+      compact: { pack: (obj) => this.pack(obj), unpack: (text) => this.unpack(text), unpackStored: (kv) => this.decodeRead(kv), labels: (obj) => plainLabels(obj.metadata?.labels) },
     });
     this.resource = { group: names.group, resource: names.resource };
     this.groupKind = { group: names.group, resource: names.kind };
@@ -226,6 +241,8 @@ export class RestStore {
       namespace?: string;
       afterRevision?: number;
       filter?: (obj: KObject) => boolean;
+      /** The label selector of `filter` (StoreListOptions.labels). */
+      labels?: StoreListOptions['labels'];
       bookmarks?: boolean;
       consistent?: boolean;
       minRevision?: number;
@@ -243,7 +260,7 @@ export class RestStore {
       }
       const afterRevision = opts.fromNow ? this.cache.currentRevision : opts.afterRevision;
       return this.cache.watch(
-        { afterRevision, prefix: this.namespacePrefix(opts.namespace), filter: opts.filter, bookmarks: opts.bookmarks, initialEventsEnd: opts.initialEventsEnd },
+        { afterRevision, prefix: this.namespacePrefix(opts.namespace), filter: opts.filter, labels: opts.filter && opts.labels, bookmarks: opts.bookmarks, initialEventsEnd: opts.initialEventsEnd },
         sink,
       );
     } catch (err) {
@@ -557,6 +574,7 @@ export class RestStore {
   private decodeRead(kv: KeyValue): KObject {
     const obj = decodeFromStorage(kv);
     if (this.strategy.onRead?.(obj) === true) this.changedOnRead.add(obj);
+    storedStates.add(obj);
     return obj;
   }
 
@@ -574,6 +592,7 @@ export class RestStore {
     const changed = text.startsWith(CHANGED_ON_READ);
     const json = changed ? text.slice(CHANGED_ON_READ.length) : text;
     const obj = parseStoredJson(json) as KObject;
+    storedStates.add(obj);
     if (changed) this.changedOnRead.add(obj);
     rememberJson(obj, json);
     return obj;

@@ -262,6 +262,30 @@ for (const [name, make] of backends) {
       assert.deepEqual(kept.items.map((e) => e.object.name), ['a0', 'a4', 'a5', 'a6', 'a7']);
     });
 
+    it('keeps decoded an object its compact form cannot write, and goes on packing the others', async () => {
+      const limit = decodedObjectLimit();
+      setDecodedObjectLimit(2);
+      cleanups.push(() => setDecodedObjectLimit(limit));
+      let packs = 0;
+      const compact = {
+        pack: (o: Obj) => {
+          if (o.name === 'bad') throw new TypeError('Do not know how to serialize a BigInt');
+          packs++;
+          return JSON.stringify(o);
+        },
+        unpack: (text: string) => JSON.parse(text) as Obj,
+        unpackStored: (kv: { key: string; value: string; modRevision: number }) => decode(kv),
+        labels: (o: Obj) => o.labels,
+      };
+      const { storage, cache } = await setup({ compact });
+      await cache.start();
+      await storage.create('/registry/things/bad', val('bad'));
+      for (let i = 0; i < 6; i++) await storage.create(`/registry/things/ok${i}`, val(`ok${i}`));
+      assert.ok(packs >= 4, `the others were packed past it (${packs})`);
+      assert.deepEqual(cache.list().items.map((e) => e.object.name), ['bad', 'ok0', 'ok1', 'ok2', 'ok3', 'ok4', 'ok5']);
+      assert.equal(cache.get('/registry/things/bad')?.object.name, 'bad');
+    });
+
     it('closes its watchers when stopped', async () => {
       const { cache } = await setup();
       await cache.start();

@@ -15,6 +15,7 @@ import type { Authorizer } from '../../api/authorization.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 import { AuthorizationSession, requestAuthorizer } from './cel-authorizer.js';
 import { celValue, evaluateExpression, matchedVersion, selectsObject, versionedAttributes, type MatchedVersion, type VersionedAttributes } from './matching.js';
+import { objectForScan } from '../../cache/watch-cache.js';
 
 const GROUP = 'admissionregistration.k8s.io';
 
@@ -123,7 +124,7 @@ export function policyBindings(opts: PolicyStores): PolicyBindings {
     }
     const found = store.cache
       .list({ prefix: store.namespacePrefix(namespace) })
-      .items.map((e) => e.object)
+      .items.map(objectForScan)
       .filter((o) => selectsObject(ref.selector, o));
     return found.length > 0 ? { params: found.map((o) => endpoint.toVersion(o)) } : notFound;
   };

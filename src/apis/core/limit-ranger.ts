@@ -14,6 +14,7 @@ import type { RestStore } from '../../registry/store.js';
 import { Quantity } from '../../schema/cel/quantity.js';
 import { isRecord, records, type JsonRecord } from '../../util/json-object.js';
 import { amountsOf, formatAmount, type Amount, type Amounts } from './quota-amounts.js';
+import { objectForScan } from '../../cache/watch-cache.js';
 
 const ANNOTATION = 'kubernetes.io/limit-ranger';
 
@@ -179,7 +180,7 @@ const aggregate = (errs: string[]) => {
 };
 
 export function limitRanger(limitRanges: RestStore): AdmissionPlugin {
-  const rangesIn = (namespace: string) => limitRanges.cache.list({ prefix: limitRanges.namespacePrefix(namespace) }).items.map((e) => e.object);
+  const rangesIn = (namespace: string) => limitRanges.cache.list({ prefix: limitRanges.namespacePrefix(namespace) }).items.map(objectForScan);
   return {
     name: 'LimitRanger',
     reportsChanges: true,

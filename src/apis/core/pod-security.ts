@@ -17,6 +17,7 @@ import type { RestStore } from '../../registry/store.js';
 import { isRecord, records } from '../../util/json-object.js';
 import { admissionForbidden, type AdmissionContext, type AdmissionPluginDefinition } from '../admission-plugins.js';
 import { KUBERNETES_VERSION } from '../../api/version.js';
+import { objectForScan } from '../../cache/watch-cache.js';
 import {
   aggregate,
   LATEST,
@@ -228,7 +229,7 @@ export class PodSecurityAdmission {
    */
   private async checkPodsIn(namespace: string, enforce: LevelVersion): Promise<string[]> {
     if (!this.pods) return [];
-    const all = this.pods.cache.list({ prefix: this.pods.namespacePrefix(namespace) }).items.map((e) => e.object);
+    const all = this.pods.cache.list({ prefix: this.pods.namespacePrefix(namespace) }).items.map(objectForScan);
     const first: KObject[] = [];
     const later: KObject[] = [];
     const controllers = new Set<string>();

@@ -13,6 +13,7 @@ import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../api/object.js';
 import { isRecord } from '../../util/json-object.js';
 import { ruleAllows, rulesOf, SERVICE_ACCOUNT_PREFIX, subjectIs, subjectsOf, type PolicyRule, type Subject } from './rules.js';
+import { objectForScan } from '../../cache/watch-cache.js';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const MAX_INDEXED_NAMESPACES = 4096;
@@ -167,7 +168,7 @@ export class RbacResolver {
 
   private clusterIndex(): SubjectIndex {
     const cache = this.stores.clusterRoleBindings.cache;
-    if (this.cluster?.revision !== cache.changeRevision) this.cluster = { revision: cache.changeRevision, index: indexBySubject(cache.list().items.map((e) => e.object), '') };
+    if (this.cluster?.revision !== cache.changeRevision) this.cluster = { revision: cache.changeRevision, index: indexBySubject(cache.list().items.map(objectForScan), '') };
     return this.cluster.index;
   }
 
@@ -179,7 +180,7 @@ export class RbacResolver {
       // A write anywhere may have changed this namespace: indexes are made again as they are asked for.
       if (this.namespacesRevision !== revision) this.namespaces.clear();
       this.namespacesRevision = revision;
-      entry = { revision, index: indexBySubject(store.cache.list({ prefix: store.namespacePrefix(namespace) }).items.map((e) => e.object), namespace) };
+      entry = { revision, index: indexBySubject(store.cache.list({ prefix: store.namespacePrefix(namespace) }).items.map(objectForScan), namespace) };
       // Only namespaces with bindings are kept, and no more than a bound of them (requests name any namespace).
       if (entry.index.size > 0) {
         if (this.namespaces.size >= MAX_INDEXED_NAMESPACES) this.namespaces.clear();

@@ -7,6 +7,7 @@ import type { KObject } from '../../api/object.js';
 import { admissionForbidden, type AdmissionPluginDefinition } from '../admission-plugins.js';
 import { amountOf } from '../core/quota-amounts.js';
 import { defaultClass } from '../default-class.js';
+import { objectForScan } from '../../cache/watch-cache.js';
 
 const isCreateOf = (a: { operation: string; subresource: string; resource: { group: string; resource: string } }, resource: string) =>
   a.operation === 'CREATE' && !a.subresource && a.resource.group === '' && a.resource.resource === resource;
@@ -55,7 +56,7 @@ export const STORAGE_ADMISSION: AdmissionPluginDefinition[] = [
           // A class asked for, even "" (no class), or the beta annotation: left as it is.
           if (pvc.spec?.storageClassName !== undefined && pvc.spec?.storageClassName !== null) return;
           if (pvc.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'] !== undefined) return;
-          const def = defaultClass(store.cache.list().items.map((e) => e.object), ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class']);
+          const def = defaultClass(store.cache.list().items.map(objectForScan), ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class']);
           if (!def) return;
           pvc.spec = { ...(pvc.spec ?? {}), storageClassName: def.metadata.name };
           a.defaulter?.(pvc);

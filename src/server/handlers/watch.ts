@@ -82,6 +82,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
         afterRevision: params.watchFrom,
         // A selection on the converted object is made here, after the conversion.
         filter: converted ? undefined : params.store.filter,
+        labels: converted ? undefined : params.store.labels,
         bookmarks: params.bookmarks,
         // Watch-list: the state at resourceVersion or newer (the latest for ""), its end marked by a bookmark;
         // sendInitialEvents=false without a resourceVersion starts from now.
