@@ -82,23 +82,39 @@ export class ObjectEventHub {
     // The current objects come first, while `watch` runs: of those, the listeners hear only the ones with owners
     // or being deleted (all they act on), and the watch cache decodes none of the others it keeps as text.
     let replaying = true;
-    const watcher = store.cache.watch(
-      { initialText: (text) => text.includes('"ownerReferences"') || text.includes('"deletionTimestamp"') },
-      {
-        onEvent: (type, event) => {
-          if (replaying && !ownedOrDeleted(event.object)) return true;
-          for (const l of this.listeners) l(store, type, event.object);
-          return true;
+    let watcher: CacheWatcher | undefined;
+    let endedInReplay = false;
+    try {
+      watcher = store.cache.watch(
+        { initialText: (text) => text.includes('"ownerReferences"') || text.includes('"deletionTimestamp"') },
+        {
+          onEvent: (type, event) => {
+            if (replaying && !ownedOrDeleted(event.object)) return true;
+            for (const l of this.listeners) l(store, type, event.object);
+            return true;
+          },
+          onClose: () => {
+            if (watcher === undefined) {
+              endedInReplay = true;
+              return;
+            }
+            if (this.watchers.get(store) !== watcher) return;
+            this.watchers.delete(store);
+            // Ended by the cache (a CRD's new schema ends its watches): followed again while it is served.
+            if (this.refs.has(store)) queueMicrotask(() => void (this.refs.has(store) && !this.watchers.has(store) && this.follow(store)));
+          },
         },
-        onClose: () => {
-          if (this.watchers.get(store) !== watcher) return;
-          this.watchers.delete(store);
-          // Ended by the cache (a CRD's new schema ends its watches): followed again while it is served.
-          if (this.refs.has(store)) queueMicrotask(() => void (this.refs.has(store) && !this.watchers.has(store) && this.follow(store)));
-        },
-      },
-    );
+      );
+    } catch {
+      endedInReplay = true;
+    }
     replaying = false;
+    if (endedInReplay || watcher === undefined) {
+      // A listener failed on the current objects (or the cache would not watch): tried again in a second.
+      this.watchers.delete(store);
+      setTimeout(() => void (this.refs.has(store) && !this.watchers.has(store) && this.follow(store)), 1000).unref();
+      return;
+    }
     this.watchers.set(store, watcher);
   }
 }

@@ -192,7 +192,7 @@ export class CrdController {
         serving.generation = crd.metadata.generation;
         serving.store.cache.closeWatchers();
         // Objects read from now on are defaulted and pruned by the new schema, the cached ones too.
-        void serving.store.cache.redecode().catch(() => {});
+        void serving.store.redecode().catch(() => {});
       }
     }
     const endpoints = customResourceEndpoints(crd, serving.store, Boolean(crd.metadata.deletionTimestamp), this.hooks.converterFor(crd));

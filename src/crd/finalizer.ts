@@ -72,7 +72,8 @@ export class CrdFinalizer {
     const store = this.storeOf(name);
     if (store) {
       await store.deleteCollection({ consistent: true });
-      const remaining = (await store.list({ consistent: true })).items.length;
+      const left = await store.list({ consistent: true });
+      const remaining = left.listed?.length ?? left.items.length;
       if (remaining > 0) {
         this.watchInstances(name, store);
         return { requeueAfterMs: RECHECK_MS };

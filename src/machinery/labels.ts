@@ -22,6 +22,11 @@ export {
 } from './label-requirements.js';
 
 /** labels.Parse: throws LabelSelectorError with upstream's message on bad input. */
+/** An object's labels as selectors read them: a plain object, else none (a stored value from elsewhere may hold anything). */
+export function plainLabels(labels: unknown): Readonly<Record<string, string>> | undefined {
+  return labels !== null && typeof labels === 'object' && !Array.isArray(labels) ? (labels as Record<string, string>) : undefined;
+}
+
 export function parseLabelSelector(s: string): LabelSelector {
   return new Selector(parseRequirements(s));
 }

@@ -11,6 +11,7 @@ import { deepClone, parseStoredJson, stringifyJson } from '../machinery/json.js'
 import { generateName } from '../machinery/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/object-meta.js';
 import { errors, StatusError, type GroupResource } from '../machinery/status.js';
+import { plainLabels } from '../machinery/labels.js';
 import { toRfc3339 } from '../machinery/time.js';
 import { ConflictError, KeyExistsError, KeyNotFoundError } from '../storage/errors.js';
 import type { KeyValue, Storage } from '../storage/types.js';
@@ -70,13 +71,16 @@ export interface StoreListOptions {
 }
 
 /**
- * Objects decoded from a stored state (a read, or the watch cache's text): their uid and resourceVersion name their
- * content, so what is derived from them (a conversion) may be shared by every copy decoded of the same state.
+ * Objects the watch cache decoded again from its text, by their store's state tag: with their uid and
+ * resourceVersion it names their content, so what is derived from them (a conversion) may be shared by every copy
+ * decoded of the same state. Objects decoded while their store changes how it reads have none.
  */
-const storedStates = new WeakSet<KObject>();
+const storedStates = new WeakMap<KObject, number>();
+let nextStateTag = 1;
 
-export function isStoredState(obj: KObject): boolean {
-  return storedStates.has(obj);
+/** The tag of an object decoded again from the watch cache's text (undefined for any other object). */
+export function storedStateOf(obj: KObject): number | undefined {
+  return storedStates.get(obj);
 }
 
 /** A list's items one at a time: each object, or its JSON as served in an API version when known without decoding. */
@@ -92,15 +96,20 @@ function packedJson(entry: CacheEntry<KObject>, apiVersion: string, kind: string
   let text = packedText(entry);
   if (text === undefined) return undefined;
   if (text.startsWith(CHANGED_ON_READ)) text = text.slice(CHANGED_ON_READ.length);
-  const version = `"apiVersion":${JSON.stringify(apiVersion)},`;
   // Custom resources start with their apiVersion, typed objects with their kind then apiVersion.
-  const inVersion = text.startsWith(`{${version}`) || text.startsWith(`{"kind":${JSON.stringify(kind)},${version}`);
-  return inVersion ? text : undefined;
+  const [own, typed] = prefixesOf(apiVersion, kind);
+  return text.startsWith(own) || text.startsWith(typed) ? text : undefined;
 }
 
-/** An object's labels as a label selector reads them without decoding it: a plain object, else none. */
-function plainLabels(labels: unknown): Readonly<Record<string, string>> | undefined {
-  return labels !== null && typeof labels === 'object' && !Array.isArray(labels) ? (labels as Record<string, string>) : undefined;
+let lastPrefixes: { apiVersion: string; kind: string; prefixes: [string, string] } | undefined;
+
+/** How an object's JSON in `apiVersion` starts (made once per list's version and kind, not per item). */
+function prefixesOf(apiVersion: string, kind: string): [string, string] {
+  if (lastPrefixes?.apiVersion !== apiVersion || lastPrefixes.kind !== kind) {
+    const version = `"apiVersion":${JSON.stringify(apiVersion)},`;
+    lastPrefixes = { apiVersion, kind, prefixes: [`{${version}`, `{"kind":${JSON.stringify(kind)},${version}`] };
+  }
+  return lastPrefixes.prefixes;
 }
 
 /** How a packed object's text starts when the object reads differently from its stored form (no JSON text starts so). */
@@ -142,16 +151,47 @@ export class RestStore {
     readonly storage: Storage,
     /** Names and strategy may change while serving (a CRD update); the key prefix never does. */
     public names: ResourceNames,
-    public strategy: Strategy,
+    strategy: Strategy,
     keyRoot?: string,
   ) {
+    this.currentStrategy = strategy;
+    this.stateTag = nextStateTag++;
     this.prefix = keyRoot ?? (names.group ? `/registry/${names.group}/${names.resource}/` : `/registry/${names.resource}/`);
     this.cache = new WatchCache<KObject>(storage, this.prefix, (kv) => this.decodeWritten(kv), {
       restamp: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
-      compact: { pack: (obj) => this.pack(obj), unpack: (text) => this.unpack(text), unpackStored: (kv) => this.decodeRead(kv), labels: (obj) => plainLabels(obj.metadata?.labels) },
+      compact: { pack: (obj) => this.pack(obj), unpack: (text) => this.unpack(text), unpackStored: (kv) => this.unpackStored(kv), labels: (obj) => plainLabels(obj.metadata?.labels) },
     });
     this.resource = { group: names.group, resource: names.resource };
     this.groupKind = { group: names.group, resource: names.kind };
+  }
+
+  private currentStrategy: Strategy;
+
+  /**
+   * What objects this store decodes are tagged with (storedStateOf): it changes with the strategy, which decides how
+   * stored objects read (a CRD's schema), and is none while the cache decodes its objects again for a new one.
+   */
+  private stateTag: number | undefined;
+  private redecoding = 0;
+
+  get strategy(): Strategy {
+    return this.currentStrategy;
+  }
+
+  set strategy(strategy: Strategy) {
+    this.currentStrategy = strategy;
+    this.stateTag = this.redecoding > 0 ? undefined : nextStateTag++;
+  }
+
+  /** The cached objects decoded again, for a strategy that reads them otherwise (a CRD's new schema). */
+  async redecode(): Promise<void> {
+    this.redecoding++;
+    this.stateTag = undefined;
+    try {
+      await this.cache.redecode();
+    } finally {
+      if (--this.redecoding === 0) this.stateTag = nextStateTag++;
+    }
   }
 
   start(): Promise<void> {
@@ -574,7 +614,6 @@ export class RestStore {
   private decodeRead(kv: KeyValue): KObject {
     const obj = decodeFromStorage(kv);
     if (this.strategy.onRead?.(obj) === true) this.changedOnRead.add(obj);
-    storedStates.add(obj);
     return obj;
   }
 
@@ -592,9 +631,16 @@ export class RestStore {
     const changed = text.startsWith(CHANGED_ON_READ);
     const json = changed ? text.slice(CHANGED_ON_READ.length) : text;
     const obj = parseStoredJson(json) as KObject;
-    storedStates.add(obj);
+    if (this.stateTag !== undefined) storedStates.set(obj, this.stateTag);
     if (changed) this.changedOnRead.add(obj);
     rememberJson(obj, json);
+    return obj;
+  }
+
+  /** An object kept as its stored value since a load, decoded (by the strategy of now). */
+  private unpackStored(kv: KeyValue): KObject {
+    const obj = this.decodeRead(kv);
+    if (this.stateTag !== undefined) storedStates.set(obj, this.stateTag);
     return obj;
   }
 

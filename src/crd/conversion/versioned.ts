@@ -8,7 +8,7 @@ import { errors } from '../../machinery/status.js';
 import type { KObject } from '../../api/object.js';
 import { setApiVersion } from './none.js';
 import type { CrConverter } from './types.js';
-import { isStoredState } from '../../registry/store.js';
+import { storedStateOf } from '../../registry/store.js';
 
 export class ConversionCache {
   private readonly memo = new WeakMap<KObject, Map<string, KObject>>();
@@ -65,12 +65,16 @@ export class ConversionCache {
 }
 
 /** Conversions kept by object state (the oldest dropped first). */
-const CONVERSIONS_BY_STATE = 10_000;
+const CONVERSIONS_BY_STATE = 4096;
 
-/** `uid/resourceVersion/version` of an object decoded from a stored state; undefined for any other (a dry run's, say). */
+/**
+ * `tag/uid/resourceVersion/version` of an object the watch cache decoded again from its text (storedStateOf: the tag
+ * changes with how its store reads objects); undefined for any other (a dry run's, an admission copy).
+ */
 function stateOf(o: KObject, apiVersion: string): string | undefined {
-  if (!isStoredState(o)) return undefined;
+  const tag = storedStateOf(o);
+  if (tag === undefined) return undefined;
   const uid = o.metadata?.uid;
   const rv = o.metadata?.resourceVersion;
-  return typeof uid === 'string' && uid && typeof rv === 'string' && rv ? `${uid}/${rv}/${apiVersion}` : undefined;
+  return typeof uid === 'string' && uid && typeof rv === 'string' && rv ? `${tag}/${uid}/${rv}/${apiVersion}` : undefined;
 }

@@ -7,7 +7,7 @@ import { field, type FieldError } from '../../machinery/field-errors.js';
 import { stringifyJson } from '../../machinery/json.js';
 import { goQuote } from '../../machinery/go-text.js';
 import { parseFieldSelector, type FieldRequirement } from '../../machinery/fields.js';
-import { parseLabelSelector } from '../../machinery/labels.js';
+import { parseLabelSelector, plainLabels } from '../../machinery/labels.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import type { StoreListOptions } from '../../registry/store.js';
 import type { KObject } from '../../api/object.js';
@@ -53,7 +53,7 @@ export function parseListParams(ctx: HandlerContext): ListParams {
     const sel = asBadRequest(() => parseLabelSelector(labelText));
     if (!sel.empty) {
       labels = (l) => sel.matches(l);
-      filters.push((o) => sel.matches(o.metadata?.labels));
+      filters.push((o) => sel.matches(plainLabels(o.metadata?.labels)));
     }
   }
   const fieldText = q.get('fieldSelector') ?? '';
