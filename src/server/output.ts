@@ -9,6 +9,7 @@
  */
 import { StatusError } from '../machinery/status.js';
 import { stringifyJson } from '../machinery/json.js';
+import { nextTurn } from '../util/turns.js';
 import { encodeEnvelope } from '../machinery/protobuf/envelope.js';
 import { encodeListOfMessages, itemMessage } from '../machinery/protobuf/objects.js';
 import { memoEncoded, memoJson } from '../registry/json-memo.js';
@@ -157,6 +158,9 @@ export function writeVersionedObject(res: Response, code: number, obj: KObject, 
 
 const LIST_END = Buffer.from(']}');
 
+/** Items of a list encoded between two turns of the event loop (a few milliseconds when each must be decoded). */
+const LIST_ITEMS_PER_TURN = 1000;
+
 function isArray(listed: readonly KObject[] | ListedItems): listed is readonly KObject[] {
   return Array.isArray(listed);
 }
@@ -183,30 +187,64 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
     const jsons: Array<Buffer | string> = new Array(listed.length);
     const skips: number[] = new Array(listed.length);
     const count = listed.length;
-    let total = start.length + LIST_END.length + Math.max(0, count - 1);
-    for (let i = 0; i < count; i++) {
-      let json: Buffer | string = (version !== undefined ? (listed as ListedItems).servedJson(i, version, endpoint.names.kind) : undefined) ?? itemJson(object(i));
-      let skip = 0;
-      if (prefix) {
-        if (startsWithTypeMeta(json, prefix)) skip = byteAt(json, prefix.length) === 0x2c ? prefix.length + 1 : prefix.length;
-        else json = Buffer.from(stringifyJson(withoutTypeMeta(endpoint.toVersion(object(i)))));
+    // Each item's bytes as written: its JSON less the skipped type prefix (`{` written instead).
+    const sizes: number[] = new Array(count);
+    const encode = (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        let json: Buffer | string = (version !== undefined ? (listed as ListedItems).servedJson(i, version, endpoint.names.kind) : undefined) ?? itemJson(object(i));
+        let skip = 0;
+        if (prefix) {
+          if (startsWithTypeMeta(json, prefix)) skip = byteAt(json, prefix.length) === 0x2c ? prefix.length + 1 : prefix.length;
+          else json = Buffer.from(stringifyJson(withoutTypeMeta(endpoint.toVersion(object(i)))));
+        }
+        jsons[i] = json;
+        skips[i] = skip;
+        sizes[i] = (typeof json === 'string' ? Buffer.byteLength(json) : json.length) - skip + (skip > 0 ? 1 : 0);
       }
-      jsons[i] = json;
-      skips[i] = skip;
-      total += (typeof json === 'string' ? Buffer.byteLength(json) : json.length) - (skip > 0 ? skip - 1 : 0);
+    };
+    /** Items [from, to) as written (after `start` for the first, `]}` after the last). */
+    const chunk = (from: number, to: number): Buffer => {
+      let size = (from === 0 ? start.length : 0) + (to === count ? LIST_END.length : 0);
+      for (let i = from; i < to; i++) size += sizes[i] + (i > 0 ? 1 : 0);
+      const out = Buffer.allocUnsafe(size);
+      let off = from === 0 ? start.copy(out, 0) : 0;
+      for (let i = from; i < to; i++) {
+        if (i > 0) out[off++] = 0x2c;
+        if (skips[i] > 0) out[off++] = 0x7b;
+        const json = jsons[i];
+        off += typeof json === 'string' ? out.write(skips[i] > 0 ? json.slice(skips[i]) : json, off) : json.copy(out, off, skips[i]);
+      }
+      if (to === count) LIST_END.copy(out, off);
+      return out;
+    };
+    if (count <= LIST_ITEMS_PER_TURN) {
+      encode(0, count);
+      const body = chunk(0, count);
+      res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+      res.end(body);
+      return;
     }
-    const body = Buffer.allocUnsafe(total);
-    let off = start.copy(body, 0);
-    for (let i = 0; i < jsons.length; i++) {
-      if (i > 0) body[off++] = 0x2c;
-      if (skips[i] > 0) body[off++] = 0x7b;
-      const json = jsons[i];
-      off += typeof json === 'string' ? body.write(skips[i] > 0 ? json.slice(skips[i]) : json, off) : json.copy(body, off, skips[i]);
-    }
-    LIST_END.copy(body, off);
-    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length });
-    res.end(body);
-    return;
+    // A large list (its items may have to be decoded: those the cache keeps as stored values) is encoded, then
+    // written, a slice per turn of the event loop, serving other requests between.
+    return (async () => {
+      let total = start.length + LIST_END.length + count - 1;
+      for (let from = 0; from < count; from += LIST_ITEMS_PER_TURN) {
+        if (from > 0) await nextTurn();
+        const to = Math.min(count, from + LIST_ITEMS_PER_TURN);
+        encode(from, to);
+        for (let i = from; i < to; i++) total += sizes[i];
+      }
+      res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': total });
+      for (let from = 0; from < count; from += LIST_ITEMS_PER_TURN) {
+        if (res.destroyed) return;
+        const to = Math.min(count, from + LIST_ITEMS_PER_TURN);
+        if (to === count) res.end(chunk(from, to));
+        else {
+          res.write(chunk(from, to));
+          await nextTurn();
+        }
+      }
+    })();
   }
   const items = isArray(listed) ? listed : Array.from({ length: listed.length }, (_, i) => listed.object(i));
   const messages = rememberedMessage(target);
