@@ -398,6 +398,27 @@ class Event<T> implements CacheEvent<T> {
   }
 }
 
+/**
+ * A watch's first event for an object kept as text: decoded when the watcher reads it, once, so that a watcher
+ * dropped partway (one that cannot keep up with a million) leaves the rest undecoded.
+ */
+class InitialEvent<T> implements CacheEvent<T> {
+  readonly type = 'ADDED';
+  readonly key: string;
+  readonly revision: number;
+  memo?: Map<string, unknown>;
+  private decoded: T | undefined;
+
+  constructor(private readonly entry: Cached<T>) {
+    this.key = entry.key;
+    this.revision = entry.revision;
+  }
+
+  get object(): T {
+    return (this.decoded ??= this.entry.peek());
+  }
+}
+
 export class WatchCache<T> {
   private readonly entries = new Map<string, Cached<T>>();
   private sorted = new SortedKeys();
@@ -596,7 +617,7 @@ export class WatchCache<T> {
     for (const e of this.list({ prefix, labels: options.labels }).items) {
       const text = wanted && e instanceof Cached ? e.text : undefined;
       if (text !== undefined && !wanted!(text)) continue;
-      events.push({ type: 'ADDED', key: e.key, revision: e.revision, object: objectForScan(e) });
+      events.push(e instanceof Cached && !e.decoded ? new InitialEvent(e as Cached<T>) : { type: 'ADDED', key: e.key, revision: e.revision, object: e.object });
     }
     return events;
   }

@@ -260,6 +260,14 @@ for (const [name, make] of backends) {
       const kept = cache.list({ labels: (l) => l?.keep === 'yes', filter: (o) => o.labels.keep === 'yes' });
       assert.ok(unpacks - selecting <= 5, `decoded for the selector: ${unpacks - selecting}`);
       assert.deepEqual(kept.items.map((e) => e.object.name), ['a0', 'a4', 'a5', 'a6', 'a7']);
+      // A watch's first events are decoded as the watcher takes them: one dropped after three decodes no more.
+      const watching = unpacks;
+      let taken = 0;
+      let ended: Error | undefined;
+      cache.watch({}, { onEvent: (_t, e) => (e.object.name !== undefined && ++taken < 3), onClose: (err) => (ended = err) });
+      assert.equal(taken, 3);
+      assert.ok(ended instanceof SlowWatcherError);
+      assert.ok(unpacks - watching <= 3, `decoded for the watch: ${unpacks - watching} of 8`);
     });
 
     it('keeps decoded an object its compact form cannot write, and goes on packing the others', async () => {
