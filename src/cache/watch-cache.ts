@@ -293,6 +293,8 @@ class DecodedSet {
   constructor(public limit: number) {}
 
   add(entry: Cached<unknown>): void {
+    // No limit: every object stays decoded, and nothing needs following.
+    if (this.limit === Infinity) return;
     const form = entry.form!;
     this.counts.set(form, (this.counts.get(form) ?? 0) + 1);
     if (this.ring.length < this.limit) {
@@ -334,8 +336,15 @@ class DecodedSet {
     this.hand = 0;
   }
 
+  /** 0: no limit (every object decoded, as without a compact form). */
   setLimit(limit: number): void {
-    this.limit = Math.max(1, limit);
+    this.limit = limit <= 0 ? Infinity : limit;
+    if (this.limit === Infinity) {
+      this.ring = [];
+      this.counts.clear();
+      this.hand = 0;
+      return;
+    }
     if (this.ring.length <= this.limit) return;
     const out = this.ring.slice(this.limit);
     this.ring = this.ring.slice(0, this.limit);
@@ -366,13 +375,16 @@ function packs(bytes: number | undefined): boolean {
 const DEFAULT_DECODED_OBJECTS = 50_000;
 const decoded = new DecodedSet(DEFAULT_DECODED_OBJECTS);
 
-/** How many objects the compact watch caches of this process keep decoded (the rest as text). */
+/**
+ * How many objects the compact watch caches of this process keep decoded (the rest as text; 0: all). Lowering it
+ * packs those past it; raising it from 0 leaves the objects decoded until they are replaced.
+ */
 export function setDecodedObjectLimit(limit: number): void {
   decoded.setLimit(limit);
 }
 
 export function decodedObjectLimit(): number {
-  return decoded.limit;
+  return decoded.limit === Infinity ? 0 : decoded.limit;
 }
 
 /** A cache event; the previous object is decoded when asked for (a watcher's filter, a conversion). */

@@ -11,6 +11,7 @@ import { parseGoDuration } from '../server/filters.js';
 import { clientFromKubeconfig } from './kube-client.js';
 import { parseRuntimeConfig } from '../apis/runtime-config.js';
 import { migrateStorage } from './migrate-storage.js';
+import { setDecodedObjectLimit } from '../cache/watch-cache.js';
 
 interface ServeOptions {
   bindAddress: string;
@@ -58,6 +59,7 @@ interface ServeOptions {
   etcdCertfile?: string;
   etcdKeyfile?: string;
   maxRequestsInflight: string;
+  watchCacheDecodedObjects: string;
   maxMutatingRequestsInflight: string;
   maxWatches: string;
   requestTimeout: string;
@@ -163,6 +165,7 @@ program
   .option('--max-requests-inflight <n>', 'read-only requests served at once; more get 429 (0: no limit)', '400')
   .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; more get 429 (0: no limit)', '200')
   .option('--max-watches <n>', 'watches open at once; more get 429 (0: no limit)', '20000')
+  .option('--watch-cache-decoded-objects <n>', 'objects the watch caches keep decoded, those read most lately; the others are kept as their JSON text, about half the memory, and decoded when read (0: all)', '50000')
   .option('--request-timeout <duration>', 'how long a request that is not a watch may take before it gets 504', '1m0s')
   .option('--min-request-timeout <seconds>', 'a watch without timeoutSeconds ends after a random time between this and twice this', '1800')
   .option('--audit-policy-file <file>', 'the audit policy (audit.k8s.io/v1 Policy); without it nothing is audited')
@@ -178,6 +181,7 @@ program
       requestTimeoutMs: duration('--request-timeout', opts.requestTimeout),
       minRequestTimeoutSeconds: count('--min-request-timeout', opts.minRequestTimeout),
     };
+    setDecodedObjectLimit(count('--watch-cache-decoded-objects', opts.watchCacheDecodedObjects));
     // Output whose reader went away (`kapi serve | head`, a log pipe whose supervisor died) fails without a
     // word: logging the failure would fail again, over and over. A broken stdout only silences it (an audit
     // log on `-` drops its events, as audit.ts says); a broken stderr, kapi's log (klog's stream), ends kapi

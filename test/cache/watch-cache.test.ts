@@ -294,6 +294,21 @@ for (const [name, make] of backends) {
       assert.equal(cache.get('/registry/things/bad')?.object.name, 'bad');
     });
 
+    it('keeps every object decoded with no limit (0)', async () => {
+      const limit = decodedObjectLimit();
+      setDecodedObjectLimit(0);
+      cleanups.push(() => setDecodedObjectLimit(limit));
+      assert.equal(decodedObjectLimit(), 0);
+      let packs = 0;
+      const compact = { pack: (o: Obj) => (packs++, JSON.stringify(o)), unpack: (t: string) => JSON.parse(t) as Obj, unpackStored: decode, labels: (o: Obj) => o.labels };
+      const { storage, cache } = await setup({ compact });
+      for (let i = 0; i < 5; i++) await storage.create(`/registry/things/s${i}`, val(`s${i}`));
+      await cache.start();
+      for (let i = 5; i < 10; i++) await storage.create(`/registry/things/s${i}`, val(`s${i}`));
+      assert.equal(cache.list().items.length, 10);
+      assert.equal(packs, 0);
+    });
+
     it('closes its watchers when stopped', async () => {
       const { cache } = await setup();
       await cache.start();

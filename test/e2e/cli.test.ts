@@ -70,7 +70,8 @@ it('serves with TLS and a kubeconfig, honors a token file, and stops cleanly on 
   writeFileSync(tokenFile, 'alice-token,alice,1001,"dev,ops"\n');
   let child: ChildProcess | undefined;
   try {
-    const started = await startKapi(['--data-dir', dataDir, '--token-auth-file', tokenFile, '-v=2', '--max-watches', '5', '--request-timeout', '30s']);
+    // Two objects kept decoded: the rest of what it serves is kept as text and decoded when read.
+    const started = await startKapi(['--data-dir', dataDir, '--token-auth-file', tokenFile, '-v=2', '--max-watches', '5', '--request-timeout', '30s', '--watch-cache-decoded-objects', '2']);
     child = started.child;
     const { url } = started;
     const out = started.out;
@@ -219,7 +220,7 @@ it('prints its version with --version, as kube-apiserver does', async () => {
 });
 
 it('refuses flag values it cannot read, naming the flag', async () => {
-  for (const [flag, value] of [['--max-watches', 'many'], ['--request-timeout', 'soon'], ['--v', '-1']]) {
+  for (const [flag, value] of [['--max-watches', 'many'], ['--request-timeout', 'soon'], ['--v', '-1'], ['--watch-cache-decoded-objects', 'lots']]) {
     const child = spawn(process.execPath, [bin, 'serve', '--secure-port', '0', '--data-dir', join(tmpdir(), 'kapi-never-started'), `${flag}=${value}`], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
