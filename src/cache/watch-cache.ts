@@ -178,7 +178,7 @@ class Cached<T> implements CacheEntry<T> {
       this.stored = true;
       this.labels = UNREAD;
       this.used = false;
-    } else if (form && packs(bytes)) decoded.add(this as Cached<unknown>);
+    } else if (form && packs(bytes)) decodedSet.add(this as Cached<unknown>);
   }
 
   get object(): T {
@@ -189,7 +189,7 @@ class Cached<T> implements CacheEntry<T> {
       this.text = undefined;
       this.stored = false;
       this.labels = undefined;
-      decoded.add(this as Cached<unknown>);
+      decodedSet.add(this as Cached<unknown>);
     }
     this.used = true;
     return obj;
@@ -373,18 +373,18 @@ function packs(bytes: number | undefined): boolean {
 
 /** 50,000 decoded objects of ~1 KB take ~100 MB with their JSON; a million objects as text, ~0.7 GB. */
 const DEFAULT_DECODED_OBJECTS = 50_000;
-const decoded = new DecodedSet(DEFAULT_DECODED_OBJECTS);
+const decodedSet = new DecodedSet(DEFAULT_DECODED_OBJECTS);
 
 /**
  * How many objects the compact watch caches of this process keep decoded (the rest as text; 0: all). Lowering it
  * packs those past it; raising it from 0 leaves the objects decoded until they are replaced.
  */
 export function setDecodedObjectLimit(limit: number): void {
-  decoded.setLimit(limit);
+  decodedSet.setLimit(limit);
 }
 
 export function decodedObjectLimit(): number {
-  return decoded.limit === Infinity ? 0 : decoded.limit;
+  return decodedSet.limit === Infinity ? 0 : decodedSet.limit;
 }
 
 /** A cache event; the previous object is decoded when asked for (a watcher's filter, a conversion). */
@@ -645,7 +645,7 @@ export class WatchCache<T> {
 
   stop(): void {
     this.stopped = true;
-    if (this.options.compact) decoded.forget(this.options.compact as CompactForm<unknown>);
+    if (this.options.compact) decodedSet.forget(this.options.compact as CompactForm<unknown>);
     this.handle?.close();
     // A stopped cache hears of no progress: its revision stays where its contents are.
     this.handle = undefined;
@@ -778,21 +778,23 @@ export class WatchCache<T> {
   private loaded(kv: KeyValue): void {
     const compact = this.options.compact;
     const value = kv.value;
-    if (!compact || !decoded.full || !packs(value.length)) {
+    if (!compact || !decodedSet.full || !packs(value.length)) {
       this.put(kv.key, kv.modRevision, this.decode(kv), value.length);
       return;
     }
-    const old = this.entries.get(kv.key);
-    if (old) old.stale = true;
-    else this.sorted.add(kv.key);
-    this.entries.set(kv.key, new Cached(kv.key, kv.modRevision, undefined, value.length, compact, value));
+    this.set(new Cached(kv.key, kv.modRevision, undefined, value.length, compact, value));
   }
 
   private put(key: string, revision: number, object: T, bytes: number | undefined): void {
-    const old = this.entries.get(key);
+    this.set(new Cached(key, revision, object, bytes, this.options.compact));
+  }
+
+  /** An entry in, the one it replaces marked stale. */
+  private set(entry: Cached<T>): void {
+    const old = this.entries.get(entry.key);
     if (old) old.stale = true;
-    else this.sorted.add(key);
-    this.entries.set(key, new Cached(key, revision, object, bytes, this.options.compact));
+    else this.sorted.add(entry.key);
+    this.entries.set(entry.key, entry);
   }
 
   /** Send one event to one watcher, turning it into what that watcher's filter sees. */

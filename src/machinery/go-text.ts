@@ -42,6 +42,20 @@ export function compareGoStrings(a: string, b: string): number {
 
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 
+/** unicode.IsLetter of one character (a code point's string); ASCII answered without a regular expression. */
+export function isGoLetter(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+  return /\p{L}/u.test(ch);
+}
+
+/** unicode.IsDigit of one character (a code point's string); ASCII answered without a regular expression. */
+export function isGoDigit(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return c >= 0x30 && c <= 0x39;
+  return /\p{Nd}/u.test(ch);
+}
+
 /** unicode.IsPrint */
 export function isGoPrint(cp: number): boolean {
   return PRINTABLE.test(String.fromCodePoint(cp));

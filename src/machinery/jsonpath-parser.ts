@@ -5,7 +5,7 @@
  * identifiers. Errors carry client-go's texts (`unterminated array`,
  * `unrecognized character in action: U+007B '{'`, ...).
  */
-import { isGoPrint } from './go-text.js';
+import { isGoDigit, isGoLetter, isGoPrint } from './go-text.js';
 
 export type JsonPathNode =
   | ListNode
@@ -44,8 +44,6 @@ const EOF = -1;
 const DICT_KEY = /^'([^']*)'$/;
 const SLICE = /^(-?[0-9]*)(:-?[0-9]*)?(:-?[0-9]*)?$/;
 const FILTER = /^([^!<>=]+)([!<>=]+)(.+?)$/;
-const LETTER = /^\p{L}$/u;
-const DIGIT = /^\p{Nd}$/u;
 
 /** Parses a template such as `{.metadata.name}` or `name: {.spec.replicas}`; throws JsonPathSyntaxError. */
 export function parseJsonPath(text: string): ListNode {
@@ -143,7 +141,7 @@ class Parser {
       else if (ch === '[') this.parseArray(cur);
       else if (ch === '"' || ch === "'") this.parseQuote(cur, ch);
       else if (ch === '.') this.parseField(cur);
-      else if (ch === '+' || ch === '-' || DIGIT.test(ch)) {
+      else if (ch === '+' || ch === '-' || isGoDigit(ch)) {
         this.backup();
         this.parseNumber(cur);
       } else if (isAlphaNumeric(r)) {
@@ -175,7 +173,7 @@ class Parser {
     if (first === 0x2b || first === 0x2d) this.next();
     for (;;) {
       const r = this.next();
-      if (r !== 0x2e && !(r !== EOF && DIGIT.test(String.fromCodePoint(r)))) {
+      if (r !== 0x2e && !(r !== EOF && isGoDigit(String.fromCodePoint(r)))) {
         this.backup();
         break;
       }
@@ -313,7 +311,7 @@ function isTerminator(r: number): boolean {
 function isAlphaNumeric(r: number): boolean {
   if (r === EOF) return false;
   const ch = String.fromCodePoint(r);
-  return ch === '_' || LETTER.test(ch) || DIGIT.test(ch);
+  return ch === '_' || isGoLetter(ch) || isGoDigit(ch);
 }
 
 function trimSpaces(s: string): string {

@@ -3,7 +3,7 @@
  * numbers print, which quoting style a string needs (analyze_scalar), the
  * double-quoted escapes, and go-yaml's key order.
  */
-import { formatGoFloat } from './go-text.js';
+import { formatGoFloat, isGoDigit, isGoLetter } from './go-text.js';
 import { isBase60Float, resolveScalar, STR_TAG } from './yaml-resolve.js';
 
 export type Style = 'plain' | 'single' | 'double' | 'literal';
@@ -90,12 +90,11 @@ function compareAsciiAt(a: string, b: string, i: number, x: number, y: number): 
 function compareCodePoints(a: string, b: string): number {
   const ar = [...a];
   const br = [...b];
-  const isLetter = (c: string) => /\p{L}/u.test(c);
-  const isDigit = (c: string | undefined) => c !== undefined && /\p{Nd}/u.test(c);
+  const isDigit = (c: string | undefined) => c !== undefined && isGoDigit(c);
   for (let i = 0; i < ar.length && i < br.length; i++) {
     if (ar[i] === br[i]) continue;
-    const al = isLetter(ar[i]);
-    const bl = isLetter(br[i]);
+    const al = isGoLetter(ar[i]);
+    const bl = isGoLetter(br[i]);
     if (al && bl) return cp(ar[i]) < cp(br[i]) ? -1 : 1;
     if (al || bl) return bl ? -1 : 1;
     let an = 0n;

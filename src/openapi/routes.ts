@@ -7,6 +7,7 @@
  */
 import { actionParameters, nameParameter, NAMESPACE, PRETTY, type Parameter } from './parameters.js';
 import { DELETE_OPTIONS, PATCH, SCALE, STATUS, V2_PREFIX, V3_PREFIX, type GroupVersionKind, type Schema } from './schema-types.js';
+import { isGoDigit, isGoLetter } from '../machinery/go-text.js';
 
 export interface ResourceInfo extends GroupVersionKind {
   plural: string;
@@ -171,27 +172,13 @@ function validOperationId(s: string, capitalizeFirst: boolean): string {
   let capitalize = capitalizeFirst;
   let i = 0;
   for (const ch of s) {
-    if (isLetter(ch) || ch === '_' || (i !== 0 && isDigit(ch))) {
+    if (isGoLetter(ch) || ch === '_' || (i !== 0 && isGoDigit(ch))) {
       out += capitalize ? ch.toUpperCase() : ch;
       capitalize = false;
     } else capitalize = true;
     i += ch.length;
   }
   return out;
-}
-
-/** unicode.IsLetter, ASCII answered without a regular expression (every CRD's operations run this per character). */
-function isLetter(ch: string): boolean {
-  const c = ch.charCodeAt(0);
-  if (c < 0x80) return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
-  return /\p{L}/u.test(ch);
-}
-
-/** unicode.IsDigit, ASCII answered without a regular expression. */
-function isDigit(ch: string): boolean {
-  const c = ch.charCodeAt(0);
-  if (c < 0x80) return c >= 0x30 && c <= 0x39;
-  return /\p{Nd}/u.test(ch);
 }
 
 /** A shared-parameter reference resolver for v2 documents; undefined keeps the parameter inline. */

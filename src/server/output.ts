@@ -184,9 +184,9 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
     // Each item's remembered JSON (or the cache's text of it: written into the body as it is, a Buffer each
     // would be a million allocations outside the heap for a million items), and how many of its bytes to leave
     // out (a typed item's type prefix, ASCII).
-    const jsons: Array<Buffer | string> = new Array(listed.length);
-    const skips: number[] = new Array(listed.length);
     const count = listed.length;
+    const jsons: Array<Buffer | string> = new Array(count);
+    const skips: number[] = new Array(count);
     // Each item's bytes as written: its JSON less the skipped type prefix (`{` written instead).
     const sizes: number[] = new Array(count);
     const encode = (from: number, to: number) => {
@@ -230,6 +230,8 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
       let total = start.length + LIST_END.length + count - 1;
       for (let from = 0; from < count; from += LIST_ITEMS_PER_TURN) {
         if (from > 0) await nextTurn();
+        // A client that went away is not encoded for any longer.
+        if (res.destroyed) return;
         const to = Math.min(count, from + LIST_ITEMS_PER_TURN);
         encode(from, to);
         for (let i = from; i < to; i++) total += sizes[i];
