@@ -123,7 +123,7 @@ async function assemble(options: KapiOptions, config: ServerConfig, delegation: 
     },
     published: { setCrd: (crd) => openapi.setCrd(crd as never), removeCrd: (name) => openapi.removeCrd(name) } });
   crdStore.sync = (name) => crds.sync(name);
-  started.push(() => crds.stop());
+  started.push(() => crds.stop(), () => openapi.close());
   await crds.start();
   // The groups' start hooks: the objects every cluster has, RBAC's bootstrap policy.
   const startContext: StartContext = {

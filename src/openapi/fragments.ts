@@ -74,8 +74,9 @@ const conditionTrue = (crd: CustomResourceDefinitionV1, type: string) => (crd.st
 /**
  * A CRD's contribution. Like the CRD OpenAPI controllers, only established CRDs are
  * published, and a CRD whose schema is not structural publishes its kinds as plain objects.
+ * With `only`, the parts of that document (v2 or v3) alone: a form serialized makes only what it writes.
  */
-export function crdFragment(crd: CustomResourceDefinitionV1, shared: SharedParameters, opts: RouteOptions = {}): Fragment {
+export function crdFragment(crd: CustomResourceDefinitionV1, shared: SharedParameters, opts: RouteOptions = {}, only?: 'v2' | 'v3'): Fragment {
   const f = emptyFragment();
   const spec = crd.spec;
   if (!spec?.group || !spec.names?.kind || !spec.names.plural || !conditionTrue(crd, 'Established')) return f;
@@ -94,8 +95,6 @@ export function crdFragment(crd: CustomResourceDefinitionV1, shared: SharedParam
       selectableFields: selectableFieldLabels(v),
     };
     const list = listSchema(gvk, listKind, spec.names.plural, kindDef);
-    f.v2Definitions.set(kindDef, kindSchema(input, { v2: true }));
-    f.v2Definitions.set(listDef, list);
     const info: ResourceInfo = {
       ...gvk,
       plural: spec.names.plural,
@@ -106,11 +105,17 @@ export function crdFragment(crd: CustomResourceDefinitionV1, shared: SharedParam
       scale: !!v.subresources?.scale,
     };
     const routes = resourceRoutes(info, opts);
-    for (const [p, item] of v2PathItems(routes, shared.refFor)) f.v2Paths.set(p, item);
-    const part = v3Part(f, gvKey(spec.group, v.name));
-    part.schemas.set(kindDef, toV3Schema(kindSchema(input, { v2: false })));
-    part.schemas.set(listDef, toV3Schema(list));
-    for (const [p, item] of v3Paths(routes, shared.refFor)) part.paths.set(p, item);
+    if (only !== 'v3') {
+      f.v2Definitions.set(kindDef, kindSchema(input, { v2: true }));
+      f.v2Definitions.set(listDef, list);
+      for (const [p, item] of v2PathItems(routes, shared.refFor)) f.v2Paths.set(p, item);
+    }
+    if (only !== 'v2') {
+      const part = v3Part(f, gvKey(spec.group, v.name));
+      part.schemas.set(kindDef, toV3Schema(kindSchema(input, { v2: false })));
+      part.schemas.set(listDef, toV3Schema(list));
+      for (const [p, item] of v3Paths(routes, shared.refFor)) part.paths.set(p, item);
+    }
   }
   return f;
 }

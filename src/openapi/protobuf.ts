@@ -104,10 +104,30 @@ export class ProtoWriter {
     this.len += data.length;
   }
 
+  /**
+   * An embedded message written in place: a byte kept for its length, the message, then the length (its varint
+   * moved the message along when it takes more than that byte). No writer or buffer per message.
+   */
   message(field: number, write: (w: ProtoWriter) => void): void {
-    const inner = new ProtoWriter();
-    write(inner);
-    this.bytes(field, inner.finish());
+    this.key(field, 2);
+    this.ensure(1);
+    const start = ++this.len;
+    write(this);
+    const n = this.len - start;
+    let size = 1;
+    for (let v = n; v >= 0x80; v >>>= 7) size++;
+    if (size > 1) {
+      this.ensure(size - 1);
+      this.buf.copyWithin(start + size - 1, start, this.len);
+      this.len += size - 1;
+    }
+    let at = start - 1;
+    let v = n;
+    while (v >= 0x80) {
+      this.buf[at++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[at] = v;
   }
 
   finish(): Buffer {

@@ -11,10 +11,11 @@ import { aggregatedFragment, type BackendPart } from './aggregated.js';
 import { buildingBuiltinFragment, crdFragment, crdSupportSchemas, type BuiltinResource, type Fragment } from './fragments.js';
 import { noSteps, runSteps, runStepsInTurns, type Steps } from '../util/turns.js';
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { KUBERNETES_VERSION } from '../api/version.js';
 import { stringifyJson } from '../machinery/json.js';
 import { acceptsGzip, computeETag, negotiate, notAcceptable, notFound, notModifiedByETag, Representation, serveRepresentation, type Headers, type OpenApiResponse } from './http.js';
-import { concatInSteps, DocumentBuilder, jsonEntry, piece, sortedEntries, Source, type Piece, type SourceForm } from './pieces.js';
+import { concatInSteps, DocumentBuilder, jsonEntry, piece, sortingEntries, Source, type Piece, type SourceForm } from './pieces.js';
 import type { Schema } from './schema-types.js';
 import { encodeDocument, namedEntry, writeParameter } from './protobuf.js';
 import { shareableParameters } from './parameters.js';
@@ -76,6 +77,19 @@ export class OpenApiPublisher {
   private readonly v3Bodies = new Map<string, Representation>();
   private crdSupport: [string, Piece][] | undefined;
   private v3Params: Piece[] | undefined;
+  /**
+   * The documents clients asked for lately (v2 JSON, v2 protobuf, v3 group-versions), by what the next change
+   * drops, with the request headers that chose the form: made again after each change, in the background.
+   */
+  private readonly inUse = new Map<string, { path: string; headers: Headers; at: number }>();
+  private warmTimer: ReturnType<typeof setTimeout> | undefined;
+  private warming: Promise<void> | undefined;
+  private warmAgain = false;
+  /** Documents being assembled in turns, by form (and group-version), with the generation they are of. */
+  private readonly assembling = new Map<string, { generation: number; promise: Promise<Representation | undefined> }>();
+  /** No pass starts before this (Date.now()): after a pass that kept the loop busy d ms, d ms go by. */
+  private nextWarmAt = 0;
+  private closed = false;
   /** Bumped on every change. */
   generation = 0;
   /** How many fragments have been built (after a change, one per form served: v2 JSON, v2 protobuf, v3). */
@@ -95,7 +109,7 @@ export class OpenApiPublisher {
   setCrd(crd: CustomResourceDefinitionV1): void {
     const name = crd.metadata?.name ?? '';
     const old = this.crds.get(name);
-    const source = new Source(() => this.crdFragment(crd), crdGroupVersions(crd), crdInputDigest(crd));
+    const source = new Source((form) => this.crdFragment(crd, form), crdGroupVersions(crd), crdInputDigest(crd));
     // The CRD controller sets a CRD at every reconcile: the same input keeps the source (and its pieces) and the
     // documents, which a change would drop.
     if (old && old.inputDigest.equals(source.inputDigest) && old.groupVersions.join() === source.groupVersions.join()) return;
@@ -151,7 +165,10 @@ export class OpenApiPublisher {
     } else if (path.startsWith('/openapi/v3/')) {
       form = 'v3';
       gv = path.slice('/openapi/v3/'.length);
+      // Only a group-version that has a document is noted as in use (the paths asked for are not bounded).
+      if (!this.sortedSources().byGroupVersion.has(gv)) return;
     } else return;
+    this.noteUse(gv === undefined ? `v2 ${form}` : `v3 ${gv}`, path, headers);
     // A client that has the document (If-None-Match): its ETag comes from the inputs, nothing to make.
     if (this.unchangedFor(path, headers)) return;
     // After a change the sources are other ones: prepared again until none is left to make.
@@ -169,6 +186,82 @@ export class OpenApiPublisher {
     const rep = await this.assembleInTurns(path, headers);
     if (rep && acceptsGzip(headers)) await rep.gzip();
     return rep;
+  }
+
+  /**
+   * Notes that a client asked for a document (gzip too, if any of its clients takes it): a change then makes it
+   * again in the background once changes settle, so that the next client is served at once. Documents nobody
+   * asked for are not made; one not asked for in IN_USE_MS is no longer kept up.
+   */
+  private noteUse(key: string, path: string, headers: Headers): void {
+    const before = this.inUse.get(key);
+    const gzip = acceptsGzip(headers) || (before !== undefined && acceptsGzip(before.headers));
+    this.inUse.delete(key);
+    this.inUse.set(key, { path, headers: { accept: acceptOf(headers), 'accept-encoding': gzip ? 'gzip' : undefined }, at: Date.now() });
+    // The least recently asked for beyond the v3 documents kept serialized (and the two v2 forms) are let go.
+    if (this.inUse.size > this.v3CacheSize + 2) this.inUse.delete(this.inUse.keys().next().value as string);
+  }
+
+  /**
+   * After a change: the documents in use made again WARM_DELAY_MS after the last change, one pass at a time, and
+   * no sooner after a pass than the time it kept the loop busy (changes that keep coming cost at most half of it).
+   */
+  private scheduleWarm(): void {
+    if (this.closed || this.inUse.size === 0) return;
+    clearTimeout(this.warmTimer);
+    this.warmTimer = setTimeout(
+      () => {
+        this.warmTimer = undefined;
+        if (this.warming) {
+          this.warmAgain = true;
+          return;
+        }
+        const started = performance.eventLoopUtilization();
+        this.warming = this.warm().finally(() => {
+          this.warming = undefined;
+          // The loop's busy time during the pass (other requests' too): as long again goes by before the next.
+          this.nextWarmAt = Date.now() + performance.eventLoopUtilization(started).active;
+          if (this.warmAgain) {
+            this.warmAgain = false;
+            this.scheduleWarm();
+          }
+        });
+      },
+      Math.max(WARM_DELAY_MS, this.nextWarmAt - Date.now()),
+    );
+    this.warmTimer.unref?.();
+  }
+
+  /** Makes each document in use as its last request would have (in turns of the event loop, as `prepare` does). */
+  private async warm(): Promise<void> {
+    const now = Date.now();
+    for (const [key, use] of [...this.inUse]) {
+      if (this.closed) return;
+      if (now - use.at > IN_USE_MS) {
+        this.inUse.delete(key);
+        continue;
+      }
+      try {
+        await this.prepare(use.path, use.headers);
+      } catch {
+        // The next request makes it (and answers the error).
+      }
+    }
+  }
+
+  /** Resolves once no pass is due or running (tests). */
+  async warmed(): Promise<void> {
+    while (this.warmTimer !== undefined || this.warming !== undefined) {
+      if (this.warming) await this.warming;
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Stops making documents in the background. */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.warmTimer);
+    this.warmTimer = undefined;
   }
 
   /**
@@ -231,10 +324,10 @@ export class OpenApiPublisher {
   private *assemblingV2Json(): Steps<Representation> {
     const etag = this.v2Etag('json');
     const b = new DocumentBuilder().literal(`{"swagger":"2.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`);
-    yield* b.pieces(this.v2Entries((s) => s.v2Json().paths), true);
+    yield* b.pieces(yield* this.v2Entries((s) => s.v2Json().paths), true);
     yield;
     b.literal('},"definitions":{');
-    yield* b.pieces(this.v2Entries((s) => s.v2Json().definitions), true);
+    yield* b.pieces(yield* this.v2Entries((s) => s.v2Json().definitions), true);
     b.literal('},"parameters":{');
     yield* b.pieces(this.sharedParameters().map(([n, p]) => jsonEntry(n, p)), true);
     b.literal('},' + SECURITY_DEFINITIONS + '}');
@@ -247,9 +340,9 @@ export class OpenApiPublisher {
   }
 
   private *assemblingV2Proto(): Steps<Representation> {
-    const paths = this.v2Entries((s) => s.v2Proto().paths);
+    const paths = yield* this.v2Entries((s) => s.v2Proto().paths);
     yield;
-    const defs = this.v2Entries((s) => s.v2Proto().definitions);
+    const defs = yield* this.v2Entries((s) => s.v2Proto().definitions);
     const params = this.sharedParameters().map(([n, p]) => piece(namedEntry(1, n, (w) => writeParameter(w, p))));
     const etag = this.v2Etag('protobuf');
     const parts = encodeDocument(
@@ -266,33 +359,46 @@ export class OpenApiPublisher {
    * accessors find it, unless a change came meanwhile (then they assemble the new one).
    */
   private async assembleInTurns(path: string, headers: Headers): Promise<Representation | undefined> {
-    const generation = this.generation;
-    const accept = acceptOf(headers);
+    let key: string;
+    let cached: Representation | undefined;
+    let steps: () => Steps<Representation | undefined>;
+    let keep: (rep: Representation) => void;
     if (path === '/openapi/v2') {
-      const i = negotiate(accept, V2_OFFERS);
+      const i = negotiate(acceptOf(headers), V2_OFFERS);
+      if (i < 0) return undefined;
       if (i === 0) {
-        if (this.v2Json) return this.v2Json;
-        const rep = await runStepsInTurns(this.assemblingV2Json());
-        if (generation === this.generation) this.v2Json ??= rep;
-        return rep;
+        [key, cached, steps, keep] = ['v2 json', this.v2Json, () => this.assemblingV2Json(), (rep) => (this.v2Json ??= rep)];
+      } else {
+        [key, cached, steps, keep] = ['v2 proto', this.v2Proto, () => this.assemblingV2Proto(), (rep) => (this.v2Proto ??= rep)];
       }
-      if (i > 0) {
-        if (this.v2Proto) return this.v2Proto;
-        const rep = await runStepsInTurns(this.assemblingV2Proto());
-        if (generation === this.generation) this.v2Proto ??= rep;
-        return rep;
-      }
-      return undefined;
-    }
-    if (!path.startsWith('/openapi/v3/')) return undefined;
-    const gv = path.slice('/openapi/v3/'.length);
-    const cached = this.v3Bodies.get(gv);
+    } else if (path.startsWith('/openapi/v3/')) {
+      const gv = path.slice('/openapi/v3/'.length);
+      key = `v3 ${gv}`;
+      cached = this.v3Bodies.get(gv);
+      steps = function* (this: OpenApiPublisher) {
+        const built = yield* this.assemblingV3(gv);
+        return built && new Representation(built.body, built.etag, built.lastModified);
+      }.bind(this);
+      keep = (rep) => this.keepV3(gv, rep);
+    } else return undefined;
     if (cached) return cached;
-    const built = await runStepsInTurns(this.assemblingV3(gv));
-    if (!built) return undefined;
-    const rep = new Representation(built.body, built.etag, built.lastModified);
-    if (generation === this.generation) this.keepV3(gv, rep);
-    return rep;
+    // Requests (and the background pass) that come meanwhile wait for the same assembly.
+    const generation = this.generation;
+    const running = this.assembling.get(key);
+    if (running?.generation === generation) return running.promise;
+    const promise = runStepsInTurns(steps()).then(
+      (rep) => {
+        if (this.assembling.get(key)?.promise === promise) this.assembling.delete(key);
+        if (rep && generation === this.generation) keep(rep);
+        return rep;
+      },
+      (err: unknown) => {
+        if (this.assembling.get(key)?.promise === promise) this.assembling.delete(key);
+        throw err;
+      },
+    );
+    this.assembling.set(key, { generation, promise });
+    return promise;
   }
 
   /** The /openapi/v3 discovery document: each group-version's document URL with its hash. */
@@ -423,17 +529,24 @@ export class OpenApiPublisher {
     if (!entry || sources.length === 0) return undefined;
     const schemas: [string, Piece][] = [];
     const paths: [string, Piece][] = [];
+    let support = false;
+    let n = 0;
     for (const src of sources) {
+      if (++n % 1000 === 0) yield;
       const part = src.v3().get(gv)!;
-      if (src !== this.builtins) schemas.push(...this.crdSupportPieces());
+      // The meta types CRDs refer to, before the first CRD's schemas (once: the first of a name wins).
+      if (src !== this.builtins && !support) {
+        support = true;
+        schemas.push(...this.crdSupportPieces());
+      }
       schemas.push(...part.schemas);
       paths.push(...part.paths);
     }
     const b = new DocumentBuilder().literal(`{"openapi":"3.0.0","info":{"title":"Kubernetes","version":${JSON.stringify(this.version)}},"paths":{`);
-    yield* b.pieces(sortedEntries(paths).map(([, p]) => p), true);
+    yield* b.pieces((yield* sortingEntries(paths)).map(([, p]) => p), true);
     yield;
     b.literal('},"components":{"schemas":{');
-    yield* b.pieces(sortedEntries(schemas).map(([, p]) => p), true);
+    yield* b.pieces((yield* sortingEntries(schemas)).map(([, p]) => p), true);
     b.literal('},"parameters":{');
     yield* b.pieces(this.v3SharedParameters(), true);
     b.literal('},' + V3_SECURITY + '}');
@@ -465,14 +578,14 @@ export class OpenApiPublisher {
     return yield* buildingBuiltinFragment(resources, this.shared, this.routeOpts);
   }
 
-  /** A CRD's fragment (one step). */
-  private crdFragment(crd: CustomResourceDefinitionV1): Steps<Fragment> {
+  /** A CRD's fragment (one step), only the parts of the form's document when given one. */
+  private crdFragment(crd: CustomResourceDefinitionV1, form?: SourceForm): Steps<Fragment> {
     this.fragmentBuilds++;
-    return noSteps(crdFragment(crd, this.shared, this.routeOpts));
+    return noSteps(crdFragment(crd, this.shared, this.routeOpts, form === undefined ? undefined : form === 'v3' ? 'v3' : 'v2'));
   }
 
   /** Pieces of one kind across sources, built-ins first (they win conflicts), aggregated ones last, sorted by key. */
-  private v2Entries(pick: (s: Source) => Map<string, Piece>): Piece[] {
+  private *v2Entries(pick: (s: Source) => Map<string, Piece>): Steps<Piece[]> {
     const all: [string, Piece][] = [];
     for (const src of [this.builtins, ...this.crds.values()]) all.push(...pick(src));
     for (const src of this.aggregatedV2Sources()) {
@@ -483,7 +596,7 @@ export class OpenApiPublisher {
         // that share is left out of it, the document still served.
       }
     }
-    return sortedEntries(all).map(([, p]) => p);
+    return (yield* sortingEntries(all)).map(([, p]) => p);
   }
 
   /**
@@ -537,8 +650,13 @@ export class OpenApiPublisher {
     }
     if (groupVersions === undefined) this.v3Bodies.clear();
     else for (const gv of groupVersions) this.v3Bodies.delete(gv);
+    this.scheduleWarm();
   }
 }
+
+/** How long after the last change the documents in use are made again, and how long a document stays in use. */
+const WARM_DELAY_MS = 1000;
+const IN_USE_MS = 15 * 60_000;
 
 /**
  * Part of every v3 ETag: bump it when what a source renders from the same input changes (a client that cached a

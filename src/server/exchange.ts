@@ -41,7 +41,8 @@ export interface Response {
   cork(): void;
   uncork(): void;
   end(chunk?: string | Buffer): unknown;
-  once(event: 'close', listener: () => void): unknown;
+  /** 'drain': what was written went out (a write gave false). */
+  once(event: 'close' | 'drain', listener: () => void): unknown;
 }
 
 /** An HTTP/2 request: its stream, with the method and target from the pseudo-headers. */

@@ -1,4 +1,5 @@
 /** Writing responses outside the resource path (statuses, discovery, errors), with the headers every response carries. */
+import { nextTurn } from '../util/turns.js';
 import { errors, StatusError, type Status } from '../machinery/status.js';
 import type { Response } from './exchange.js';
 import { json, yaml, type Serializer } from './serializers.js';
@@ -17,10 +18,7 @@ export function writeObject(res: Response, code: number, obj: unknown, format: '
  */
 export function writeSerialized(res: Response, code: number, obj: unknown, serializer: Serializer, pretty = false): void | Promise<void> {
   const body = serializer.name === 'yaml' ? encodeYamlAnswer(obj, res) : serializer.encode(obj, pretty);
-  if (!(body instanceof Promise)) {
-    writeBody(res, code, serializer, body);
-    return;
-  }
+  if (!(body instanceof Promise)) return writeBody(res, code, serializer, body);
   return body
     .then(
       (bytes) => writeBody(res, code, serializer, bytes),
@@ -33,11 +31,11 @@ export function writeSerialized(res: Response, code: number, obj: unknown, seria
     });
 }
 
-function writeBody(res: Response, code: number, serializer: Serializer, body: string | Buffer): void {
+function writeBody(res: Response, code: number, serializer: Serializer, body: string | Buffer): void | Promise<void> {
   // Answered meanwhile (the request timed out) or gone: nothing more to write.
   if (res.destroyed || res.headersSent) return;
   res.writeHead(code, { 'Content-Type': serializer.mediaType, 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
+  return endInSlices(res, body);
 }
 
 export function statusOf(err: unknown): StatusError {
@@ -76,4 +74,32 @@ export function addWarnings(res: Response, warnings: readonly string[]): void {
   if (warnings.length === 0 || res.headersSent) return;
   const values = warningHeaderValues(warnings);
   if (values.length > 0) res.setHeader('Warning', values);
+}
+
+/** A body larger than this is written a slice at a time (TLS encrypts each write whole, in one step of the loop). */
+const BODY_SLICE = 1 << 20;
+
+/**
+ * Writes a body and ends the response; a large one (an OpenAPI document of 10,000 CRDs is 200 MiB) a slice at
+ * a time, the next once the last has gone out, so that other requests are served between two slices.
+ */
+export function endInSlices(res: Response, body: string | Buffer): void | Promise<void> {
+  if (body.length <= BODY_SLICE) {
+    res.end(body);
+    return;
+  }
+  return writeSlices(res, typeof body === 'string' ? Buffer.from(body) : body);
+}
+
+async function writeSlices(res: Response, body: Buffer): Promise<void> {
+  let wake: (() => void) | undefined;
+  res.once('close', () => wake?.());
+  for (let at = 0; !res.destroyed; at += BODY_SLICE) {
+    if (at + BODY_SLICE >= body.length) {
+      res.end(body.subarray(at));
+      return;
+    }
+    if (res.write(body.subarray(at, at + BODY_SLICE))) await nextTurn();
+    else if (!res.destroyed) await new Promise<void>((resolve) => res.once('drain', (wake = resolve)));
+  }
 }

@@ -30,7 +30,7 @@ import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { errorSerializer, JSON_OUTPUT, negotiateDiscovery, negotiateOutput, type Negotiated } from './negotiation.js';
 import { requestMetrics, type ApiMetrics } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
-import { writeError, writeNotFound, writeObject, writeSerialized, addWarnings, writePlain, statusOf } from './respond.js';
+import { endInSlices, writeError, writeNotFound, writeObject, writeSerialized, addWarnings, writePlain, statusOf } from './respond.js';
 import { audit, type AuditBackend, type AuditPolicy } from './audit.js';
 import { BatchedCloser, IdleConnections, type Connection } from './connections.js';
 import { loopbackExchange } from './loopback.js';
@@ -548,8 +548,7 @@ export class HttpServer {
     }
     if (published) {
       res.writeHead(published.status, published.headers);
-      (res as { end(body?: Buffer | string): void }).end(published.body);
-      return;
+      return published.body ? endInSlices(res, published.body) : void res.end();
     }
     const info = x.info;
     if (!info || info.kind === 'other') return writeNotFound(res);

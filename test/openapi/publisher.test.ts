@@ -204,6 +204,35 @@ describe('OpenAPI publisher', () => {
     assert.equal(p.fragmentBuilds, 5, 'v3: a form of its own, of that group-version\'s sources only');
   });
 
+  it('makes the documents clients asked for again after a change, in the background, and no others', async () => {
+    const p = new OpenApiPublisher({ now: () => NOW });
+    p.setBuiltins(BUILTINS);
+    for (let i = 0; i < 3; i++) p.setCrd(crontabCrd({ group: `g${i}.example.com` }));
+    const gzip = { accept: 'application/json', 'accept-encoding': 'gzip' };
+    await p.prepare('/openapi/v2', gzip);
+    await p.prepare('/openapi/v3/apis/g1.example.com/v1', {});
+    // A group-version without a document is not kept up (any path can be asked for).
+    await p.prepare('/openapi/v3/apis/none.example.com/v1', {});
+    const before = p.fragmentBuilds;
+    p.setCrd(crontabCrd({ group: 'g1.example.com', extraProps: 2 }));
+    await p.warmed();
+    // The changed CRD made for the two forms in use (v2 JSON, v3), not for protobuf nobody asked for.
+    assert.equal(p.fragmentBuilds, before + 2);
+    const made = p.fragmentBuilds;
+    const r = p.handle('/openapi/v2', gzip)!;
+    assert.equal(r.headers['Content-Encoding'], 'gzip');
+    const doc = JSON.parse(gunzipSync(r.body!).toString());
+    assert.ok(doc.definitions['com.example.g1.v1.CronTab'].properties.spec.properties.field1, 'the new document');
+    const v3 = JSON.parse(p.handle('/openapi/v3/apis/g1.example.com/v1', {})!.body!.toString());
+    assert.ok(v3.components.schemas['com.example.g1.v1.CronTab'].properties.spec.properties.field1);
+    assert.equal(p.fragmentBuilds, made, 'served as made, nothing built while answering');
+    // Closed, it makes nothing more.
+    p.close();
+    p.setCrd(crontabCrd({ group: 'g2.example.com', extraProps: 3 }));
+    await p.warmed();
+    assert.equal(p.fragmentBuilds, made);
+  });
+
   it('serves the document prepare made for the request even when a change came after it, making nothing in one step', async () => {
     const p = publisher();
     const prepared = await p.prepare('/openapi/v2', { accept: 'application/json' });
