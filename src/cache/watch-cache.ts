@@ -13,6 +13,7 @@
  * every such cache in the process shares one set of decoded objects (`setDecodedObjectLimit`).
  */
 import { lowerBound, SortedKeys } from '../util/sorted-keys.js';
+import { nextTurn, runSteps, runStepsInTurns, type Steps } from '../util/turns.js';
 import { inRange, prefixEnd } from '../storage/keys.js';
 import type { KeyValue, Storage, WatchEvent, WatchHandle } from '../storage/types.js';
 import { EventRing } from './event-ring.js';
@@ -69,6 +70,8 @@ export interface CacheListOptions<T> {
   revision?: number;
   /** Start at this key (inclusive): a continue position. */
   startKey?: string;
+  /** Only this key (inside the prefix): a list by name (a field selector `metadata.name=`) reads that one key. */
+  key?: string;
   limit?: number;
   filter?: (object: T) => boolean;
 }
@@ -85,8 +88,11 @@ export interface CacheListResult<T> {
 }
 
 export interface CacheWatchSink<T> {
-  /** Returns false when the watcher cannot take more; it is then dropped with SlowWatcherError. */
-  onEvent(type: CacheEventType, event: CacheEvent<T>): boolean;
+  /**
+   * Returns false when the watcher cannot take more; it is then dropped with SlowWatcherError. `initial`: one of the
+   * current objects a watch without afterRevision starts with.
+   */
+  onEvent(type: CacheEventType, event: CacheEvent<T>, initial?: boolean): boolean;
   /** A bookmark; `initialEventsEnd`: the one after the initial events of a watch-list. */
   onBookmark?(revision: number, initialEventsEnd?: boolean): boolean;
   onClose(error?: Error): void;
@@ -96,6 +102,8 @@ export interface CacheWatchOptions<T> {
   /** Send events after this revision; absent: first the current objects as ADDED, then live events. */
   afterRevision?: number;
   prefix?: string;
+  /** Only this key (inside the prefix): a watch by name hears of that key alone, and its first events read no other. */
+  key?: string;
   filter?: (object: T) => boolean;
   bookmarks?: boolean;
   /** After the current objects (afterRevision absent), a bookmark marking their end (when bookmarks are on). */
@@ -107,6 +115,12 @@ export interface CacheWatchOptions<T> {
   initialText?: (text: string) => boolean;
   /** The label selector of `filter` (which must refuse what it refuses): the current objects it refuses are not decoded. */
   labels?: (labels: Labels | undefined) => boolean;
+  /**
+   * The current objects (afterRevision absent) sent in steps, with turns of the event loop between them when there
+   * are many: `watch` returns after the first step, and events that come meanwhile follow them. Without it, they are
+   * all sent before `watch` returns.
+   */
+  inSteps?: boolean;
 }
 
 export interface CacheWatcher {
@@ -144,6 +158,8 @@ interface Watcher<T> {
   bookmarks: boolean;
   sink: CacheWatchSink<T>;
   closed: boolean;
+  /** Events that came while the current objects are still being sent (they follow them). */
+  held?: CacheEvent<T>[];
 }
 
 /**
@@ -541,23 +557,55 @@ export class WatchCache<T> {
   }
 
   list(options: CacheListOptions<T> = {}): CacheListResult<T> {
+    return runSteps(this.listing(options));
+  }
+
+  /**
+   * `list` in steps (util/turns.ts): a pause after each LIST_STEP_MS of work, so that listing a million objects
+   * (or filtering them by a field, which reads each) is many short steps between other requests. Writes that come
+   * meanwhile do not show: after a pause in which the cache moved on, the list goes on at its revision (as a list
+   * at a past revision does), from the key after the last one it read.
+   */
+  *listing(options: CacheListOptions<T> = {}): Steps<CacheListResult<T>> {
     const prefix = options.prefix ?? this.prefix;
-    const start = options.startKey && options.startKey > prefix ? options.startKey : prefix;
-    const end = prefixEnd(prefix);
+    const [start, end] = keyRange(prefix, options.key, options.startKey);
     this.catchUp();
     const revision = options.revision ?? this.revision;
     if (revision > this.revision) throw new TooLargeRevisionError(revision, this.revision);
     if (revision < this.ring.startRevision) throw new TooOldRevisionError(revision, this.ring.startRevision);
-    const past = revision === this.revision ? undefined : this.changesSince(revision);
+    let past = revision === this.revision ? undefined : this.changesSince(revision);
+    // The cache's revision when `keys` and `lookup` were made: they hold while it is the same.
+    let at = this.revision;
     const entries = this.entries;
-    const lookup = past ? (key: string) => (past.before.has(key) ? past.before.get(key) : entries.get(key)) : (key: string) => entries.get(key);
-    const keys = past ? mergeSorted(this.sorted.range(start, end), past.gone, start, end) : this.sorted.range(start, end);
+    const view = (from: string) => {
+      const changes = past;
+      return {
+        lookup: changes ? (key: string) => (changes.before.has(key) ? changes.before.get(key) : entries.get(key)) : (key: string) => entries.get(key),
+        keys: changes ? mergeSorted(this.sorted.range(from, end), changes.gone, from, end) : this.sorted.range(from, end),
+      };
+    };
+    let { lookup, keys } = view(start);
     const limit = options.limit ?? 0;
     const items: CacheEntry<T>[] = [];
     let lastKey: string | undefined;
     // The first key left out for the limit.
     let next: string | undefined;
-    for (const key of keys) {
+    let stepStart = performance.now();
+    let read = 0;
+    for (let r = keys.next(); !r.done; r = keys.next()) {
+      const key = r.value;
+      if (++read % LIST_CLOCK_EVERY === 0 && performance.now() - stepStart > LIST_STEP_MS) {
+        yield;
+        stepStart = performance.now();
+        if (this.revision !== at) {
+          if (revision < this.ring.startRevision) throw new TooOldRevisionError(revision, this.ring.startRevision);
+          past = this.changesSince(revision);
+          at = this.revision;
+          // Still to read: this key and those after it, at the list's revision.
+          ({ lookup, keys } = view(key));
+          continue;
+        }
+      }
       const entry = lookup(key);
       if (!entry) continue;
       if (limit > 0 && items.length >= limit) {
@@ -596,9 +644,10 @@ export class WatchCache<T> {
 
   watch(options: CacheWatchOptions<T>, sink: CacheWatchSink<T>): CacheWatcher {
     const prefix = options.prefix ?? this.prefix;
+    const [start, end] = keyRange(prefix, options.key);
     const w: Watcher<T> = {
-      start: prefix,
-      end: prefixEnd(prefix),
+      start,
+      end,
       filter: options.filter,
       bookmarks: options.bookmarks ?? false,
       sink,
@@ -609,29 +658,61 @@ export class WatchCache<T> {
     if (after !== undefined && after < this.ring.startRevision) {
       throw new TooOldRevisionError(after, this.ring.startRevision);
     }
-    const backlog: CacheEvent<T>[] =
-      after === undefined
-        ? this.initialEvents(prefix, options)
-        : this.ring.after(after).filter((e) => inRange(e.key, w.start, w.end));
-    this.watchers.add(w);
-    let open = true;
-    for (const e of backlog) if (!(open = this.dispatch(w, e))) break;
-    if (open && after === undefined && options.initialEventsEnd && w.bookmarks && w.sink.onBookmark && !w.sink.onBookmark(this.revision, true)) {
-      this.dropWatcher(w, new SlowWatcherError());
+    const close = { close: () => this.dropWatcher(w) };
+    if (after !== undefined) {
+      this.watchers.add(w);
+      for (const e of this.ring.after(after)) if (inRange(e.key, w.start, w.end) && !this.dispatch(w, e)) break;
+      return close;
     }
-    return { close: () => this.dropWatcher(w) };
+    // The current objects first: in steps when there are many (a million, each read by a field selector), with
+    // the events that come meanwhile held back until they are sent.
+    w.held = [];
+    this.watchers.add(w);
+    const steps = this.sendingInitialEvents(w, prefix, options);
+    let first: IteratorResult<void, void>;
+    try {
+      first = options.inSteps ? steps.next() : { done: true, value: runSteps(steps) };
+    } catch (err) {
+      w.closed = true;
+      this.watchers.delete(w);
+      throw err;
+    }
+    if (!first.done) {
+      nextTurn()
+        .then(() => runStepsInTurns(steps))
+        .catch((err: unknown) => this.dropWatcher(w, err instanceof Error ? err : new Error(String(err))));
+    }
+    return close;
   }
 
-  /** The current objects as ADDED events, less those whose labels the watch's selector refuses and those kept as text whose text `initialText` refuses. */
-  private initialEvents(prefix: string, options: CacheWatchOptions<T>): CacheEvent<T>[] {
-    const events: CacheEvent<T>[] = [];
+  /**
+   * The current objects as ADDED events (less those whose labels the watch's selector refuses and those kept as text
+   * whose text `initialText` refuses), then the events held back meanwhile, then (watch-list) the bookmark that
+   * marks their end. A pause after each LIST_STEP_MS of work.
+   */
+  private *sendingInitialEvents(w: Watcher<T>, prefix: string, options: CacheWatchOptions<T>): Steps<void> {
     const wanted = options.initialText;
-    for (const e of this.list({ prefix, labels: options.labels }).items) {
+    const { items } = yield* this.listing({ prefix, key: options.key, labels: options.labels });
+    let stepStart = performance.now();
+    for (let i = 0; i < items.length; i++) {
+      if (w.closed) return;
+      if (i % LIST_CLOCK_EVERY === LIST_CLOCK_EVERY - 1 && performance.now() - stepStart > LIST_STEP_MS) {
+        yield;
+        stepStart = performance.now();
+        if (w.closed) return;
+      }
+      const e = items[i];
       const text = wanted && e instanceof Cached ? e.text : undefined;
       if (text !== undefined && !wanted!(text)) continue;
-      events.push(e instanceof Cached && !e.decoded ? new InitialEvent(e as Cached<T>) : { type: 'ADDED', key: e.key, revision: e.revision, object: e.object });
+      const event: CacheEvent<T> = e instanceof Cached && !e.decoded ? new InitialEvent(e as Cached<T>) : { type: 'ADDED', key: e.key, revision: e.revision, object: e.object };
+      if (!this.dispatch(w, event, true)) return;
     }
-    return events;
+    const held = w.held ?? [];
+    w.held = undefined;
+    for (const e of held) if (!this.dispatch(w, e)) return;
+    if (options.initialEventsEnd && w.bookmarks && w.sink.onBookmark && !w.sink.onBookmark(this.revision, true)) {
+      this.dropWatcher(w, new SlowWatcherError());
+    }
   }
 
   get watcherCount(): number {
@@ -708,7 +789,12 @@ export class WatchCache<T> {
       }
       this.ring.push(event);
       this.revision = event.revision;
-      for (const w of this.watchers) if (inRange(event.key, w.start, w.end)) this.dispatch(w, event);
+      for (const w of this.watchers) {
+        if (!inRange(event.key, w.start, w.end)) continue;
+        if (!w.held) this.dispatch(w, event);
+        // A watcher whose first events take so long that more than MAX_HELD_EVENTS come meanwhile starts again.
+        else if (w.held.push(event) > MAX_HELD_EVENTS) this.dropWatcher(w, new SlowWatcherError());
+      }
     }
     this.releaseWaiters();
   }
@@ -799,20 +885,20 @@ export class WatchCache<T> {
 
   /** Send one event to one watcher, turning it into what that watcher's filter sees. */
   /** One event to one watcher; whatever its filter or sink throws ends that watcher alone, never the cache. */
-  private dispatch(w: Watcher<T>, event: CacheEvent<T>): boolean {
+  private dispatch(w: Watcher<T>, event: CacheEvent<T>, initial?: boolean): boolean {
     try {
-      return this.deliver(w, event);
+      return this.deliver(w, event, initial);
     } catch (err) {
       this.dropWatcher(w, err instanceof Error ? err : new Error(String(err)));
       return false;
     }
   }
 
-  private deliver(w: Watcher<T>, event: CacheEvent<T>): boolean {
+  private deliver(w: Watcher<T>, event: CacheEvent<T>, initial?: boolean): boolean {
     if (w.closed) return false;
     const type = w.filter ? filteredEventType(event, w.filter) : event.type;
     if (!type) return true;
-    if (w.sink.onEvent(type, type === 'DELETED' ? this.deletedView(event) : event)) return true;
+    if (w.sink.onEvent(type, type === 'DELETED' ? this.deletedView(event) : event, initial)) return true;
     this.dropWatcher(w, new SlowWatcherError());
     return false;
   }
@@ -825,13 +911,14 @@ export class WatchCache<T> {
   private sendBookmarks(): void {
     if (this.bookmarking) return;
     this.catchUp();
-    const pending = [...this.watchers].filter((w) => w.bookmarks && w.sink.onBookmark);
+    // Not to a watcher still sending its first events: it has not sent everything up to the bookmark.
+    const pending = [...this.watchers].filter((w) => w.bookmarks && w.sink.onBookmark && !w.held);
     let next = 0;
     const slice = () => {
       const end = Math.min(pending.length, next + BOOKMARKS_PER_TURN);
       for (; next < end; next++) {
         const w = pending[next];
-        if (!w.closed && !this.stopped && !w.sink.onBookmark!(this.revision)) this.dropWatcher(w, new SlowWatcherError());
+        if (!w.closed && !w.held && !this.stopped && !w.sink.onBookmark!(this.revision)) this.dropWatcher(w, new SlowWatcherError());
       }
       if (next < pending.length && !this.stopped) setImmediate(slice);
       else this.bookmarking = false;
@@ -867,6 +954,22 @@ interface PastChanges<T> {
   before: Map<string, CacheEntry<T> | undefined>;
   gone: string[];
 }
+
+/**
+ * The keys a list or watch reads, [start, end): the prefix's, or only `key` (a name), from `startKey` on (a continue
+ * position) when it is later.
+ */
+function keyRange(prefix: string, key?: string, startKey?: string): [string, string] {
+  const from = key ?? prefix;
+  return [startKey && startKey > from ? startKey : from, key !== undefined ? `${key}\x00` : prefixEnd(prefix)];
+}
+
+/** Events held back for a watcher still sending its first events, at most (the ring's default size). */
+const MAX_HELD_EVENTS = 10_000;
+
+/** A list pauses once it has worked this long (looking at the clock every LIST_CLOCK_EVERY keys). */
+const LIST_STEP_MS = 5;
+const LIST_CLOCK_EVERY = 256;
 
 /** The keys of two sorted sources in [start, end), in order: `a` (already in range) and the sorted array `b`. */
 function* mergeSorted(a: Iterable<string>, b: readonly string[], start: string, end: string): Generator<string, void, undefined> {

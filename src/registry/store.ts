@@ -23,7 +23,8 @@ import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
 import type { DeleteOptions, ResourceNames, Strategy, TryUpdate, WriteOptions } from './types.js';
 import type { KObject } from '../api/object.js';
 import { DEFAULT_SUBRESOURCE_STRATEGIES, type SubresourceStrategy } from './subresources.js';
-import { isLarge, KeyedTurns, nextTurn } from '../util/turns.js';
+import { TooOldRevisionError } from '../cache/errors.js';
+import { isLarge, KeyedTurns, nextTurn, runStepsInTurns } from '../util/turns.js';
 
 const MAX_ATTEMPTS = 32;
 /** etcd's default --max-request-bytes (1.5 MiB): the largest write of one object. */
@@ -55,6 +56,11 @@ export interface StoreListOptions {
   /** The label selector of `filter` (which must refuse what it refuses), for the watch cache to match without decoding. */
   labels?: (labels: Readonly<Record<string, string>> | undefined) => boolean;
   limit?: number;
+  /**
+   * The one name `filter` accepts (a field selector `metadata.name=`): in a namespace (or of a cluster-scoped
+   * resource), only that object's key is read, as the cacher reads one key for a selector that matches a single object.
+   */
+  name?: string;
   /** Inclusive start key, from a continue token. */
   startKey?: string;
   /** Exact revision to list at (a continue token's, or resourceVersionMatch=Exact). */
@@ -210,6 +216,11 @@ export class RestStore {
     return this.names.namespaced && namespace ? `${this.prefix}${namespace}/` : this.prefix;
   }
 
+  /** The one key a list or watch of `name` reads (undefined: no name, or every namespace's). */
+  private nameKey(namespace: string | undefined, name: string | undefined): string | undefined {
+    return name !== undefined && (!this.names.namespaced || namespace) ? this.key(namespace, name) : undefined;
+  }
+
   /** The current object. It may be shared with the cache and other readers: copy before changing it. */
   async get(namespace: string | undefined, name: string): Promise<KObject> {
     const cur = await this.current(this.key(namespace, name), name);
@@ -234,7 +245,7 @@ export class RestStore {
       }
       items.push(...chosen);
       if (page.continueKey === undefined) return { items, revision: page.revision };
-      page = await this.listPage({ namespace: opts.namespace, filter: opts.filter, labels: opts.labels, revision: page.revision, startKey: page.continueKey, limit: limit > 0 ? SELECT_CHUNK : undefined });
+      page = await this.listPage({ namespace: opts.namespace, name: opts.name, filter: opts.filter, labels: opts.labels, revision: page.revision, startKey: page.continueKey, limit: limit > 0 ? SELECT_CHUNK : undefined });
     }
   }
 
@@ -246,10 +257,14 @@ export class RestStore {
       const prefix = this.namespacePrefix(opts.namespace);
       let page: CacheListResult<KObject>;
       try {
-        page = this.cache.list({ prefix, revision: opts.revision, startKey: opts.startKey, limit: opts.limit, filter: opts.filter, labels: opts.labels });
+        // In steps: a list of many objects (or a field selector over them) takes turns with other requests.
+        const key = this.nameKey(opts.namespace, opts.name);
+        page = await runStepsInTurns(this.cache.listing({ prefix, key, revision: opts.revision, startKey: opts.startKey, limit: opts.limit, filter: opts.filter, labels: opts.labels }));
       } catch (err) {
-        if (opts.revision === undefined) throw err;
-        return await this.listFromStorage(prefix, opts);
+        if (opts.revision !== undefined) return await this.listFromStorage(prefix, opts);
+        // A long list at the latest revision while writes went past the cache's window meanwhile: listed from storage at its revision.
+        if (!(err instanceof TooOldRevisionError)) throw err;
+        return await this.listFromStorage(prefix, { ...opts, revision: err.requestedRevision });
       }
       const entries = page.items;
       let items: KObject[] | undefined;
@@ -279,6 +294,8 @@ export class RestStore {
   async watch(
     opts: {
       namespace?: string;
+      /** StoreListOptions.name */
+      name?: string;
       afterRevision?: number;
       filter?: (obj: KObject) => boolean;
       /** The label selector of `filter` (StoreListOptions.labels). */
@@ -300,7 +317,17 @@ export class RestStore {
       }
       const afterRevision = opts.fromNow ? this.cache.currentRevision : opts.afterRevision;
       return this.cache.watch(
-        { afterRevision, prefix: this.namespacePrefix(opts.namespace), filter: opts.filter, labels: opts.filter && opts.labels, bookmarks: opts.bookmarks, initialEventsEnd: opts.initialEventsEnd },
+        {
+          afterRevision,
+          prefix: this.namespacePrefix(opts.namespace),
+          key: this.nameKey(opts.namespace, opts.name),
+          filter: opts.filter,
+          labels: opts.filter && opts.labels,
+          bookmarks: opts.bookmarks,
+          initialEventsEnd: opts.initialEventsEnd,
+          // A client's watch of many objects takes turns with other requests while its first events go out.
+          inSteps: true,
+        },
         sink,
       );
     } catch (err) {

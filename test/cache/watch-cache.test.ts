@@ -106,6 +106,102 @@ for (const [name, make] of backends) {
       assert.equal(filtered.remaining, undefined);
     });
 
+    it('lists in steps at one revision while writes come between the steps, ahead of and behind the list', async () => {
+      const { storage, cache } = await setup();
+      await cache.start();
+      const key = (i: number | string) => `/registry/things/k${typeof i === 'number' ? String(i).padStart(4, '0') : i}`;
+      for (let i = 0; i < 600; i++) await storage.create(key(i), val(`k${i}`));
+      const expected = cache.list().items.map((e) => [e.key, e.revision]);
+      const r0 = cache.currentRevision;
+      // A filter that takes 0.1 ms an object: the list pauses after 256 of them (5 ms of work, the clock read every 256).
+      const slow = () => {
+        for (const end = performance.now() + 0.1; performance.now() < end; );
+        return true;
+      };
+      const steps = cache.listing({ filter: slow });
+      let r = steps.next();
+      let pauses = 0;
+      for (; !r.done; r = steps.next()) {
+        pauses++;
+        const writes = [
+          storage.update(key(400 + pauses), val('changed'), cache.get(key(400 + pauses))!.revision),
+          storage.delete(key(450 + pauses)),
+          storage.create(key(`0300x${pauses}`), val('new')),
+          storage.update(key(10 + pauses), val('changed'), cache.get(key(10 + pauses))!.revision),
+          storage.delete(key(20 + pauses)),
+        ];
+        for (const w of writes) await w;
+      }
+      assert.ok(pauses >= 2, `paused ${pauses} times`);
+      assert.ok(cache.currentRevision > r0);
+      assert.equal(r.value.revision, r0);
+      assert.deepEqual(r.value.items.map((e) => [e.key, e.revision]), expected, 'the objects as they were at the revision of the list');
+      assert.equal(cache.list().items.length, 600 - pauses, 'the writes themselves are in the cache');
+    });
+
+    it('ends a list in steps with TooOldRevisionError when its revision left the window during a pause', async () => {
+      const { storage, cache } = await setup({ capacity: 4 });
+      await cache.start();
+      for (let i = 0; i < 300; i++) await storage.create(`/registry/things/k${String(i).padStart(4, '0')}`, val(`k${i}`));
+      const r0 = cache.currentRevision;
+      const steps = cache.listing({ filter: () => {
+        for (const end = performance.now() + 0.1; performance.now() < end; );
+        return true;
+      } });
+      assert.equal(steps.next().done, false, 'a pause');
+      for (let i = 0; i < 6; i++) await storage.create(`/registry/things/late${i}`, val('late'));
+      assert.throws(() => steps.next(), (err: unknown) => err instanceof TooOldRevisionError && err.requestedRevision === r0);
+    });
+
+    it('lists and watches one key alone (a name), reading no other object', async () => {
+      const { storage, cache } = await setup();
+      await cache.start();
+      for (const k of ['ns1/a', 'ns1/ab', 'ns1/b', 'ns2/a']) await storage.create(`/registry/things/${k}`, val(k));
+      let read = 0;
+      const filter = (o: Obj) => (read++, o.name === 'ns1/a');
+      const one = cache.list({ prefix: '/registry/things/ns1/', key: '/registry/things/ns1/a', filter });
+      assert.deepEqual(one.items.map((e) => e.object.name), ['ns1/a']);
+      assert.equal(read, 1, 'only that key was read (not ns1/ab, which it prefixes)');
+      assert.deepEqual(cache.list({ key: '/registry/things/ns1/a', startKey: '/registry/things/ns1/a\x00' }).items, [], 'a continue past it');
+      assert.deepEqual(cache.list({ key: '/registry/things/ns1/none' }).items, []);
+      const r = recorder();
+      cache.watch({ prefix: '/registry/things/ns1/', key: '/registry/things/ns1/ab' }, r.sink);
+      await storage.update('/registry/things/ns1/a', val('changed'), cache.get('/registry/things/ns1/a')!.revision);
+      await storage.update('/registry/things/ns1/ab', val('changed'), cache.get('/registry/things/ns1/ab')!.revision);
+      await until(() => r.seen.length >= 2, 'events');
+      assert.deepEqual(r.seen.map((e) => [e.type, e.event.key]), [['ADDED', '/registry/things/ns1/ab'], ['MODIFIED', '/registry/things/ns1/ab']]);
+    });
+
+    it('sends a watch\'s first events in steps, the events that come meanwhile after them, then its bookmark', async () => {
+      const { storage, cache } = await setup();
+      await cache.start();
+      const key = (i: number) => `/registry/things/k${String(i).padStart(4, '0')}`;
+      for (let i = 0; i < 600; i++) await storage.create(key(i), val(`k${i}`));
+      const r0 = cache.currentRevision;
+      const seen: Array<[string, string, boolean | undefined]> = [];
+      const marks: Array<[number, boolean | undefined]> = [];
+      // 0.5 ms an object: a pause after 256 of them (the clock is read every 256).
+      const slow = () => {
+        for (const end = performance.now() + 0.5; performance.now() < end; );
+        return true;
+      };
+      cache.watch(
+        { filter: slow, inSteps: true, bookmarks: true, initialEventsEnd: true },
+        { onEvent: (type, event, initial) => (seen.push([type, event.key, initial]), true), onBookmark: (rev, end) => (marks.push([rev, end]), true), onClose: () => {} },
+      );
+      const firstStep = seen.length;
+      assert.ok(firstStep > 0 && firstStep < 600, `the first step sent ${firstStep} of 600`);
+      // Written while the first events are still going out: a change to one not sent yet, and a new one.
+      const writes = [storage.update(key(599), val('changed'), cache.get(key(599))!.revision), storage.create(key(600), val('new'))];
+      for (const w of writes) await w;
+      await until(() => marks.length > 0, 'the bookmark');
+      const initial = seen.filter(([, , i]) => i);
+      assert.equal(initial.length, 600);
+      assert.ok(initial.every(([type]) => type === 'ADDED'));
+      assert.deepEqual(seen.slice(600), [['MODIFIED', key(599), undefined], ['ADDED', key(600), undefined]], 'after the first events, in order');
+      assert.deepEqual(marks, [[r0 + 2, true]]);
+    });
+
     it('lists at a past revision inside the window, and refuses one before it', async () => {
       const { storage, cache } = await setup({ capacity: 4 });
       await cache.start();

@@ -100,6 +100,8 @@ export function parseListParams(ctx: HandlerContext): ListParams {
     namespace: info.namespace,
     filter: filters.length === 0 ? undefined : filters.length === 1 ? filters[0] : (o) => filters.every((f) => f(o)),
     labels,
+    // One name (the object of a named watch, or metadata.name=): the cache reads that key alone.
+    name: info.name ?? requirements.find((r) => r.field === 'metadata.name' && r.operator === '=')?.value,
     // The watch cache ignores the limit of a list at resourceVersion "0" (cacher's computeListLimit).
     limit: limit > 0 && !(rv === '0' && !cont) ? limit : undefined,
   };

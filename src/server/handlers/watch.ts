@@ -79,6 +79,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
     watcher = await endpoint.store.watch(
       {
         namespace: ctx.info.namespace,
+        name: params.store.name,
         afterRevision: params.watchFrom,
         // A selection on the converted object is made here, after the conversion.
         filter: converted ? undefined : params.store.filter,
@@ -92,16 +93,15 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
         fromNow: initial === false && params.watchFrom === undefined,
       },
       {
-        onEvent(type: CacheEventType, event: CacheEvent<KObject>) {
+        onEvent(type: CacheEventType, event: CacheEvent<KObject>, initial?: boolean) {
           if (res.destroyed || res.writableEnded) return false;
           if (!endpoint.prepare) {
             writeEvent(type, event);
             return res.writableLength < MAX_BUFFERED_BYTES;
           }
           // Conversions that take time (webhooks) run one event after another, keeping the order. The
-          // initial objects (delivered before the watch is set up) are already in memory: only later
-          // events count against the bound.
-          if (established && queued >= MAX_QUEUED_CONVERSIONS) return false;
+          // initial objects are already in memory: only later events count against the bound.
+          if (established && !initial && queued >= MAX_QUEUED_CONVERSIONS) return false;
           queued++;
           const prepare = endpoint.prepare;
           chain = chain.then(async () => {
