@@ -23,3 +23,11 @@ export class SlowWatcherError extends Error {
     this.name = 'SlowWatcherError';
   }
 }
+
+/** A list in steps ended because whoever asked for it is gone (CacheListOptions.aborted). */
+export class ListAbortedError extends Error {
+  constructor() {
+    super('the list was abandoned');
+    this.name = 'ListAbortedError';
+  }
+}

@@ -17,7 +17,7 @@ import { nextTurn, runSteps, runStepsInTurns, type Steps } from '../util/turns.j
 import { inRange, prefixEnd } from '../storage/keys.js';
 import type { KeyValue, Storage, WatchEvent, WatchHandle } from '../storage/types.js';
 import { EventRing } from './event-ring.js';
-import { SlowWatcherError, TooLargeRevisionError, TooOldRevisionError } from './errors.js';
+import { ListAbortedError, SlowWatcherError, TooLargeRevisionError, TooOldRevisionError } from './errors.js';
 
 export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -74,6 +74,8 @@ export interface CacheListOptions<T> {
   key?: string;
   limit?: number;
   filter?: (object: T) => boolean;
+  /** Checked at each pause of `listing`: true ends it (ListAbortedError), for a client that is gone. */
+  aborted?: () => boolean;
 }
 
 export interface CacheListResult<T> {
@@ -455,6 +457,8 @@ export class WatchCache<T> {
   private revision = 0;
   /** Counts lists and applied events (changeRevision). */
   private changes = 0;
+  /** Bumped when the cache lists the store again (restart): a list in steps from before cannot go on. */
+  private epoch = 0;
   private handle?: WatchHandle;
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
   private bookmarkTimer?: NodeJS.Timeout;
@@ -574,8 +578,10 @@ export class WatchCache<T> {
     if (revision > this.revision) throw new TooLargeRevisionError(revision, this.revision);
     if (revision < this.ring.startRevision) throw new TooOldRevisionError(revision, this.ring.startRevision);
     let past = revision === this.revision ? undefined : this.changesSince(revision);
-    // The cache's revision when `keys` and `lookup` were made: they hold while it is the same.
+    // The cache's revision when `keys` and `lookup` were made: they hold while it is the same (and it has not listed
+    // the store again: a relist empties it, then loads it at a revision of its own).
     let at = this.revision;
+    const epoch = this.epoch;
     const entries = this.entries;
     const view = (from: string) => {
       const changes = past;
@@ -597,6 +603,8 @@ export class WatchCache<T> {
       if (++read % LIST_CLOCK_EVERY === 0 && performance.now() - stepStart > LIST_STEP_MS) {
         yield;
         stepStart = performance.now();
+        if (options.aborted?.()) throw new ListAbortedError();
+        if (this.epoch !== epoch) throw new TooOldRevisionError(revision, this.ring.startRevision);
         if (this.revision !== at) {
           if (revision < this.ring.startRevision) throw new TooOldRevisionError(revision, this.ring.startRevision);
           past = this.changesSince(revision);
@@ -692,7 +700,14 @@ export class WatchCache<T> {
    */
   private *sendingInitialEvents(w: Watcher<T>, prefix: string, options: CacheWatchOptions<T>): Steps<void> {
     const wanted = options.initialText;
-    const { items } = yield* this.listing({ prefix, key: options.key, labels: options.labels });
+    let items: CacheEntry<T>[];
+    try {
+      ({ items } = yield* this.listing({ prefix, key: options.key, labels: options.labels, aborted: () => w.closed }));
+    } catch (err) {
+      // Closed meanwhile: nothing more to send.
+      if (err instanceof ListAbortedError) return;
+      throw err;
+    }
     let stepStart = performance.now();
     for (let i = 0; i < items.length; i++) {
       if (w.closed) return;
@@ -759,6 +774,7 @@ export class WatchCache<T> {
 
   /** The storage watch ended (backend restart, compaction): drop watchers and list again. */
   private restart(err: Error): void {
+    this.epoch++;
     this.handle = undefined;
     for (const w of [...this.watchers]) this.dropWatcher(w, err);
     if (this.stopped) return;

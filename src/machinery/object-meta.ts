@@ -10,7 +10,6 @@ import { parseRfc3339 } from './time.js';
 import { isQualifiedName, nameIsDNSSubdomain, validateNamespaceName, type NameValidator } from './validation.js';
 
 export { checkMetadataTypes, isManagerMadeEntry } from './metadata-types.js';
-import { isManagerMadeEntry } from './metadata-types.js';
 
 export const FIELD_IMMUTABLE_ERROR_MSG = 'field is immutable';
 
@@ -215,8 +214,6 @@ export function validateFinalizers(finalizers: string[], path: string): FieldErr
 export function validateManagedFields(entries: Meta[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   entries.forEach((e, i) => {
-    if (validEntries.has(e)) return;
-    const before = errs.length;
     const p = indexPath(path, i);
     const operation = str(e, 'operation');
     if (operation !== 'Apply' && operation !== 'Update') errs.push(field.invalid(childPath(p, 'operation'), operation, 'must be `Apply` or `Update`'));
@@ -224,13 +221,9 @@ export function validateManagedFields(entries: Meta[], path: string): FieldError
     if (fieldsType && fieldsType !== 'FieldsV1') errs.push(field.invalid(childPath(p, 'fieldsType'), fieldsType, 'must be `FieldsV1`'));
     errs.push(...validateFieldManager(str(e, 'manager'), childPath(p, 'manager')));
     if (byteLength(str(e, 'subresource')) > MAX_SUBRESOURCE_NAME_LENGTH) errs.push(field.tooLong(childPath(p, 'subresource'), '', MAX_SUBRESOURCE_NAME_LENGTH));
-    if (errs.length === before && isManagerMadeEntry(e)) validEntries.add(e);
   });
   return errs;
 }
-
-/** The field manager's own entries found valid (they never change): every write of an object validates them again. */
-const validEntries = new WeakSet<Meta>();
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 

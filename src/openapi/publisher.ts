@@ -148,7 +148,12 @@ export class OpenApiPublisher {
    * asks for (cold, the built-ins' take a few hundred milliseconds of work), so that `handle` then assembles the
    * document without holding the loop for long. Requests that come meanwhile share the work.
    */
-  async prepare(pathWithQuery: string, headers: Headers = {}): Promise<Representation | undefined> {
+  prepare(pathWithQuery: string, headers: Headers = {}): Promise<Representation | undefined> {
+    return this.making(pathWithQuery, headers, true);
+  }
+
+  /** `prepare`, for a client's request (`asked`: it notes the document as in use) or the background's. */
+  private async making(pathWithQuery: string, headers: Headers, asked: boolean): Promise<Representation | undefined> {
     const path = pathWithQuery.split('?')[0];
     let form: SourceForm;
     // A group-version's v3 document needs the sources of that group-version only.
@@ -168,7 +173,7 @@ export class OpenApiPublisher {
       // Only a group-version that has a document is noted as in use (the paths asked for are not bounded).
       if (!this.sortedSources().byGroupVersion.has(gv)) return;
     } else return;
-    this.noteUse(gv === undefined ? `v2 ${form}` : `v3 ${gv}`, path, headers);
+    if (asked) this.noteUse(gv === undefined ? `v2 ${form}` : `v3 ${gv}`, path, headers);
     // A client that has the document (If-None-Match): its ETag comes from the inputs, nothing to make.
     if (this.unchangedFor(path, headers)) return;
     // After a change the sources are other ones: prepared again until none is left to make.
@@ -197,7 +202,7 @@ export class OpenApiPublisher {
     const before = this.inUse.get(key);
     const gzip = acceptsGzip(headers) || (before !== undefined && acceptsGzip(before.headers));
     this.inUse.delete(key);
-    this.inUse.set(key, { path, headers: { accept: acceptOf(headers), 'accept-encoding': gzip ? 'gzip' : undefined }, at: Date.now() });
+    this.inUse.set(key, { path, headers: { accept: acceptOf(headers), 'accept-encoding': gzip ? 'gzip' : undefined }, at: this.now().getTime() });
     // The least recently asked for beyond the v3 documents kept serialized (and the two v2 forms) are let go.
     if (this.inUse.size > this.v3CacheSize + 2) this.inUse.delete(this.inUse.keys().next().value as string);
   }
@@ -234,7 +239,7 @@ export class OpenApiPublisher {
 
   /** Makes each document in use as its last request would have (in turns of the event loop, as `prepare` does). */
   private async warm(): Promise<void> {
-    const now = Date.now();
+    const now = this.now().getTime();
     for (const [key, use] of [...this.inUse]) {
       if (this.closed) return;
       if (now - use.at > IN_USE_MS) {
@@ -242,7 +247,7 @@ export class OpenApiPublisher {
         continue;
       }
       try {
-        await this.prepare(use.path, use.headers);
+        await this.making(use.path, use.headers, false);
       } catch {
         // The next request makes it (and answers the error).
       }

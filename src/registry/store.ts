@@ -23,7 +23,7 @@ import { MODIFIED_CONFLICT, toStatusError } from './storage-errors.js';
 import type { DeleteOptions, ResourceNames, Strategy, TryUpdate, WriteOptions } from './types.js';
 import type { KObject } from '../api/object.js';
 import { DEFAULT_SUBRESOURCE_STRATEGIES, type SubresourceStrategy } from './subresources.js';
-import { TooOldRevisionError } from '../cache/errors.js';
+import { ListAbortedError, TooOldRevisionError } from '../cache/errors.js';
 import { isLarge, KeyedTurns, nextTurn, runStepsInTurns } from '../util/turns.js';
 
 const MAX_ATTEMPTS = 32;
@@ -63,6 +63,8 @@ export interface StoreListOptions {
   name?: string;
   /** Inclusive start key, from a continue token. */
   startKey?: string;
+  /** Whether the client is gone (or answered): a list in steps then ends at its next pause. */
+  aborted?: () => boolean;
   /** Exact revision to list at (a continue token's, or resourceVersionMatch=Exact). */
   revision?: number;
   /** Serve the latest state once the cache has reached this revision. */
@@ -245,7 +247,7 @@ export class RestStore {
       }
       items.push(...chosen);
       if (page.continueKey === undefined) return { items, revision: page.revision };
-      page = await this.listPage({ namespace: opts.namespace, name: opts.name, filter: opts.filter, labels: opts.labels, revision: page.revision, startKey: page.continueKey, limit: limit > 0 ? SELECT_CHUNK : undefined });
+      page = await this.listPage({ namespace: opts.namespace, name: opts.name, filter: opts.filter, labels: opts.labels, revision: page.revision, startKey: page.continueKey, limit: limit > 0 ? SELECT_CHUNK : undefined, aborted: opts.aborted });
     }
   }
 
@@ -259,8 +261,11 @@ export class RestStore {
       try {
         // In steps: a list of many objects (or a field selector over them) takes turns with other requests.
         const key = this.nameKey(opts.namespace, opts.name);
-        page = await runStepsInTurns(this.cache.listing({ prefix, key, revision: opts.revision, startKey: opts.startKey, limit: opts.limit, filter: opts.filter, labels: opts.labels }));
+        page = await runStepsInTurns(
+          this.cache.listing({ prefix, key, revision: opts.revision, startKey: opts.startKey, limit: opts.limit, filter: opts.filter, labels: opts.labels, aborted: opts.aborted }),
+        );
       } catch (err) {
+        if (err instanceof ListAbortedError) throw err;
         if (opts.revision !== undefined) return await this.listFromStorage(prefix, opts);
         // A long list at the latest revision while writes went past the cache's window meanwhile: listed from storage at its revision.
         if (!(err instanceof TooOldRevisionError)) throw err;

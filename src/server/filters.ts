@@ -127,15 +127,23 @@ const TIMEOUT_TICK_MS = 100;
  * The request timeout (--request-timeout; a shorter `?timeout=` of the request
  * wins): a request not answered in time gets upstream's 504, and whatever its
  * handler writes afterwards is dropped; a request whose body has not all come
- * is then ended (`endExchange`), so that a stalled upload holds nothing.
+ * is then ended (`endExchange`), so that a stalled upload holds nothing; an
+ * answer whose headers went out but not all of its body is broken off (`abortExchange`).
  * Long-running requests have their own timeouts. Deadlines are checked by one
  * timer for all requests, not one timer each.
  */
-export function requestTimeout(defaultMs: number, endExchange: (x: Exchange) => void): Filter {
+export function requestTimeout(defaultMs: number, endExchange: (x: Exchange) => void, abortExchange: (x: Exchange) => void): Filter {
   const deadlines = new Map<Exchange, number>();
   let ticker: NodeJS.Timeout | undefined;
   const expire = (x: Exchange) => {
-    if (x.res.headersSent || x.res.writableEnded) return;
+    if (x.res.writableEnded) return;
+    if (x.res.headersSent) {
+      // An answer still going out (a large one to a client that reads slowly, or not at all): broken off, as
+      // upstream's timeout filter aborts its handler (http.ErrAbortHandler), so that it holds its seat no longer.
+      x.timedOut = true;
+      abortExchange(x);
+      return;
+    }
     // As upstream's timeout filter writes it: the Status without kind and apiVersion, no Content-Type of its own.
     x.res.writeHead(504, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': TIMEOUT_BODY.length });
     x.res.end(TIMEOUT_BODY);

@@ -88,18 +88,25 @@ export function endInSlices(res: Response, body: string | Buffer): void | Promis
     res.end(body);
     return;
   }
-  return writeSlices(res, typeof body === 'string' ? Buffer.from(body) : body);
+  return writeSlices(res, body);
 }
 
-async function writeSlices(res: Response, body: Buffer): Promise<void> {
+async function writeSlices(res: Response, body: string | Buffer): Promise<void> {
   let wake: (() => void) | undefined;
   res.once('close', () => wake?.());
-  for (let at = 0; !res.destroyed; at += BODY_SLICE) {
-    if (at + BODY_SLICE >= body.length) {
-      res.end(body.subarray(at));
+  for (let at = 0; !res.destroyed; ) {
+    let to = Math.min(body.length, at + BODY_SLICE);
+    // A text is never cut between the two halves of one character: each slice is encoded to UTF-8 on its own.
+    if (typeof body === 'string' && to < body.length && isHighSurrogate(body.charCodeAt(to - 1))) to--;
+    const slice = typeof body === 'string' ? body.slice(at, to) : body.subarray(at, to);
+    at = to;
+    if (at >= body.length) {
+      res.end(slice);
       return;
     }
-    if (res.write(body.subarray(at, at + BODY_SLICE))) await nextTurn();
+    if (res.write(slice)) await nextTurn();
     else if (!res.destroyed) await new Promise<void>((resolve) => res.once('drain', (wake = resolve)));
   }
 }
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;

@@ -189,7 +189,7 @@ export class HttpServer {
     // AlwaysAllow, the default, is no filter at all: nothing to build attributes for.
     if (options.authorizer && options.authorizer !== alwaysAllow) filters.push(authorization(options.authorizer));
     // One in-flight budget for the API and the console's own requests (its sign-ins among them), one timeout rule.
-    const limited = [inFlightLimits(limits), requestTimeout(limits.requestTimeoutMs, endExchange)];
+    const limited = [inFlightLimits(limits), requestTimeout(limits.requestTimeoutMs, endExchange, abortExchange)];
     filters.push(...limited);
     if (options.metrics) filters.push(requestMetrics(options.metrics, options.registry));
     this.serve = compose(filters, (x) => this.route(x));
@@ -680,6 +680,12 @@ function endExchange(x: Exchange): void {
   const req = x.req as unknown as http.IncomingMessage;
   if (res.writableFinished) req.destroy();
   else res.once('finish', () => req.destroy());
+}
+
+/** Break an answer off mid-body: the HTTP/2 stream reset (INTERNAL_ERROR), the HTTP/1.1 connection closed. */
+function abortExchange(x: Exchange): void {
+  if (x.res instanceof StreamResponse) return x.res.destroy();
+  (x.req as unknown as http.IncomingMessage).socket?.destroy();
 }
 
 /** Who a request is served for, as the stall log names it: the user, and the one it impersonates. */

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
-import { TooLargeRevisionError, TooOldRevisionError, SlowWatcherError } from '../../src/cache/errors.js';
+import { ListAbortedError, TooLargeRevisionError, TooOldRevisionError, SlowWatcherError } from '../../src/cache/errors.js';
 import { decodedObjectLimit, setDecodedObjectLimit, WatchCache, type CacheEvent, type CacheEventType } from '../../src/cache/watch-cache.js';
 import { openStorage, type Storage } from '../../src/storage/index.js';
 
@@ -151,6 +151,28 @@ for (const [name, make] of backends) {
       assert.equal(steps.next().done, false, 'a pause');
       for (let i = 0; i < 6; i++) await storage.create(`/registry/things/late${i}`, val('late'));
       assert.throws(() => steps.next(), (err: unknown) => err instanceof TooOldRevisionError && err.requestedRevision === r0);
+    });
+
+    it('ends a list in steps whose client is gone, and one during which the cache lists the store again', async () => {
+      const { storage, cache } = await setup();
+      await cache.start();
+      for (let i = 0; i < 600; i++) await storage.create(`/registry/things/k${String(i).padStart(4, '0')}`, val(`k${i}`));
+      const slow = () => {
+        for (const end = performance.now() + 0.1; performance.now() < end; );
+        return true;
+      };
+      let gone = false;
+      const abandoned = cache.listing({ filter: slow, aborted: () => gone });
+      assert.equal(abandoned.next().done, false, 'a pause');
+      gone = true;
+      assert.throws(() => abandoned.next(), ListAbortedError);
+      const relisted = cache.listing({ filter: slow });
+      assert.equal(relisted.next().done, false, 'a pause');
+      // What a broken watch of the store does: the cache empties and loads again (its keys are not those of the list).
+      (cache as unknown as { restart(err: Error): void }).restart(new Error('watch broken'));
+      assert.throws(() => relisted.next(), TooOldRevisionError);
+      await cache.start();
+      assert.equal(cache.list().items.length, 600);
     });
 
     it('lists and watches one key alone (a name), reading no other object', async () => {

@@ -1,7 +1,7 @@
 /**
- * Large answers (the OpenAPI documents) go out a slice at a time: whole and the same over HTTP/1.1 and HTTP/2, a
- * client that reads slowly holds its in-flight seat (as a blocked write holds upstream's handler) without holding
- * the server, and one that goes away mid-document frees it.
+ * Large answers (the OpenAPI documents, pretty JSON) go out a slice at a time: whole and the same over HTTP/1.1 and
+ * HTTP/2, a client that reads slowly holds its in-flight seat (as a blocked write holds upstream's handler) without
+ * holding the server, until it goes away or the request timeout breaks the answer off.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ describe('large documents', () => {
     const tokens = join(dir, 'tokens.csv');
     writeFileSync(tokens, `${USER},reader,1001,"readers"\n`);
     // One read in flight for anyone outside system:masters: a seat held shows as a 429.
-    s = await startTestServer({ tokenAuthFile: tokens, limits: { maxRequestsInFlight: 1, requestTimeoutMs: 20_000 } });
+    s = await startTestServer({ tokenAuthFile: tokens, limits: { maxRequestsInFlight: 1, requestTimeoutMs: 3000 } });
   });
   after(async () => {
     await s.stop();
@@ -85,6 +85,51 @@ describe('large documents', () => {
       assert.equal(freed, 200, 'the seat is free once the client has gone');
     } finally {
       session.close();
+    }
+  });
+
+  it('breaks off an answer its client does not read at the request timeout, and frees its seat', async () => {
+    const session = http2.connect(s.kapi.url, { ca: s.kapi.caCertPem });
+    try {
+      const started = Date.now();
+      const stream = session.request({ ':path': '/openapi/v2', authorization: `Bearer ${USER}` });
+      stream.on('response', () => stream.pause());
+      const rstCode = await new Promise<number>((resolve) => {
+        stream.on('error', () => {});
+        stream.on('close', () => resolve(stream.rstCode ?? -1));
+      });
+      assert.equal(rstCode, http2.constants.NGHTTP2_INTERNAL_ERROR, 'reset as upstream resets an aborted handler\'s stream');
+      assert.ok(Date.now() - started >= 2500, 'not before the timeout');
+      assert.equal((await s.request('GET', '/api', { token: USER })).status, 200);
+    } finally {
+      session.close();
+    }
+  });
+
+  it('writes a large text answer (pretty JSON) in slices without cutting a character in two', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'blobs.big.example.com' },
+      spec: {
+        group: 'big.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'blobs', singular: 'blob', kind: 'Blob' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    };
+    assert.equal((await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status, 201);
+    const blobs = '/apis/big.example.com/v1/namespaces/default/blobs';
+    for (let i = 0; i < 200 && (await s.request('GET', blobs)).status !== 200; i++) await new Promise((r) => setTimeout(r, 25));
+    // Characters outside the BMP are two UTF-16 units: a slice ending between them would write U+FFFD twice. The
+    // first slice (2^20 units) ends among such characters, in two answers whose lengths differ by one unit: in one
+    // of them, between the two units of one.
+    const text = 'a'.repeat(900_000) + '\u{1F600}'.repeat(100_000);
+    for (const name of ['emoji', 'emoji2']) {
+      const created = await s.request('POST', blobs, { body: { apiVersion: 'big.example.com/v1', kind: 'Blob', metadata: { name }, text } });
+      assert.equal(created.status, 201, created.text.slice(0, 200));
+      const got = JSON.parse((await s.request('GET', `${blobs}/${name}?pretty=true`)).text);
+      assert.ok(got.text === text, 'the text as stored');
     }
   });
 });

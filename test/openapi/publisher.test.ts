@@ -233,6 +233,25 @@ describe('OpenAPI publisher', () => {
     assert.equal(p.fragmentBuilds, made);
   });
 
+  it('stops making a document again once no client has asked for it in 15 minutes (its own passes do not count)', async () => {
+    let now = NOW.getTime();
+    const p = new OpenApiPublisher({ now: () => new Date(now) });
+    p.setBuiltins(BUILTINS);
+    p.setCrd(crontabCrd({ group: 'g0.example.com' }));
+    await p.prepare('/openapi/v2', { accept: 'application/json' });
+    const minutes = (n: number) => n * 60_000;
+    now += minutes(10);
+    p.setCrd(crontabCrd({ group: 'g0.example.com', extraProps: 1 }));
+    await p.warmed();
+    const made = p.fragmentBuilds;
+    assert.equal(made, 3, 'made again 10 minutes after the request');
+    now += minutes(6);
+    p.setCrd(crontabCrd({ group: 'g0.example.com', extraProps: 2 }));
+    await p.warmed();
+    assert.equal(p.fragmentBuilds, made, '16 minutes after the request: not made in the background');
+    assert.ok(v2(p).definitions['com.example.g0.v1.CronTab'].properties.spec.properties.field1, 'a client still gets the new document');
+  });
+
   it('serves the document prepare made for the request even when a change came after it, making nothing in one step', async () => {
     const p = publisher();
     const prepared = await p.prepare('/openapi/v2', { accept: 'application/json' });

@@ -102,6 +102,8 @@ export function parseListParams(ctx: HandlerContext): ListParams {
     labels,
     // One name (the object of a named watch, or metadata.name=): the cache reads that key alone.
     name: info.name ?? requirements.find((r) => r.field === 'metadata.name' && r.operator === '=')?.value,
+    // A list of many objects goes no further once its client is gone or has its answer (a timeout's 504).
+    aborted: () => ctx.res.destroyed || ctx.res.writableEnded,
     // The watch cache ignores the limit of a list at resourceVersion "0" (cacher's computeListLimit).
     limit: limit > 0 && !(rv === '0' && !cont) ? limit : undefined,
   };
