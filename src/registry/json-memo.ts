@@ -1,12 +1,13 @@
 /**
  * Serialized JSON of shared, immutable objects (those the watch cache hands out),
  * remembered per object and API version, so a hot object is stringified once for
- * all the GETs, lists and watch events that return it. Entries die with their
- * objects. They are kept as UTF-8 bytes: written as they are, and held outside
+ * all the GETs, lists and watch events that return it. Entries are kept on their
+ * objects (util/object-memo.ts) and die with them. They are kept as UTF-8 bytes: written as they are, and held outside
  * the JS heap, which would otherwise grow by more than their size.
  */
 import { stringifyJson } from '../machinery/json.js';
 import type { KObject } from '../api/object.js';
+import { ObjectMemo } from '../util/object-memo.js';
 
 /** One version's JSON: what nearly every object has (a Map per object would cost more than the pair). */
 class OneVersion {
@@ -16,7 +17,7 @@ class OneVersion {
   ) {}
 }
 
-const memo = new WeakMap<KObject, OneVersion | Map<string, Buffer>>();
+const memo = new ObjectMemo<KObject, OneVersion | Map<string, Buffer>>('kapi.json');
 
 function recall(obj: KObject, version: string): Buffer | undefined {
   const m = memo.get(obj);

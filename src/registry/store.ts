@@ -24,6 +24,7 @@ import type { DeleteOptions, ResourceNames, Strategy, TryUpdate, WriteOptions } 
 import type { KObject } from '../api/object.js';
 import { DEFAULT_SUBRESOURCE_STRATEGIES, type SubresourceStrategy } from './subresources.js';
 import { ListAbortedError, TooOldRevisionError } from '../cache/errors.js';
+import { ObjectMemo } from '../util/object-memo.js';
 import { isLarge, KeyedTurns, nextTurn, runStepsInTurns } from '../util/turns.js';
 
 const MAX_ATTEMPTS = 32;
@@ -83,7 +84,7 @@ export interface StoreListOptions {
  * resourceVersion it names their content, so what is derived from them (a conversion) may be shared by every copy
  * decoded of the same state. Objects decoded while their store changes how it reads have none.
  */
-const storedStates = new WeakMap<KObject, number>();
+const storedStates = new ObjectMemo<KObject, number>('kapi.storedState');
 let nextStateTag = 1;
 
 /** The tag of an object decoded again from the watch cache's text (undefined for any other object). */
