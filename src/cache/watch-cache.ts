@@ -459,6 +459,7 @@ export class WatchCache<T> {
   private changes = 0;
   /** Bumped when the cache lists the store again (restart): a list in steps from before cannot go on. */
   private epoch = 0;
+  private isRelisting = false;
   private handle?: WatchHandle;
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
   private bookmarkTimer?: NodeJS.Timeout;
@@ -553,6 +554,14 @@ export class WatchCache<T> {
       // A large cache is decoded in slices, letting requests in between.
       if (i % 500 === 499) await new Promise((r) => setImmediate(r));
     }
+  }
+
+  /**
+   * Emptied to list the store again (its watch of the store broke), until it has: what it holds is then the state
+   * at no revision (`start()` waits for the new list).
+   */
+  get relisting(): boolean {
+    return this.isRelisting;
   }
 
   /** A consistent read: wait until the cache has everything the store has committed. */
@@ -782,9 +791,13 @@ export class WatchCache<T> {
     this.entries.clear();
     this.sorted = new SortedKeys();
     this.changes++;
+    this.isRelisting = true;
     this.ready = new Promise<void>((resolve) => {
       const retry = () =>
-        this.load().then(resolve, () => {
+        this.load().then(() => {
+          this.isRelisting = false;
+          resolve();
+        }, () => {
           if (!this.stopped) setTimeout(retry, 1000).unref();
         });
       retry();

@@ -258,6 +258,8 @@ export class RestStore {
       if (opts.consistent) await this.cache.sync();
       else if (opts.minRevision) await this.cache.waitUntilFresh(opts.minRevision);
       const prefix = this.namespacePrefix(opts.namespace);
+      // The cache began listing the store again after the waits above: storage answers.
+      if (this.cache.relisting) return await this.listFromStorage(prefix, opts);
       let page: CacheListResult<KObject>;
       try {
         // In steps: a list of many objects (or a field selector over them) takes turns with other requests.
@@ -268,9 +270,10 @@ export class RestStore {
       } catch (err) {
         if (err instanceof ListAbortedError) throw err;
         if (opts.revision !== undefined) return await this.listFromStorage(prefix, opts);
-        // A long list at the latest revision while writes went past the cache's window meanwhile: listed from storage at its revision.
+        // A long list at the latest revision while writes went past the cache's window meanwhile, or while the cache
+        // lists the store again: listed from storage, at its latest revision.
         if (!(err instanceof TooOldRevisionError)) throw err;
-        return await this.listFromStorage(prefix, { ...opts, revision: err.requestedRevision });
+        return await this.listFromStorage(prefix, opts);
       }
       const entries = page.items;
       let items: KObject[] | undefined;
@@ -321,6 +324,8 @@ export class RestStore {
       if (opts.afterRevision !== undefined && opts.afterRevision > this.cache.currentRevision) {
         await this.cache.waitUntilFresh(opts.afterRevision);
       }
+      // Begun listing the store again after the waits above: watched once it has.
+      if (this.cache.relisting) await this.cache.start();
       const afterRevision = opts.fromNow ? this.cache.currentRevision : opts.afterRevision;
       return this.cache.watch(
         {

@@ -137,6 +137,9 @@ export function requestTimeout(defaultMs: number, endExchange: (x: Exchange) => 
   let ticker: NodeJS.Timeout | undefined;
   const expire = (x: Exchange) => {
     if (x.res.writableEnded) return;
+    // A connection that switched protocols (an aggregated server's console session) is not an answer, and the
+    // in-process client's answer is not on a connection.
+    if (x.res.headersSent && (x.upgrade || x.loopback)) return;
     if (x.res.headersSent) {
       // An answer still going out (a large one to a client that reads slowly, or not at all): broken off, as
       // upstream's timeout filter aborts its handler (http.ErrAbortHandler), so that it holds its seat no longer.

@@ -26,6 +26,7 @@ import type { AdmissionChain } from '../registry/admission.js';
 import { serveResource } from './handlers/resource.js';
 import { serveVirtual } from './handlers/virtual.js';
 import { RequestAbortedError } from './request-aborted.js';
+import { ListAbortedError } from '../cache/errors.js';
 import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { errorSerializer, JSON_OUTPUT, negotiateDiscovery, negotiateOutput, type Negotiated } from './negotiation.js';
 import { requestMetrics, type ApiMetrics } from './metrics.js';
@@ -404,7 +405,7 @@ export class HttpServer {
 
   /** An exception no handler turned into a Status: logged with its request, answered 500; the process stays up. */
   private lastResort(x: Exchange, err: unknown): void {
-    if (x.timedOut || err instanceof RequestAbortedError) return;
+    if (x.timedOut || isAbandoned(err)) return;
     const known = err instanceof StatusError;
     if (!known) this.logUnexpected(x, err);
     try {
@@ -609,7 +610,7 @@ export class HttpServer {
 
   /** A request whose handler failed: its Status, in the media type negotiated (or the first the client accepts). */
   private failed(x: Exchange, err: unknown, output: Negotiated): void {
-    if (x.timedOut || err instanceof RequestAbortedError) return;
+    if (x.timedOut || isAbandoned(err)) return;
     if (!(err instanceof StatusError)) this.logUnexpected(x, err);
     x.status = statusOf(err).toStatus();
     writeError(x.res, err, output === JSON_OUTPUT ? errorSerializer(x.req.headers.accept) : output.serializer);
@@ -680,6 +681,11 @@ function endExchange(x: Exchange): void {
   const req = x.req as unknown as http.IncomingMessage;
   if (res.writableFinished) req.destroy();
   else res.once('finish', () => req.destroy());
+}
+
+/** Work given up because its client is gone: nothing to answer or log. */
+function isAbandoned(err: unknown): boolean {
+  return err instanceof RequestAbortedError || err instanceof ListAbortedError;
 }
 
 /** Break an answer off mid-body: the HTTP/2 stream reset (INTERNAL_ERROR), the HTTP/1.1 connection closed. */

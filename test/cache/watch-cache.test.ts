@@ -170,8 +170,10 @@ for (const [name, make] of backends) {
       assert.equal(relisted.next().done, false, 'a pause');
       // What a broken watch of the store does: the cache empties and loads again (its keys are not those of the list).
       (cache as unknown as { restart(err: Error): void }).restart(new Error('watch broken'));
+      assert.equal(cache.relisting, true, 'what a list or watch asks it meanwhile goes to storage or waits');
       assert.throws(() => relisted.next(), TooOldRevisionError);
       await cache.start();
+      assert.equal(cache.relisting, false);
       assert.equal(cache.list().items.length, 600);
     });
 

@@ -511,6 +511,17 @@ describe('kapi as the aggregator in front of a kapi extension server', () => {
       assert.match(anonymous.text(), /^HTTP\/1\.1 403 Forbidden\r\n/);
       anonymous.socket.destroy();
       assert.equal(seen.length, 5, 'the refused requests never reached it');
+      // A session on another subresource (a console, as KubeVirt's) outlives the request timeout: the switch ended
+      // the request, and what follows is the connection's (upstream leaves a hijacked connection alone).
+      const consoleSession = await raw(
+        `GET /apis/up.example.com/v1/namespaces/default/shells/s1/console?timeout=1s HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${agg.kapi.adminToken}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`,
+        /\r\n\r\n/,
+      );
+      assert.match(consoleSession.text(), /^HTTP\/1\.1 101 /);
+      await new Promise((r) => setTimeout(r, 1600));
+      consoleSession.socket.write('still there');
+      await until('the echo after the timeout', async () => consoleSession.text().endsWith('STILL THERE'));
+      consoleSession.socket.destroy();
     } finally {
       await agg.request('DELETE', '/apis/apiregistration.k8s.io/v1/apiservices/v1.up.example.com');
       await new Promise<void>((r) => {
