@@ -13,7 +13,7 @@
  * every such cache in the process shares one set of decoded objects (`setDecodedObjectLimit`).
  */
 import { lowerBound, SortedKeys } from '../util/sorted-keys.js';
-import { nextTurn, runSteps, runStepsInTurns, type Steps } from '../util/turns.js';
+import { nextTurn, runSteps, type Steps } from '../util/turns.js';
 import { inRange, prefixEnd } from '../storage/keys.js';
 import type { KeyValue, Storage, WatchEvent, WatchHandle } from '../storage/types.js';
 import { EventRing } from './event-ring.js';
@@ -95,6 +95,11 @@ export interface CacheWatchSink<T> {
    * current objects a watch without afterRevision starts with.
    */
   onEvent(type: CacheEventType, event: CacheEvent<T>, initial?: boolean): boolean;
+  /**
+   * For a watch whose first events go out in steps (`inSteps`): a promise when the watcher has taken as much as it
+   * should before its client reads it, which the next of them waits for (undefined: send on).
+   */
+  waitForRoom?(): Promise<void> | undefined;
   /** A bookmark; `initialEventsEnd`: the one after the initial events of a watch-list. */
   onBookmark?(revision: number, initialEventsEnd?: boolean): boolean;
   onClose(error?: Error): void;
@@ -162,6 +167,10 @@ interface Watcher<T> {
   closed: boolean;
   /** Events that came while the current objects are still being sent (they follow them). */
   held?: CacheEvent<T>[];
+  /** What the sending of the current objects waits for before its next step (the client reading what it has). */
+  room?: Promise<void>;
+  /** Ends that wait (the watcher closed). */
+  wake?: () => void;
 }
 
 /**
@@ -694,12 +703,25 @@ export class WatchCache<T> {
       this.watchers.delete(w);
       throw err;
     }
-    if (!first.done) {
-      nextTurn()
-        .then(() => runStepsInTurns(steps))
-        .catch((err: unknown) => this.dropWatcher(w, err instanceof Error ? err : new Error(String(err))));
-    }
+    if (!first.done) void this.sendInTurns(w, steps);
     return close;
+  }
+
+  /** The rest of a watch's first events: a step per turn of the loop, or once its client has read what it has. */
+  private async sendInTurns(w: Watcher<T>, steps: Steps<void>): Promise<void> {
+    try {
+      for (;;) {
+        const room = w.room;
+        w.room = undefined;
+        if (!room) await nextTurn();
+        // Until the client has read, or the watcher is closed (its client may never read again).
+        else if (!w.closed) await new Promise<void>((resolve) => void room.then((w.wake = resolve), resolve));
+        w.wake = undefined;
+        if (steps.next().done) return;
+      }
+    } catch (err) {
+      this.dropWatcher(w, err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   /**
@@ -730,6 +752,14 @@ export class WatchCache<T> {
       if (text !== undefined && !wanted!(text)) continue;
       const event: CacheEvent<T> = e instanceof Cached && !e.decoded ? new InitialEvent(e as Cached<T>) : { type: 'ADDED', key: e.key, revision: e.revision, object: e.object };
       if (!this.dispatch(w, event, true)) return;
+      // A client that reads more slowly than they are made: the rest wait for it (never dropped for it).
+      const room = w.sink.waitForRoom?.();
+      if (room) {
+        w.room = room;
+        yield;
+        stepStart = performance.now();
+        if (w.closed) return;
+      }
     }
     const held = w.held ?? [];
     w.held = undefined;
@@ -960,6 +990,7 @@ export class WatchCache<T> {
     if (w.closed) return;
     w.closed = true;
     this.watchers.delete(w);
+    w.wake?.();
     w.sink.onClose(error);
   }
 

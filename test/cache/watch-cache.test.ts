@@ -226,6 +226,32 @@ for (const [name, make] of backends) {
       assert.deepEqual(marks, [[r0 + 2, true]]);
     });
 
+    it('lets a watch\'s first events wait for a client that reads slowly, and end when it is closed meanwhile', async () => {
+      const { storage, cache } = await setup();
+      await cache.start();
+      for (let i = 0; i < 300; i++) await storage.create(`/registry/things/k${String(i).padStart(4, '0')}`, val(`k${i}`));
+      const seen: string[] = [];
+      let read: () => void = () => {};
+      // The client takes 100 events, then reads nothing until told to.
+      const sink = {
+        onEvent: (_type: CacheEventType, event: CacheEvent<Obj>) => (seen.push(event.key), true),
+        waitForRoom: () => (seen.length % 100 === 0 ? new Promise<void>((r) => (read = r)) : undefined),
+        onClose: () => {},
+      };
+      const watcher = cache.watch({ inSteps: true }, sink);
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(seen.length, 100, 'waiting for the client');
+      read();
+      await until(() => seen.length === 200, 'the next hundred');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(seen.length, 200);
+      // Closed while it waits: it sends nothing more, and waits no longer.
+      watcher.close();
+      read();
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(seen.length, 200);
+    });
+
     it('lists at a past revision inside the window, and refuses one before it', async () => {
       const { storage, cache } = await setup({ capacity: 4 });
       await cache.start();

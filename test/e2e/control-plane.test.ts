@@ -141,8 +141,12 @@ describe('kube-controller-manager and kube-scheduler against kapi', () => {
     assert.deepEqual((await podsOf('db-')).map((p) => p.metadata.name), ['db-0']);
     assert.equal((await podsOf('agent-')).length, 1);
     assert.equal((await podsOf('once-')).length, 1);
-    const bound = await s.request('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=reason%3DScheduled`);
-    assert.ok(bound.json.items.length >= 5, 'the scheduler records its bindings as Events');
+    // Its event recorder sends them on its own time, after the bindings.
+    let scheduled = 0;
+    await until('the scheduler to record its bindings as Events', async () => {
+      scheduled = (await s.request('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=reason%3DScheduled`)).json.items.length;
+      return scheduled >= 5;
+    }, 10_000).catch((err: Error) => Promise.reject(new Error(`${err.message} (${scheduled} Scheduled events)`)));
     // StatefulSet and DaemonSet history.
     const revisions = await items(`/apis/apps/v1/namespaces/${ns}/controllerrevisions`);
     assert.deepEqual(revisions.map((r) => r.metadata.ownerReferences[0].kind).sort(), ['DaemonSet', 'StatefulSet']);

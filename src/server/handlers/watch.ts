@@ -14,6 +14,8 @@ import { WatchObjectEncoder } from '../output.js';
 
 /** A watcher whose socket holds more unsent bytes than this is dropped. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** A watch's first events (a million objects: 600 MiB) go on once its client has read what is beyond this. */
+const INITIAL_EVENTS_BUFFERED_BYTES = 1024 * 1024;
 /** setTimeout's longest delay; a longer watch timeout would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Events waiting for a conversion before a watcher counts as too slow. */
@@ -66,6 +68,9 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   };
   const writeStatusEvent = (err: unknown) => write(frame('ERROR', serializer.encode(statusOf(err).toStatus(), false)));
   let corked = false;
+  // A wait for room (waitForRoom) ends when the client has read, or is gone.
+  let wakeRoom: (() => void) | undefined;
+  res.once('close', () => wakeRoom?.());
   const uncork = () => {
     corked = false;
     res.uncork();
@@ -97,7 +102,8 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
           if (res.destroyed || res.writableEnded) return false;
           if (!endpoint.prepare) {
             writeEvent(type, event);
-            return res.writableLength < MAX_BUFFERED_BYTES;
+            // The first events wait for a slow client (waitForRoom) rather than drop it.
+            return initial === true || res.writableLength < MAX_BUFFERED_BYTES;
           }
           // Conversions that take time (webhooks) run one event after another, keeping the order. The
           // initial objects are already in memory: only later events count against the bound.
@@ -127,6 +133,10 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
             }
           });
           return true;
+        },
+        waitForRoom() {
+          if (res.destroyed || res.writableEnded || res.writableLength < INITIAL_EVENTS_BUFFERED_BYTES) return undefined;
+          return new Promise<void>((resolve) => res.once('drain', (wakeRoom = resolve)));
         },
         onBookmark(revision: number, initialEventsEnd?: boolean) {
           if (res.destroyed || res.writableEnded) return false;
