@@ -20,7 +20,7 @@ import { parseIncludeObject, partialObjectMetadata, tableForList, tableForObject
 import type { Negotiated } from './negotiation.js';
 import type { Response } from './exchange.js';
 import { reportMismatch, type WatchEventType } from './serializers.js';
-import { writeSerialized } from './respond.js';
+import { endInSlices, writeSerialized } from './respond.js';
 import { groupVersion } from './handlers/context.js';
 
 /** What an output conversion needs of the request. */
@@ -248,14 +248,35 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
       }
     })();
   }
-  const items = isArray(listed) ? listed : Array.from({ length: listed.length }, (_, i) => listed.object(i));
+  const object = isArray(listed) ? (i: number) => listed[i] : (i: number) => listed.object(i);
+  const count = listed.length;
   const messages = rememberedMessage(target);
-  const list = messages && encodeListOfMessages(head, items.map(messages), reportMismatch);
-  if (list) {
-    res.writeHead(code, { 'Content-Type': output.serializer.mediaType, 'Content-Length': list.length });
-    res.end(list);
-    return;
+  // Protobuf: each item's message (remembered per object), then the list around them; the kind's list must have one.
+  if (messages && encodeListOfMessages(head, []) !== undefined) {
+    const all = new Array<Buffer>(count);
+    const encode = (from: number, to: number) => {
+      for (let i = from; i < to; i++) all[i] = messages(object(i));
+    };
+    const send = () => {
+      const list = encodeListOfMessages(head, all, reportMismatch)!;
+      res.writeHead(code, { 'Content-Type': output.serializer.mediaType, 'Content-Length': list.length });
+      return endInSlices(res, list);
+    };
+    if (count <= LIST_ITEMS_PER_TURN) {
+      encode(0, count);
+      return send();
+    }
+    // A large list (its items may have to be decoded first) a slice of items per turn of the event loop.
+    return (async () => {
+      for (let from = 0; from < count; from += LIST_ITEMS_PER_TURN) {
+        if (from > 0) await nextTurn();
+        if (res.destroyed) return;
+        encode(from, Math.min(count, from + LIST_ITEMS_PER_TURN));
+      }
+      return send();
+    })();
   }
+  const items = Array.from({ length: count }, (_, i) => object(i));
   const versioned = items.map((o) => (bare ? withoutTypeMeta(endpoint.toVersion(o)) : endpoint.toVersion(o)));
   const converted = convertList(target, versioned, meta);
   return writeEncoded(res, code, converted ?? { ...head, items: versioned }, output);

@@ -10,6 +10,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { decodeObject } from '../../src/machinery/protobuf/objects.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 const USER = 'reader-token-1';
@@ -131,5 +132,28 @@ describe('large documents', () => {
       const got = JSON.parse((await s.request('GET', `${blobs}/${name}?pretty=true`)).text);
       assert.ok(got.text === text, 'the text as stored');
     }
+  });
+
+  it('answers a protobuf list of more than a thousand objects, made a thousand items per turn, whole', async () => {
+    const maps = '/api/v1/namespaces/default/configmaps';
+    for (let i = 0; i < 1100; i += 50) {
+      const batch = Array.from({ length: 50 }, (_, j) => s.request('POST', maps, { body: { metadata: { name: `m-${i + j}`, labels: { many: 'yes' } }, data: { n: String(i + j) } } }));
+      for (const r of await Promise.all(batch)) assert.equal(r.status, 201);
+    }
+    const json = (await s.request('GET', `${maps}?labelSelector=many`)).json;
+    const proto = await new Promise<Buffer>((resolve, reject) => {
+      const req = https.get(new URL(`${maps}?labelSelector=many`, s.kapi.url), { ca: s.kapi.caCertPem, headers: { authorization: `Bearer ${s.kapi.adminToken}`, accept: 'application/vnd.kubernetes.protobuf' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+      });
+      req.on('error', reject);
+    });
+    const list = decodeObject(proto, { apiVersion: 'v1', kind: 'ConfigMapList' }) as { items: Array<{ metadata: { name: string }; data: { n: string } }> };
+    assert.equal(list.items.length, 1100);
+    assert.deepEqual(
+      list.items.map((m) => `${m.metadata.name}=${m.data.n}`),
+      json.items.map((m: { metadata: { name: string }; data: { n: string } }) => `${m.metadata.name}=${m.data.n}`),
+    );
   });
 });
