@@ -618,7 +618,7 @@ export class WatchCache<T> {
     let read = 0;
     for (let r = keys.next(); !r.done; r = keys.next()) {
       const key = r.value;
-      if (++read % LIST_CLOCK_EVERY === 0 && performance.now() - stepStart > LIST_STEP_MS) {
+      if (pauseDue(++read, stepStart)) {
         yield;
         stepStart = performance.now();
         if (options.aborted?.()) throw new ListAbortedError();
@@ -742,7 +742,7 @@ export class WatchCache<T> {
     let stepStart = performance.now();
     for (let i = 0; i < items.length; i++) {
       if (w.closed) return;
-      if (i % LIST_CLOCK_EVERY === LIST_CLOCK_EVERY - 1 && performance.now() - stepStart > LIST_STEP_MS) {
+      if (i > 0 && pauseDue(i, stepStart)) {
         yield;
         stepStart = performance.now();
         if (w.closed) return;
@@ -1030,6 +1030,9 @@ const MAX_HELD_EVENTS = 10_000;
 /** A list pauses once it has worked this long (looking at the clock every LIST_CLOCK_EVERY keys). */
 const LIST_STEP_MS = 5;
 const LIST_CLOCK_EVERY = 256;
+
+/** Whether a step that has read `count` keys (or sent that many events) since `since` should pause. */
+const pauseDue = (count: number, since: number) => count % LIST_CLOCK_EVERY === 0 && performance.now() - since > LIST_STEP_MS;
 
 /** The keys of two sorted sources in [start, end), in order: `a` (already in range) and the sorted array `b`. */
 function* mergeSorted(a: Iterable<string>, b: readonly string[], start: string, end: string): Generator<string, void, undefined> {

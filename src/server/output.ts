@@ -11,7 +11,7 @@ import { StatusError } from '../machinery/status.js';
 import { stringifyJson } from '../machinery/json.js';
 import { nextTurn } from '../util/turns.js';
 import { encodeEnvelope } from '../machinery/protobuf/envelope.js';
-import { encodeListOfMessages, itemMessage } from '../machinery/protobuf/objects.js';
+import { encodeListOfMessages, hasListOfMessages, itemMessage } from '../machinery/protobuf/objects.js';
 import { memoEncoded, memoJson } from '../registry/json-memo.js';
 import type { Endpoint, ServedResource } from '../registry/registry.js';
 import type { ListedItems } from '../registry/store.js';
@@ -20,7 +20,7 @@ import { parseIncludeObject, partialObjectMetadata, tableForList, tableForObject
 import type { Negotiated } from './negotiation.js';
 import type { Response } from './exchange.js';
 import { reportMismatch, type WatchEventType } from './serializers.js';
-import { endInSlices, writeSerialized } from './respond.js';
+import { endInSlices, pacedWriter, writeSerialized } from './respond.js';
 import { groupVersion } from './handlers/context.js';
 
 /** What an output conversion needs of the request. */
@@ -237,14 +237,13 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
         for (let i = from; i < to; i++) total += sizes[i];
       }
       res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': total });
+      // At the client's pace: a list of a million objects (600 MiB) is not buffered whole for a slow one.
+      const out = pacedWriter(res);
       for (let from = 0; from < count; from += LIST_ITEMS_PER_TURN) {
         if (res.destroyed) return;
         const to = Math.min(count, from + LIST_ITEMS_PER_TURN);
         if (to === count) res.end(chunk(from, to));
-        else {
-          res.write(chunk(from, to));
-          await nextTurn();
-        }
+        else await out.write(chunk(from, to));
       }
     })();
   }
@@ -252,7 +251,7 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
   const count = listed.length;
   const messages = rememberedMessage(target);
   // Protobuf: each item's message (remembered per object), then the list around them; the kind's list must have one.
-  if (messages && encodeListOfMessages(head, []) !== undefined) {
+  if (messages && hasListOfMessages(head)) {
     const all = new Array<Buffer>(count);
     const encode = (from: number, to: number) => {
       for (let i = from; i < to; i++) all[i] = messages(object(i));

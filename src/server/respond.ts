@@ -92,8 +92,7 @@ export function endInSlices(res: Response, body: string | Buffer): void | Promis
 }
 
 async function writeSlices(res: Response, body: string | Buffer): Promise<void> {
-  let wake: (() => void) | undefined;
-  res.once('close', () => wake?.());
+  const out = pacedWriter(res);
   for (let at = 0; !res.destroyed; ) {
     let to = Math.min(body.length, at + BODY_SLICE);
     // A text is never cut between the two halves of one character: each slice is encoded to UTF-8 on its own.
@@ -104,9 +103,25 @@ async function writeSlices(res: Response, body: string | Buffer): Promise<void> 
       res.end(slice);
       return;
     }
-    if (res.write(slice)) await nextTurn();
-    else if (!res.destroyed) await new Promise<void>((resolve) => res.once('drain', (wake = resolve)));
+    await out.write(slice);
   }
+}
+
+/**
+ * Writes of one long answer that go at the client's pace: each resolves once what was written has gone out (its
+ * `drain`, or the client gone), or at the next turn of the loop when it went at once. An answer written faster than
+ * its client reads is then not held in memory whole.
+ */
+export function pacedWriter(res: Response): { write(chunk: string | Buffer): Promise<void> } {
+  let wake: (() => void) | undefined;
+  res.once('close', () => wake?.());
+  return {
+    write(chunk) {
+      if (res.write(chunk)) return nextTurn();
+      if (res.destroyed) return Promise.resolve();
+      return new Promise<void>((resolve) => res.once('drain', (wake = resolve)));
+    },
+  };
 }
 
 const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;

@@ -37,6 +37,14 @@ function recorder() {
   };
 }
 
+/** A filter that accepts everything after `ms` of work an object: lists in steps pause in it. */
+function slowFilter(ms: number): () => boolean {
+  return () => {
+    for (const end = performance.now() + ms; performance.now() < end; );
+    return true;
+  };
+}
+
 async function until(cond: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
@@ -114,10 +122,7 @@ for (const [name, make] of backends) {
       const expected = cache.list().items.map((e) => [e.key, e.revision]);
       const r0 = cache.currentRevision;
       // A filter that takes 0.1 ms an object: the list pauses after 256 of them (5 ms of work, the clock read every 256).
-      const slow = () => {
-        for (const end = performance.now() + 0.1; performance.now() < end; );
-        return true;
-      };
+      const slow = slowFilter(0.1);
       const steps = cache.listing({ filter: slow });
       let r = steps.next();
       let pauses = 0;
@@ -144,10 +149,7 @@ for (const [name, make] of backends) {
       await cache.start();
       for (let i = 0; i < 300; i++) await storage.create(`/registry/things/k${String(i).padStart(4, '0')}`, val(`k${i}`));
       const r0 = cache.currentRevision;
-      const steps = cache.listing({ filter: () => {
-        for (const end = performance.now() + 0.1; performance.now() < end; );
-        return true;
-      } });
+      const steps = cache.listing({ filter: slowFilter(0.1) });
       assert.equal(steps.next().done, false, 'a pause');
       for (let i = 0; i < 6; i++) await storage.create(`/registry/things/late${i}`, val('late'));
       assert.throws(() => steps.next(), (err: unknown) => err instanceof TooOldRevisionError && err.requestedRevision === r0);
@@ -157,10 +159,7 @@ for (const [name, make] of backends) {
       const { storage, cache } = await setup();
       await cache.start();
       for (let i = 0; i < 600; i++) await storage.create(`/registry/things/k${String(i).padStart(4, '0')}`, val(`k${i}`));
-      const slow = () => {
-        for (const end = performance.now() + 0.1; performance.now() < end; );
-        return true;
-      };
+      const slow = slowFilter(0.1);
       let gone = false;
       const abandoned = cache.listing({ filter: slow, aborted: () => gone });
       assert.equal(abandoned.next().done, false, 'a pause');
@@ -205,10 +204,7 @@ for (const [name, make] of backends) {
       const seen: Array<[string, string, boolean | undefined]> = [];
       const marks: Array<[number, boolean | undefined]> = [];
       // 0.5 ms an object: a pause after 256 of them (the clock is read every 256).
-      const slow = () => {
-        for (const end = performance.now() + 0.5; performance.now() < end; );
-        return true;
-      };
+      const slow = slowFilter(0.5);
       cache.watch(
         { filter: slow, inSteps: true, bookmarks: true, initialEventsEnd: true },
         { onEvent: (type, event, initial) => (seen.push([type, event.key, initial]), true), onBookmark: (rev, end) => (marks.push([rev, end]), true), onClose: () => {} },

@@ -85,19 +85,31 @@ export class ProtobufMessageError extends ProtobufError {
  * already encoded (`itemMessage`); undefined when the list kind has no message of that shape.
  */
 export function encodeListOfMessages(head: JsonMap, items: readonly Uint8Array[], onMismatch?: (err: ProtobufError) => void): Buffer | undefined {
-  const apiVersion = typeof head.apiVersion === 'string' ? head.apiVersion : '';
-  const kind = typeof head.kind === 'string' ? head.kind : '';
-  const id = protobufStruct(apiVersion, kind);
-  const itemsField = id ? GO_STRUCTS[id].fields.find((f) => f.json === 'items') : undefined;
-  // Items must be the last field on the wire for the head's bytes to come first.
-  if (!id || !itemsField?.proto || GO_STRUCTS[id].fields.some((f) => f.proto && f.proto[0] > itemsField.proto![0])) return undefined;
+  const list = listOfMessages(head);
+  if (!list) return undefined;
+  const { apiVersion, kind, id, itemsField } = list;
   const w = new Writer(64 + items.reduce((n, i) => n + i.length + 6, 0));
   w.raw(encodeStruct(id, { ...head, items: undefined }, onMismatch));
   for (const item of items) {
-    w.tag(itemsField.proto[0], WIRE_BYTES);
+    w.tag(itemsField, WIRE_BYTES);
     w.bytes(item);
   }
   return encodeEnvelope(apiVersion, kind, w.finish());
+}
+
+/** Whether encodeListOfMessages can make this list (its kind has a message whose items come last on the wire). */
+export function hasListOfMessages(head: JsonMap): boolean {
+  return listOfMessages(head) !== undefined;
+}
+
+function listOfMessages(head: JsonMap): { apiVersion: string; kind: string; id: string; itemsField: number } | undefined {
+  const apiVersion = typeof head.apiVersion === 'string' ? head.apiVersion : '';
+  const kind = typeof head.kind === 'string' ? head.kind : '';
+  const id = protobufStruct(apiVersion, kind);
+  const field = id ? GO_STRUCTS[id].fields.find((f) => f.json === 'items')?.proto?.[0] : undefined;
+  // Items must be the last field on the wire for the head's bytes to come first.
+  if (!id || field === undefined || GO_STRUCTS[id].fields.some((f) => f.proto && f.proto[0] > field)) return undefined;
+  return { apiVersion, kind, id, itemsField: field };
 }
 
 /** One object's message (no envelope), for lists; its kind must have one. */
