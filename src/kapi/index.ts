@@ -240,7 +240,9 @@ async function assemble(options: KapiOptions, config: ServerConfig, delegation: 
       // With the memory store nothing in the data dir outlives the process: no fsync.
       durable: options.storage?.kind !== 'memory',
     });
-  const kubeconfigPath = await writeKubeconfig(servingCA);
+  // The kubeconfig is written (and synced) while the start hooks that wait for the port write their objects.
+  const writingKubeconfig = writeKubeconfig(servingCA);
+  writingKubeconfig.catch(() => {}); // awaited below: its failure fails the start
   if (options.tlsCertFile) {
     // A renewal is served to new connections, and admin.kubeconfig trusts it from then on.
     const renewed = (pair: { certPem: string; keyPem: string }) => {
@@ -255,15 +257,15 @@ async function assemble(options: KapiOptions, config: ServerConfig, delegation: 
     fromCore.onRenewed = (pair) => http.setServingCertificate(pair.certPem, pair.keyPem);
     if (fromCore.certPem !== servingFiles?.certPem) http.setServingCertificate(fromCore.certPem, fromCore.keyPem);
   }
-  for (const h of BUILTIN_START_HOOKS) {
-    await h.listening?.(startContext, { bindAddress, port: address.port }).catch((err: Error) => warn(`kapi: start hook ${h.name}: ${err.message}`));
-  }
-  // As kube-apiserver: the settings its extension servers authenticate proxied requests by, for them to read.
-  if (options.requestHeader) {
-    await publishExtensionAuthentication(core.configMaps, [tls.caCertPem, ...clientCAs], frontProxyCAs, options.requestHeader).catch((err: Error) =>
-      warn(`kapi: publishing kube-system/extension-apiserver-authentication: ${err.message}`),
-    );
-  }
+  await Promise.all([
+    ...BUILTIN_START_HOOKS.map((h) => h.listening?.(startContext, { bindAddress, port: address.port }).catch((err: Error) => warn(`kapi: start hook ${h.name}: ${err.message}`))),
+    // As kube-apiserver: the settings its extension servers authenticate proxied requests by, for them to read.
+    options.requestHeader &&
+      publishExtensionAuthentication(core.configMaps, [tls.caCertPem, ...clientCAs], frontProxyCAs, options.requestHeader).catch((err: Error) =>
+        warn(`kapi: publishing kube-system/extension-apiserver-authentication: ${err.message}`),
+      ),
+  ]);
+  const kubeconfigPath = await writingKubeconfig;
 
   let stopped = false;
   return {

@@ -28,24 +28,27 @@ export const CORE_START_HOOKS: StartHook[] = [
       const portSpec = { name: 'https', port, protocol: 'TCP' };
       const meta = (old: KObject | undefined, labels: Record<string, string>) => ({ ...(old?.metadata ?? {}), name: 'kubernetes', namespace: 'default', labels });
       const upsert = (group: string, resource: string, make: (old: KObject | undefined) => KObject) => ctx.store(group, resource).update('default', 'kubernetes', (old) => make(old), { allowCreate: true });
-      await upsert('', 'endpoints', (old) => ({
-        kind: 'Endpoints',
-        apiVersion: 'v1',
-        metadata: meta(old, { 'endpointslice.kubernetes.io/skip-mirror': 'true' }),
-        subsets: [{ addresses: [{ ip }], ports: [portSpec] }],
-      }));
-      await upsert('discovery.k8s.io', 'endpointslices', (old) => ({
-        kind: 'EndpointSlice',
-        apiVersion: 'discovery.k8s.io/v1',
-        metadata: meta(old, { 'kubernetes.io/service-name': 'kubernetes' }),
-        addressType: ip.includes(':') ? 'IPv6' : 'IPv4',
-        endpoints: [{ addresses: [ip], conditions: { ready: true } }],
-        ports: [portSpec],
-      }));
-      await upsert('', 'services', (old) => {
-        if (!old) throw new Error('the kubernetes Service is missing');
-        return { ...old, spec: { ...old.spec, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }] } };
-      });
+      // Three objects, written together (one commit).
+      await Promise.all([
+        upsert('', 'endpoints', (old) => ({
+          kind: 'Endpoints',
+          apiVersion: 'v1',
+          metadata: meta(old, { 'endpointslice.kubernetes.io/skip-mirror': 'true' }),
+          subsets: [{ addresses: [{ ip }], ports: [portSpec] }],
+        })),
+        upsert('discovery.k8s.io', 'endpointslices', (old) => ({
+          kind: 'EndpointSlice',
+          apiVersion: 'discovery.k8s.io/v1',
+          metadata: meta(old, { 'kubernetes.io/service-name': 'kubernetes' }),
+          addressType: ip.includes(':') ? 'IPv6' : 'IPv4',
+          endpoints: [{ addresses: [ip], conditions: { ready: true } }],
+          ports: [portSpec],
+        })),
+        upsert('', 'services', (old) => {
+          if (!old) throw new Error('the kubernetes Service is missing');
+          return { ...old, spec: { ...old.spec, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }] } };
+        }),
+      ]);
     },
   },
 ];

@@ -11,7 +11,7 @@ import type { KObject } from '../../api/object.js';
 import { isRecord, records } from '../../util/json-object.js';
 import type { RbacStores } from './authorizer.js';
 import { bootstrapPolicy } from './bootstrap-policy.js';
-import { rulesOf, uncovered } from './rules.js';
+import { rulesOf, uncovered, type PolicyRule } from './rules.js';
 
 const AUTOUPDATE = 'rbac.authorization.kubernetes.io/autoupdate';
 const API_VERSION = 'rbac.authorization.k8s.io/v1';
@@ -39,9 +39,10 @@ const reconcileRole: Reconcile = (existing, expected) => {
     return out;
   }
   const have = records(existing.rules);
-  const held = rulesOf(existing);
-  // A rule kept as it was is held; only others need breaking down to tell.
-  const lost = records(expected.rules).filter((r) => !have.some((h) => deepEqual(h, r)) && uncovered(held, rulesOf({ rules: [r] })).length > 0);
+  let held: PolicyRule[] | undefined;
+  // A rule kept as it was is held (most starts find each where the policy puts it); only others need breaking down to tell.
+  const kept = (r: Record<string, unknown>, i: number) => (i < have.length && deepEqual(have[i], r)) || have.some((h) => deepEqual(h, r));
+  const lost = records(expected.rules).filter((r, i) => !kept(r, i) && uncovered((held ??= rulesOf(existing)), rulesOf({ rules: [r] })).length > 0);
   if (lost.length > 0) out.rules = [...have, ...lost];
   return out;
 };
