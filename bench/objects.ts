@@ -2,7 +2,8 @@
  * A million objects on one kapi (#42 goal 3): 1,000,000 small CronTabs of one CRD (100,000 with --quick) on the
  * embedded store, created 64 at a time. Then the server's RSS per object, 500-item pages (the first after the
  * writes, the next ones, a continue at a revision writes have passed, one with a label selector), the whole list,
- * watch fan-out with every object stored, and a restart: to serving, to the first page, RSS after.
+ * watch fan-out with every object stored, the whole list (JSON, Table, YAML, pretty; the slowest /healthz answer
+ * meanwhile: how long the event loop was held), and a restart: to serving, to the first page, RSS after.
  *
  *   node dist/bench/objects.js [--quick]
  */
@@ -60,10 +61,46 @@ async function pages(c: BenchClient): Promise<void> {
   line('500-item page, label selector (1 object in 100)', `${selected.ms.toFixed(1)} ms`);
 }
 
-async function wholeList(c: BenchClient): Promise<void> {
-  const [ms, r] = await timed(() => c.requestBytes('GET', crontabsPath(NS)));
-  if (r.status !== 200) throw new Error(`whole list: ${r.status}`);
-  line(`the whole list (${N} objects)`, `${ms.toFixed(0)} ms, ${(r.body.length / 1048576).toFixed(0)} MiB`);
+/** While `fn` runs, /healthz every 10 ms on a connection of its own; the slowest answer (the loop held longest) with fn's. */
+async function healthzDuring<T>(server: ServerProcess, fn: () => Promise<T>): Promise<{ healthzMaxMs: number; out: T }> {
+  const probe = new BenchClient(server.url, server.token, server.ca, 1);
+  let healthzMaxMs = 0;
+  let running = true;
+  const pinging = (async () => {
+    while (running) {
+      const [ms] = await timed(() => probe.request('GET', '/healthz'));
+      healthzMaxMs = Math.max(healthzMaxMs, ms);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  try {
+    const out = await fn();
+    return { healthzMaxMs, out };
+  } finally {
+    running = false;
+    await pinging;
+    probe.close();
+  }
+}
+
+/** The whole list as JSON, then as a Table (kubectl's form), YAML and pretty JSON, each with /healthz meanwhile. */
+async function wholeList(server: ServerProcess, c: BenchClient): Promise<void> {
+  const forms: Array<[string, string, Record<string, string>]> = [
+    ['', '', {}],
+    [', as a Table', '', { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }],
+    [', as YAML', '', { accept: 'application/yaml' }],
+    [', pretty JSON', '?pretty=true', {}],
+  ];
+  for (const [form, query, headers] of forms) {
+    let healthzMaxMs = 0;
+    const [ms, r] = await timed(async () => {
+      const during = await healthzDuring(server, () => c.requestBytes('GET', crontabsPath(NS) + query, undefined, headers));
+      healthzMaxMs = during.healthzMaxMs;
+      return during.out;
+    });
+    if (r.status !== 200) throw new Error(`whole list${form}: ${r.status}`);
+    line(`the whole list (${N} objects)${form}`, `${ms.toFixed(0)} ms, ${(r.body.length / 1048576).toFixed(0)} MiB; /healthz meanwhile at most ${healthzMaxMs.toFixed(0)} ms`);
+  }
 }
 
 /** WATCHERS watches of the namespace (HTTP/2, 10 connections), EVENTS merge patches of stored objects. */
@@ -123,7 +160,7 @@ async function main(): Promise<void> {
     line('server RSS per object', `${((rss * 1048576) / N).toFixed(0)} B (${rss.toFixed(0)} MB; ${(((rss - base) * 1048576) / N).toFixed(0)} B over the empty server's ${base.toFixed(0)} MB)`);
     await pages(c);
     await fanOut(server, c);
-    await wholeList(c);
+    await wholeList(server, c);
 
     c.close();
     await server.stop();

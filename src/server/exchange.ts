@@ -43,6 +43,8 @@ export interface Response {
   end(chunk?: string | Buffer): unknown;
   /** 'drain': what was written went out (a write gave false). */
   once(event: 'close' | 'drain', listener: () => void): unknown;
+  /** Break the answer off mid-body (HTTP/2: the stream reset; HTTP/1.1: the connection closed). */
+  destroy?(): void;
 }
 
 /** An HTTP/2 request: its stream, with the method and target from the pseudo-headers. */

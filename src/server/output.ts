@@ -20,7 +20,7 @@ import { parseIncludeObject, partialObjectMetadata, tableForList, tableForObject
 import type { Negotiated } from './negotiation.js';
 import type { Response } from './exchange.js';
 import { reportMismatch, type WatchEventType } from './serializers.js';
-import { endInSlices, pacedWriter, writeSerialized } from './respond.js';
+import { endInSlices, pacedWriter, writeListInSteps, writeSerialized } from './respond.js';
 import { groupVersion } from './handlers/context.js';
 
 /** What an output conversion needs of the request. */
@@ -275,10 +275,20 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
       return send();
     })();
   }
-  const items = Array.from({ length: count }, (_, i) => object(i));
-  const versioned = items.map((o) => (bare ? withoutTypeMeta(endpoint.toVersion(o)) : endpoint.toVersion(o)));
-  const converted = convertList(target, versioned, meta);
-  return writeEncoded(res, code, converted ?? { ...head, items: versioned }, output);
+  const versioned = (from: number, to: number) => {
+    const items = new Array<KObject>(to - from);
+    for (let i = from; i < to; i++) items[i - from] = bare ? withoutTypeMeta(endpoint.toVersion(object(i))) : endpoint.toVersion(object(i));
+    return items;
+  };
+  const listOf = (from: number, to: number) => {
+    const items = versioned(from, to);
+    return (convertList(target, items, meta) as Record<string, unknown> | undefined) ?? { ...head, items };
+  };
+  // A Table, YAML or pretty list of many objects: a batch of items per turn, sent as it is made.
+  if (count > LIST_ITEMS_PER_TURN && output.serializer.name !== 'protobuf') {
+    return writeListInSteps(res, code, count, output.conversion?.kind === 'Table' ? 'rows' : 'items', listOf, output.serializer, output.pretty);
+  }
+  return writeEncoded(res, code, listOf(0, count), output);
 }
 
 /**

@@ -31,6 +31,72 @@ export function writeSerialized(res: Response, code: number, obj: unknown, seria
     });
 }
 
+/** Stands for a list's items in its head's encoding (a plain word: JSON and YAML print it as it is). */
+const ITEMS_MARK = 'kapiListItemsGoHere';
+/** A turn's share of a list's encoding: batches are sized to take about this long. */
+const LIST_STEP_MS = 4;
+const MAX_LIST_BATCH = 1000;
+
+/**
+ * A long list as JSON (pretty or not) or YAML, encoded a batch of items per turn of the event loop and written at
+ * its client's pace, without a Content-Length (as upstream streams lists): a Table, YAML or pretty list of a
+ * million objects never holds the loop, nor is it held in memory whole. `listOf(from, to)` gives the list value
+ * with items [from, to) only (the head is the same for any range); its items are under `key`. Each batch is
+ * encoded as the one-item-array `{key: [...]}` and cut out of it: the same text as in the whole list, whose
+ * array is at the same depth. A batch that fails after the headers went out breaks the answer off.
+ */
+export async function writeListInSteps(res: Response, code: number, count: number, key: 'items' | 'rows', listOf: (from: number, to: number) => Record<string, unknown>, serializer: Serializer, pretty: boolean): Promise<void> {
+  const asYaml = serializer.name === 'yaml';
+  const encode = (value: unknown): Buffer | Promise<Buffer> => {
+    if (!asYaml) return Buffer.from(serializer.encode(value, pretty));
+    return encodeYamlAnswer(value, res);
+  };
+  // How the mark prints: JSON `"mark"` (compact `[` `]` around it; indented on its own line when pretty), YAML `- mark`.
+  const mark = Buffer.from(asYaml ? `- ${ITEMS_MARK}\n` : JSON.stringify(ITEMS_MARK));
+  const around = async (value: unknown): Promise<[Buffer, Buffer]> => {
+    const text = await encode(value);
+    const at = text.indexOf(mark);
+    return [text.subarray(0, at), text.subarray(at + mark.length)];
+  };
+  const [head, tail] = await around({ ...listOf(0, 0), [key]: [ITEMS_MARK] });
+  const [open, close] = await around({ [key]: [ITEMS_MARK] });
+  // Between two batches: what is between two items of one (JSON: a comma, and when pretty the item's indentation).
+  const separator = asYaml ? Buffer.alloc(0) : Buffer.concat([Buffer.from(','), open.subarray(open.lastIndexOf('[') + 1)]);
+  const batch = async (from: number, to: number): Promise<Buffer> => {
+    const text = await encode({ [key]: listOf(from, to)[key] });
+    return text.subarray(open.length, text.length - close.length);
+  };
+  let size = 16;
+  let done = 0;
+  const next = async (): Promise<Buffer> => {
+    const started = performance.now();
+    const to = Math.min(count, done + size);
+    const text = await batch(done, to);
+    const took = performance.now() - started;
+    done = to;
+    size = Math.max(1, Math.min(MAX_LIST_BATCH, size * 2, Math.floor((size * LIST_STEP_MS) / Math.max(took, 0.05))));
+    return text;
+  };
+  // The first batch before the headers: a list that cannot be encoded is still answered with an error.
+  const first = await next();
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(code, { 'Content-Type': serializer.mediaType });
+  const out = pacedWriter(res);
+  try {
+    await out.write(Buffer.concat([head, first]));
+    while (done < count) {
+      if (res.destroyed) return;
+      const text = await next();
+      await out.write(Buffer.concat([separator, text]));
+    }
+    res.end(tail);
+  } catch (err) {
+    if (err instanceof RequestAbortedError) return;
+    if (res.destroy) res.destroy();
+    else res.end();
+  }
+}
+
 function writeBody(res: Response, code: number, serializer: Serializer, body: string | Buffer): void | Promise<void> {
   // Answered meanwhile (the request timed out) or gone: nothing more to write.
   if (res.destroyed || res.headersSent) return;

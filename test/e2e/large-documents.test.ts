@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { decodeObject } from '../../src/machinery/protobuf/objects.js';
+import { parseYaml } from '../../src/machinery/yaml.js';
+import { encodeYaml } from '../../src/machinery/yaml-emit.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 const USER = 'reader-token-1';
@@ -134,12 +136,19 @@ describe('large documents', () => {
     }
   });
 
+  const maps = '/api/v1/namespaces/default/configmaps';
+  let created: Promise<void> | undefined;
+  /** 1,100 ConfigMaps labelled many=yes (made once, for the tests of long lists). */
+  const manyConfigMaps = () =>
+    (created ??= (async () => {
+      for (let i = 0; i < 1100; i += 50) {
+        const batch = Array.from({ length: 50 }, (_, j) => s.request('POST', maps, { body: { metadata: { name: `m-${i + j}`, labels: { many: 'yes' } }, data: { n: String(i + j) } } }));
+        for (const r of await Promise.all(batch)) assert.equal(r.status, 201);
+      }
+    })());
+
   it('answers a protobuf list of more than a thousand objects, made a thousand items per turn, whole', async () => {
-    const maps = '/api/v1/namespaces/default/configmaps';
-    for (let i = 0; i < 1100; i += 50) {
-      const batch = Array.from({ length: 50 }, (_, j) => s.request('POST', maps, { body: { metadata: { name: `m-${i + j}`, labels: { many: 'yes' } }, data: { n: String(i + j) } } }));
-      for (const r of await Promise.all(batch)) assert.equal(r.status, 201);
-    }
+    await manyConfigMaps();
     const json = (await s.request('GET', `${maps}?labelSelector=many`)).json;
     const proto = await new Promise<Buffer>((resolve, reject) => {
       const req = https.get(new URL(`${maps}?labelSelector=many`, s.kapi.url), { ca: s.kapi.caCertPem, headers: { authorization: `Bearer ${s.kapi.adminToken}`, accept: 'application/vnd.kubernetes.protobuf' } }, (res) => {
@@ -155,5 +164,52 @@ describe('large documents', () => {
       list.items.map((m) => `${m.metadata.name}=${m.data.n}`),
       json.items.map((m: { metadata: { name: string }; data: { n: string } }) => `${m.metadata.name}=${m.data.n}`),
     );
+  });
+
+  it('streams a Table, YAML or pretty list of more than a thousand objects in batches: the same text as made whole', async () => {
+    await manyConfigMaps();
+    const list = `${maps}?labelSelector=many`;
+    const compact = await s.request('GET', list);
+    assert.equal(compact.json.items.length, 1100);
+    // Each answer is read at its own resourceVersion (the controllers write meanwhile): the expected text takes it.
+    const at = (metadata: unknown) => ({ ...compact.json, metadata });
+
+    const pretty = await s.request('GET', `${list}&pretty=true`);
+    assert.equal(pretty.status, 200);
+    assert.equal(pretty.headers['content-length'], undefined, 'sent as it is made');
+    assert.equal(pretty.text, `${JSON.stringify(at(pretty.json.metadata), null, 2)}\n`);
+
+    const yaml = await s.request('GET', list, { accept: 'application/yaml' });
+    assert.equal(yaml.status, 200);
+    assert.equal(yaml.headers['content-type'], 'application/yaml');
+    const yamlValue = parseYaml(yaml.text) as { metadata: unknown };
+    assert.ok(yaml.body.equals(encodeYaml(at(yamlValue.metadata))), 'the YAML of the whole list');
+
+    // A Table over HTTP/2: its column definitions once, a row per object in the list's order.
+    const session = http2.connect(s.kapi.url, { ca: s.kapi.caCertPem });
+    try {
+      const table = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = session.request({ ':path': list, authorization: `Bearer ${s.kapi.adminToken}`, accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+        let status = 0;
+        let text = '';
+        req.setEncoding('utf8');
+        req.on('response', (h) => (status = Number(h[':status'])));
+        req.on('data', (c: string) => (text += c));
+        req.on('end', () => resolve({ status, text }));
+        req.on('error', reject);
+      });
+      assert.equal(table.status, 200);
+      const t = JSON.parse(table.text);
+      const one = (await s.request('GET', `${maps}/m-0`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).json;
+      assert.deepEqual(t.columnDefinitions, one.columnDefinitions);
+      assert.equal(t.kind, 'Table');
+      assert.deepEqual(
+        t.rows.map((r: { cells: unknown[]; object: { kind: string; metadata: { name: string } } }) => `${r.cells[0]} ${r.object.kind} ${r.object.metadata.name}`),
+        compact.json.items.map((m: { metadata: { name: string } }) => `${m.metadata.name} PartialObjectMetadata ${m.metadata.name}`),
+      );
+      assert.equal(table.text, JSON.stringify({ ...t, rows: t.rows }), 'compact JSON, as made whole');
+    } finally {
+      session.close();
+    }
   });
 });
