@@ -1,9 +1,10 @@
 /**
  * A million objects on one kapi (#42 goal 3): 1,000,000 small CronTabs of one CRD (100,000 with --quick) on the
  * embedded store, created 64 at a time. Then the server's RSS per object, 500-item pages (the first after the
- * writes, the next ones, a continue at a revision writes have passed, one with a label selector), the whole list,
+ * writes, the next ones, a continue at a revision writes have passed, one with a label selector),
  * watch fan-out with every object stored, the whole list (JSON, Table, YAML, pretty; the slowest /healthz answer
- * meanwhile: how long the event loop was held), and a restart: to serving, to the first page, RSS after.
+ * meanwhile: how long the event loop was held), a restart: to serving, to the first page, RSS after; last, a
+ * deletecollection of them all.
  *
  *   node dist/bench/objects.js [--quick]
  */
@@ -171,6 +172,11 @@ async function main(): Promise<void> {
     const first = await page(c, 'limit=500');
     line(`restart with ${N} objects`, `serving in ${(serving / 1000).toFixed(1)} s, first page at ${((performance.now() - t) / 1000).toFixed(1)} s`);
     line('server RSS per object after the restart', `${(((await settledRss(server)) * 1048576) / N).toFixed(0)} B (first page ${first.items} items)`);
+    // Last: it deletes them all (as the namespace controller does when their namespace goes).
+    const deleting = await healthzDuring(server, () => timed(() => c.requestBytes('DELETE', crontabsPath(NS))));
+    const [deleteMs, deleted] = deleting.out;
+    if (deleted.status !== 200) throw new Error(`deletecollection: ${deleted.status}`);
+    line(`deletecollection of the ${N} objects`, `${(deleteMs / 1000).toFixed(1)} s; /healthz meanwhile at most ${deleting.healthzMaxMs.toFixed(0)} ms`);
   } finally {
     c.close();
     await server.stop();

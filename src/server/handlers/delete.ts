@@ -77,5 +77,5 @@ export async function handleDeleteCollection(ctx: HandlerContext): Promise<void>
   const result = await endpoint.store.deleteCollection(params.store, opts);
   await endpoint.prepare?.(result.items);
   const meta = { resourceVersion: String(result.revision) };
-  await writeStoredList(ctx.res, 200, listHead(ctx, meta), result.items, meta, ctx);
+  await writeStoredList(ctx.res, 200, listHead(ctx, meta), endpoint.prepare ? result.items : (result.listed ?? result.items), meta, ctx);
 }
