@@ -544,6 +544,9 @@ export class RestStore {
     const { listed } = selected;
     const count = listed ? listed.length : selected.items.length;
     for (let i = 0; i < count; i++) {
+      // A request answered meanwhile (its timeout's 504) or given up by its client deletes no more, as upstream's
+      // deletions stop with the request's context.
+      if (list.aborted?.()) throw new ListAbortedError();
       const item = listed ? listed.object(i) : selected.items[i];
       try {
         await this.delete(item.metadata.namespace, item.metadata.name, opts);

@@ -43,8 +43,8 @@ export interface Response {
   end(chunk?: string | Buffer): unknown;
   /** 'drain': what was written went out (a write gave false). */
   once(event: 'close' | 'drain', listener: () => void): unknown;
-  /** Break the answer off mid-body (HTTP/2: the stream reset; HTTP/1.1: the connection closed). */
-  destroy?(): void;
+  /** Break the answer off mid-body: the client sees it incomplete (Node's HTTP/1.1 responses have none: see breakOff). */
+  breakOff?(): void;
 }
 
 /** An HTTP/2 request: its stream, with the method and target from the pseudo-headers. */
@@ -201,6 +201,10 @@ export class StreamResponse extends PendingHeaders implements Response {
   /** Break the exchange off (RST_STREAM, INTERNAL_ERROR): what was sent is not a whole answer. */
   destroy(): void {
     if (!this.stream.destroyed) this.stream.close(0x2);
+  }
+
+  breakOff(): void {
+    this.destroy();
   }
 
   once(event: 'close' | 'drain', listener: () => void): this {

@@ -86,6 +86,11 @@ class LoopbackResponse extends PendingHeaders implements Response {
     return this;
   }
 
+  /** The server breaks the answer off: the client gets the body so far, ended (it does not parse). */
+  breakOff(): void {
+    this.end();
+  }
+
   /** The client went away: writes are dropped, and the handler hears 'close'. */
   destroy(): void {
     if (this.destroyed) return;

@@ -31,6 +31,14 @@ export function writeSerialized(res: Response, code: number, obj: unknown, seria
     });
 }
 
+/** Break an answer off mid-body: HTTP/2 resets its stream, HTTP/1.1 closes the connection, loopback ends it short. */
+export function breakOff(res: Response): void {
+  if (res.breakOff) return res.breakOff();
+  const http1 = res as unknown as { destroy?: () => void };
+  if (typeof http1.destroy === 'function') http1.destroy();
+  else res.end();
+}
+
 /** Stands for a list's items in its head's encoding (a plain word: JSON and YAML print it as it is). */
 const ITEMS_MARK = 'kapiListItemsGoHere';
 /** A turn's share of a list's encoding: batches are sized to take about this long. */
@@ -91,9 +99,7 @@ export async function writeListInSteps(res: Response, code: number, count: numbe
     }
     res.end(tail);
   } catch (err) {
-    if (err instanceof RequestAbortedError) return;
-    if (res.destroy) res.destroy();
-    else res.end();
+    if (!(err instanceof RequestAbortedError)) breakOff(res);
   }
 }
 
