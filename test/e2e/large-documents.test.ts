@@ -213,3 +213,27 @@ describe('large documents', () => {
     }
   });
 });
+
+describe('a long deletecollection', () => {
+  it('stops deleting once its request timed out (504), as upstream stops with the request context', async () => {
+    const s = await startTestServer({ limits: { requestTimeoutMs: 100 } });
+    try {
+      const maps = '/api/v1/namespaces/default/configmaps';
+      for (let i = 0; i < 1500; i += 50) {
+        const batch = Array.from({ length: 50 }, (_, j) => s.request('POST', maps, { body: { metadata: { name: `d-${i + j}`, labels: { doomed: 'yes' } } } }));
+        for (const r of await Promise.all(batch)) assert.equal(r.status, 201);
+      }
+      const count = async () => (await s.request('GET', `${maps}?labelSelector=doomed`)).json.items.length;
+      const answer = await s.request('DELETE', `${maps}?labelSelector=doomed`);
+      assert.equal(answer.status, 504, answer.text);
+      assert.equal(answer.json.reason, 'Timeout');
+      // 1,500 deletions take far longer than 100 ms: those left after the timeout stay.
+      const left = await count();
+      await new Promise((r) => setTimeout(r, 500));
+      assert.ok(left > 0, 'some objects are left');
+      assert.equal(await count(), left, 'no deletion goes on after the answer');
+    } finally {
+      await s.stop();
+    }
+  });
+});
