@@ -92,6 +92,8 @@ export class StreamRequest implements Request {
 }
 
 const STREAM_CLOSED = new Error('the HTTP/2 stream is closed');
+/** Why a stream is reset mid-answer (made once: nobody reads it). */
+const BROKEN_OFF = new Error('the answer was broken off');
 
 type Destroy = (this: ServerHttp2Stream, err: Error | null, callback: (err?: Error | null) => void) => void;
 let streamDestroy: Destroy | undefined;
@@ -198,9 +200,12 @@ export class StreamResponse extends PendingHeaders implements Response {
     return this;
   }
 
-  /** Break the exchange off (RST_STREAM, INTERNAL_ERROR): what was sent is not a whole answer. */
+  /**
+   * Break the exchange off (RST_STREAM, INTERNAL_ERROR): what was sent is not a whole answer. Destroyed with an error,
+   * not closed: close() ends the stream first, and a client whose data was all sent would see a whole answer.
+   */
   destroy(): void {
-    if (!this.stream.destroyed) this.stream.close(0x2);
+    if (!this.stream.destroyed) this.stream.destroy(BROKEN_OFF);
   }
 
   breakOff(): void {

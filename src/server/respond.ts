@@ -1,4 +1,5 @@
 /** Writing responses outside the resource path (statuses, discovery, errors), with the headers every response carries. */
+import { randomBytes } from 'node:crypto';
 import { nextTurn } from '../util/turns.js';
 import { errors, StatusError, type Status } from '../machinery/status.js';
 import type { Response } from './exchange.js';
@@ -39,53 +40,49 @@ export function breakOff(res: Response): void {
   else res.end();
 }
 
-/** Stands for a list's items in its head's encoding (a plain word: JSON and YAML print it as it is). */
-const ITEMS_MARK = 'kapiListItemsGoHere';
-/** A turn's share of a list's encoding: batches are sized to take about this long. */
+/** A turn's share of a list's encoding: items are encoded until about this long has passed, or this much is made. */
 const LIST_STEP_MS = 4;
-const MAX_LIST_BATCH = 1000;
+const LIST_STEP_BYTES = 1 << 20;
 
 /**
- * A long list as JSON (pretty or not) or YAML, encoded a batch of items per turn of the event loop and written at
- * its client's pace, without a Content-Length (as upstream streams lists): a Table, YAML or pretty list of a
- * million objects never holds the loop, nor is it held in memory whole. `listOf(from, to)` gives the list value
- * with items [from, to) only (the head is the same for any range); its items are under `key`. Each batch is
- * encoded as the one-item-array `{key: [...]}` and cut out of it: the same text as in the whole list, whose
- * array is at the same depth. A batch that fails after the headers went out breaks the answer off.
+ * A long list as JSON (pretty or not) or YAML, encoded item by item a turn's share at a time (about 4 ms or 1 MiB)
+ * and written at its client's pace, without a Content-Length (as upstream streams lists): a Table, YAML or pretty
+ * list of a million objects never holds the loop, nor is it held in memory whole. `listOf(from, to)` gives the list
+ * value with items [from, to) only (the head is the same for any range); its items are under `key`. Each item is
+ * encoded as the one-item array `{key: [item]}` and cut out of it: the same text as in the whole list, whose array
+ * is at the same depth. The head is encoded with a word of its own in the array, random so that no text of the
+ * head (a column's name, a kind) can be taken for it. A list that fails after the headers went out is broken off.
  */
 export async function writeListInSteps(res: Response, code: number, count: number, key: 'items' | 'rows', listOf: (from: number, to: number) => Record<string, unknown>, serializer: Serializer, pretty: boolean): Promise<void> {
   const asYaml = serializer.name === 'yaml';
-  const encode = (value: unknown): Buffer | Promise<Buffer> => {
-    if (!asYaml) return Buffer.from(serializer.encode(value, pretty));
-    return encodeYamlAnswer(value, res);
-  };
-  // How the mark prints: JSON `"mark"` (compact `[` `]` around it; indented on its own line when pretty), YAML `- mark`.
-  const mark = Buffer.from(asYaml ? `- ${ITEMS_MARK}\n` : JSON.stringify(ITEMS_MARK));
+  const encode = (value: unknown): Buffer | Promise<Buffer> => (asYaml ? encodeYamlAnswer(value, res) : Buffer.from(serializer.encode(value, pretty)));
+  const word = `kapi${randomBytes(16).toString('hex')}`;
+  // How the word prints: JSON `"word"` (compact `[` `]` around it; indented on its own line when pretty), YAML `- word`.
+  const mark = Buffer.from(asYaml ? `- ${word}\n` : JSON.stringify(word));
   const around = async (value: unknown): Promise<[Buffer, Buffer]> => {
     const text = await encode(value);
     const at = text.indexOf(mark);
     return [text.subarray(0, at), text.subarray(at + mark.length)];
   };
-  const [head, tail] = await around({ ...listOf(0, 0), [key]: [ITEMS_MARK] });
-  const [open, close] = await around({ [key]: [ITEMS_MARK] });
-  // Between two batches: what is between two items of one (JSON: a comma, and when pretty the item's indentation).
+  const [head, tail] = await around({ ...listOf(0, 0), [key]: [word] });
+  const [open, close] = await around({ [key]: [word] });
+  // Between two items: JSON a comma (and, when pretty, the item's indentation); YAML nothing (each is a `- ` line).
   const separator = asYaml ? Buffer.alloc(0) : Buffer.concat([Buffer.from(','), open.subarray(open.lastIndexOf('[') + 1)]);
-  const batch = async (from: number, to: number): Promise<Buffer> => {
-    const text = await encode({ [key]: listOf(from, to)[key] });
-    return text.subarray(open.length, text.length - close.length);
-  };
-  let size = 16;
   let done = 0;
   const next = async (): Promise<Buffer> => {
+    const parts: Buffer[] = [];
+    let bytes = 0;
     const started = performance.now();
-    const to = Math.min(count, done + size);
-    const text = await batch(done, to);
-    const took = performance.now() - started;
-    done = to;
-    size = Math.max(1, Math.min(MAX_LIST_BATCH, size * 2, Math.floor((size * LIST_STEP_MS) / Math.max(took, 0.05))));
-    return text;
+    do {
+      const text = await encode({ [key]: listOf(done, done + 1)[key] });
+      if (done > 0) parts.push(separator);
+      parts.push(text.subarray(open.length, text.length - close.length));
+      bytes += text.length;
+      done++;
+    } while (done < count && bytes < LIST_STEP_BYTES && performance.now() - started < LIST_STEP_MS);
+    return Buffer.concat(parts);
   };
-  // The first batch before the headers: a list that cannot be encoded is still answered with an error.
+  // The first share before the headers: a list that cannot be encoded is still answered with an error.
   const first = await next();
   if (res.destroyed || res.headersSent) return;
   res.writeHead(code, { 'Content-Type': serializer.mediaType });
@@ -94,8 +91,7 @@ export async function writeListInSteps(res: Response, code: number, count: numbe
     await out.write(Buffer.concat([head, first]));
     while (done < count) {
       if (res.destroyed) return;
-      const text = await next();
-      await out.write(Buffer.concat([separator, text]));
+      await out.write(await next());
     }
     res.end(tail);
   } catch (err) {
