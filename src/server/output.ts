@@ -128,6 +128,14 @@ function rememberedMessage(target: StoredTarget): ((obj: KObject) => Buffer) | u
   return (obj) => memoEncoded(obj, key, (o) => itemMessage(endpoint.toVersion(o), reportMismatch));
 }
 
+/** An object's PartialObjectMetadata message, for a protobuf PartialObjectMetadataList answer; else undefined. */
+function partialMessage(target: StoredTarget): ((obj: KObject) => Buffer) | undefined {
+  const { output, endpoint } = target;
+  const c = output.conversion;
+  if (output.serializer.name !== 'protobuf' || c?.kind !== 'PartialObjectMetadataList') return undefined;
+  return (obj) => itemMessage(partialObjectMetadata(endpoint.toVersion(obj), c.version) as unknown as KObject, reportMismatch);
+}
+
 function envelopeOf(target: StoredTarget, message: Buffer): Buffer {
   const { endpoint } = target;
   return encodeEnvelope(endpoint.group ? `${endpoint.group}/${endpoint.version}` : endpoint.version, endpoint.names.kind, message);
@@ -249,15 +257,17 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
   }
   const object = isArray(listed) ? (i: number) => listed[i] : (i: number) => listed.object(i);
   const count = listed.length;
-  const messages = rememberedMessage(target);
+  const messages = rememberedMessage(target) ?? partialMessage(target);
   // Protobuf: each item's message (remembered per object), then the list around them; the kind's list must have one.
-  if (messages && hasListOfMessages(head)) {
+  // Metadata-only (client-go's metadata informers, kube-controller-manager's among them) the same way.
+  const protoHead = output.conversion ? (convertList(target, [], meta) as KObject) : head;
+  if (messages && hasListOfMessages(protoHead)) {
     const all = new Array<Buffer>(count);
     const encode = (from: number, to: number) => {
       for (let i = from; i < to; i++) all[i] = messages(object(i));
     };
     const send = () => {
-      const list = encodeListOfMessages(head, all, reportMismatch)!;
+      const list = encodeListOfMessages(protoHead, all, reportMismatch)!;
       res.writeHead(code, { 'Content-Type': output.serializer.mediaType, 'Content-Length': list.length });
       return endInSlices(res, list);
     };

@@ -166,6 +166,21 @@ describe('large documents', () => {
     );
   });
 
+  it('answers a protobuf PartialObjectMetadataList (a metadata informer\'s list) of more than a thousand objects in steps, whole', async () => {
+    await manyConfigMaps();
+    const list = `${maps}?labelSelector=many`;
+    const accept = 'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+    const json = (await s.request('GET', list, { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' })).json;
+    const proto = await s.request('GET', list, { accept });
+    assert.equal(proto.status, 200);
+    assert.equal(proto.headers['content-type'], 'application/vnd.kubernetes.protobuf');
+    const decoded = decodeObject(proto.body, { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadataList' }) as { kind: string; items: Array<{ metadata: { name: string; uid: string; labels: unknown } }> };
+    assert.equal(decoded.kind, 'PartialObjectMetadataList');
+    assert.equal(decoded.items.length, 1100);
+    const names = (items: Array<{ metadata: { name: string; uid: string; labels: unknown } }>) => items.map((m) => `${m.metadata.name} ${m.metadata.uid} ${JSON.stringify(m.metadata.labels)}`);
+    assert.deepEqual(names(decoded.items), names(json.items));
+  });
+
   it('streams a Table, YAML or pretty list of more than a thousand objects in batches: the same text as made whole', async () => {
     await manyConfigMaps();
     const list = `${maps}?labelSelector=many`;
