@@ -12,7 +12,7 @@
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../apis/core/namespaces.js';
 import { toRfc3339 } from '../machinery/time.js';
 import type { KObject } from '../api/object.js';
-import type { Client, ResourceClient } from '../sdk/client.js';
+import { resourcePath, type Client, type ResourceClient } from '../sdk/client.js';
 import type { Manager, ReconcileResult } from '../sdk/controller.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { preferredResources } from './discovery-client.js';
@@ -26,6 +26,8 @@ interface Condition {
 }
 
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+/** Objects per page when a namespace's objects are read (client-go's pager's size). */
+const PAGE = 500;
 /** Upstream's estimate for content that is still going: look again after this long. */
 const REMAINING_RECHECK_MS = 15_000;
 
@@ -71,12 +73,16 @@ export class NamespaceController {
     for (const r of resources) {
       const resource = this.client.resource(r);
       try {
-        if (r.verbs.includes('deletecollection')) await resource.deleteCollection(name);
+        // The answer lists every deleted object: only its status matters here (as upstream's deleter ignores it).
+        if (r.verbs.includes('deletecollection')) await this.client.request('DELETE', resourcePath(r, name), { discardBody: true });
         else await this.deleteEach(resource, name);
-        const left = ((await resource.list(name, {}, METADATA_LIST)).items ?? []) as KObject[];
-        if (left.length === 0) continue;
-        remaining.push(`${r.group ? `${r.resource}.${r.group}` : r.resource} has ${left.length} resource instances`);
-        for (const o of left) for (const f of o.metadata?.finalizers ?? []) finalizers.set(f, (finalizers.get(f) ?? 0) + 1);
+        let left = 0;
+        for await (const o of this.pages(resource, name)) {
+          left++;
+          for (const f of o.metadata?.finalizers ?? []) finalizers.set(f, (finalizers.get(f) ?? 0) + 1);
+        }
+        if (left === 0) continue;
+        remaining.push(`${r.group ? `${r.resource}.${r.group}` : r.resource} has ${left} resource instances`);
       } catch (err) {
         failure = (err as Error).message;
       }
@@ -92,10 +98,19 @@ export class NamespaceController {
     await this.namespaces.update(undefined, name, { ...ns, spec }, 'finalize');
   }
 
+  /** The objects of a resource in the namespace (metadata only), a page of 500 at a time (each answer read apart). */
+  private async *pages(resource: ResourceClient, namespace: string): AsyncGenerator<KObject> {
+    let cont: string | undefined;
+    do {
+      const page = await resource.list(namespace, { limit: String(PAGE), continue: cont }, METADATA_LIST);
+      yield* (page.items ?? []) as KObject[];
+      cont = page.metadata?.continue || undefined;
+    } while (cont);
+  }
+
   /** A resource without deletecollection: each object in the namespace, deleted on its own. */
   private async deleteEach(resource: ResourceClient, namespace: string): Promise<void> {
-    const list = ((await resource.list(namespace, {}, METADATA_LIST)).items ?? []) as KObject[];
-    for (const o of list) {
+    for await (const o of this.pages(resource, namespace)) {
       if (o.metadata?.deletionTimestamp) continue;
       await resource.delete(namespace, o.metadata.name, { preconditions: { uid: o.metadata.uid } }).catch((err: { code?: number }) => {
         if (err.code !== 404 && err.code !== 409) throw err;

@@ -30,6 +30,11 @@ export interface RequestOptions {
   contentType?: string;
   /** The Accept header (default application/json). */
   accept?: string;
+  /**
+   * The answer's body is neither kept nor parsed when it is a success (it resolves with an empty body): for requests
+   * whose answer only matters by its status, such as a deletecollection of many objects (whose body lists them all).
+   */
+  discardBody?: boolean;
 }
 
 /** What a watch tells, as client-go's watch.Interface result channel. */
@@ -82,17 +87,26 @@ export class Client {
         cancel();
         reject(new StatusError(504, 'Timeout', `the loopback request ${method} ${path} took longer than ${DEFAULT_TIMEOUT_MS} ms`));
       }, DEFAULT_TIMEOUT_MS);
+      const discard = () => opts.discardBody === true && status > 0 && status < 400;
       cancel = this.transport(this.build(method, path, opts), {
         head: (code) => (status = code),
-        data: (chunk) => chunks.push(chunk),
+        data: (chunk) => {
+          if (!discard()) chunks.push(chunk);
+        },
         end: () => {
           clearTimeout(timer);
-          const text = Buffer.concat(chunks).toString('utf8');
+          if (discard()) {
+            resolve({ status, body: {} as KObject });
+            return;
+          }
+          let text = '';
           let body: KObject;
           try {
+            // A body longer than a string may be (512 MiB) fails here: the request fails with it, never hangs.
+            text = Buffer.concat(chunks).toString('utf8');
             body = text ? JSON.parse(text) : {};
-          } catch {
-            reject(new StatusError(status >= 400 ? status : 500, 'InternalError', text.slice(0, 200)));
+          } catch (err) {
+            reject(new StatusError(status >= 400 ? status : 500, 'InternalError', text ? text.slice(0, 200) : (err as Error).message));
             return;
           }
           if (status >= 400) reject(statusErrorOf(status, body));
