@@ -468,6 +468,8 @@ export class WatchCache<T> {
   private changes = 0;
   /** Bumped when the cache lists the store again (restart): a list in steps from before cannot go on. */
   private epoch = 0;
+  /** The lists of the store the contents were made from (each start and relist): see keysChangedSince. */
+  private lists = 0;
   private isRelisting = false;
   private handle?: WatchHandle;
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
@@ -513,6 +515,21 @@ export class WatchCache<T> {
    */
   get changeRevision(): number {
     return this.changes;
+  }
+
+  /** Where the contents stand, for keysChangedSince. */
+  get position(): CachePosition {
+    return { lists: this.lists, revision: this.revision };
+  }
+
+  /**
+   * The keys whose objects changed after `from` (a key changed twice is named twice), or undefined when the cache
+   * cannot tell: it listed the store anew since, or its ring of events no longer reaches back so far. What was made
+   * from the contents at `from` (RBAC's index of bindings) can be brought up to date key by key instead of made again.
+   */
+  keysChangedSince(from: CachePosition): string[] | undefined {
+    if (from.lists !== this.lists || from.revision < this.ring.startRevision) return undefined;
+    return this.ring.after(from.revision).map((e) => e.key);
   }
 
   /** The oldest revision a watch or list may start from. */
@@ -795,6 +812,7 @@ export class WatchCache<T> {
     for (const kv of kvs) this.loaded(kv);
     this.revision = revision;
     this.changes++;
+    this.lists++;
     this.ring.reset(revision);
     this.handle = this.storage.watch(this.prefix, revision, {
       onEvents: (events) => this.apply(events),
@@ -821,6 +839,7 @@ export class WatchCache<T> {
     this.entries.clear();
     this.sorted = new SortedKeys();
     this.changes++;
+    this.lists++;
     this.isRelisting = true;
     this.ready = new Promise<void>((resolve) => {
       const retry = () =>
@@ -1008,6 +1027,12 @@ export class WatchCache<T> {
     const gone = [...before.keys()].filter((k) => !this.entries.has(k)).sort();
     return { before, gone };
   }
+}
+
+/** Where a cache's contents stand (WatchCache.position). */
+export interface CachePosition {
+  readonly lists: number;
+  readonly revision: number;
 }
 
 interface PastChanges<T> {

@@ -13,7 +13,7 @@ import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../api/object.js';
 import { isRecord } from '../../util/json-object.js';
 import { ruleAllows, rulesOf, SERVICE_ACCOUNT_PREFIX, subjectIs, subjectsOf, type PolicyRule, type Subject } from './rules.js';
-import { objectForScan } from '../../cache/watch-cache.js';
+import { objectForScan, type CachePosition } from '../../cache/watch-cache.js';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const MAX_INDEXED_NAMESPACES = 4096;
@@ -161,63 +161,139 @@ export class RbacResolver {
     const found = [index.get(`U:${user.name}`), ...user.groups.map((g) => index.get(`G:${g}`))].filter((l) => l !== undefined);
     if (found.length === 0) return [];
     if (found.length === 1) return found[0].map((e) => e.binding);
-    const seen = new Map<number, KObject>();
-    for (const list of found) for (const e of list) seen.set(e.position, e.binding);
-    return [...seen.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+    const seen = new Map<string, KObject>();
+    for (const list of found) for (const e of list) seen.set(e.key, e.binding);
+    return [...seen.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
   }
 
   private clusterIndex(): SubjectIndex {
-    const cache = this.stores.clusterRoleBindings.cache;
-    if (this.cluster?.revision !== cache.changeRevision) this.cluster = { revision: cache.changeRevision, index: indexBySubject(cache.list().items.map(objectForScan), '') };
+    this.cluster = upToDate(this.stores.clusterRoleBindings, '', '', this.cluster);
     return this.cluster.index;
   }
 
   private namespaceIndex(namespace: string): SubjectIndex {
     const store = this.stores.roleBindings;
-    const revision = store.cache.changeRevision;
-    let entry = this.namespaces.get(namespace);
-    if (entry?.revision !== revision) {
-      // A write anywhere may have changed this namespace: indexes are made again as they are asked for.
-      if (this.namespacesRevision !== revision) this.namespaces.clear();
-      this.namespacesRevision = revision;
-      entry = { revision, index: indexBySubject(store.cache.list({ prefix: store.namespacePrefix(namespace) }).items.map(objectForScan), namespace) };
-      // Only namespaces with bindings are kept, and no more than a bound of them (requests name any namespace).
-      if (entry.index.size > 0) {
-        if (this.namespaces.size >= MAX_INDEXED_NAMESPACES) this.namespaces.clear();
-        this.namespaces.set(namespace, entry);
-      }
+    const held = this.namespaces.get(namespace);
+    const entry = upToDate(store, store.namespacePrefix(namespace), namespace, held);
+    // Only namespaces with bindings are kept, and no more than a bound of them (requests name any namespace).
+    if (!held && entry.index.size > 0) {
+      if (this.namespaces.size >= MAX_INDEXED_NAMESPACES) this.namespaces.clear();
+      this.namespaces.set(namespace, entry);
     }
     return entry.index;
   }
 
-  private cluster?: { revision: number; index: SubjectIndex };
-  private readonly namespaces = new Map<string, { revision: number; index: SubjectIndex }>();
-  private namespacesRevision = -1;
+  private cluster?: Indexed;
+  private readonly namespaces = new Map<string, Indexed>();
 
   private get(store: RestStore, namespace: string | undefined, name: string): KObject | undefined {
     return store.cache.get(store.key(namespace, name))?.object;
   }
 }
 
-/** Bindings by the subjects they name (`U:<user name>`, service accounts by theirs, `G:<group>`), with their place in the store. */
-type SubjectIndex = Map<string, Array<{ position: number; binding: KObject }>>;
+/** A subject index and the cache's contents it was made from. */
+interface Indexed {
+  index: SubjectIndex;
+  changeRevision: number;
+  position: CachePosition;
+}
 
-function indexBySubject(bindings: KObject[], bindingNamespace: string): SubjectIndex {
-  const index: SubjectIndex = new Map();
-  bindings.forEach((binding, position) => {
+/**
+ * The index of the bindings under `prefix`, brought up to date: unchanged while the cache's contents are; else with
+ * each binding changed since (a write costs the index of its namespace that binding, never a pass over all of them:
+ * with 100,000 RoleBindings in a namespace, one more made the next request there index them all again, 1 s); made
+ * anew only when the cache cannot tell what changed (it listed again, or more writes came than its ring keeps).
+ */
+function upToDate(store: RestStore, prefix: string, bindingNamespace: string, held: Indexed | undefined): Indexed {
+  const cache = store.cache;
+  if (held && held.changeRevision === cache.changeRevision) return held;
+  const changed = held && cache.keysChangedSince(held.position);
+  if (held && changed) {
+    for (const key of new Set(changed)) {
+      if (!key.startsWith(prefix)) continue;
+      const entry = cache.get(key);
+      held.index.set(key, entry && objectForScan(entry));
+    }
+    held.changeRevision = cache.changeRevision;
+    held.position = cache.position;
+    return held;
+  }
+  const index = new SubjectIndex(bindingNamespace);
+  for (const entry of cache.list({ prefix }).items) index.append(entry.key, objectForScan(entry));
+  return { index, changeRevision: cache.changeRevision, position: cache.position };
+}
+
+/**
+ * Bindings by the subjects they name (`U:<user name>`, service accounts by theirs, `G:<group>`), each subject's
+ * list in the order of the store (by key).
+ */
+class SubjectIndex {
+  private readonly lists = new Map<string, Array<{ key: string; binding: KObject }>>();
+  /** The subjects each binding is listed under, to take it out when it changes. */
+  private readonly subjectsOf = new Map<string, string[]>();
+
+  constructor(private readonly bindingNamespace: string) {}
+
+  get size(): number {
+    return this.lists.size;
+  }
+
+  get(subject: string): ReadonlyArray<{ key: string; binding: KObject }> | undefined {
+    return this.lists.get(subject);
+  }
+
+  /** A binding after every one indexed so far (a list read in the store's order). */
+  append(key: string, binding: KObject): void {
+    const subjects = this.subjectKeys(binding);
+    if (subjects.length === 0) return;
+    this.subjectsOf.set(key, subjects);
+    for (const subject of subjects) {
+      let list = this.lists.get(subject);
+      if (!list) this.lists.set(subject, (list = []));
+      list.push({ key, binding });
+    }
+  }
+
+  /** The binding at `key` as it is now (undefined: gone), in its place. */
+  set(key: string, binding: KObject | undefined): void {
+    for (const subject of this.subjectsOf.get(key) ?? []) {
+      const list = this.lists.get(subject)!;
+      list.splice(place(list, key), 1);
+      if (list.length === 0) this.lists.delete(subject);
+    }
+    this.subjectsOf.delete(key);
+    if (!binding) return;
+    const subjects = this.subjectKeys(binding);
+    if (subjects.length === 0) return;
+    this.subjectsOf.set(key, subjects);
+    for (const subject of subjects) {
+      let list = this.lists.get(subject);
+      if (!list) this.lists.set(subject, (list = []));
+      list.splice(place(list, key), 0, { key, binding });
+    }
+  }
+
+  private subjectKeys(binding: KObject): string[] {
     const keys = new Set<string>();
     for (const s of subjectsOf(binding)) {
       if (s.kind === 'User') keys.add(`U:${s.name}`);
       else if (s.kind === 'Group') keys.add(`G:${s.name}`);
-      else if (s.kind === 'ServiceAccount' && (s.namespace || bindingNamespace)) keys.add(`U:${SERVICE_ACCOUNT_PREFIX}${s.namespace || bindingNamespace}:${s.name}`);
+      else if (s.kind === 'ServiceAccount' && (s.namespace || this.bindingNamespace)) keys.add(`U:${SERVICE_ACCOUNT_PREFIX}${s.namespace || this.bindingNamespace}:${s.name}`);
     }
-    for (const key of keys) {
-      let list = index.get(key);
-      if (!list) index.set(key, (list = []));
-      list.push({ position, binding });
-    }
-  });
-  return index;
+    return [...keys];
+  }
+}
+
+/** Where `key` is, or goes, in a list sorted by key. */
+function place(list: ReadonlyArray<{ key: string }>, key: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid].key < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Go's aggregate error text: one error as it is, several in brackets. */
