@@ -245,9 +245,15 @@ async function assemble(options: KapiOptions, config: ServerConfig, delegation: 
   writingKubeconfig.catch(() => {}); // awaited below: its failure fails the start
   if (options.tlsCertFile) {
     // A renewal is served to new connections, and admin.kubeconfig trusts it from then on.
+    // Each kubeconfig written after the one before (the first, with the CA of the start, among them): the last
+    // renewal's is the one left.
+    let written: Promise<unknown> = writingKubeconfig;
     const renewed = (pair: { certPem: string; keyPem: string }) => {
       http.setServingCertificate(pair.certPem, pair.keyPem);
-      writeKubeconfig(pair.certPem).catch((err: Error) => warn(`kapi: writing admin.kubeconfig: ${err.message}`));
+      written = written
+        .catch(() => {})
+        .then(() => writeKubeconfig(pair.certPem))
+        .catch((err: Error) => warn(`kapi: writing admin.kubeconfig: ${err.message}`));
     };
     unwatch = watchCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!, renewed, warn, 1000, servingFilesStamp);
   }
