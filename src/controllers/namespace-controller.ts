@@ -16,6 +16,7 @@ import { resourcePath, type Client, type ResourceClient } from '../sdk/client.js
 import type { Manager, ReconcileResult } from '../sdk/controller.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { preferredResources } from './discovery-client.js';
+import { inPages } from './paging.js';
 import type { ObjectEventHub } from './object-events.js';
 
 interface Condition {
@@ -26,8 +27,6 @@ interface Condition {
 }
 
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
-/** Objects per page when a namespace's objects are read (client-go's pager's size). */
-const PAGE = 500;
 /** Upstream's estimate for content that is still going: look again after this long. */
 const REMAINING_RECHECK_MS = 15_000;
 
@@ -77,7 +76,7 @@ export class NamespaceController {
         if (r.verbs.includes('deletecollection')) await this.client.request('DELETE', resourcePath(r, name), { discardBody: true });
         else await this.deleteEach(resource, name);
         let left = 0;
-        for await (const o of this.pages(resource, name)) {
+        for await (const o of inPages(resource, name, METADATA_LIST)) {
           left++;
           for (const f of o.metadata?.finalizers ?? []) finalizers.set(f, (finalizers.get(f) ?? 0) + 1);
         }
@@ -98,19 +97,9 @@ export class NamespaceController {
     await this.namespaces.update(undefined, name, { ...ns, spec }, 'finalize');
   }
 
-  /** The objects of a resource in the namespace (metadata only), a page of 500 at a time (each answer read apart). */
-  private async *pages(resource: ResourceClient, namespace: string): AsyncGenerator<KObject> {
-    let cont: string | undefined;
-    do {
-      const page = await resource.list(namespace, { limit: String(PAGE), continue: cont }, METADATA_LIST);
-      yield* (page.items ?? []) as KObject[];
-      cont = page.metadata?.continue || undefined;
-    } while (cont);
-  }
-
   /** A resource without deletecollection: each object in the namespace, deleted on its own. */
   private async deleteEach(resource: ResourceClient, namespace: string): Promise<void> {
-    for await (const o of this.pages(resource, namespace)) {
+    for await (const o of inPages(resource, namespace, METADATA_LIST)) {
       if (o.metadata?.deletionTimestamp) continue;
       await resource.delete(namespace, o.metadata.name, { preconditions: { uid: o.metadata.uid } }).catch((err: { code?: number }) => {
         if (err.code !== 404 && err.code !== 409) throw err;

@@ -4,7 +4,8 @@
  * admission plugin charges with). A quota is synced when its spec changes or its usage is missing, when objects of
  * its namespace go (or a pod finishes: replenishment), and every 5 minutes (--resource-quota-sync-period). It works
  * as a client of the API with its own account (`system:serviceaccount:kube-system:resourcequota-controller`); the
- * objects it counts are listed through the API, and the events that bring a quota back come from the watch caches.
+ * objects it counts are listed through the API (a page at a time), and the events that bring a quota back come from
+ * the watch caches.
  */
 import type { KObject } from '../api/object.js';
 import { amountsJson, amountsOf, sameAmounts } from '../apis/core/quota-amounts.js';
@@ -15,6 +16,7 @@ import type { Controller, Manager } from '../sdk/controller.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { isRecord } from '../util/json-object.js';
 import type { ObjectEventHub } from './object-events.js';
+import { inPages } from './paging.js';
 
 const RESOURCE_QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas', namespaced: true };
 /** upstream's --resource-quota-sync-period. */
@@ -56,7 +58,9 @@ export function addResourceQuotaController(manager: Manager, client: Client, hub
       const list = async (group: string, resource: string): Promise<KObject[] | undefined> => {
         const ep = registry.all().find((e) => e.group === group && e.names.resource === resource && e.names.namespaced);
         if (!ep) return undefined;
-        return ((await client.resource({ group, version: ep.version, resource }).list(namespace)).items ?? []) as KObject[];
+        const items: KObject[] = [];
+        for await (const o of inPages(client.resource({ group, version: ep.version, resource }), namespace)) items.push(o);
+        return items;
       };
       const hard = amountsOf(quota.spec?.hard);
       const computed = await calculateQuotaUsage(quota, list);
