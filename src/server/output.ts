@@ -168,6 +168,10 @@ const LIST_END = Buffer.from(']}');
 
 /** Items of a list encoded between two turns of the event loop (a few milliseconds when each must be decoded). */
 const LIST_ITEMS_PER_TURN = 1000;
+/** ... and at most about this much of their JSON (600 items of 250 KB made in one step held the loop 0.4 s). */
+const LIST_BYTES_PER_TURN = 4 << 20;
+/** A long list is written about this much at a time. */
+const LIST_WRITE_BYTES = 1 << 20;
 
 function isArray(listed: readonly KObject[] | ListedItems): listed is readonly KObject[] {
   return Array.isArray(listed);
@@ -225,33 +229,46 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
       if (to === count) LIST_END.copy(out, off);
       return out;
     };
-    if (count <= LIST_ITEMS_PER_TURN) {
-      encode(0, count);
+    let total = start.length + LIST_END.length + count - 1;
+    let done = 0;
+    /** A turn's share of the items (their JSON made, when not kept): up to 1,000 items or 4 MiB of it. */
+    const encodeShare = () => {
+      const from = done;
+      let bytes = 0;
+      while (done < count && done - from < LIST_ITEMS_PER_TURN && bytes < LIST_BYTES_PER_TURN) {
+        encode(done, done + 1);
+        bytes += sizes[done];
+        total += sizes[done];
+        done++;
+      }
+    };
+    encodeShare();
+    if (done === count && total <= LIST_BYTES_PER_TURN) {
       const body = chunk(0, count);
       res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length });
       res.end(body);
       return;
     }
     // A large list (its items may have to be decoded: those the cache keeps as stored values) is encoded, then
-    // written, a slice per turn of the event loop, serving other requests between.
+    // written, a share per turn of the event loop, serving other requests between.
     return (async () => {
-      let total = start.length + LIST_END.length + count - 1;
-      for (let from = 0; from < count; from += LIST_ITEMS_PER_TURN) {
-        if (from > 0) await nextTurn();
+      while (done < count) {
+        await nextTurn();
         // A client that went away is not encoded for any longer.
         if (res.destroyed) return;
-        const to = Math.min(count, from + LIST_ITEMS_PER_TURN);
-        encode(from, to);
-        for (let i = from; i < to; i++) total += sizes[i];
+        encodeShare();
       }
       res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': total });
-      // At the client's pace: a list of a million objects (600 MiB) is not buffered whole for a slow one.
+      // At the client's pace, about a megabyte a write: a list of a million objects (600 MiB) is not buffered
+      // whole for a slow one, nor made in one piece.
       const out = pacedWriter(res);
-      for (let from = 0; from < count; from += LIST_ITEMS_PER_TURN) {
+      for (let from = 0; from < count; ) {
         if (res.destroyed) return;
-        const to = Math.min(count, from + LIST_ITEMS_PER_TURN);
+        let to = from;
+        for (let bytes = 0; to < count && to - from < LIST_ITEMS_PER_TURN && bytes < LIST_WRITE_BYTES; to++) bytes += sizes[to];
         if (to === count) res.end(chunk(from, to));
         else await out.write(chunk(from, to));
+        from = to;
       }
     })();
   }
