@@ -244,14 +244,7 @@ class SubjectIndex {
 
   /** A binding after every one indexed so far (a list read in the store's order). */
   append(key: string, binding: KObject): void {
-    const subjects = this.subjectKeys(binding);
-    if (subjects.length === 0) return;
-    this.subjectsOf.set(key, subjects);
-    for (const subject of subjects) {
-      let list = this.lists.get(subject);
-      if (!list) this.lists.set(subject, (list = []));
-      list.push({ key, binding });
-    }
+    this.add(key, binding, (list) => list.length);
   }
 
   /** The binding at `key` as it is now (undefined: gone), in its place. */
@@ -262,14 +255,18 @@ class SubjectIndex {
       if (list.length === 0) this.lists.delete(subject);
     }
     this.subjectsOf.delete(key);
-    if (!binding) return;
+    if (binding) this.add(key, binding, (list) => place(list, key));
+  }
+
+  /** The binding listed under each subject it names, at the place `at` tells in each list. */
+  private add(key: string, binding: KObject, at: (list: ReadonlyArray<{ key: string }>) => number): void {
     const subjects = this.subjectKeys(binding);
     if (subjects.length === 0) return;
     this.subjectsOf.set(key, subjects);
     for (const subject of subjects) {
       let list = this.lists.get(subject);
       if (!list) this.lists.set(subject, (list = []));
-      list.splice(place(list, key), 0, { key, binding });
+      list.splice(at(list), 0, { key, binding });
     }
   }
 
