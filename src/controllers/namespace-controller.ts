@@ -16,7 +16,7 @@ import { resourcePath, type Client, type ResourceClient } from '../sdk/client.js
 import type { Manager, ReconcileResult } from '../sdk/controller.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { preferredResources } from './discovery-client.js';
-import { inPages } from './paging.js';
+import { inPages, METADATA_LIST } from './paging.js';
 import type { ObjectEventHub } from './object-events.js';
 
 interface Condition {
@@ -26,7 +26,6 @@ interface Condition {
   message: string;
 }
 
-const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 /** Upstream's estimate for content that is still going: look again after this long. */
 const REMAINING_RECHECK_MS = 15_000;
 

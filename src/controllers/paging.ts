@@ -6,6 +6,9 @@ import type { KObject } from '../api/object.js';
 import type { ResourceClient } from '../sdk/client.js';
 import { nextTurn } from '../util/turns.js';
 
+/** Objects' metadata only (PartialObjectMetadataList), or the whole objects from a server that cannot. */
+export const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+
 /** Objects per page (client-go's pager's default). */
 export const PAGE = 500;
 

@@ -16,7 +16,7 @@ import type { Controller, Manager } from '../sdk/controller.js';
 import { deepEqual } from '../util/deep-equal.js';
 import { isRecord } from '../util/json-object.js';
 import type { ObjectEventHub } from './object-events.js';
-import { inPages } from './paging.js';
+import { inPages, METADATA_LIST } from './paging.js';
 
 const RESOURCE_QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas', namespaced: true };
 /** upstream's --resource-quota-sync-period. */
@@ -55,12 +55,11 @@ export function addResourceQuotaController(manager: Manager, client: Client, hub
     reconcile: async ({ namespace, name }) => {
       const quota = quotas.get(`${namespace}/${name}`);
       if (!quota) return;
-      const list = async (group: string, resource: string): Promise<KObject[] | undefined> => {
+      // Read a page at a time, each page's objects measured before the next is asked for (a turn of the loop between).
+      const list = async (group: string, resource: string, metadataOnly: boolean): Promise<AsyncIterable<KObject> | undefined> => {
         const ep = registry.all().find((e) => e.group === group && e.names.resource === resource && e.names.namespaced);
         if (!ep) return undefined;
-        const items: KObject[] = [];
-        for await (const o of inPages(client.resource({ group, version: ep.version, resource }), namespace)) items.push(o);
-        return items;
+        return inPages(client.resource({ group, version: ep.version, resource }), namespace, metadataOnly ? METADATA_LIST : undefined);
       };
       const hard = amountsOf(quota.spec?.hard);
       const computed = await calculateQuotaUsage(quota, list);

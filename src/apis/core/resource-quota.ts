@@ -54,6 +54,8 @@ interface Evaluator {
   /** Resources the quota limits that the object must say (cpu, memory of every container), or undefined. */
   constraints(required: string[], obj: KObject): string | undefined;
   usage(obj: KObject): Amounts;
+  /** Whether the usage is a count of objects, read from nothing but their metadata. */
+  countsOnly?: boolean;
 }
 
 const objectCountName = (group: string, resource: string) => (group ? `count/${resource}.${group}` : `count/${resource}`);
@@ -69,6 +71,7 @@ function objectCounter(group: string, resource: string): Evaluator {
     matchesScope: () => false,
     constraints: () => undefined,
     usage: () => new Map(names.map((n) => [n, ONE])),
+    countsOnly: true,
   };
 }
 
@@ -402,9 +405,13 @@ function countedResources(hardNames: string[]): Array<{ group: string; resource:
 /**
  * A quota's usage as kube-controller-manager's quota controller computes it (CalculateUsage): for each resource its
  * hard names count, the usage of every object of the namespace in the quota's scopes, each matched name from 0.
- * `list` gives a resource's objects in the quota's namespace (undefined: the resource is not served).
+ * `list` gives a resource's objects in the quota's namespace (undefined: the resource is not served), their metadata
+ * only when that is all the evaluator reads.
  */
-export async function calculateQuotaUsage(quota: KObject, list: (group: string, resource: string) => Promise<KObject[] | undefined>): Promise<Amounts> {
+export async function calculateQuotaUsage(
+  quota: KObject,
+  list: (group: string, resource: string, metadataOnly: boolean) => Promise<AsyncIterable<KObject> | Iterable<KObject> | undefined>,
+): Promise<Amounts> {
   const hardNames = Object.keys(isRecord(quota.spec?.hard) ? quota.spec.hard : {});
   const scopes = scopesOf(quota);
   const used: Amounts = new Map();
@@ -413,7 +420,8 @@ export async function calculateQuotaUsage(quota: KObject, list: (group: string, 
     const matched = evaluator.matching(hardNames).filter((n) => !used.has(n));
     if (matched.length === 0) continue;
     for (const n of matched) used.set(n, countOf(0));
-    for (const obj of (await list(group, resource)) ?? []) {
+    // Objects only counted are read as their metadata; pods, services and claims whole (their spec is measured).
+    for await (const obj of (await list(group, resource, evaluator.countsOnly === true)) ?? []) {
       if (scopes.every((s) => evaluator.matchesScope(s, obj))) addInto(used, maskAmounts(evaluator.usage(obj), matched));
     }
   }
