@@ -216,8 +216,11 @@ async function assemble(options: KapiOptions, config: ServerConfig, delegation: 
 
   let unwatch = () => {};
   started.push(() => unwatch());
+  /** The renewals' kubeconfig writes, one after the other: none starts once the server stops, and stop waits for one under way. */
+  let kubeconfigWrites: Promise<unknown> = Promise.resolve();
   const stopAll = async () => {
     unwatch();
+    await kubeconfigWrites;
     aggregation.availability?.stop();
     delegation.close();
     await http.close();
@@ -247,15 +250,19 @@ async function assemble(options: KapiOptions, config: ServerConfig, delegation: 
     // A renewal is served to new connections, and admin.kubeconfig trusts it from then on.
     // Each kubeconfig written after the one before (the first, with the CA of the start, among them): the last
     // renewal's is the one left.
-    let written: Promise<unknown> = writingKubeconfig;
+    kubeconfigWrites = writingKubeconfig.catch(() => {});
+    let watching = true;
     const renewed = (pair: { certPem: string; keyPem: string }) => {
       http.setServingCertificate(pair.certPem, pair.keyPem);
-      written = written
-        .catch(() => {})
-        .then(() => writeKubeconfig(pair.certPem))
+      kubeconfigWrites = kubeconfigWrites
+        .then(() => (watching ? writeKubeconfig(pair.certPem) : undefined))
         .catch((err: Error) => warn(`kapi: writing admin.kubeconfig: ${err.message}`));
     };
-    unwatch = watchCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!, renewed, warn, 1000, servingFilesStamp);
+    const stopWatching = watchCertificatePair(options.tlsCertFile, options.tlsPrivateKeyFile!, renewed, warn, 1000, servingFilesStamp);
+    unwatch = () => {
+      watching = false;
+      stopWatching();
+    };
   }
   if (fromCore) {
     // Renewed in its Secret (from the same CA): served to new connections; the kubeconfig's CA stays. One renewed

@@ -100,17 +100,16 @@ export class Client {
             return;
           }
           let text = '';
-          let body: KObject;
           try {
-            // A body longer than a string may be (512 MiB) fails here: the request fails with it, never hangs.
+            // A body longer than a string may be (512 MiB), or an error whose body is no object, fails here: the
+            // request fails with it, never hangs.
             text = Buffer.concat(chunks).toString('utf8');
-            body = text ? JSON.parse(text) : {};
+            const body = (text ? JSON.parse(text) : {}) as KObject;
+            if (status >= 400) reject(statusErrorOf(status, body));
+            else resolve({ status, body });
           } catch (err) {
             reject(new StatusError(status >= 400 ? status : 500, 'InternalError', text ? text.slice(0, 200) : (err as Error).message));
-            return;
           }
-          if (status >= 400) reject(statusErrorOf(status, body));
-          else resolve({ status, body });
         },
       });
     });
@@ -192,8 +191,9 @@ export class Client {
   }
 }
 
-function statusErrorOf(code: number, body: KObject): StatusError {
-  const s = body as Partial<Status>;
+function statusErrorOf(code: number, body: unknown): StatusError {
+  // An answer whose body is no object (`null`, a number) is an error all the same.
+  const s = (typeof body === 'object' && body !== null ? body : {}) as Partial<Status>;
   return new StatusError(code, (s.reason ?? '') as StatusError['reason'], typeof s.message === 'string' ? s.message : `the server answered ${code}`, s.details);
 }
 

@@ -254,8 +254,8 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
     return (async () => {
       while (done < count) {
         await nextTurn();
-        // A client that went away is not encoded for any longer.
-        if (res.destroyed) return;
+        // A client that went away, or a request answered meanwhile (its timeout's 504), is not encoded for any longer.
+        if (res.destroyed || res.headersSent) return;
         encodeShare();
       }
       res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': total });
@@ -296,7 +296,7 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
     return (async () => {
       for (let from = 0; from < count; from += LIST_ITEMS_PER_TURN) {
         if (from > 0) await nextTurn();
-        if (res.destroyed) return;
+        if (res.destroyed || res.headersSent) return;
         encode(from, Math.min(count, from + LIST_ITEMS_PER_TURN));
       }
       return send();

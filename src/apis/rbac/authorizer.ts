@@ -175,10 +175,14 @@ export class RbacResolver {
     const store = this.stores.roleBindings;
     const held = this.namespaces.get(namespace);
     const entry = upToDate(store, store.namespacePrefix(namespace), namespace, held);
-    // Only namespaces with bindings are kept, and no more than a bound of them (requests name any namespace).
-    if (!held && entry.index.size > 0) {
-      if (this.namespaces.size >= MAX_INDEXED_NAMESPACES) this.namespaces.clear();
-      this.namespaces.set(namespace, entry);
+    // A new index (the first, or one made anew) is kept in place of the old: only for namespaces with bindings, and
+    // for no more than a bound of them (requests name any namespace).
+    if (entry !== held) {
+      if (entry.index.size === 0) this.namespaces.delete(namespace);
+      else {
+        if (!held && this.namespaces.size >= MAX_INDEXED_NAMESPACES) this.namespaces.clear();
+        this.namespaces.set(namespace, entry);
+      }
     }
     return entry.index;
   }
