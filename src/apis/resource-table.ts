@@ -6,6 +6,7 @@
 import type { ScaleConfig } from '../api/serving.js';
 import type { KObject } from '../api/object.js';
 import type { SubresourceInfo } from '../registry/registry.js';
+import type { ViewHandlers } from '../cache/cache-view.js';
 import type { ResourceNames, Strategy } from '../registry/types.js';
 import type { ServiceRanges } from './core/services.js';
 import type { ServiceAccountTokens } from './authentication/service-account-tokens.js';
@@ -29,7 +30,7 @@ export interface BuiltinResource {
    * The strategy, for a resource whose strategy reads other objects (a Service's addresses taken, a Pod's
    * priority classes and service account): made from `strategy` once the server's context is there.
    */
-  strategyIn?: (base: Strategy, context: BuiltinContext, ownObjects: () => Iterable<KObject>) => Strategy;
+  strategyIn?: (base: Strategy, context: BuiltinContext, follow: (on: ViewHandlers) => { refresh(): void }) => Strategy;
   /** The resources (group, resource) that strategy reads: their watch caches are filled from the start. */
   reads?: ReadonlyArray<readonly [string, string]>;
   /** Served from another resource's store, converted both ways (events.k8s.io Events are core Events). */

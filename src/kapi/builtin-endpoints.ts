@@ -20,6 +20,7 @@ import { tableConvertorOf } from '../printing/index.js';
 import type { ApiRegistry, Endpoint } from '../registry/registry.js';
 import { RestStore } from '../registry/store.js';
 import type { Storage } from '../storage/types.js';
+import { CacheView } from '../cache/cache-view.js';
 import { objectForScan } from '../cache/watch-cache.js';
 
 /** Where a built-in's stored objects come from, for a resource served from another's store. */
@@ -65,7 +66,7 @@ export function builtinEndpoint(storage: Storage, r: BuiltinResource, context: B
   }
   const base = r.strategy ?? { allowUnconditionalUpdate: true };
   const store = new RestStore(storage, r.names, base);
-  const strategy = r.strategyIn ? r.strategyIn(base, context, () => store.cache.list().items.map(objectForScan)) : base;
+  const strategy = r.strategyIn ? r.strategyIn(base, context, (on) => new CacheView(store.cache, '', on)) : base;
   store.strategy = structId ? withTypedDecoding(strategy, structId, r.names.kind) : strategy;
   return withOtherVersions(lookup, {
     ...common,

@@ -13,7 +13,7 @@ import type { RestStore } from '../../registry/store.js';
 import type { KObject } from '../../api/object.js';
 import { isRecord } from '../../util/json-object.js';
 import { ruleAllows, rulesOf, SERVICE_ACCOUNT_PREFIX, subjectIs, subjectsOf, type PolicyRule, type Subject } from './rules.js';
-import { objectForScan, type CachePosition } from '../../cache/watch-cache.js';
+import { CacheView, type ViewHandlers } from '../../cache/cache-view.js';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const MAX_INDEXED_NAMESPACES = 4096;
@@ -167,23 +167,25 @@ export class RbacResolver {
   }
 
   private clusterIndex(): SubjectIndex {
-    this.cluster = upToDate(this.stores.clusterRoleBindings, '', '', this.cluster);
+    this.cluster ??= indexed(this.stores.clusterRoleBindings, '', '');
+    this.cluster.view.refresh();
     return this.cluster.index;
   }
 
   private namespaceIndex(namespace: string): SubjectIndex {
-    const store = this.stores.roleBindings;
-    const held = this.namespaces.get(namespace);
-    const entry = upToDate(store, store.namespacePrefix(namespace), namespace, held);
-    // A new index (the first, or one made anew) is kept in place of the old: only for namespaces with bindings, and
-    // for no more than a bound of them (requests name any namespace).
-    if (entry !== held) {
-      if (entry.index.size === 0) this.namespaces.delete(namespace);
-      else {
-        if (!held && this.namespaces.size >= MAX_INDEXED_NAMESPACES) this.namespaces.clear();
+    let entry = this.namespaces.get(namespace);
+    if (!entry) {
+      const store = this.stores.roleBindings;
+      entry = indexed(store, store.namespacePrefix(namespace), namespace);
+      entry.view.refresh();
+      // Only namespaces with bindings are kept, and no more than a bound of them (requests name any namespace).
+      if (entry.index.size > 0) {
+        if (this.namespaces.size >= MAX_INDEXED_NAMESPACES) this.namespaces.clear();
         this.namespaces.set(namespace, entry);
       }
+      return entry.index;
     }
+    entry.view.refresh();
     return entry.index;
   }
 
@@ -195,43 +197,22 @@ export class RbacResolver {
   }
 }
 
-/** A subject index and the cache's contents it was made from. */
+/** A subject index, and the view of the cache that keeps it up to date binding by binding. */
 interface Indexed {
   index: SubjectIndex;
-  changeRevision: number;
-  position: CachePosition;
+  view: CacheView;
 }
 
-/**
- * The index of the bindings under `prefix`, brought up to date: unchanged while the cache's contents are; else with
- * each binding changed since (a write costs the index of its namespace that binding, never a pass over all of them:
- * with 100,000 RoleBindings in a namespace, one more made the next request there index them all again, 1 s); made
- * anew only when the cache cannot tell what changed (it listed again, or more writes came than its ring keeps).
- */
-function upToDate(store: RestStore, prefix: string, bindingNamespace: string, held: Indexed | undefined): Indexed {
-  const cache = store.cache;
-  if (held && held.changeRevision === cache.changeRevision) return held;
-  const changed = held && cache.keysChangedSince(held.position);
-  if (held && changed) {
-    for (const key of new Set(changed)) {
-      if (!key.startsWith(prefix)) continue;
-      const entry = cache.get(key);
-      held.index.set(key, entry && objectForScan(entry));
-    }
-    held.changeRevision = cache.changeRevision;
-    held.position = cache.position;
-    return held;
-  }
+function indexed(store: RestStore, prefix: string, bindingNamespace: string): Indexed {
   const index = new SubjectIndex(bindingNamespace);
-  for (const entry of cache.list({ prefix }).items) index.append(entry.key, objectForScan(entry));
-  return { index, changeRevision: cache.changeRevision, position: cache.position };
+  return { index, view: new CacheView(store.cache, prefix, index) };
 }
 
 /**
  * Bindings by the subjects they name (`U:<user name>`, service accounts by theirs, `G:<group>`), each subject's
  * list in the order of the store (by key).
  */
-class SubjectIndex {
+class SubjectIndex implements ViewHandlers {
   private readonly lists = new Map<string, Array<{ key: string; binding: KObject }>>();
   /** The subjects each binding is listed under, to take it out when it changes. */
   private readonly subjectsOf = new Map<string, string[]>();
@@ -246,9 +227,10 @@ class SubjectIndex {
     return this.lists.get(subject);
   }
 
-  /** A binding after every one indexed so far (a list read in the store's order). */
-  append(key: string, binding: KObject): void {
-    this.add(key, binding, (list) => list.length);
+  /** Every binding forgotten (the index is made again). */
+  reset(): void {
+    this.lists.clear();
+    this.subjectsOf.clear();
   }
 
   /** The binding at `key` as it is now (undefined: gone), in its place. */
@@ -259,18 +241,15 @@ class SubjectIndex {
       if (list.length === 0) this.lists.delete(subject);
     }
     this.subjectsOf.delete(key);
-    if (binding) this.add(key, binding, (list) => place(list, key));
-  }
-
-  /** The binding listed under each subject it names, at the place `at` tells in each list. */
-  private add(key: string, binding: KObject, at: (list: ReadonlyArray<{ key: string }>) => number): void {
+    if (!binding) return;
     const subjects = this.subjectKeys(binding);
     if (subjects.length === 0) return;
     this.subjectsOf.set(key, subjects);
     for (const subject of subjects) {
       let list = this.lists.get(subject);
       if (!list) this.lists.set(subject, (list = []));
-      list.splice(at(list), 0, { key, binding });
+      // Made anew, bindings come in key order: each goes last, found at once.
+      list.splice(place(list, key), 0, { key, binding });
     }
   }
 
