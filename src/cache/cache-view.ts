@@ -28,7 +28,10 @@ export class CacheView {
   /** Brings the view up to the cache's contents (nothing to do while they have not moved). */
   refresh(): void {
     const cache = this.cache;
-    if (this.changeRevision === cache.changeRevision) return;
+    // Both: a batch of events counts as one change, and a view refreshed by a watcher of the cache in the middle of
+    // one has seen its events up to that one only.
+    const position = cache.position;
+    if (this.changeRevision === cache.changeRevision && this.position?.revision === position.revision) return;
     const changed = this.position && cache.keysChangedSince(this.position);
     if (changed) {
       for (const key of new Set(changed)) {
@@ -41,6 +44,6 @@ export class CacheView {
       for (const entry of cache.list({ prefix: this.prefix }).items) this.on.set(entry.key, objectForScan(entry));
     }
     this.changeRevision = cache.changeRevision;
-    this.position = cache.position;
+    this.position = position;
   }
 }

@@ -63,4 +63,31 @@ describe('cache view', () => {
     assert.equal(resets, 2);
     assert.deepEqual(state(), ['ns1/a=2', 'ns1/d=1', 'ns1/x0=0', 'ns1/x1=1', 'ns1/x2=2', 'ns1/x3=3', 'ns1/x4=4', 'ns1/x5=5']);
   });
+
+  it('refreshed by a watcher in the middle of a batch of events, catches up on the rest of it later', async () => {
+    storage = openStorage({ kind: 'memory' });
+    cache = new WatchCache<KObject>(storage, '/registry/things/', decode);
+    await cache.start();
+    const seen = new Set<string>();
+    const view = new CacheView(cache, '/registry/things/', { reset: () => seen.clear(), set: (key, o) => (o ? seen.add(key) : seen.delete(key)) });
+    view.refresh();
+    let refreshed = false;
+    cache.watch(
+      { afterRevision: 0 },
+      {
+        onEvent: () => {
+          if (!refreshed) view.refresh();
+          refreshed = true;
+          return true;
+        },
+        onClose: () => {},
+      },
+    );
+    // Written together: one batch of three events.
+    await Promise.all(['a', 'b', 'c'].map((n) => storage.create(`/registry/things/${n}`, obj(n, 1))));
+    await until(() => cache.get('/registry/things/c') !== undefined && cache.get('/registry/things/a') !== undefined, 'the writes in the cache');
+    assert.ok(refreshed);
+    view.refresh();
+    assert.deepEqual([...seen].sort(), ['/registry/things/a', '/registry/things/b', '/registry/things/c']);
+  });
 });

@@ -126,14 +126,13 @@ export function serviceStrategy(base: Strategy, ranges: ServiceRanges, follow: (
   const inUse = (self: KObject) => {
     view.refresh();
     const own = byId.get(`${String(self.metadata?.namespace)}/${String(self.metadata?.name)}`);
-    const now = Date.now();
     const used = <V extends string | number>(holders: Map<V, number>, mine: readonly V[]): InUse<V> => {
       const added = new Set<V>();
       return {
         has(v) {
           if (added.has(v) || (holders.get(v) ?? 0) - mine.filter((m) => m === v).length > 0) return true;
           const r = recent.get(v);
-          return r !== undefined && r.owner !== self && r.until >= now;
+          return r !== undefined && r.owner !== self;
         },
         add: (v) => void added.add(v),
       };

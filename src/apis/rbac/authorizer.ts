@@ -179,7 +179,7 @@ export class RbacResolver {
       entry = indexed(store, store.namespacePrefix(namespace), namespace);
       entry.view.refresh();
       // Only namespaces with bindings are kept, and no more than a bound of them (requests name any namespace).
-      if (entry.index.size > 0) {
+      if (entry.index.bindings > 0) {
         if (this.namespaces.size >= MAX_INDEXED_NAMESPACES) this.namespaces.clear();
         this.namespaces.set(namespace, entry);
       }
@@ -219,8 +219,9 @@ class SubjectIndex implements ViewHandlers {
 
   constructor(private readonly bindingNamespace: string) {}
 
-  get size(): number {
-    return this.lists.size;
+  /** The bindings indexed (those that name no subject this index keys among them). */
+  get bindings(): number {
+    return this.subjectsOf.size;
   }
 
   get(subject: string): ReadonlyArray<{ key: string; binding: KObject }> | undefined {
@@ -243,7 +244,6 @@ class SubjectIndex implements ViewHandlers {
     this.subjectsOf.delete(key);
     if (!binding) return;
     const subjects = this.subjectKeys(binding);
-    if (subjects.length === 0) return;
     this.subjectsOf.set(key, subjects);
     for (const subject of subjects) {
       let list = this.lists.get(subject);
