@@ -10,7 +10,7 @@ import { nextTurn } from '../util/turns.js';
 export const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 /** Objects per page (client-go's pager's default). */
-export const PAGE = 500;
+const PAGE = 500;
 
 /** The objects of a resource (in a namespace, or all), page by page. */
 export async function* inPages(resource: ResourceClient, namespace: string | undefined, accept?: string): AsyncGenerator<KObject> {

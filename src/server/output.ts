@@ -173,6 +173,34 @@ const LIST_BYTES_PER_TURN = 4 << 20;
 /** A long list is written about this much at a time. */
 const LIST_WRITE_BYTES = 1 << 20;
 
+/**
+ * A list's items made a turn's share at a time: up to 1,000 items, or 4 MiB of what `make` (which makes item i)
+ * says it made. `next` makes one share (the first is made at once); `rest` the others, a turn of the loop before
+ * each, and says false when the request was answered meanwhile (its timeout's 504) or its client went away.
+ */
+class Shares {
+  done = 0;
+
+  constructor(
+    private readonly count: number,
+    private readonly make: (i: number) => number,
+  ) {}
+
+  next(): void {
+    const from = this.done;
+    for (let bytes = 0; this.done < this.count && this.done - from < LIST_ITEMS_PER_TURN && bytes < LIST_BYTES_PER_TURN; this.done++) bytes += this.make(this.done);
+  }
+
+  async rest(res: Response): Promise<boolean> {
+    while (this.done < this.count) {
+      await nextTurn();
+      if (res.destroyed || res.headersSent) return false;
+      this.next();
+    }
+    return true;
+  }
+}
+
 function isArray(listed: readonly KObject[] | ListedItems): listed is readonly KObject[] {
   return Array.isArray(listed);
 }
@@ -201,18 +229,17 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
     const skips: number[] = new Array(count);
     // Each item's bytes as written: its JSON less the skipped type prefix (`{` written instead).
     const sizes: number[] = new Array(count);
-    const encode = (from: number, to: number) => {
-      for (let i = from; i < to; i++) {
-        let json: Buffer | string = (version !== undefined ? (listed as ListedItems).servedJson(i, version, endpoint.names.kind) : undefined) ?? itemJson(object(i));
-        let skip = 0;
-        if (prefix) {
-          if (startsWithTypeMeta(json, prefix)) skip = byteAt(json, prefix.length) === 0x2c ? prefix.length + 1 : prefix.length;
-          else json = Buffer.from(stringifyJson(withoutTypeMeta(endpoint.toVersion(object(i)))));
-        }
-        jsons[i] = json;
-        skips[i] = skip;
-        sizes[i] = (typeof json === 'string' ? Buffer.byteLength(json) : json.length) - skip + (skip > 0 ? 1 : 0);
+    /** Item i's JSON (made, when the cache keeps no text of it) and size. */
+    const encode = (i: number) => {
+      let json: Buffer | string = (version !== undefined ? (listed as ListedItems).servedJson(i, version, endpoint.names.kind) : undefined) ?? itemJson(object(i));
+      let skip = 0;
+      if (prefix) {
+        if (startsWithTypeMeta(json, prefix)) skip = byteAt(json, prefix.length) === 0x2c ? prefix.length + 1 : prefix.length;
+        else json = Buffer.from(stringifyJson(withoutTypeMeta(endpoint.toVersion(object(i)))));
       }
+      jsons[i] = json;
+      skips[i] = skip;
+      sizes[i] = (typeof json === 'string' ? Buffer.byteLength(json) : json.length) - skip + (skip > 0 ? 1 : 0);
     };
     /** Items [from, to) as written (after `start` for the first, `]}` after the last). */
     const chunk = (from: number, to: number): Buffer => {
@@ -230,20 +257,13 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
       return out;
     };
     let total = start.length + LIST_END.length + count - 1;
-    let done = 0;
-    /** A turn's share of the items (their JSON made, when not kept): up to 1,000 items or 4 MiB of it. */
-    const encodeShare = () => {
-      const from = done;
-      let bytes = 0;
-      while (done < count && done - from < LIST_ITEMS_PER_TURN && bytes < LIST_BYTES_PER_TURN) {
-        encode(done, done + 1);
-        bytes += sizes[done];
-        total += sizes[done];
-        done++;
-      }
-    };
-    encodeShare();
-    if (done === count && total <= LIST_BYTES_PER_TURN) {
+    const shares = new Shares(count, (i) => {
+      encode(i);
+      total += sizes[i];
+      return sizes[i];
+    });
+    shares.next();
+    if (shares.done === count && total <= LIST_BYTES_PER_TURN) {
       const body = chunk(0, count);
       res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length });
       res.end(body);
@@ -252,12 +272,7 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
     // A large list (its items may have to be decoded: those the cache keeps as stored values) is encoded, then
     // written, a share per turn of the event loop, serving other requests between.
     return (async () => {
-      while (done < count) {
-        await nextTurn();
-        // A client that went away, or a request answered meanwhile (its timeout's 504), is not encoded for any longer.
-        if (res.destroyed || res.headersSent) return;
-        encodeShare();
-      }
+      if (!(await shares.rest(res))) return;
       res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': total });
       // At the client's pace, about a megabyte a write: a list of a million objects (600 MiB) is not buffered
       // whole for a slow one, nor made in one piece.
@@ -280,27 +295,16 @@ export function writeStoredList(res: Response, code: number, head: KObject, list
   const protoHead = output.conversion ? (convertList(target, [], meta) as KObject) : head;
   if (messages && hasListOfMessages(protoHead)) {
     const all = new Array<Buffer>(count);
-    const encode = (from: number, to: number) => {
-      for (let i = from; i < to; i++) all[i] = messages(object(i));
-    };
     const send = () => {
       const list = encodeListOfMessages(protoHead, all, reportMismatch)!;
       res.writeHead(code, { 'Content-Type': output.serializer.mediaType, 'Content-Length': list.length });
       return endInSlices(res, list);
     };
-    if (count <= LIST_ITEMS_PER_TURN) {
-      encode(0, count);
-      return send();
-    }
-    // A large list (its items may have to be decoded first) a slice of items per turn of the event loop.
-    return (async () => {
-      for (let from = 0; from < count; from += LIST_ITEMS_PER_TURN) {
-        if (from > 0) await nextTurn();
-        if (res.destroyed || res.headersSent) return;
-        encode(from, Math.min(count, from + LIST_ITEMS_PER_TURN));
-      }
-      return send();
-    })();
+    // A large list (its items may have to be decoded first) a share of items per turn of the event loop.
+    const shares = new Shares(count, (i) => (all[i] = messages(object(i))).length);
+    shares.next();
+    if (shares.done === count) return send();
+    return shares.rest(res).then((whole) => (whole ? send() : undefined));
   }
   const versioned = (from: number, to: number) => {
     const items = new Array<KObject>(to - from);

@@ -31,7 +31,7 @@ import { isHealthPath, serveHealth, versionInfo } from './health.js';
 import { errorSerializer, JSON_OUTPUT, negotiateDiscovery, negotiateOutput, type Negotiated } from './negotiation.js';
 import { requestMetrics, type ApiMetrics } from './metrics.js';
 import { parseRequestInfo, parseTarget, type DiscoveryRequest } from './request-info.js';
-import { endInSlices, writeError, writeNotFound, writeObject, writeSerialized, addWarnings, writePlain, statusOf } from './respond.js';
+import { breakOff, endInSlices, writeError, writeNotFound, writeObject, writeSerialized, addWarnings, writePlain, statusOf } from './respond.js';
 import { audit, type AuditBackend, type AuditPolicy } from './audit.js';
 import { BatchedCloser, IdleConnections, type Connection } from './connections.js';
 import { loopbackExchange } from './loopback.js';
@@ -690,8 +690,7 @@ function isAbandoned(err: unknown): boolean {
 
 /** Break an answer off mid-body: the HTTP/2 stream reset (INTERNAL_ERROR), the HTTP/1.1 connection closed. */
 function abortExchange(x: Exchange): void {
-  if (x.res instanceof StreamResponse) return x.res.destroy();
-  (x.req as unknown as http.IncomingMessage).socket?.destroy();
+  breakOff(x.res);
 }
 
 /** Who a request is served for, as the stall log names it: the user, and the one it impersonates. */
